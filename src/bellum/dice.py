@@ -1,0 +1,96 @@
+"""The one seeded random source of bellum.
+
+:class:`ServerRandom` reproduces the Wolfpack Empire 4.4.1 server's
+generator draw for draw (spec §0.1): MT19937 seeded with ``init_genrand``,
+and the helpers ``chance``, ``roll0``, ``roll``, ``roundavg`` and ``damage``
+with exactly the server's consumption of draws.  Python's ``random.Random``
+*is* MT19937; only its seeding differs, so the state is installed by hand.
+
+Monte Carlo code uses numpy generators instead; :func:`seed_sequence`
+derives them from one integer seed so that every result can be replayed.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import secrets
+
+import numpy as np
+
+_MASK32 = 0xFFFFFFFF
+_TWO32 = 4294967296.0
+
+
+def _init_genrand(seed: int) -> list[int]:
+    """The 624-word MT19937 state of the reference ``init_genrand(seed)``."""
+    mt = [seed & _MASK32]
+    for i in range(1, 624):
+        prev = mt[-1]
+        mt.append((1812433253 * (prev ^ (prev >> 30)) + i) & _MASK32)
+    return mt
+
+
+def new_seed() -> int:
+    """A fresh seed for runs where the user gave none (printed so they can replay)."""
+    return secrets.randbelow(2**31 - 1) + 1
+
+
+class ServerRandom:
+    """MT19937 with the Empire server's helpers; counts the draws it makes."""
+
+    def __init__(self, seed: int) -> None:
+        if not 0 <= seed <= _MASK32:
+            raise ValueError(f"seed must be between 0 and {_MASK32}, not {seed}")
+        self.seed = seed
+        self.draws = 0
+        self._rng = random.Random()
+        self._rng.setstate((3, (*_init_genrand(seed), 624), None))
+
+    def u32(self) -> int:
+        """The next raw output (``genrand_int32``)."""
+        self.draws += 1
+        return self._rng.getrandbits(32)
+
+    def real(self) -> float:
+        """Uniform in [0, 1) from one draw."""
+        return self.u32() / _TWO32
+
+    def chance(self, p: float) -> bool:
+        """True with probability ``p``; always consumes one draw."""
+        return p > self.real()
+
+    def roll0(self, n: int) -> int:
+        """Uniform in 0..n-1 by masked rejection sampling, like the server."""
+        if n <= 0:
+            raise ValueError(f"roll0 needs n >= 1, not {n}")
+        mask = (1 << (n - 1).bit_length()) - 1
+        while True:
+            v = self.u32() & mask
+            if v < n:
+                return v
+
+    def roll(self, n: int) -> int:
+        """Uniform in 1..n."""
+        return 1 + self.roll0(n)
+
+    def pct_chance(self, p: float) -> bool:
+        """``roll(100) <= p``."""
+        return self.roll(100) <= p
+
+    def roundavg(self, x: float) -> int:
+        """Round ``x`` up with probability equal to its fraction; always one draw."""
+        f = math.floor(x)
+        return int(f) + (1 if self.chance(x - f) else 0)
+
+    def damage(self, amount: int, pct: float) -> int:
+        """``amount`` reduced by ``pct`` percent, randomly rounded (no draw if amount <= 0)."""
+        if amount <= 0:
+            return 0
+        return amount - self.roundavg(amount * (pct / 100.0))
+
+
+def seed_sequence(seed: int | None) -> tuple[int, np.random.SeedSequence]:
+    """The seed actually used and the numpy ``SeedSequence`` built from it."""
+    used = new_seed() if seed is None else seed
+    return used, np.random.SeedSequence(used)
