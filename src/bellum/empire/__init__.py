@@ -1,0 +1,1 @@
+"""Wolfpack Empire 4.4: world model and combat commands."""

@@ -1,0 +1,20 @@
+"""Empire combat, one module per stage of the seed's 15 steps.
+
+=========  ==========================================================
+step       module
+=========  ==========================================================
+1          :mod:`~bellum.empire.combat.target`
+2          :mod:`~bellum.empire.combat.force`
+3          :mod:`~bellum.empire.combat.strength`
+4          :mod:`~bellum.empire.combat.defenders`
+5          :mod:`~bellum.empire.combat.support`
+6, 7, 8    :mod:`~bellum.empire.combat.fight`
+9-12       :mod:`~bellum.empire.combat.capture` and :mod:`.commands`
+13, 14     :mod:`~bellum.empire.combat.movein`
+15         :mod:`~bellum.empire.combat.commands`
+=========  ==========================================================
+"""
+
+from bellum.empire.combat.commands import CombatResult, attack
+
+__all__ = ["CombatResult", "attack"]

@@ -1,0 +1,86 @@
+"""Step 4: defending units present, reserve units that react, scout reports (spec §4)."""
+
+from __future__ import annotations
+
+from bellum.empire.combat.force import spy_value
+from bellum.empire.combat.state import Combat, Fighter, roundint5, roundint10
+from bellum.empire.combat.strength import defense_total, defense_value, target_multiplier
+from bellum.empire.movement import path_cost, unit_kind, unitcost
+from bellum.empire.supply import in_supply
+from bellum.empire.world import LandUnit
+
+
+def report(c: Combat, dest: int, u: LandUnit, spy: int, prefix: str) -> None:
+    """§4.4: what ``dest``'s scouts make out of unit ``u`` (random, like the server)."""
+    if dest == 0 or u.owner == 0:
+        return
+    k = spy + u.type.vis
+    d = c.dice
+    if not d.chance(k / 10):
+        return
+    line = f"{prefix} {u.name()}"
+    if d.chance(k / 20):
+        line += f" (eff {roundint5(u.eff)}, mil {roundint10(u.mil)}"
+        if d.chance(k / 20):
+            line += f", tech {max(0, int(u.tech) - 20 + d.roll(40))})"
+        else:
+            line += ")"
+    c.notify(dest, line)
+
+
+def present_defenders(c: Combat, report_units: bool = True) -> None:
+    """§4.1: D's units in the target sector (spies hide), oldest first, each reported."""
+    assert c.target is not None
+    for u in c.world.units_at(c.target.xy):
+        if u.owner != c.defender or u.owner == 0 or u.loaded or u.type.has("spy"):
+            continue
+        if report_units:
+            report(c, c.aggressor, u, 0, "Scouts report defending unit:")
+        supplied = in_supply(c.world, u)
+        c.d_spy = max(c.d_spy, spy_value(u))
+        c.d_units.insert(0, Fighter(unit=u, supplied=supplied))
+
+
+def react(c: Combat) -> None:
+    """§4.2: reserve units within reach march to the target until 1.2 x the attack."""
+    assert c.target is not None
+    t = c.target
+    if t.type.is_mountain or c.defender == 0:
+        return
+    w = c.world
+    geo = w.geometry
+    dtotal0 = defense_total(c, 1.0)
+    e = target_multiplier(c)
+    limit = 1.2 * c.ototal
+    added = 0.0
+    for _, u in sorted(w.units.items()):
+        if not dtotal0 + added * e < limit:
+            break
+        if u.owner != c.defender or u.xy == t.xy or u.mission != "reserve" or u.loaded:
+            continue
+        if defense_value(u) < 1 or u.type.has("supply"):
+            continue
+        if not in_supply(w, u):
+            continue
+        here = w.sector(u.xy)
+        rng = u.type.rad + (1 if here.type.has("headquarters") and here.eff >= 60 else 0)
+        center = u.op_center or u.xy
+        if geo.mapdist(t.xy, center) > u.op_radius or geo.mapdist(t.xy, u.xy) > rng:
+            continue
+        pc = path_cost(w, u.xy, t.xy, c.defender, unit_kind(u))
+        if pc < 0 or u.mob < unitcost(u, pc):
+            continue
+        added += defense_value(u)
+        u.mob -= int(unitcost(u, pc) + 0.5)
+        origin = u.xy
+        u.x, u.y = t.xy
+        c.tell(c.defender, f"{u.name()} reacts to {c.at(t.xy, c.defender)}.")
+        c.d_units.insert(0, Fighter(unit=u, supplied=True, origin=origin))
+        c.d_spy = max(c.d_spy, spy_value(u))
+        report(c, c.aggressor, u, c.a_spy, "Scouts sight reacting enemy unit:")
+
+
+def report_attackers(c: Combat) -> None:
+    """§4.3: D's scouts look at the attacking units."""
+    for f in c.a_units:
+        report(c, c.defender, f.unit, c.d_spy, "Scouts report attacking unit:")

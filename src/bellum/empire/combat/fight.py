@@ -1,0 +1,199 @@
+"""Step 6 (the fight), step 7 (plague) and step 8 (unit mobility) (spec §6-§8)."""
+
+from __future__ import annotations
+
+from bellum.empire.combat.state import Combat, Fighter, Mode, ldround
+from bellum.empire.combat.strength import defense_total, odds, offense_total
+from bellum.empire.movement import mcost, unit_kind, unitcost
+from bellum.empire.world import Plague
+
+HEADERS = {
+    Mode.ATTACK: "               Final attack strength: ",
+    Mode.ASSAULT: "              Final assault strength: ",
+    Mode.PARADROP: "          Final air-assault strength: ",
+    Mode.BOARD: "                Final board strength: ",
+    Mode.LBOARD: "                Final board strength: ",
+}
+
+DIED_VERB = {
+    Mode.ATTACK: "attack",
+    Mode.ASSAULT: "assault",
+    Mode.BOARD: "board",
+    Mode.LBOARD: "board",
+    Mode.PARADROP: "attack",
+    Mode.DEFEND: "defend",
+}
+
+
+def header(c: Combat) -> None:
+    """§6.1: final strengths and odds."""
+    c.ototal = offense_total(c)
+    c.dtotal = defense_total(c)
+    c.success = c.dtotal == 0
+    c.a_bodies = sum(o.troops for o in c.offs) + sum(f.unit.mil for f in c.a_units)
+    c.d_bodies = c.d_troops + sum(f.unit.mil for f in c.d_units)
+    c.d_mil0 = c.d_troops
+    for o in c.offs:
+        o.troops0 = o.troops
+    c.odds0 = odds(c.ototal, c.dtotal)
+    c.say(f"{HEADERS[c.mode]}{c.ototal:8d}")
+    c.say(f"              Final defense strength: {c.dtotal:8d}")
+    c.say(f"                          Final odds: {int(c.odds0 * 100):8d}%")
+
+
+def plague(c: Combat) -> None:
+    """§7: the aggressor infects the target, then the target infects the aggressor."""
+    if not c.target_infected:
+        c.target_infected = any(o.infected for o in c.offs)
+    for o in c.offs:
+        o.infected = o.infected or c.target_infected
+    if c.offs and c.offs[0].infected:
+        for f in c.a_units:
+            if f.unit.plague == Plague.HEALTHY:
+                f.unit.plague = Plague.EXPOSED
+    if c.target_infected:
+        for f in c.d_units:
+            if f.unit.plague == Plague.HEALTHY:
+                f.unit.plague = Plague.EXPOSED
+
+
+def _jitter(c: Combat, p: float) -> float:
+    p = p + (c.dice.roll(11) - 6) / 100.0
+    if p < 0.0:
+        p = 0.1
+    return min(p, 1.0)
+
+
+def fight(c: Combat) -> None:
+    """§6.2: one casualty per round; the odds are redrawn every 9..51 rounds."""
+    p = _jitter(c, c.odds0)
+    countdown = 7 + c.dice.roll(43)
+    while not c.success and c.ototal > 0:
+        if c.dice.chance(p):
+            c.put("!")
+            c.d_cas += casualty(c, defender=True)
+            c.dtotal = defense_total(c)
+            if c.dtotal == 0:
+                c.success = True
+        else:
+            c.put("@")
+            c.a_cas += casualty(c, defender=False)
+            c.ototal = offense_total(c)
+        if (c.a_cas + c.d_cas) % 70 == 69:
+            c.put("\n")
+        if countdown <= 0:
+            countdown = 7 + c.dice.roll(43)
+            p = _jitter(c, odds(c.ototal, c.dtotal))
+        else:
+            countdown -= 1
+    c.put("\n")
+
+
+def casualty(c: Combat, defender: bool) -> int:
+    """§6.3: mil die first, the biggest pile first; then the unit with the most mil."""
+    tot = c.d_troops if defender else sum(o.troops for o in c.offs)
+    if tot >= 2:
+        if defender:
+            c.d_troops -= 1
+        else:
+            biggest = c.offs[0]
+            for o in c.offs:
+                if o.troops > biggest.troops:
+                    biggest = o
+            biggest.troops -= 1
+        return 1
+    base, k = 0, 1
+    if tot == 1:
+        if defender:
+            c.d_troops = 0
+        else:
+            for o in c.offs:
+                if o.troops:
+                    o.troops = 0
+        base, k = 1, 0
+    units = c.d_units if defender else c.a_units
+    if not units:
+        return base
+    chosen: Fighter | None = None
+    most = -1
+    for f in units:
+        if f.unit.mil > most:
+            chosen, most = f, f.unit.mil
+    assert chosen is not None
+    return base + unit_casualty(c, chosen, k, Mode.DEFEND if defender else c.mode)
+
+
+def unit_casualty(c: Combat, f: Fighter, k: int, mode: Mode) -> int:
+    """§6.4: a unit loses a soldier and efficiency; it may die, or fail its morale."""
+    u = f.unit
+    units = c.d_units if mode is Mode.DEFEND else c.a_units
+    before = u.mil
+    u.eff -= ldround(k * 100.0 / u.type.milit)
+    u.mil = max(0, u.mil - k)
+    lead = "\n" if u.owner == c.aggressor else ""
+    if u.eff < 10:
+        c.notify(u.owner, f"{lead}{u.name()} dies {DIED_VERB[mode]}ing {c.at(u.xy, u.owner)}!")
+        units.remove(f)
+        c.world.units.pop(u.uid, None)
+        return before
+    taken = before - u.mil
+    if u.eff >= u.retreat:
+        return taken
+    if mode is Mode.DEFEND and u.loaded:
+        return taken
+    if not c.dice.pct_chance(u.retreat - u.eff):
+        return taken
+    c.notify(u.owner, f"{lead}{u.name()} fails morale check!")
+    u.mission = ""
+    u.fort = 0
+    nowhere = False
+    if u.loaded:
+        nowhere = True
+    elif mode is Mode.DEFEND:
+        w = c.world
+        best = None
+        most = -1
+        for n in w.geometry.neighbours(u.xy):
+            s = w.sector(n)
+            if s.owner != u.owner or s.type.is_mountain or mcost(w, s, unit_kind(u)) < 0:
+                continue
+            if s.civ > most:
+                best, most = s, s.civ
+        if best is None:
+            nowhere = True
+        else:
+            u.x, u.y = best.xy
+            cost = int(unitcost(u, mcost(w, best, unit_kind(u))))
+            u.mob = max(-127, u.mob - cost)
+            c.notify(
+                u.owner, f"{u.name()} retreats at {u.eff}% efficiency to {c.at(u.xy, u.owner)}!"
+            )
+            units.remove(f)
+    else:
+        u.mob = max(-127, u.mob - int(f.pending))
+        f.pending = 0
+        c.notify(u.owner, f"{u.name()} leaves the battlefield at {u.eff}% efficiency")
+        units.remove(f)
+    if nowhere:
+        u.eff -= 10
+        u.mil = max(0, u.mil - u.type.milit // 10)
+        if u.eff < 10:
+            c.notify(u.owner, f"{u.name()} has nowhere to retreat, and dies!")
+            units.remove(f)
+            c.world.units.pop(u.uid, None)
+        else:
+            c.notify(u.owner, f"{u.name()} has nowhere to retreat and takes extra losses!")
+    return taken
+
+
+def unit_mobility(c: Combat) -> None:
+    """§8: every unit still fighting loses ``combat_mob`` x its side's loss factor."""
+    cm = c.world.option("combat_mob")
+    if c.d_bodies > 0 and c.d_cas > 0:
+        loss = ldround(cm * c.d_cas / c.d_bodies)
+        for f in c.d_units:
+            f.unit.mob = max(-127, f.unit.mob - loss)
+    if c.a_bodies > 0 and c.a_cas > 0:
+        loss = ldround(cm * c.a_cas / c.a_bodies)
+        for f in c.a_units:
+            f.unit.mob = max(-127, f.unit.mob - loss)

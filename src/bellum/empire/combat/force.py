@@ -1,0 +1,162 @@
+"""Step 2: the aggressor's force, its mil and its land units (spec §2.2-2.5)."""
+
+from __future__ import annotations
+
+import math
+
+from bellum.empire.combat.state import Aborted, Combat, Fighter, OffObject, atoi, infected
+from bellum.empire.combat.strength import attack_value, sector_offense
+from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
+from bellum.empire.supply import in_supply
+from bellum.empire.world import LandUnit, Relation, Sector
+
+UNIT_HELP = """y - yes this unit
+n - no this unit
+Y - yes to all units in army '{army}'
+N - no to all units in army '{army}'
+q - quit
+? - this help message
+"""
+
+
+def attack_offs(c: Combat) -> list[OffObject]:
+    """§2.2: the target's neighbours in direction order, owned by A or by an ally of A."""
+    assert c.target is not None
+    w = c.world
+    offs = []
+    for n in w.geometry.neighbours(c.target.xy):
+        s = w.sector(n)
+        if s.owner == c.aggressor or (s.owner and w.rel(s.owner, c.aggressor) == Relation.ALLIED):
+            offs.append(
+                OffObject(
+                    sector=s,
+                    mil0=s.mil,
+                    mob0=s.mob,
+                    om=sector_offense(s, c.aggressor),
+                    infected=infected(s.plague),
+                )
+            )
+    return offs
+
+
+def ask_sector_mil(c: Combat, o: OffObject) -> None:
+    """§2.3 for an attacking sector: the limit, the prompt and the pending cost."""
+    s = o.sector
+    assert s is not None and c.target is not None
+    avail = max(0, s.mil - 1)
+    if s.mil == 0:
+        c.say(f"No mil in {c.at(s.xy)}")
+    elif s.mil == 1:
+        c.say(f"Only 1 mil in {c.at(s.xy)}")
+    if avail == 0 or s.owner != c.aggressor:
+        return
+    cost = attcost(c.world, c.aggressor, c.target, MoveKind.MOVE)
+    limit = 0 if s.mob <= 0 else int(s.mob / cost)
+    if limit < avail:
+        c.say(f"Sector {c.at(s.xy)} has {s.mob} mobility which can only support {limit} mil,")
+    else:
+        limit = avail
+    if limit <= 0:
+        return
+    answer = c.ask(f"Number of mil from {s.type.name} at {c.at(s.xy)} (max {limit}) : ")
+    n = atoi(answer)
+    if answer is None or n < 0:
+        raise Aborted
+    n = min(n, limit, avail)
+    if n <= 0:
+        return
+    o.troops = o.troops0 = n
+    o.pending += max(1, int(n * cost))
+
+
+class ArmyAnswers:
+    """§2.5: the ``[ynYNq?]`` prompt with a remembered answer per army letter."""
+
+    def __init__(self, c: Combat) -> None:
+        self.c = c
+        self.stored: dict[str, str] = {}
+        self.quit = False
+
+    def choose(self, prompt: str, army: str) -> bool:
+        key = army or "~"
+        stored = self.stored.get(key)
+        if self.quit or stored == "N":
+            return False
+        if stored == "Y":
+            return True
+        while True:
+            answer = self.c.ask(prompt)
+            if answer is None or answer[:1] == "q":
+                self.quit = True
+                self.stored[key] = "N"
+                return False
+            first = answer[:1] or "n"
+            if first in "yn":
+                return first == "y"
+            if first in "YN":
+                self.stored[key] = first
+                return first == "Y"
+            self.c.put(UNIT_HELP.format(army=key) + "\n")
+
+
+def _where(c: Combat, u: LandUnit) -> str:
+    if u.ship is not None:
+        sh = c.world.ships[u.ship]
+        return f"on {sh.title()}"
+    return f"in {c.at(u.xy)}"
+
+
+def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers) -> None:
+    """§2.4 for an attacking sector: which of A's units there join the attack."""
+    assert c.target is not None and o.sector is not None
+    w = c.world
+    verb = c.verb
+    for u in w.units_at(o.xy):
+        if answers.quit:
+            raise Aborted
+        if u.owner != c.aggressor or answers.stored.get(u.army or "~") == "N":
+            continue
+        if u.type.has("supply"):
+            continue
+        if u.mob <= 0:
+            c.say(f"{u.name()} is out of mobility, and cannot {verb}")
+            continue
+        if u.ship is not None:
+            c.say(f"{u.name()} is on ship #{u.ship}, and cannot {verb}")
+            continue
+        if u.land is not None:
+            c.say(f"{u.name()} is on unit #{u.land}, and cannot {verb}")
+            continue
+        p = attcost(w, c.aggressor, c.target, unit_kind(u))
+        q = unitcost(u, p)
+        if p >= 1.0 and u.mob < min(127, math.ceil(q)):
+            c.say(f"{u.name()} does not have enough mobility ({min(127, math.ceil(q))} needed)")
+            continue
+        av = attack_value(u, c.mode, c.world.option("assault_penalty"))
+        if av < 1.0:
+            c.say(f"{u.name()} has no offensive strength")
+            continue
+        if not in_supply(w, u):
+            c.say(f"{u.name()} is out of supply, and cannot {verb}")
+            continue
+        c.say(f"{u.name()} has a base {verb} value of {av:.0f}")
+        prompt = f"{verb} with {u.name()} {_where(c, u)} ({u.army or '~'} {u.eff}%) [ynYNq?] "
+        if not answers.choose(prompt, u.army):
+            if answers.quit:
+                raise Aborted
+            continue
+        c.a_units.insert(0, Fighter(unit=u, pending=q))
+        c.a_spy = max(c.a_spy, spy_value(u))
+        if u.type.has("engineer"):
+            c.a_engineer += 1
+
+
+def spy_value(u: LandUnit) -> int:
+    """§4.4: how well a unit sees the other side."""
+    if u.type.has("recon"):
+        return int(u.type.spy * u.eff / 100 + 2)
+    return int(u.type.spy * u.eff / 100)
+
+
+def is_offsector(c: Combat, s: Sector) -> bool:
+    return any(o.sector is s for o in c.offs)

@@ -1,0 +1,166 @@
+"""Step 13 (moving into the taken sector) and step 14 (interdiction) (spec §13, §14)."""
+
+from __future__ import annotations
+
+from bellum.empire.combat.capture import pct
+from bellum.empire.combat.force import ArmyAnswers
+from bellum.empire.combat.state import Combat, Fighter, atoi, ldround
+from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
+from bellum.empire.tables import land_vul
+from bellum.empire.world import LandUnit, Relation
+
+
+def mission_interdiction(c: Combat, what: str) -> int:
+    """§14.1: interdiction missions firing at the move-in (not flown yet: no damage)."""
+    return 0
+
+
+def landmine_hit(c: Combat, weight: int) -> int:
+    """§14.1: mil stepping on the target's mines (harmless to the old owner)."""
+    t = c.target
+    assert t is not None
+    mines = 0 if t.type.has("seamines") else t.mines
+    if mines <= 0 or t.oldowner == c.aggressor:
+        return 0
+    if not c.dice.chance(mines / (mines + 35)):
+        return 0
+    if not c.dice.chance(weight / 100):
+        return 0
+    c.put(f"Blammo! Landmines detected! in {c.at(t.xy)}  ")
+    dmg = c.dice.roll(20)
+    t.mines -= 1
+    c.say(f"{dmg} damage sustained.")
+    return dmg
+
+
+def interdict_mil(c: Combat, n: int) -> int:
+    """§14.1: how many of ``n`` moving mil survive the move-in."""
+    if not c.world.option("INTERDICT_ATT"):
+        return n
+    dam = 0
+    if c.dice.chance(n / 200):
+        if c.dice.chance(n / 100):
+            dam += mission_interdiction(c, "military")
+        dam += landmine_hit(c, n)
+    if dam <= 0:
+        return n
+    lost = n - c.dice.damage(n, pct(dam))
+    lost = ldround(lost * c.world.option("people_damage"))
+    left = n - lost
+    assert c.target is not None
+    if left > 0:
+        c.say(f"{lost} of the mil you were moving were destroyed!")
+        c.say(f"Only {left} mil made it to {c.at(c.target.xy)}")
+    else:
+        c.say("All of the mil you were moving were destroyed!")
+    return max(0, left)
+
+
+def move_in_mil(c: Combat) -> None:
+    """§13.1: per attacking sector, how many mil follow; 4.4.1 charges no mobility for it."""
+    t = c.target
+    assert t is not None
+    for o in c.offs:
+        s = o.sector
+        if s is None or o.troops <= 0 or s.mob == 0:
+            continue
+        cost = attcost(c.world, c.aggressor, t, MoveKind.MOVE)
+        most = min(o.troops, int(s.mob / cost))
+        if most <= 0:
+            continue
+        n = atoi(c.ask(f"How many mil to move in from {c.at(s.xy)} ({most} max)? "))
+        if n <= 0:
+            continue
+        n = min(n, most, o.troops)
+        if n <= 0:
+            c.say(f"No mil moved in from {c.at(s.xy)}")
+            continue
+        s.mil -= n
+        o.troops -= n
+        if c.world.option("fix_movein_mobility"):
+            s.mob = max(0, s.mob - max(1, int(n * cost)))
+        t.mil += interdict_mil(c, n)
+
+
+def _unit_hit(u: LandUnit, dam: int, c: Combat) -> None:
+    """§0.8: a land unit hit by ``dam`` loses efficiency, mobility and goods."""
+    d = ldround(dam * 127 / (127 + u.fort) * land_vul(u.type, u.tech) / 100)
+    d = min(d, 100)
+    if u.type.has("spy"):
+        u.eff = 0
+        return
+    u.eff = c.dice.damage(u.eff, d)
+    if u.mob > 0:
+        u.mob = c.dice.damage(u.mob, d)
+    for k in list(u.items):
+        u.items[k] = c.dice.damage(u.items[k], d)
+
+
+def mine_checks(c: Combat, movers: list[LandUnit]) -> None:
+    """§14.3: engineers sweep, then every unit that moved in may step on a mine."""
+    t = c.target
+    assert t is not None
+    w = c.world
+    if t.type.has("seamines"):
+        return
+    engineers = [u for u in movers if u.type.has("engineer")]
+    if engineers and w.rel(t.oldowner, c.aggressor) != Relation.ALLIED:
+        for e in engineers:
+            if t.mines <= 0:
+                break
+            c.say(f"Approaching minefield at {c.at(t.xy)}...")
+            for _ in range(2 * e.type.cargo.get("shell", 0)):
+                if t.mines <= 0:
+                    break
+                c.say("Sweep...")
+                if c.dice.chance(0.5 * e.type.att):
+                    t.mines -= 1
+                    if e.items.get("shell", 0) < e.type.cargo.get("shell", 0):
+                        e.items["shell"] = e.items.get("shell", 0) + 1
+                    else:
+                        t.put("shell", min(9999, t.get("shell") + 1))
+            _step_on_mines(c, e, 3)
+    for u in movers:
+        _step_on_mines(c, u, 3 if engineers else 1)
+
+
+def _step_on_mines(c: Combat, u: LandUnit, divisor: int) -> None:
+    t = c.target
+    assert t is not None
+    if t.mines <= 0 or c.world.rel(t.oldowner, u.owner) == Relation.ALLIED:
+        return
+    if c.dice.chance(t.mines / (t.mines + 35) / divisor):
+        c.say(f"Blammo! Landmines detected in {c.at(t.xy)}!")
+        dam = 10 + c.dice.roll(20)
+        if u.type.has("engineer"):
+            dam //= 2
+        _unit_hit(u, dam, c)
+        t.mines -= 1
+
+
+def move_in_units(c: Combat) -> None:
+    """§13.2-13.3: the attacking units that follow, each paying the march again."""
+    t = c.target
+    assert t is not None
+    answers = ArmyAnswers(c)
+    movers: list[Fighter] = []
+    for f in list(c.a_units):
+        u = f.unit
+        if u.uid not in c.world.units or t.owner != c.aggressor:
+            continue
+        prompt = f"Move in with {u.name()} ({u.army or '~'} {u.eff}%) [ynYNq?] "
+        if answers.choose(prompt, u.army):
+            movers.append(f)
+        else:
+            c.say(f"{u.name()} stays in {c.at(u.xy)}")
+    moved: list[LandUnit] = []
+    for f in movers:
+        u = f.unit
+        cost = unitcost(u, attcost(c.world, c.aggressor, t, unit_kind(u)))
+        u.mob = int(max(-127.0, u.mob - cost))
+        u.fort = 0
+        u.x, u.y = t.xy
+        moved.append(u)
+        c.say(f"{u.name()} now occupies {c.at(t.xy)}")
+    if moved and c.world.option("INTERDICT_ATT"):
+        mine_checks(c, list(reversed(moved)))

@@ -1,0 +1,214 @@
+"""The state of one combat: who fights, from where, with what (spec §0.9).
+
+A :class:`Combat` is created by a command flow, filled in step by step and
+finally written back to the world.  It also carries the output channels:
+every line the aggressor sees goes through :meth:`Combat.say`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+from bellum.dice import ServerRandom
+from bellum.empire.events import Event, Prompter, Sink
+from bellum.empire.geometry import Coord
+from bellum.empire.world import LandUnit, NewsItem, Plague, Sector, Ship, Telegram, World
+
+
+class Mode(Enum):
+    """The command, with the verb the server uses in its messages."""
+
+    ATTACK = "attack"
+    ASSAULT = "assault"
+    PARADROP = "paradrop"
+    BOARD = "board"
+    LBOARD = "lboard"
+    DEFEND = "defend"
+
+
+class Aborted(Exception):
+    """The command ends normally (BTUs are charged) after its abort messages."""
+
+
+class UsageFailure(Exception):
+    """The command line was malformed: ``Usage: ...`` and no BTUs charged."""
+
+
+class Failure(Exception):
+    """The command failed a legality check: its message, BTUs charged."""
+
+
+@dataclass
+class OffObject:
+    """One source of attacking mil: a sector (up to six for attack) or a ship."""
+
+    sector: Sector | None = None
+    ship: Ship | None = None
+    troops: int = 0
+    troops0: int = 0
+    mil0: int = 0
+    mob0: int = 0
+    pending: int = 0
+    om: float = 1.0
+    infected: bool = False
+
+    @property
+    def xy(self) -> Coord:
+        obj = self.sector or self.ship
+        assert obj is not None
+        return obj.xy
+
+    @property
+    def mil(self) -> int:
+        obj = self.sector or self.ship
+        assert obj is not None
+        return obj.mil
+
+    @mil.setter
+    def mil(self, n: int) -> None:
+        obj = self.sector or self.ship
+        assert obj is not None
+        obj.mil = n
+
+
+@dataclass
+class Fighter:
+    """A land unit in a combat, with what the fight needs to remember about it."""
+
+    unit: LandUnit
+    pending: float = 0.0
+    supplied: bool = True
+    origin: Coord | None = None
+
+
+@dataclass
+class Combat:
+    """Everything one combat command reads, decides and reports."""
+
+    world: World
+    dice: ServerRandom
+    prompter: Prompter
+    aggressor: int
+    mode: Mode
+    sink: Sink | None = None
+    events: list[Event] = field(default_factory=list)
+    target: Sector | None = None
+    defender: int = 0
+    offs: list[OffObject] = field(default_factory=list)
+    a_units: list[Fighter] = field(default_factory=list)
+    d_units: list[Fighter] = field(default_factory=list)
+    d_troops: int = 0
+    d_mil0: int = 0
+    target_infected: bool = False
+    osup: float = 1.0
+    dsup: float = 1.0
+    a_spy: int = 0
+    d_spy: int = 0
+    a_engineer: int = 0
+    a_cas: int = 0
+    d_cas: int = 0
+    a_bodies: int = 0
+    d_bodies: int = 0
+    ototal: int = 0
+    dtotal: int = 0
+    odds0: float = 0.0
+    success: bool = False
+    target_pending: int = 0
+    money_made: int = 0
+
+    # -- output ---------------------------------------------------------------
+
+    def emit(self, event: Event) -> None:
+        self.events.append(event)
+        if self.sink is not None:
+            self.sink(event)
+
+    def say(self, text: str = "") -> None:
+        """A full line to the aggressor."""
+        self.emit(Event("text", text + "\n"))
+
+    def put(self, text: str) -> None:
+        """Text without a newline (the ``!@`` stream)."""
+        self.emit(Event("text", text))
+
+    def tell(self, to: int, text: str) -> None:
+        """A telegram to country ``to`` (nothing for the deity)."""
+        if to == 0 or to not in self.world.nations:
+            return
+        self.world.telegrams.append(Telegram(to, text))
+        self.emit(Event("telegram", text, to=to))
+
+    def notify(self, owner: int, text: str) -> None:
+        """A message about ``owner``'s object: printed for the aggressor, else a telegram."""
+        if owner == self.aggressor:
+            self.say(text)
+        else:
+            self.tell(owner, text)
+
+    def ask(self, prompt: str) -> str | None:
+        answer = self.prompter.ask(prompt)
+        self.emit(Event("prompt", prompt, answer=answer))
+        return answer
+
+    def news(self, victim: int, text: str, goodwill: int) -> None:
+        """A news item; bad news may turn the victim hostile (spec §15)."""
+        self.world.news.append(NewsItem(self.aggressor, victim, text))
+        if victim and goodwill < 0 and victim != self.aggressor:
+            from bellum.empire.world import Relation
+
+            if self.dice.chance(-goodwill / 20):
+                vn = self.world.nations.get(victim)
+                if vn and vn.rel(self.aggressor) != Relation.AT_WAR:
+                    vn.relations[self.aggressor] = Relation.HOSTILE
+
+    # -- names ----------------------------------------------------------------
+
+    def at(self, c: Coord, viewer: int | None = None) -> str:
+        """``x,y`` in the viewer's coordinates (default: the aggressor's)."""
+        return self.world.fmt(c, self.aggressor if viewer is None else viewer)
+
+    def name(self, cnum: int) -> str:
+        return self.world.name_of(cnum)
+
+    @property
+    def verb(self) -> str:
+        return self.mode.value
+
+    def target_name(self, viewer: int | None = None) -> str:
+        assert self.target is not None
+        return self.at(self.target.xy, viewer)
+
+
+def infected(stage: Plague) -> bool:
+    return stage == Plague.INFECT
+
+
+def ldround(x: float) -> int:
+    """The server's round half up (``trunc(x + 0.5)``)."""
+    return int(x + 0.5)
+
+
+def roundint10(n: int) -> int:
+    return ((n + 5) // 10) * 10
+
+
+def roundint5(n: int) -> int:
+    return ((n + 2) // 5) * 5
+
+
+def atoi(text: str | None) -> int:
+    """C ``atoi``: optional blanks and sign, then digits; anything else gives 0."""
+    if text is None:
+        return 0
+    s = text.lstrip()
+    sign = 1
+    if s[:1] in "+-" and s[:1]:
+        sign = -1 if s[0] == "-" else 1
+        s = s[1:]
+    digits = ""
+    for ch in s:
+        if not ch.isdigit():
+            break
+        digits += ch
+    return sign * int(digits) if digits else 0

@@ -1,0 +1,101 @@
+"""Step 3: attack and defense values of units, sector multipliers and totals (spec §3)."""
+
+from __future__ import annotations
+
+from bellum.empire.combat.state import Combat, Mode, OffObject, ldround
+from bellum.empire.tables import land_att, land_def, ship_armor
+from bellum.empire.world import LandUnit, Sector, Ship
+
+
+def attack_value(u: LandUnit, mode: Mode, assault_penalty: float = 0.5) -> float:
+    """``av(u, mode)`` (§3.1): what a unit adds to the attack."""
+    if u.eff < 10:
+        return 0.0
+    v = u.mil * land_att(u.type, u.tech) * u.eff / 100
+    marine = u.type.has("marine")
+    if mode is Mode.ASSAULT and not marine:
+        return assault_penalty * v
+    if mode in (Mode.BOARD, Mode.LBOARD) and not marine:
+        return assault_penalty * u.mil
+    return v
+
+
+def defense_value(u: LandUnit) -> float:
+    """``dv(u)`` (§3.2): what a unit adds to the defense, before supply halving."""
+    if u.eff < 10:
+        return 0.0
+    if u.loaded and not u.type.has("marine"):
+        return float(u.mil)
+    v = u.mil * land_def(u.type, u.tech) * u.eff / 100 * (127 + u.fort) / 127
+    if v < 1 and u.mil > 0 and not u.type.has("spy"):
+        return 1.0
+    return v
+
+
+def sector_offense(s: Sector, aggressor: int) -> float:
+    """``om`` of a sector (§3.3); an allied host sector lends its *defense* multiplier."""
+    if s.owner != aggressor:
+        return sector_defense(s)
+    return 1 + (s.type.offense - 1) * s.eff / 100
+
+
+def sector_defense(s: Sector) -> float:
+    """``dm`` of a sector (§3.3), clamped between its base and its full value."""
+    base = 2.0 if s.type.is_mountain else 1.0
+    d = base + (s.type.defense - base) * s.eff / 100
+    return min(max(d, base), s.type.defense) if s.type.defense >= base else base
+
+
+def ship_defense(sh: Ship) -> float:
+    return 1 + ship_armor(sh.type, sh.tech) / 100
+
+
+def target_multiplier(c: Combat) -> float:
+    assert c.target is not None
+    return sector_defense(c.target)
+
+
+def unit_weight(c: Combat, u: LandUnit) -> float:
+    """Attack: the multiplier of the off-sector the unit stands in; else 1."""
+    if c.mode is not Mode.ATTACK:
+        return 1.0
+    for o in c.offs:
+        if o.sector is not None and o.xy == u.xy:
+            return o.om
+    return 1.0
+
+
+def offense_total(c: Combat, osup: float | None = None) -> int:
+    """``ototal`` (§3.4): off-objects in order, then units in list order."""
+    ap = c.world.option("assault_penalty")
+    total = 0.0
+    for o in c.offs:
+        total += o.troops * o.om
+    for f in c.a_units:
+        total += attack_value(f.unit, c.mode, ap) * unit_weight(c, f.unit)
+    return ldround((c.osup if osup is None else osup) * total)
+
+
+def defense_total(c: Combat, dsup: float | None = None) -> int:
+    """``dtotal`` (§3.4): the garrison and every defending unit times the target's multiplier."""
+    dm = target_multiplier(c)
+    total = c.d_troops * dm
+    for f in c.d_units:
+        dv = defense_value(f.unit)
+        if not f.supplied:
+            dv /= 2
+        total += dv * dm
+    return ldround((c.dsup if dsup is None else dsup) * total)
+
+
+def odds(o: float, d: float) -> float:
+    """The attacker's chance per round before jitter."""
+    if o <= 0:
+        return 0.0
+    if d <= 0:
+        return 1.0
+    return o / (o + d)
+
+
+def off_troops(offs: list[OffObject]) -> int:
+    return sum(o.troops for o in offs)

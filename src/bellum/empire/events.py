@@ -1,0 +1,63 @@
+"""What a combat reports, and how it asks.
+
+Rules code never prints or reads: it emits :class:`Event` objects to a sink
+(the CLI renders them live as the server's text) and asks questions through
+a :class:`Prompter` (a terminal, piped stdin, or a list of scripted answers).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+@dataclass(frozen=True)
+class Event:
+    """One piece of the aggressor's transcript.
+
+    ``kind`` is ``"text"`` for output (``text`` may hold several lines or a
+    partial one, like the fight's ``!@`` stream), ``"prompt"`` for a question
+    and its answer, ``"telegram"`` for a message to another country (``to``).
+    """
+
+    kind: str
+    text: str
+    to: int = 0
+    answer: str | None = None
+
+    def transcript(self) -> str:
+        """The text the aggressor saw for this event ('' for telegrams)."""
+        if self.kind == "text":
+            return self.text
+        if self.kind == "prompt":
+            return f"{self.text}{self.answer if self.answer is not None else ''}\n"
+        return ""
+
+
+class Prompter(Protocol):
+    """Asks the player a question; ``None`` means end of input."""
+
+    def ask(self, prompt: str) -> str | None: ...
+
+
+@dataclass
+class ScriptedPrompter:
+    """Answers from a list, in order; runs out like end of input."""
+
+    answers: list[str] = field(default_factory=list)
+    asked: list[str] = field(default_factory=list)
+
+    def ask(self, prompt: str) -> str | None:
+        self.asked.append(prompt)
+        if not self.answers:
+            return None
+        return self.answers.pop(0)
+
+
+Sink = Callable[[Event], None]
+
+
+def transcript(events: Iterable[Event]) -> str:
+    """The aggressor's whole transcript as the server would show it."""
+    return "".join(e.transcript() for e in events)

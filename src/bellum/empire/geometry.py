@@ -1,0 +1,100 @@
+"""Empire world geometry (spec §0.2): the offset-hex torus, directions and distance."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from bellum.errors import UsageError
+
+#: The six neighbours as (dx, dy) in the server's direction order 1..6
+#: (up-right, right, down-right, down-left, left, up-left).  The order decides
+#: which attacking sector comes first and which retreat candidate wins ties.
+DIRECTIONS: tuple[tuple[int, int], ...] = ((1, -1), (2, 0), (1, 1), (-1, 1), (-2, 0), (-1, -1))
+DIRECTION_KEYS = "ujnbgy"
+
+Coord = tuple[int, int]
+
+_COORD_RE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+
+
+@dataclass(frozen=True, slots=True)
+class Geometry:
+    """A ``width`` x ``height`` wrap-around world; both sizes are even."""
+
+    width: int = 64
+    height: int = 32
+
+    def __post_init__(self) -> None:
+        if self.width <= 0 or self.height <= 0 or self.width % 2 or self.height % 2:
+            raise ValueError(
+                f"world size must be positive and even, not {self.width}x{self.height}"
+            )
+
+    def norm(self, x: int, y: int) -> Coord:
+        """Absolute coordinates wrapped into the world."""
+        return x % self.width, y % self.height
+
+    def is_sector(self, x: int, y: int) -> bool:
+        """Only coordinates with x + y even name a sector."""
+        return (x + y) % 2 == 0
+
+    def neighbours(self, c: Coord) -> list[Coord]:
+        """The six adjacent sectors in direction order 1..6."""
+        x, y = c
+        return [self.norm(x + dx, y + dy) for dx, dy in DIRECTIONS]
+
+    def mapdist(self, a: Coord, b: Coord) -> int:
+        """The server's hex distance with wrap-around; neighbours are at 1."""
+        dx = abs(a[0] - b[0]) % self.width
+        dx = min(dx, self.width - dx)
+        dy = abs(a[1] - b[1]) % self.height
+        dy = min(dy, self.height - dy)
+        return dy if dx <= dy else dy + (dx - dy) // 2
+
+    def within(self, p: Coord, d: int) -> Iterator[Coord]:
+        """Sectors within distance ``d`` of ``p`` in the server's scan order."""
+        if 4 * d + 1 >= self.width:
+            x0, nx = p[0] - self.width // 2, self.width
+        else:
+            x0, nx = p[0] - 2 * d, 4 * d + 1
+        if 2 * d + 1 >= self.height:
+            y0, ny = p[1] - self.height // 2, self.height
+        else:
+            y0, ny = p[1] - d, 2 * d + 1
+        for j in range(ny):
+            y = (y0 + j) % self.height
+            for i in range(nx):
+                x = (x0 + i) % self.width
+                if (x + y) % 2 == 0 and self.mapdist((x, y), p) <= d:
+                    yield x, y
+
+    def to_rel(self, c: Coord, origin: Coord) -> Coord:
+        """A country's view of absolute ``c`` (values in [-size/2, size/2))."""
+        x = (c[0] - origin[0]) % self.width
+        y = (c[1] - origin[1]) % self.height
+        if x >= self.width // 2:
+            x -= self.width
+        if y >= self.height // 2:
+            y -= self.height
+        return x, y
+
+    def to_abs(self, rel: Coord, origin: Coord) -> Coord:
+        """Absolute coordinates of a country-relative ``rel``."""
+        return self.norm(rel[0] + origin[0], rel[1] + origin[1])
+
+    def fmt(self, c: Coord, origin: Coord) -> str:
+        """``x,y`` as a country with that origin sees it."""
+        x, y = self.to_rel(c, origin)
+        return f"{x},{y}"
+
+    def parse(self, text: str, origin: Coord) -> Coord:
+        """Absolute coordinates of the player's ``x,y``; malformed input is a usage error."""
+        m = _COORD_RE.match(text)
+        if not m:
+            raise UsageError(f"'{text}' is not a sector: expected x,y such as 2,0")
+        rel = int(m.group(1)), int(m.group(2))
+        if not self.is_sector(*rel):
+            raise UsageError(f"{text} is not a sector: x + y must be even")
+        return self.to_abs(rel, origin)

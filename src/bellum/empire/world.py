@@ -1,0 +1,350 @@
+"""The Empire world: nations, sectors, land units, ships and planes.
+
+Objects are plain mutable dataclasses holding what the server stores; the
+rules read and change them.  Coordinates are absolute; players see them
+relative to their origin (:meth:`World.fmt`).
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from enum import IntEnum
+from typing import Any
+
+from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.tables import LandType, PlaneType, SectorType, ShipType, Tables, stock
+
+#: Commodity names as stored in worlds (the server's item names, short forms).
+ITEMS = (
+    "civ",
+    "mil",
+    "shell",
+    "gun",
+    "petrol",
+    "iron",
+    "dust",
+    "bar",
+    "food",
+    "oil",
+    "lcm",
+    "hcm",
+    "uw",
+    "rad",
+)
+#: Item names of the tables' ``cargo`` capacities, by world item name.
+CARGO_KEY = {"civ": "civil", "mil": "milit"}
+
+
+class Relation(IntEnum):
+    """What one country declared toward another; ordered like the server's."""
+
+    AT_WAR = 0
+    HOSTILE = 1
+    NEUTRAL = 2
+    FRIENDLY = 3
+    ALLIED = 4
+
+    @classmethod
+    def parse(cls, text: str) -> Relation:
+        key = text.strip().upper().replace("-", "_").replace(" ", "_")
+        if key == "WAR":
+            key = "AT_WAR"
+        return cls[key]
+
+    def label(self) -> str:
+        return self.name.lower().replace("_", "-")
+
+
+class Plague(IntEnum):
+    """Plague stages as the server numbers them."""
+
+    HEALTHY = 0
+    DYING = 1
+    INFECT = 2
+    INCUBATE = 3
+    EXPOSED = 4
+
+
+@dataclass
+class Nation:
+    cnum: int
+    name: str
+    money: int = 0
+    btu: int = 640
+    tech: float = 0.0
+    happiness: float = 0.0
+    origin: Coord = (0, 0)
+    capital: Coord | None = None
+    capital_sacked: bool = False
+    active: bool = True
+    relations: dict[int, Relation] = field(default_factory=dict)
+
+    def rel(self, other: int) -> Relation:
+        """This nation's declared relation toward ``other`` (itself: allied)."""
+        if other == self.cnum:
+            return Relation.ALLIED
+        return self.relations.get(other, Relation.NEUTRAL)
+
+
+@dataclass
+class Sector:
+    x: int
+    y: int
+    type: SectorType
+    owner: int = 0
+    oldowner: int = 0
+    eff: int = 0
+    mob: int = 0
+    road: int = 0
+    rail: int = 0
+    defense: int = 0
+    loyalty: int = 0
+    che: int = 0
+    che_target: int = 0
+    avail: int = 0
+    mines: int = 0
+    off: bool = False
+    dist: Coord | None = None
+    thresholds: dict[str, int] = field(default_factory=dict)
+    deliveries: dict[str, str] = field(default_factory=dict)
+    plague: Plague = Plague.HEALTHY
+    items: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def xy(self) -> Coord:
+        return self.x, self.y
+
+    def get(self, item: str) -> int:
+        return self.items.get(item, 0)
+
+    def put(self, item: str, amount: int) -> None:
+        self.items[item] = amount
+
+    @property
+    def mil(self) -> int:
+        return self.get("mil")
+
+    @mil.setter
+    def mil(self, n: int) -> None:
+        self.put("mil", n)
+
+    @property
+    def civ(self) -> int:
+        return self.get("civ")
+
+    @civ.setter
+    def civ(self, n: int) -> None:
+        self.put("civ", n)
+
+
+@dataclass
+class LandUnit:
+    uid: int
+    type: LandType
+    owner: int
+    x: int
+    y: int
+    eff: int = 100
+    mob: int = 0
+    tech: float = 0.0
+    army: str = ""
+    fort: int = 0
+    mission: str = ""
+    op_center: Coord | None = None
+    op_radius: int = 0
+    retreat: int = 42
+    ship: int | None = None
+    land: int | None = None
+    plague: Plague = Plague.HEALTHY
+    off: bool = False
+    items: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def xy(self) -> Coord:
+        return self.x, self.y
+
+    @property
+    def mil(self) -> int:
+        return self.items.get("mil", 0)
+
+    @mil.setter
+    def mil(self, n: int) -> None:
+        self.items["mil"] = n
+
+    @property
+    def loaded(self) -> bool:
+        return self.ship is not None or self.land is not None
+
+    def name(self) -> str:
+        """The server's unit name, e.g. ``cav  cavalry #7``."""
+        return f"{self.type.display} #{self.uid}"
+
+
+@dataclass
+class Ship:
+    uid: int
+    type: ShipType
+    owner: int
+    x: int
+    y: int
+    name: str = ""
+    eff: int = 100
+    mob: int = 0
+    tech: float = 0.0
+    fleet: str = ""
+    mission: str = ""
+    plague: Plague = Plague.HEALTHY
+    off: bool = False
+    items: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def xy(self) -> Coord:
+        return self.x, self.y
+
+    @property
+    def mil(self) -> int:
+        return self.items.get("mil", 0)
+
+    @mil.setter
+    def mil(self, n: int) -> None:
+        self.items["mil"] = n
+
+    def title(self) -> str:
+        """The server's ship name, e.g. ``cs   cargo ship (#1)``."""
+        return f"{self.type.display} {self.name}(#{self.uid})"
+
+
+@dataclass
+class Plane:
+    uid: int
+    type: PlaneType
+    owner: int
+    x: int
+    y: int
+    eff: int = 100
+    mob: int = 0
+    tech: float = 0.0
+    wing: str = ""
+    mission: str = ""
+    ship: int | None = None
+    land: int | None = None
+    hardened: bool = False
+    off: bool = False
+
+    @property
+    def xy(self) -> Coord:
+        return self.x, self.y
+
+    def name(self) -> str:
+        return f"{self.type.display} #{self.uid}"
+
+
+@dataclass
+class Telegram:
+    to: int
+    text: str
+
+
+@dataclass
+class NewsItem:
+    actor: int
+    victim: int
+    text: str
+
+
+@dataclass
+class World:
+    """A whole game: geometry, options, nations and every object in it."""
+
+    geometry: Geometry
+    tables: Tables = field(default_factory=stock)
+    options: dict[str, Any] = field(default_factory=dict)
+    nations: dict[int, Nation] = field(default_factory=dict)
+    sectors: dict[Coord, Sector] = field(default_factory=dict)
+    units: dict[int, LandUnit] = field(default_factory=dict)
+    ships: dict[int, Ship] = field(default_factory=dict)
+    planes: dict[int, Plane] = field(default_factory=dict)
+    telegrams: list[Telegram] = field(default_factory=list)
+    news: list[NewsItem] = field(default_factory=list)
+
+    def copy(self) -> World:
+        """A deep copy, so a command can run on a scratch world."""
+        return copy.deepcopy(self)
+
+    # -- look-ups -------------------------------------------------------------
+
+    def sector(self, c: Coord) -> Sector:
+        return self.sectors[self.geometry.norm(*c)]
+
+    def nation(self, cnum: int) -> Nation:
+        return self.nations[cnum]
+
+    def rel(self, a: int, b: int) -> Relation:
+        """What ``a`` declared toward ``b``; the deity (0) is neutral to everyone."""
+        if a == b:
+            return Relation.ALLIED
+        n = self.nations.get(a)
+        return n.rel(b) if n else Relation.NEUTRAL
+
+    def helps(self, c: int, friend: int, foe: int) -> bool:
+        """Whether country ``c`` joins a fight on ``friend``'s side against ``foe`` (§0.3)."""
+        if c == 0 or c == foe:
+            return False
+        if c == friend:
+            return True
+        return self.rel(c, friend) == Relation.ALLIED and self.rel(c, foe) == Relation.AT_WAR
+
+    def name_of(self, cnum: int) -> str:
+        n = self.nations.get(cnum)
+        return n.name if n else "deity" if cnum == 0 else f"country #{cnum}"
+
+    def find_nation(self, key: str) -> Nation | None:
+        """A nation by number or by name."""
+        key = key.strip()
+        if key.isdigit() and int(key) in self.nations:
+            return self.nations[int(key)]
+        for n in self.nations.values():
+            if n.name == key:
+                return n
+        return None
+
+    def units_at(self, c: Coord) -> list[LandUnit]:
+        """Land units at ``c`` in ascending uid order."""
+        return [u for _, u in sorted(self.units.items()) if u.xy == c]
+
+    def fmt(self, c: Coord, viewer: int) -> str:
+        """``x,y`` as country ``viewer`` sees it (the deity sees absolute coordinates)."""
+        n = self.nations.get(viewer)
+        return self.geometry.fmt(c, n.origin if n else (0, 0))
+
+    def option(self, key: str) -> Any:
+        """An econfig value or option, falling back to the stock default."""
+        return self.options.get(key, DEFAULT_OPTIONS[key])
+
+
+#: Stock econfig values and options the combat code reads (spec §0.4).
+DEFAULT_OPTIONS: dict[str, Any] = {
+    "land_mob_max": 127,
+    "combat_mob": 5.0,
+    "assault_penalty": 0.5,
+    "etu_per_update": 60,
+    "land_mob_scale": 1.0,
+    "morale_base": 42,
+    "people_damage": 1.0,
+    "unit_damage": 0.3,
+    "collateral_dam": 0.1,
+    "fire_range_factor": 1.0,
+    "flakscale": 1.75,
+    "max_btus": 640,
+    "INTERDICT_ATT": True,
+    "MOB_ACCESS": False,
+    "NOFOOD": True,
+    "NO_FORT_FIRE": False,
+    "RAILWAYS": True,
+    "HIDDEN": False,
+    "MARKET": False,
+    "BLITZ": False,
+    "scout_estimate": False,
+    "fix_movein_mobility": False,
+}

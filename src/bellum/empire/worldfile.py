@@ -1,0 +1,581 @@
+"""World files: a documented TOML format for a whole Empire world (docs/world-format.md).
+
+Loading validates every entry and reports the first problem as
+``file:entry: field: what is wrong``; saving writes a temporary file and
+renames it over the target, so an interrupted run never leaves half a world.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.tables import Tables, stock
+from bellum.empire.world import (
+    DEFAULT_OPTIONS,
+    ITEMS,
+    LandUnit,
+    Nation,
+    NewsItem,
+    Plague,
+    Plane,
+    Relation,
+    Sector,
+    Ship,
+    Telegram,
+    World,
+)
+from bellum.errors import InputError
+
+SCHEMA_VERSION = 1
+T = TypeVar("T")
+
+
+class _Entry:
+    """One table of the file, read field by field with precise error messages."""
+
+    def __init__(self, where: str, data: Any) -> None:
+        self.where = where
+        if not isinstance(data, dict):
+            raise InputError(f"{where}: expected a table")
+        self.data: dict[str, Any] = data
+        self.used: set[str] = set()
+
+    def fail(self, key: str, problem: str) -> InputError:
+        return InputError(f"{self.where}: {key}: {problem}")
+
+    def get(self, key: str, kind: type[T], default: T | None = None) -> T:
+        self.used.add(key)
+        if key not in self.data:
+            if default is None:
+                raise self.fail(key, "missing")
+            return default
+        v = self.data[key]
+        if kind is float and isinstance(v, int) and not isinstance(v, bool):
+            v = float(v)
+        if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
+            raise self.fail(key, f"expected {kind.__name__}, got {v!r}")
+        return v
+
+    def int(
+        self, key: str, default: int | None = None, lo: int | None = None, hi: int | None = None
+    ) -> int:
+        v = self.get(key, int, default)
+        if lo is not None and v < lo:
+            raise self.fail(key, f"{v} is below {lo}")
+        if hi is not None and v > hi:
+            raise self.fail(key, f"{v} is above {hi}")
+        return v
+
+    def coord(self, key: str, geo: Geometry, default: Coord | None = None) -> Coord:
+        self.used.add(key)
+        if key not in self.data:
+            if default is None:
+                raise self.fail(key, "missing")
+            return default
+        v = self.data[key]
+        if not (isinstance(v, list) and len(v) == 2 and all(type(i) is int for i in v)):
+            raise self.fail(key, f"expected [x, y], got {v!r}")
+        if (v[0] + v[1]) % 2:
+            raise self.fail(key, f"{v[0]},{v[1]} is not a sector (x + y must be even)")
+        return geo.norm(v[0], v[1])
+
+    def lookup(self, key: str, table: Callable[[str], T], what: str) -> T:
+        name = self.get(key, str)
+        try:
+            return table(name)
+        except KeyError:
+            raise self.fail(key, f"unknown {what} '{name}'") from None
+
+    def finish(self) -> None:
+        extra = sorted(set(self.data) - self.used)
+        if extra:
+            raise self.fail(extra[0], "unknown field")
+
+
+def _items(e: _Entry, prefix_fields: tuple[str, ...] = ("mil", "civ")) -> dict[str, int]:
+    items: dict[str, int] = {}
+    for f in prefix_fields:
+        if f in e.data:
+            items[f] = e.int(f, lo=0, hi=9999)
+    extra = e.get("items", dict, {})
+    for k, v in extra.items():
+        if k not in ITEMS:
+            raise e.fail(f"items.{k}", f"unknown item (one of {', '.join(ITEMS)})")
+        if type(v) is not int or not 0 <= v <= 9999:
+            raise e.fail(f"items.{k}", f"expected a count 0..9999, got {v!r}")
+        items[k] = v
+    return items
+
+
+def _plague(e: _Entry) -> Plague:
+    name = e.get("plague", str, "healthy")
+    try:
+        return Plague[name.upper()]
+    except KeyError:
+        raise e.fail("plague", f"unknown stage '{name}'") from None
+
+
+def parse_world(
+    data: dict[str, Any], source: str = "<world>", tables: Tables | None = None
+) -> World:
+    """Build and validate a :class:`World` from parsed TOML ``data``."""
+    tables = tables or stock()
+    top = _Entry(source, data)
+    version = top.int("schema_version", SCHEMA_VERSION)
+    if version > SCHEMA_VERSION:
+        raise top.fail("schema_version", f"{version} is newer than this bellum ({SCHEMA_VERSION})")
+    w = _Entry(f"{source}:world", top.get("world", dict, {}))
+    size = w.get("size", list, [64, 32])
+    if not (len(size) == 2 and all(type(i) is int and i > 0 and i % 2 == 0 for i in size)):
+        raise w.fail("size", f"expected [width, height], positive and even, got {size!r}")
+    geo = Geometry(size[0], size[1])
+    fill = (
+        w.lookup("fill", tables.sector, "sector type") if "fill" in w.data else tables.sector("sea")
+    )
+    fill_eff = w.int("fill_eff", 0, 0, 100)
+    w.finish()
+    world = World(geometry=geo, tables=tables)
+
+    opts = top.get("options", dict, {})
+    for k, v in opts.items():
+        if k not in DEFAULT_OPTIONS:
+            raise InputError(f"{source}:options: {k}: unknown option")
+        if type(v) is not type(DEFAULT_OPTIONS[k]) and not (
+            isinstance(DEFAULT_OPTIONS[k], float) and type(v) is int
+        ):
+            raise InputError(f"{source}:options: {k}: expected {type(DEFAULT_OPTIONS[k]).__name__}")
+        world.options[k] = v
+
+    for i, raw in enumerate(top.get("nation", list, [])):
+        e = _Entry(f"{source}:nation[{i}]", raw)
+        cnum = e.int("cnum", lo=1, hi=255)
+        if cnum in world.nations:
+            raise e.fail("cnum", f"country {cnum} is defined twice")
+        n = Nation(cnum=cnum, name=e.get("name", str))
+        e.where = f"{source}:nation {n.name}"
+        n.money = e.int("money", 0)
+        n.btu = e.int("btu", 640)
+        n.tech = e.get("tech", float, 0.0)
+        n.happiness = e.get("happiness", float, 0.0)
+        n.origin = e.coord("origin", geo, (0, 0))
+        n.capital = e.coord("capital", geo) if "capital" in e.data else None
+        n.capital_sacked = e.get("capital_sacked", bool, False)
+        n.active = e.get("active", bool, True)
+        for other, rel in e.get("relations", dict, {}).items():
+            if not other.isdigit():
+                raise e.fail(f"relations.{other}", "expected a country number")
+            try:
+                n.relations[int(other)] = Relation.parse(str(rel))
+            except KeyError:
+                raise e.fail(f"relations.{other}", f"unknown relation '{rel}'") from None
+        e.finish()
+        world.nations[cnum] = n
+    for n in world.nations.values():
+        for other in n.relations:
+            if other not in world.nations:
+                raise InputError(f"{source}:nation {n.name}: relations.{other}: no such country")
+
+    for i, raw in enumerate(top.get("sector", list, [])):
+        e = _Entry(f"{source}:sector[{i}]", raw)
+        x, y = e.coord("at", geo)
+        e.where = f"{source}:sector {x},{y}"
+        if (x, y) in world.sectors:
+            raise e.fail("at", "sector is defined twice")
+        des = e.lookup("des", tables.sector, "sector type")
+        owner = e.int("owner", 0, 0)
+        if owner and owner not in world.nations:
+            raise e.fail("owner", f"no country {owner}")
+        s = Sector(x=x, y=y, type=des, owner=owner)
+        s.oldowner = e.int("oldowner", owner, 0)
+        if s.oldowner and s.oldowner not in world.nations:
+            raise e.fail("oldowner", f"no country {s.oldowner}")
+        s.eff = e.int("eff", 0, 0, 100)
+        s.mob = e.int("mob", 0, -127, 127)
+        s.road = e.int("road", 0, 0, 100)
+        s.rail = e.int("rail", 0, 0, 100)
+        s.defense = e.int("defense", 0, 0, 100)
+        s.loyalty = e.int("loyalty", 0, 0, 127)
+        s.che = e.int("che", 0, 0, 255)
+        s.che_target = e.int("che_target", 0, 0)
+        s.avail = e.int("avail", 0, 0, 9999)
+        s.mines = e.int("mines", 0, 0, 9999)
+        s.off = e.get("off", bool, False)
+        s.dist = e.coord("dist", geo) if "dist" in e.data else None
+        s.thresholds = {str(k): int(v) for k, v in e.get("thresholds", dict, {}).items()}
+        s.deliveries = {str(k): str(v) for k, v in e.get("deliveries", dict, {}).items()}
+        s.plague = _plague(e)
+        s.items = _items(e)
+        if des.is_sea and owner:
+            raise e.fail("owner", f"a {des.name} sector cannot be owned")
+        e.finish()
+        world.sectors[(x, y)] = s
+    for y in range(geo.height):
+        for x in range(y % 2, geo.width, 2):
+            if (x, y) not in world.sectors:
+                world.sectors[(x, y)] = Sector(x=x, y=y, type=fill, eff=fill_eff)
+
+    for i, raw in enumerate(top.get("ship", list, [])):
+        e = _Entry(f"{source}:ship[{i}]", raw)
+        uid = e.int("uid", lo=0)
+        e.where = f"{source}:ship #{uid}"
+        if uid in world.ships:
+            raise e.fail("uid", "ship number used twice")
+        kind = e.lookup("type", lambda k: tables.ships[k], "ship type")
+        owner = e.int("owner", lo=1)
+        if owner not in world.nations:
+            raise e.fail("owner", f"no country {owner}")
+        x, y = e.coord("at", geo)
+        sh = Ship(uid=uid, type=kind, owner=owner, x=x, y=y)
+        sh.name = e.get("name", str, "")
+        sh.eff = e.int("eff", 100, 0, 100)
+        sh.mob = e.int("mob", 0, -127, 127)
+        sh.tech = e.get("tech", float, float(kind.tech))
+        sh.fleet = e.get("fleet", str, "")
+        sh.mission = e.get("mission", str, "")
+        sh.plague = _plague(e)
+        sh.items = _items(e)
+        e.finish()
+        world.ships[uid] = sh
+
+    for i, raw in enumerate(top.get("unit", list, [])):
+        e = _Entry(f"{source}:unit[{i}]", raw)
+        uid = e.int("uid", lo=0)
+        e.where = f"{source}:unit #{uid}"
+        if uid in world.units:
+            raise e.fail("uid", "unit number used twice")
+        ltype = e.lookup("type", lambda k: tables.land[k], "land unit type")
+        owner = e.int("owner", lo=1)
+        if owner not in world.nations:
+            raise e.fail("owner", f"no country {owner}")
+        x, y = e.coord("at", geo)
+        u = LandUnit(uid=uid, type=ltype, owner=owner, x=x, y=y)
+        u.eff = e.int("eff", 100, 0, 100)
+        u.mob = e.int("mob", 0, -127, 127)
+        u.tech = e.get("tech", float, float(ltype.tech))
+        u.army = e.get("army", str, "")
+        u.fort = e.int("fort", 0, 0, 127)
+        u.mission = e.get("mission", str, "")
+        u.op_center = e.coord("op_center", geo) if "op_center" in e.data else None
+        u.op_radius = e.int("op_radius", 0, 0)
+        u.retreat = e.int("retreat", 42, 0, 100)
+        u.ship = e.int("ship", lo=0) if "ship" in e.data else None
+        u.land = e.int("land", lo=0) if "land" in e.data else None
+        u.plague = _plague(e)
+        u.items = _items(e, ("mil",))
+        if u.mil > ltype.milit:
+            raise e.fail("mil", f"{u.mil} is more than a {ltype.name} holds ({ltype.milit})")
+        e.finish()
+        world.units[uid] = u
+
+    for i, raw in enumerate(top.get("plane", list, [])):
+        e = _Entry(f"{source}:plane[{i}]", raw)
+        uid = e.int("uid", lo=0)
+        e.where = f"{source}:plane #{uid}"
+        if uid in world.planes:
+            raise e.fail("uid", "plane number used twice")
+        ptype = e.lookup("type", lambda k: tables.planes[k], "plane type")
+        owner = e.int("owner", lo=1)
+        if owner not in world.nations:
+            raise e.fail("owner", f"no country {owner}")
+        x, y = e.coord("at", geo)
+        p = Plane(uid=uid, type=ptype, owner=owner, x=x, y=y)
+        p.eff = e.int("eff", 100, 0, 100)
+        p.mob = e.int("mob", 0, -127, 127)
+        p.tech = e.get("tech", float, float(ptype.tech))
+        p.wing = e.get("wing", str, "")
+        p.mission = e.get("mission", str, "")
+        p.ship = e.int("ship", lo=0) if "ship" in e.data else None
+        p.land = e.int("land", lo=0) if "land" in e.data else None
+        p.hardened = e.get("hardened", bool, False)
+        e.finish()
+        world.planes[uid] = p
+
+    for i, raw in enumerate(top.get("telegram", list, [])):
+        e = _Entry(f"{source}:telegram[{i}]", raw)
+        world.telegrams.append(Telegram(to=e.int("to", lo=0), text=e.get("text", str)))
+        e.finish()
+    for i, raw in enumerate(top.get("news", list, [])):
+        e = _Entry(f"{source}:news[{i}]", raw)
+        world.news.append(
+            NewsItem(
+                actor=e.int("actor", lo=0), victim=e.int("victim", lo=0), text=e.get("text", str)
+            )
+        )
+        e.finish()
+    top.finish()
+    _check_positions(world, source)
+    return world
+
+
+def _check_positions(world: World, source: str) -> None:
+    """Objects must stand where they can be: units on land or aboard, ships at sea or in port."""
+    for u in world.units.values():
+        where = f"{source}:unit #{u.uid}"
+        if u.ship is not None:
+            sh = world.ships.get(u.ship)
+            if sh is None:
+                raise InputError(f"{where}: ship: no ship #{u.ship}")
+            if sh.xy != u.xy:
+                raise InputError(f"{where}: at: not where ship #{u.ship} is")
+        elif u.land is not None:
+            carrier = world.units.get(u.land)
+            if carrier is None or carrier.uid == u.uid:
+                raise InputError(f"{where}: land: no carrying unit #{u.land}")
+            if carrier.xy != u.xy:
+                raise InputError(f"{where}: at: not where unit #{u.land} is")
+        elif world.sector(u.xy).type.is_sea:
+            raise InputError(f"{where}: at: a land unit cannot stand on a sea sector")
+    for sh in world.ships.values():
+        if world.sector(sh.xy).type.navigation == "land":
+            raise InputError(f"{source}:ship #{sh.uid}: at: a ship must be at sea or in a harbor")
+
+
+def load_world(path: str | Path) -> World:
+    """Read and validate a world file; every problem is a one-line :class:`InputError`."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such world file") from None
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read: {exc.strerror}") from None
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: not a text file") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise InputError(f"{p}: not valid TOML: {exc}") from None
+    return parse_world(data, p.name)
+
+
+def _drop_defaults(d: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in d.items() if v is not None and defaults.get(k, object()) != v}
+
+
+def world_to_data(world: World) -> dict[str, Any]:
+    """The TOML document of ``world`` (sectors equal to the fill are left out)."""
+    geo = world.geometry
+    counts: dict[tuple[str, int], int] = {}
+    for s in world.sectors.values():
+        if s.owner == 0:
+            key = (s.type.name, s.eff)
+            counts[key] = counts.get(key, 0) + 1
+    fill_name, fill_eff = max(counts, key=lambda k: counts[k]) if counts else ("sea", 0)
+    blank = Sector(x=0, y=0, type=world.tables.sector(fill_name), eff=fill_eff)
+
+    def xy(c: Coord | None) -> list[int] | None:
+        return None if c is None else [c[0], c[1]]
+
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "world": {"size": [geo.width, geo.height], "fill": fill_name, "fill_eff": fill_eff},
+    }
+    if world.options:
+        doc["options"] = dict(world.options)
+    doc["nation"] = [
+        _drop_defaults(
+            {
+                "cnum": n.cnum,
+                "name": n.name,
+                "money": n.money,
+                "btu": n.btu,
+                "tech": n.tech,
+                "happiness": n.happiness,
+                "origin": xy(n.origin),
+                "capital": xy(n.capital),
+                "capital_sacked": n.capital_sacked,
+                "active": n.active,
+                "relations": {str(k): r.label() for k, r in sorted(n.relations.items())},
+            },
+            {"happiness": 0.0, "capital_sacked": False, "active": True, "relations": {}},
+        )
+        for n in sorted(world.nations.values(), key=lambda n: n.cnum)
+    ]
+    sectors = []
+    for c in sorted(world.sectors, key=lambda c: (c[1], c[0])):
+        s = world.sectors[c]
+        if s == Sector(x=s.x, y=s.y, type=blank.type, eff=blank.eff):
+            continue
+        items = {k: v for k, v in s.items.items() if v and k not in ("mil", "civ")}
+        sectors.append(
+            _drop_defaults(
+                {
+                    "at": [s.x, s.y],
+                    "des": s.type.name,
+                    "owner": s.owner,
+                    "oldowner": s.oldowner if s.oldowner != s.owner else None,
+                    "eff": s.eff,
+                    "mob": s.mob,
+                    "mil": s.mil,
+                    "civ": s.civ,
+                    "items": items,
+                    "road": s.road,
+                    "rail": s.rail,
+                    "defense": s.defense,
+                    "loyalty": s.loyalty,
+                    "che": s.che,
+                    "che_target": s.che_target,
+                    "avail": s.avail,
+                    "mines": s.mines,
+                    "off": s.off,
+                    "dist": xy(s.dist),
+                    "thresholds": s.thresholds,
+                    "deliveries": s.deliveries,
+                    "plague": s.plague.name.lower(),
+                },
+                {
+                    "owner": 0,
+                    "mil": 0,
+                    "civ": 0,
+                    "items": {},
+                    "road": 0,
+                    "rail": 0,
+                    "defense": 0,
+                    "loyalty": 0,
+                    "che": 0,
+                    "che_target": 0,
+                    "avail": 0,
+                    "mines": 0,
+                    "off": False,
+                    "thresholds": {},
+                    "deliveries": {},
+                    "plague": "healthy",
+                    "mob": 0,
+                    "eff": 0,
+                },
+            )
+        )
+    doc["sector"] = sectors
+    doc["ship"] = [
+        _drop_defaults(
+            {
+                "uid": sh.uid,
+                "type": sh.type.mnemonic,
+                "owner": sh.owner,
+                "at": [sh.x, sh.y],
+                "name": sh.name,
+                "eff": sh.eff,
+                "mob": sh.mob,
+                "tech": sh.tech,
+                "mil": sh.mil,
+                "items": {k: v for k, v in sh.items.items() if v and k != "mil"},
+                "fleet": sh.fleet,
+                "mission": sh.mission,
+                "plague": sh.plague.name.lower(),
+            },
+            {"name": "", "fleet": "", "mission": "", "items": {}, "mil": 0, "plague": "healthy"},
+        )
+        for _, sh in sorted(world.ships.items())
+    ]
+    doc["unit"] = [
+        _drop_defaults(
+            {
+                "uid": u.uid,
+                "type": u.type.mnemonic,
+                "owner": u.owner,
+                "at": [u.x, u.y],
+                "eff": u.eff,
+                "mob": u.mob,
+                "tech": u.tech,
+                "mil": u.mil,
+                "items": {k: v for k, v in u.items.items() if v and k != "mil"},
+                "army": u.army,
+                "fort": u.fort,
+                "mission": u.mission,
+                "op_center": xy(u.op_center),
+                "op_radius": u.op_radius,
+                "retreat": u.retreat,
+                "ship": u.ship,
+                "land": u.land,
+                "plague": u.plague.name.lower(),
+            },
+            {
+                "army": "",
+                "fort": 0,
+                "mission": "",
+                "op_radius": 0,
+                "items": {},
+                "plague": "healthy",
+            },
+        )
+        for _, u in sorted(world.units.items())
+    ]
+    doc["plane"] = [
+        _drop_defaults(
+            {
+                "uid": p.uid,
+                "type": p.type.mnemonic,
+                "owner": p.owner,
+                "at": [p.x, p.y],
+                "eff": p.eff,
+                "mob": p.mob,
+                "tech": p.tech,
+                "wing": p.wing,
+                "mission": p.mission,
+                "ship": p.ship,
+                "land": p.land,
+                "hardened": p.hardened,
+            },
+            {"wing": "", "mission": "", "hardened": False},
+        )
+        for _, p in sorted(world.planes.items())
+    ]
+    doc["telegram"] = [{"to": t.to, "text": t.text} for t in world.telegrams]
+    doc["news"] = [{"actor": n.actor, "victim": n.victim, "text": n.text} for n in world.news]
+    return {k: v for k, v in doc.items() if v != []}
+
+
+def _value(v: Any) -> str:
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, int | float):
+        return repr(v)
+    if isinstance(v, str):
+        escaped = v.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
+        return f'"{escaped}"'
+    if isinstance(v, list):
+        return "[" + ", ".join(_value(x) for x in v) + "]"
+    if isinstance(v, dict):
+        return "{ " + ", ".join(f"{_key(k)} = {_value(x)}" for k, x in v.items()) + " }"
+    raise TypeError(f"cannot write {v!r} to a world file")
+
+
+def _key(k: str) -> str:
+    return k if k.replace("_", "").replace("-", "").isalnum() else _value(k)
+
+
+def dumps(doc: dict[str, Any]) -> str:
+    """Our TOML layout: scalars first, then ``[tables]``, then one line per field of
+    each ``[[array]]`` entry (small arrays and tables inline)."""
+    lines = [f"{_key(k)} = {_value(v)}" for k, v in doc.items() if not isinstance(v, dict | list)]
+    for k, v in doc.items():
+        if isinstance(v, dict):
+            lines += ["", f"[{_key(k)}]"] + [f"{_key(f)} = {_value(x)}" for f, x in v.items()]
+    for k, v in doc.items():
+        if isinstance(v, list):
+            for entry in v:
+                lines += ["", f"[[{_key(k)}]]"]
+                lines += [f"{_key(f)} = {_value(x)}" for f, x in entry.items()]
+    return "\n".join(lines) + "\n"
+
+
+def save_world(world: World, path: str | Path) -> None:
+    """Write ``world`` atomically: a temporary file in the same folder, then a rename."""
+    p = Path(path)
+    text = dumps(world_to_data(world))
+    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, p)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
