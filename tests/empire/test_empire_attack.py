@@ -105,8 +105,9 @@ mil = 500
 
 def test_failed_attack_b3_item_2() -> None:
     w = world_from(FAILED_ATTACK)
-    r = run(w, "2,0", ["29"])
+    r = run(w, "2,0", ["29", "y"])
     assert r.outcome == "defeated"
+    assert "                      Estimated odds:        2%\n" in r.transcript()
     assert (r.final_attack, r.final_defense, r.odds_percent) == (29, 1000, 2)
     assert "You have been defeated!" in r.transcript()
     assert w.sector((0, 0)).mob == 69
@@ -115,8 +116,8 @@ def test_failed_attack_b3_item_2() -> None:
 
 
 def test_same_seed_same_transcript() -> None:
-    a = run(world_from(FAILED_ATTACK), "2,0", ["29"], seed=77)
-    b = run(world_from(FAILED_ATTACK), "2,0", ["29"], seed=77)
+    a = run(world_from(FAILED_ATTACK), "2,0", ["29", "y"], seed=77)
+    b = run(world_from(FAILED_ATTACK), "2,0", ["29", "y"], seed=77)
     assert a.transcript() == b.transcript()
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -12,7 +13,9 @@ from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
 from bellum.empire.combat import CombatResult, attack
 from bellum.empire.events import Event
-from bellum.empire.world import Nation, World
+from bellum.empire.geometry import Geometry
+from bellum.empire.rules import apply_rules, describe, profile_names
+from bellum.empire.world import DEFAULT_OPTIONS, Nation, World
 from bellum.empire.worldfile import load_world, save_world
 from bellum.errors import UsageError
 
@@ -77,6 +80,22 @@ world_option = click.option(
 as_option = click.option("--as", "country", required=True, help="Your country: number or name.")
 
 
+def rules_options(f: Callable[..., None]) -> Callable[..., None]:
+    """``--profile`` and ``--option`` for every command that applies the rules."""
+    f = click.option(
+        "--option",
+        "options",
+        multiple=True,
+        metavar="NAME=VALUE",
+        help="Override one rule option (see `bellum empire rules`); repeatable.",
+    )(f)
+    return click.option(
+        "--profile",
+        type=click.Choice(profile_names()),
+        help="Rule profile (default: the world's, else server-4.4.1).",
+    )(f)
+
+
 @cli.group()
 def empire() -> None:
     """Wolfpack Empire 4.4: attack, assault, paradrop, board and friends."""
@@ -94,6 +113,7 @@ def empire() -> None:
     help="Write the resulting world here instead of back to --world.",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@rules_options
 def attack_cmd(
     target: str,
     support: tuple[str, ...],
@@ -102,6 +122,8 @@ def attack_cmd(
     seed: int | None,
     out: Path | None,
     as_json: bool,
+    profile: str | None,
+    options: tuple[str, ...],
 ) -> None:
     """Attack the sector TARGET (x,y in your coordinates) from your adjacent sectors.
 
@@ -110,6 +132,7 @@ def attack_cmd(
     answered interactively, or line by line from piped input.
     """
     world = load_world(world_path)
+    apply_rules(world, profile, list(options))
     nation = _country(world, country)
     used = _seed(seed)
     result = attack(
@@ -170,3 +193,29 @@ def show_cmd(sectors: tuple[str, ...], world_path: Path, country: str) -> None:
                 f" {u.eff:>3} {u.mob:>3} {u.mil:>3} {u.tech:>6.1f} {u.fort:>4} {u.army or '~':>4}"
                 f" {u.mission or '-'}"
             )
+
+
+@empire.command("rules")
+@click.option(
+    "--world",
+    "world_path",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Show the values this world uses.",
+)
+@rules_options
+def rules_cmd(world_path: Path | None, profile: str | None, options: tuple[str, ...]) -> None:
+    """List the rule profiles, switches and options, one line each, with their values."""
+    world = load_world(world_path) if world_path else None
+    values: dict[str, object] = dict(DEFAULT_OPTIONS)
+    if world is not None or profile or options:
+        w = world or World(geometry=Geometry())
+        apply_rules(w, profile, list(options))
+        values.update({k: w.option(k) for k in DEFAULT_OPTIONS})
+    current = values["profile"]
+    for kind, name, text in describe():
+        if kind == "profile":
+            value = "*" if name == current else ""
+        else:
+            v = values.get(name)
+            value = ("on" if v else "off") if isinstance(v, bool) else str(v)
+        click.echo(f"{kind:<8} {name:<22} {value:<4} {text}")

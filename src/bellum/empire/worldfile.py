@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.rules import PROFILES
 from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,
@@ -150,6 +151,8 @@ def parse_world(
             isinstance(DEFAULT_OPTIONS[k], float) and type(v) is int
         ):
             raise InputError(f"{source}:options: {k}: expected {type(DEFAULT_OPTIONS[k]).__name__}")
+        if k == "profile" and v not in PROFILES:
+            raise InputError(f"{source}:options: profile: unknown profile '{v}'")
         world.options[k] = v
 
     for i, raw in enumerate(top.get("nation", list, [])):

@@ -17,7 +17,8 @@ def damage_target(c: Combat) -> None:
     t = c.target
     assert t is not None
     old = t.eff
-    t.eff = c.dice.damage(t.eff, pct((c.d_cas + c.a_cas) // 10))
+    x = (c.d_cas + c.a_cas) // 10
+    t.eff = c.dice.damage(t.eff, x if c.world.option("info_efficiency") else pct(x))
     delta = old - t.eff
     if delta > 0:
         t.road = max(0, int(t.road - t.road * delta / 100))

@@ -130,9 +130,10 @@ def attack(
         c.say(str(exc))
         result.outcome = "refused"
         result.btu_charged = COMMAND_BTU
-    except Aborted:
+    except Aborted as exc:
         c.say("Attack aborted")
-        c.say("No troops for attack...")
+        if exc.no_troops:
+            c.say("No troops for attack...")
         result.outcome = "aborted"
         result.btu_charged = COMMAND_BTU
     result.events = c.events
@@ -171,7 +172,10 @@ def _attack_flow(c: Combat, xy: Coord, support_args: list[str], result: CombatRe
         raise Aborted
     c.say()
     c.say(f"             Initial attack strength: {c.ototal:8d}")
-    defenders.present_defenders(c)
+    estimate = bool(w.option("scout_estimate"))
+    if estimate:
+        defenders.scout_estimate(c)
+    defenders.present_defenders(c, report_units=not estimate)
     before = defense_total(c, 1.0)
     defenders.react(c)
     defenders.report_attackers(c)
@@ -187,6 +191,13 @@ def _attack_flow(c: Combat, xy: Coord, support_args: list[str], result: CombatRe
     _after_fight(c, result)
 
 
+def sector_mob_loss(c: Combat, mob: int, newmob: int) -> int:
+    """§11/§12: the server caps the loss at 20; the info page makes 20 the minimum."""
+    if c.world.option("info_sector_mobility"):
+        return min(mob, max(20, mob - newmob))
+    return min(20, mob - newmob)
+
+
 def _after_fight(c: Combat, result: CombatResult) -> None:
     """§6.5: the consequences, in the server's order (which is also its draw order)."""
     w = c.world
@@ -197,7 +208,7 @@ def _after_fight(c: Combat, result: CombatResult) -> None:
         c.d_troops = 0
     elif c.d_mil0 > 0 and c.d_cas > 0 and t.mob >= 0:
         newmob = c.dice.damage(t.mob, (100 * c.d_cas) // c.d_mil0)
-        c.target_pending = min(20, t.mob - newmob)
+        c.target_pending = sector_mob_loss(c, t.mob, newmob)
     t.mil = c.d_troops
     # 2. the attacking sectors
     for o in c.offs:
@@ -207,7 +218,7 @@ def _after_fight(c: Combat, result: CombatResult) -> None:
         s = o.sector
         if s.mil > 0 and s.mob >= 0:
             newmob = c.dice.damage(s.mob, (100 * lost) // s.mil)
-            o.pending += min(20, s.mob - newmob)
+            o.pending += sector_mob_loss(c, s.mob, newmob)
         s.mil -= lost
     # 3. land unit mobility (step 8), 4. the target's efficiency (step 11)
     fight.unit_mobility(c)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from bellum.empire.combat.force import spy_value
-from bellum.empire.combat.state import Combat, Fighter, roundint5, roundint10
+from bellum.empire.combat.state import Aborted, Combat, Fighter, roundint5, roundint10
 from bellum.empire.combat.strength import defense_total, defense_value, target_multiplier
 from bellum.empire.movement import path_cost, unit_kind, unitcost
 from bellum.empire.supply import in_supply
+from bellum.empire.tables import land_def
 from bellum.empire.world import LandUnit
 
 
@@ -14,18 +15,58 @@ def report(c: Combat, dest: int, u: LandUnit, spy: int, prefix: str) -> None:
     """§4.4: what ``dest``'s scouts make out of unit ``u`` (random, like the server)."""
     if dest == 0 or u.owner == 0:
         return
-    k = spy + u.type.vis
+    line, _ = _scout_line(c, u, spy + u.type.vis, prefix)
+    if line is not None:
+        c.notify(dest, line)
+
+
+def scout_estimate(c: Combat) -> None:
+    """§18.1 (seed step 3): the scouts' estimate; below 50 % the player may back out.
+
+    The estimate counts only the mil and the units the scouts see, assumes
+    100 % efficiency where they missed it, and ignores fortification, supply,
+    reactions, support and mines.
+    """
+    assert c.target is not None
+    seen = 0
+    for u in c.world.units_at(c.target.xy):
+        if u.owner != c.defender or u.owner == 0 or u.loaded or u.type.has("spy"):
+            continue
+        line, saw_eff = _scout_line(c, u, c.a_spy + u.type.vis, "Scouts report defending unit:")
+        e = 0.0
+        if line is not None:
+            c.say(line)
+            e = u.mil * u.eff / 100 if saw_eff else float(u.mil)
+        if not u.loaded or u.type.has("marine"):
+            e *= land_def(u.type, u.tech)
+        seen += int(e)
+    dm = target_multiplier(c)
+    est = int(int(dm * roundint10(c.d_troops)) + dm * seen)
+    pct = 100 if est <= 0 else int(100 * c.ototal / (c.ototal + est))
+    if pct >= 50:
+        return
+    c.say(f"          Estimated defense strength: {est:8d}")
+    c.say(f"                      Estimated odds: {pct:8d}%")
+    c.say()
+    answer = c.ask(f"Are you sure you want to {c.verb} [yn]? ")
+    if answer is None or answer[:1] not in ("y", "Y"):
+        raise Aborted(no_troops=False)
+
+
+def _scout_line(c: Combat, u: LandUnit, k: int, prefix: str) -> tuple[str | None, bool]:
+    """The scouts' look at ``u`` with sight ``k``: the line (if seen) and whether eff was seen."""
     d = c.dice
     if not d.chance(k / 10):
-        return
+        return None, False
     line = f"{prefix} {u.name()}"
+    if not d.chance(k / 20):
+        return line, False
+    line += f" (eff {roundint5(u.eff)}, mil {roundint10(u.mil)}"
     if d.chance(k / 20):
-        line += f" (eff {roundint5(u.eff)}, mil {roundint10(u.mil)}"
-        if d.chance(k / 20):
-            line += f", tech {max(0, int(u.tech) - 20 + d.roll(40))})"
-        else:
-            line += ")"
-    c.notify(dest, line)
+        line += f", tech {max(0, int(u.tech) - 20 + d.roll(40))})"
+    else:
+        line += ")"
+    return line, True
 
 
 def present_defenders(c: Combat, report_units: bool = True) -> None:
@@ -56,7 +97,12 @@ def react(c: Combat) -> None:
     for _, u in sorted(w.units.items()):
         if not dtotal0 + added * e < limit:
             break
-        if u.owner != c.defender or u.xy == t.xy or u.mission != "reserve" or u.loaded:
+        info = bool(w.option("info_reaction"))
+        if u.owner != c.defender or u.xy == t.xy or u.loaded:
+            continue
+        if not info and u.mission != "reserve":
+            continue
+        if info and u.eff <= u.retreat:
             continue
         if defense_value(u) < 1 or u.type.has("supply"):
             continue
@@ -64,8 +110,11 @@ def react(c: Combat) -> None:
             continue
         here = w.sector(u.xy)
         rng = u.type.rad + (1 if here.type.has("headquarters") and here.eff >= 60 else 0)
-        center = u.op_center or u.xy
-        if geo.mapdist(t.xy, center) > u.op_radius or geo.mapdist(t.xy, u.xy) > rng:
+        if info:
+            rng += 2 if u.mission == "reserve" else 0
+        elif geo.mapdist(t.xy, u.op_center or u.xy) > u.op_radius:
+            continue
+        if geo.mapdist(t.xy, u.xy) > rng:
             continue
         pc = path_cost(w, u.xy, t.xy, c.defender, unit_kind(u))
         if pc < 0 or u.mob < unitcost(u, pc):

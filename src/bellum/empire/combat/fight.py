@@ -188,12 +188,20 @@ def unit_casualty(c: Combat, f: Fighter, k: int, mode: Mode) -> int:
 
 def unit_mobility(c: Combat) -> None:
     """§8: every unit still fighting loses ``combat_mob`` x its side's loss factor."""
-    cm = c.world.option("combat_mob")
-    if c.d_bodies > 0 and c.d_cas > 0:
-        loss = ldround(cm * c.d_cas / c.d_bodies)
-        for f in c.d_units:
-            f.unit.mob = max(-127, f.unit.mob - loss)
-    if c.a_bodies > 0 and c.a_cas > 0:
-        loss = ldround(cm * c.a_cas / c.a_bodies)
-        for f in c.a_units:
-            f.unit.mob = max(-127, f.unit.mob - loss)
+    info = bool(c.world.option("info_unit_mobility"))
+    cm = 10.0 if info else c.world.option("combat_mob")
+    for cas, bodies, units, defending in (
+        (c.d_cas, c.d_bodies, c.d_units, True),
+        (c.a_cas, c.a_bodies, c.a_units, False),
+    ):
+        if bodies <= 0 or cas <= 0:
+            continue
+        factor = cas / bodies
+        for f in units:
+            u = f.unit
+            half = info and defending and u.mission == "reserve"
+            u.mob = max(-127, u.mob - ldround(cm * factor / (2 if half else 1)))
+            if info and c.dice.chance(factor):
+                u.items["shell"] = u.items.get("shell", 0) - min(
+                    u.items.get("shell", 0), u.type.ammo
+                )

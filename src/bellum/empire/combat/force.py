@@ -8,6 +8,7 @@ from bellum.empire.combat.state import Aborted, Combat, Fighter, OffObject, atoi
 from bellum.empire.combat.strength import attack_value, sector_offense
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.supply import in_supply
+from bellum.empire.tables import land_frg
 from bellum.empire.world import LandUnit, Relation, Sector
 
 UNIT_HELP = """y - yes this unit
@@ -118,6 +119,10 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers) -> None:
             continue
         if u.type.has("supply"):
             continue
+        barred = info_page_barred(c, u)
+        if barred:
+            c.say(f"{u.name()} is {barred} unit, and cannot {verb}")
+            continue
         if u.mob <= 0:
             c.say(f"{u.name()} is out of mobility, and cannot {verb}")
             continue
@@ -149,6 +154,19 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers) -> None:
         c.a_spy = max(c.a_spy, spy_value(u))
         if u.type.has("engineer"):
             c.a_engineer += 1
+
+
+def info_page_barred(c: Combat, u: LandUnit) -> str:
+    """Under the info-page rules security, flak and artillery units stay home (§2.6)."""
+    if not c.world.option("info_attackers"):
+        return ""
+    if u.type.has("security"):
+        return "a security"
+    if u.type.has("flak"):
+        return "a flak"
+    if land_frg(u.type, u.tech) > 0:
+        return "an artillery"
+    return ""
 
 
 def spy_value(u: LandUnit) -> int:

@@ -28,7 +28,14 @@ class Mode(Enum):
 
 
 class Aborted(Exception):
-    """The command ends normally (BTUs are charged) after its abort messages."""
+    """The command ends normally (BTUs are charged) after its abort messages.
+
+    ``no_troops`` adds the server's ``No troops for <verb>...`` line.
+    """
+
+    def __init__(self, no_troops: bool = True) -> None:
+        super().__init__()
+        self.no_troops = no_troops
 
 
 class UsageFailure(Exception):

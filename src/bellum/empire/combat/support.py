@@ -66,6 +66,8 @@ def ship_damage(c: Combat, victim: int, helped: int) -> int:
         dist = w.geometry.mapdist(sh.xy, p)
         if dist > 8 or not w.helps(sh.owner, helped, victim) or sh.type.has("sub"):
             continue
+        if sh.mission and w.option("info_mission_fire"):
+            continue
         rng = c.dice.roundavg(techfact(sh.tech, ship_frange(sh.type, sh.tech) / 2.0))
         if rng < dist or sh.eff < 60:
             continue
@@ -90,6 +92,8 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
     total = 0
     for _, u in sorted(w.units.items()):
         if u.xy == p or not w.helps(u.owner, helped, victim):
+            continue
+        if u.mission and w.option("info_mission_fire"):
             continue
         rng = c.dice.roundavg(techfact(u.tech, land_frg(u.type, u.tech) / 2.0))
         if w.geometry.mapdist(u.xy, p) > rng:

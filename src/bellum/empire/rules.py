@@ -1,0 +1,121 @@
+"""Rule profiles and options (spec §18 and each step's "Server vs info page" note).
+
+A *profile* is a named set of rule switches.  ``server-4.4.1`` (the default)
+is bit-exact to the real server; ``info-page`` takes the seed document
+literally wherever the server changed it.  *Options* are independent
+switches and econfig values.  Everything ends up in the world's option
+table, with this precedence (later wins): stock defaults, the profile, the
+world file's ``[options]``, then ``--option NAME=VALUE`` on the command line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bellum.empire.world import DEFAULT_OPTIONS, World
+from bellum.errors import UsageError
+
+
+@dataclass(frozen=True)
+class Switch:
+    """One rule switch that profiles set."""
+
+    name: str
+    description: str
+
+
+#: Where the seed document and the 4.4.1 server disagree; False = the server's rule.
+SWITCHES: tuple[Switch, ...] = (
+    Switch("info_attackers", "security, flak and artillery units may not attack (§2.6)"),
+    Switch(
+        "info_reaction", "reserve units get +2 reaction radius and need eff above retreat % (§4.5)"
+    ),
+    Switch("info_mission_fire", "ships and units on missions fire no support (§5.6)"),
+    Switch(
+        "info_unit_mobility", "units lose 10 x loss factor (reserve half) and may use supplies (§8)"
+    ),
+    Switch("info_sector_mobility", "the target loses max(20, proportional) mobility (§11)"),
+    Switch("info_efficiency", "the target loses casualties/10 percent efficiency (§11)"),
+)
+
+PROFILES: dict[str, tuple[str, dict[str, Any]]] = {
+    "server-4.4.1": (
+        "the real Wolfpack Empire 4.4.1 server, bit for bit (default)",
+        {s.name: False for s in SWITCHES},
+    ),
+    "info-page": (
+        "the seed's info page taken literally where the server changed it",
+        {s.name: True for s in SWITCHES},
+    ),
+}
+DEFAULT_PROFILE = "server-4.4.1"
+
+#: Independent options with one line each (econfig values are listed in the docs).
+OPTION_HELP: dict[str, str] = {
+    "scout_estimate": "scouts estimate the odds and ask before a bad attack (seed step 3, §18.1)",
+    "SLOW_WAR": "only sectors of countries you are at war with may be attacked (§18.2)",
+    "SNEAK_ATTACK": "with SLOW_WAR: one sneak attack for $5000, then war (§18.2)",
+    "INTERDICT_ATT": "interdiction and land mines on the move-in after an attack (§14)",
+    "fix_movein_mobility": "charge the mil move-in mobility that 4.4.1 forgets (§13.1)",
+    "NO_FORT_FIRE": "forts never fire support",
+    "NOFOOD": "land units need no food to be in supply",
+    "MOB_ACCESS": "sector mobility may go below zero",
+    "RAILWAYS": "trains run on railway sectors",
+    "BLITZ": "commands cost no BTUs",
+}
+
+
+def profile_names() -> list[str]:
+    return list(PROFILES)
+
+
+def parse_value(name: str, text: str) -> Any:
+    """An option value typed on the command line, checked against the option's type."""
+    default = DEFAULT_OPTIONS[name]
+    low = text.strip().lower()
+    if isinstance(default, bool):
+        if low in ("1", "on", "true", "yes", "y"):
+            return True
+        if low in ("0", "off", "false", "no", "n"):
+            return False
+        raise UsageError(f"option {name} takes on/off, not '{text}'")
+    try:
+        if isinstance(default, int):
+            return int(text)
+        if isinstance(default, float):
+            return float(text)
+    except ValueError:
+        raise UsageError(f"option {name} takes a number, not '{text}'") from None
+    return text
+
+
+def apply_rules(world: World, profile: str | None = None, options: list[str] | None = None) -> None:
+    """Set the world's rules: its own profile unless ``profile`` is given, then ``options``."""
+    name = profile or world.options.get("profile", DEFAULT_PROFILE)
+    if name not in PROFILES:
+        raise UsageError(f"unknown profile '{name}'; profiles: {', '.join(PROFILES)}")
+    file_options = {k: v for k, v in world.options.items() if k != "profile"}
+    switches = PROFILES[name][1]
+    world.options.update(switches)
+    if profile is None:
+        world.options.update({k: v for k, v in file_options.items() if k not in switches})
+        world.options.update({k: file_options[k] for k in switches if k in file_options})
+    world.options["profile"] = name
+    for item in options or []:
+        key, sep, value = item.partition("=")
+        key = key.strip()
+        if not sep:
+            raise UsageError(f"--option needs NAME=VALUE, not '{item}'")
+        if key not in DEFAULT_OPTIONS or key == "profile":
+            valid = ", ".join(sorted(k for k in DEFAULT_OPTIONS if k != "profile"))
+            raise UsageError(f"unknown option '{key}'; options: {valid}")
+        world.options[key] = parse_value(key, value)
+
+
+def describe() -> list[tuple[str, str, str]]:
+    """(kind, name, one-line description) of every profile, switch and option."""
+    rows = [("profile", n, d) for n, (d, _) in PROFILES.items()]
+    rows += [("switch", s.name, s.description) for s in SWITCHES]
+    rows += [("option", k, v) for k, v in OPTION_HELP.items()]
+    return rows
