@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -70,6 +71,20 @@ def _seed(seed: int | None) -> int:
     return used
 
 
+_NEGATIVE_COORD = re.compile(r"^-\d+,-?\d+$")
+
+
+class CoordCommand(click.Command):
+    """A command whose arguments may be negative coordinates such as ``-14,2``.
+
+    Click would take them for options; a leading blank keeps them arguments
+    (the coordinate parser ignores blanks).
+    """
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        return super().parse_args(ctx, [" " + a if _NEGATIVE_COORD.match(a) else a for a in args])
+
+
 world_option = click.option(
     "--world",
     "world_path",
@@ -101,7 +116,7 @@ def empire() -> None:
     """Wolfpack Empire 4.4: attack, assault, paradrop, board and friends."""
 
 
-@empire.command("attack")
+@empire.command("attack", cls=CoordCommand)
 @click.argument("target")
 @click.argument("support", nargs=-1)
 @world_option
@@ -157,7 +172,7 @@ def _finish(result: CombatResult, world: World, dest: Path, as_json: bool) -> No
         sys.exit(code)
 
 
-@empire.command("show")
+@empire.command("show", cls=CoordCommand)
 @click.argument("sectors", nargs=-1)
 @world_option
 @as_option

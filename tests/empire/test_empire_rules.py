@@ -1,0 +1,244 @@
+"""Rule profiles and options: each info-page difference takes effect (spec §18)."""
+
+from __future__ import annotations
+
+import pytest
+from conftest import EXAMPLES, world_from
+
+from bellum.dice import ServerRandom
+from bellum.empire.combat import CombatResult, attack
+from bellum.empire.events import ScriptedPrompter
+from bellum.empire.rules import apply_rules
+from bellum.empire.world import World
+from bellum.empire.worldfile import load_world
+from bellum.errors import UsageError
+
+
+def run(w: World, target: str, answers: list[str], profile: str, seed: int = 1) -> CombatResult:
+    apply_rules(w, profile)
+    return attack(w, target, 1, ServerRandom(seed), ScriptedPrompter(list(answers)))
+
+
+ARTILLERY = """
+[[sector]]
+at = [0, 0]
+des = "wilderness"
+owner = 1
+eff = 100
+mob = 127
+mil = 100
+[[sector]]
+at = [2, 0]
+des = "wilderness"
+owner = 2
+eff = 100
+mob = 80
+mil = 10
+[[unit]]
+uid = 0
+type = "art"
+owner = 1
+at = [0, 0]
+tech = 100.0
+mob = 100
+mil = 25
+items = { shell = 20, gun = 10 }
+"""
+
+
+def test_artillery_attacks_on_the_server_but_not_on_the_info_page() -> None:
+    server = run(world_from(ARTILLERY), "2,0", ["50", "n"], "server-4.4.1").transcript()
+    assert "art  artillery #0 has a base attack value of" in server
+    info = run(world_from(ARTILLERY), "2,0", ["50"], "info-page").transcript()
+    assert "art  artillery #0 is an artillery unit, and cannot attack\n" in info
+
+
+REACTION = """
+[[sector]]
+at = [0, 0]
+des = "wilderness"
+owner = 1
+eff = 100
+mob = 127
+mil = 200
+[[sector]]
+at = [2, 0]
+des = "wilderness"
+owner = 2
+eff = 100
+mob = 80
+mil = 20
+[[sector]]
+at = [4, 0]
+des = "wilderness"
+owner = 2
+eff = 100
+mob = 80
+[[unit]]
+uid = 0
+type = "inf"
+owner = 2
+at = [4, 0]
+tech = 100.0
+mob = 127
+mil = 100
+"""
+
+
+def test_only_reserve_units_react_on_the_server() -> None:
+    w = world_from(REACTION)
+    r = run(w, "2,0", ["150", "0"], "server-4.4.1")
+    assert "Defense strength with reacting units" not in r.transcript()
+    w = world_from(REACTION)
+    r = run(w, "2,0", ["150", "0"], "info-page")
+    assert "Defense strength with reacting units:      425\n" in r.transcript()
+    assert any(t.text == "inf  infantry #0 reacts to 2,0." for t in w.telegrams)
+
+
+def test_info_page_reacting_units_need_efficiency_above_retreat() -> None:
+    w = world_from(REACTION.replace("mil = 100\n", "mil = 100\neff = 40\nretreat = 50\n"))
+    r = run(w, "2,0", ["150", "0"], "info-page")
+    assert "Defense strength with reacting units" not in r.transcript()
+
+
+def test_reserve_reaction_b3_item_4() -> None:
+    """A reserve infantry one sector away reacts and pays 23 mobility (127 -> 104)."""
+    w = world_from(
+        REACTION.replace("mil = 100\n", 'mil = 100\nmission = "reserve"\nop_radius = 2\n')
+    )
+    r = run(w, "2,0", ["150", "0"], "server-4.4.1")
+    assert "Defense strength with reacting units:      425\n" in r.transcript()
+    # 20 mil x 2 + 100 x 1.92426 x 2 = 424.85, rounded up
+    inf = w.units[0]
+    assert inf.mob <= 104  # the reaction cost 23; combat may take more
+    assert any(t.text.startswith("inf  infantry #0 returns to") for t in w.telegrams) or inf.xy != (
+        2,
+        0,
+    )
+
+
+def test_efficiency_damage_profiles(vector_a_path: object) -> None:
+    server = load_world(EXAMPLES / "vector-a.toml")
+    run(server, "2,0", ["150", "0"], "server-4.4.1")
+    info = load_world(EXAMPLES / "vector-a.toml")
+    r = run(info, "2,0", ["150", "0"], "info-page")
+    assert r.attacker_casualties + r.defender_casualties == 54  # same fight line
+    assert server.sector((2, 0)).eff == 96  # PCT(5) = 4 %
+    assert info.sector((2, 0)).eff == 95  # 54 // 10 = 5 %
+
+
+FAILED = """
+[[sector]]
+at = [0, 0]
+des = "wilderness"
+owner = 1
+eff = 100
+mob = 100
+mil = 30
+[[sector]]
+at = [2, 0]
+des = "wilderness"
+owner = 2
+eff = 100
+mob = 80
+mil = 500
+"""
+
+
+def test_target_mobility_loss_is_capped_on_the_server_and_floored_on_the_info_page() -> None:
+    server = world_from(FAILED)
+    r = run(server, "2,0", ["29", "y"], "server-4.4.1")
+    assert r.outcome == "defeated" and r.defender_casualties < 20
+    assert server.sector((2, 0)).mob > 60
+    info = world_from(FAILED)
+    run(info, "2,0", ["29", "y"], "info-page")
+    assert info.sector((2, 0)).mob == 60
+    # all 29 of 30 lost: the server caps the attacker's loss at 20, the info page doesn't
+    assert server.sector((0, 0)).mob == 69
+    assert info.sector((0, 0)).mob == 0
+
+
+def test_unit_mobility_ten_times_the_loss_factor_on_the_info_page() -> None:
+    def cav_world() -> World:
+        return load_world(EXAMPLES / "cavalry.toml")
+
+    server, info = cav_world(), cav_world()
+    rs = run(server, "2,0", ["150", "y", "n", "0", "n"], "server-4.4.1", seed=4)
+    ri = run(info, "2,0", ["150", "y", "n", "0", "n"], "info-page", seed=4)
+    assert rs.attacker_casualties == ri.attacker_casualties == 3
+    # server: ldround(5 x 3/170) = 0; info page: ldround(10 x 3/170) = 0 as well, so
+    # only the march cost (25) is paid either way; a bloodier fight shows the factor.
+    assert server.units[0].mob == info.units[0].mob == 75
+
+
+MISSION_FIRE = """
+[[sector]]
+at = [0, 0]
+des = "wilderness"
+owner = 1
+eff = 100
+mob = 127
+mil = 100
+[[sector]]
+at = [2, 0]
+des = "wilderness"
+owner = 2
+eff = 100
+mob = 80
+mil = 40
+[[sector]]
+at = [6, 0]
+des = "wilderness"
+owner = 2
+eff = 100
+[[unit]]
+uid = 0
+type = "art"
+owner = 2
+at = [6, 0]
+tech = 100.0
+mob = 100
+mil = 25
+mission = "interdiction"
+items = { shell = 40, gun = 10 }
+"""
+
+
+def test_units_on_missions_fire_support_only_on_the_server() -> None:
+    server = run(world_from(MISSION_FIRE), "2,0", ["99", "y"], "server-4.4.1").transcript()
+    assert "defender\t0.00\t0.00\t0." in server and "\tunits" in server
+    line = next(x for x in server.splitlines() if x.startswith("defender"))
+    assert float(line.split("\t")[3]) > 0
+    info = run(world_from(MISSION_FIRE), "2,0", ["99", "y"], "info-page").transcript()
+    assert "support values" not in info
+
+
+def test_unknown_profile_and_option_names_list_the_valid_ones() -> None:
+    w = world_from("")
+    with pytest.raises(UsageError, match=r"profiles: server-4\.4\.1, info-page"):
+        apply_rules(w, "wargame")
+    with pytest.raises(UsageError, match=r"unknown option 'SLOWWAR'; options: .*SLOW_WAR"):
+        apply_rules(w, None, ["SLOWWAR=1"])
+    with pytest.raises(UsageError, match="takes on/off"):
+        apply_rules(w, None, ["SLOW_WAR=maybe"])
+    apply_rules(w, None, ["SLOW_WAR=on", "combat_mob=7.5"])
+    assert w.option("SLOW_WAR") is True and w.option("combat_mob") == 7.5
+
+
+def test_scouts_estimate_aborts_like_the_seed() -> None:
+    w = load_world(EXAMPLES / "scouts.toml")
+    r = attack(w, "-14,2", 1, ServerRandom(1), ScriptedPrompter(["10", "y", "n", "n"]))
+    text = r.transcript()
+    assert text.count("Scouts report defending unit: inf  infantry #") == 4
+    assert "          Estimated defense strength:     1036\n" in text
+    assert "                      Estimated odds:        3%\n\n" in text
+    assert text.endswith("Are you sure you want to attack [yn]? n\nAttack aborted\n")
+    assert r.outcome == "aborted" and not r.world_changed
+
+
+def test_scouts_estimate_off_goes_straight_to_the_fight() -> None:
+    w = load_world(EXAMPLES / "scouts.toml")
+    apply_rules(w, None, ["scout_estimate=off"])
+    r = attack(w, "-14,2", 1, ServerRandom(1), ScriptedPrompter(["10", "y", "n"]))
+    assert "Estimated" not in r.transcript()
+    assert r.outcome == "defeated"
