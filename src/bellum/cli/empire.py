@@ -13,6 +13,7 @@ import click
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
 from bellum.empire.combat import CombatResult, attack
+from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event
 from bellum.empire.geometry import Geometry
 from bellum.empire.rules import apply_rules, describe, profile_names
@@ -208,6 +209,41 @@ def show_cmd(sectors: tuple[str, ...], world_path: Path, country: str) -> None:
                 f" {u.eff:>3} {u.mob:>3} {u.mil:>3} {u.tech:>6.1f} {u.fort:>4} {u.army or '~':>4}"
                 f" {u.mission or '-'}"
             )
+
+
+@empire.command("strength", cls=CoordCommand)
+@click.argument("sectors", nargs=-1)
+@world_option
+@as_option
+@rules_options
+def strength_cmd(
+    sectors: tuple[str, ...],
+    world_path: Path,
+    country: str,
+    profile: str | None,
+    options: tuple[str, ...],
+) -> None:
+    """Preview the defense of your sectors (all of them, or the SECTORS given as x,y)."""
+    world = load_world(world_path)
+    apply_rules(world, profile, list(options))
+    n = _country(world, country)
+    if sectors:
+        picked = [world.sector(world.geometry.parse(s, n.origin)) for s in sectors]
+    else:
+        picked = [s for _, s in sorted(world.sectors.items(), key=lambda kv: kv[0][::-1])]
+    rows = strength(world, n.cnum, picked)
+    click.echo("DEFENSE STRENGTH               land  sect   sector  reacting    total")
+    click.echo("  sect       eff  mil  units  mines  mult  defense     units  defense")
+    for r in rows:
+        s = r.sector
+        mines = "?" if r.mines is None else str(r.mines)
+        click.echo(
+            f"{world.fmt(s.xy, n.cnum):>6} {s.type.mnemonic} {s.eff:>4}% {s.mil:>4}"
+            f" {int(r.units):>6} {mines:>6} {r.mult:>5.2f} {r.sector_defense:>8}"
+            f" {r.reacting_defense:>9} {r.total:>8}"
+        )
+    if not rows:
+        click.echo("No sectors of yours there.")
 
 
 @empire.command("rules")

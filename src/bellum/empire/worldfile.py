@@ -272,7 +272,7 @@ def parse_world(
         u.plague = _plague(e)
         u.items = _items(e, ("mil",))
         if u.mil > ltype.milit:
-            raise e.fail("mil", f"{u.mil} is more than a {ltype.name} holds ({ltype.milit})")
+            raise e.fail("mil", f"{u.mil} is more than {article(ltype.name)} holds ({ltype.milit})")
         e.finish()
         world.units[uid] = u
 
@@ -582,3 +582,8 @@ def save_world(world: World, path: str | Path) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def article(noun: str) -> str:
+    """``a cavalry``, ``an engineer``."""
+    return f"{'an' if noun[:1] in 'aeiou' else 'a'} {noun}"

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from bellum.empire.combat.force import spy_value
-from bellum.empire.combat.state import Aborted, Combat, Fighter, roundint5, roundint10
+from bellum.empire.combat.state import Aborted, Combat, Fighter, ldround, roundint5, roundint10
 from bellum.empire.combat.strength import defense_total, defense_value, target_multiplier
 from bellum.empire.movement import path_cost, unit_kind, unitcost
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_def
-from bellum.empire.world import LandUnit
+from bellum.empire.world import LandUnit, Sector, World
 
 
 def report(c: Combat, dest: int, u: LandUnit, spy: int, prefix: str) -> None:
@@ -82,45 +82,52 @@ def present_defenders(c: Combat, report_units: bool = True) -> None:
         c.d_units.insert(0, Fighter(unit=u, supplied=supplied))
 
 
+def reaction_cost(w: World, u: LandUnit, t: Sector, defender: int, resupply: bool) -> float | None:
+    """§4.2 items 1-7: the mobility ``u`` would pay to react to ``t``, or None if it can't."""
+    info = bool(w.option("info_reaction"))
+    if u.owner != defender or u.xy == t.xy or u.loaded:
+        return None
+    if not info and u.mission != "reserve":
+        return None
+    if info and u.eff <= u.retreat:
+        return None
+    if defense_value(u) < 1 or u.type.has("supply"):
+        return None
+    if not in_supply(w, u, resupply):
+        return None
+    geo = w.geometry
+    here = w.sector(u.xy)
+    rng = u.type.rad + (1 if here.type.has("headquarters") and here.eff >= 60 else 0)
+    if info:
+        rng += 2 if u.mission == "reserve" else 0
+    elif geo.mapdist(t.xy, u.op_center or u.xy) > u.op_radius:
+        return None
+    if geo.mapdist(t.xy, u.xy) > rng:
+        return None
+    pc = path_cost(w, u.xy, t.xy, defender, unit_kind(u))
+    if pc < 0 or u.mob < unitcost(u, pc):
+        return None
+    return unitcost(u, pc)
+
+
 def react(c: Combat) -> None:
     """§4.2: reserve units within reach march to the target until 1.2 x the attack."""
     assert c.target is not None
     t = c.target
     if t.type.is_mountain or c.defender == 0:
         return
-    w = c.world
-    geo = w.geometry
     dtotal0 = defense_total(c, 1.0)
     e = target_multiplier(c)
     limit = 1.2 * c.ototal
     added = 0.0
-    for _, u in sorted(w.units.items()):
+    for _, u in sorted(c.world.units.items()):
         if not dtotal0 + added * e < limit:
             break
-        info = bool(w.option("info_reaction"))
-        if u.owner != c.defender or u.xy == t.xy or u.loaded:
-            continue
-        if not info and u.mission != "reserve":
-            continue
-        if info and u.eff <= u.retreat:
-            continue
-        if defense_value(u) < 1 or u.type.has("supply"):
-            continue
-        if not in_supply(w, u):
-            continue
-        here = w.sector(u.xy)
-        rng = u.type.rad + (1 if here.type.has("headquarters") and here.eff >= 60 else 0)
-        if info:
-            rng += 2 if u.mission == "reserve" else 0
-        elif geo.mapdist(t.xy, u.op_center or u.xy) > u.op_radius:
-            continue
-        if geo.mapdist(t.xy, u.xy) > rng:
-            continue
-        pc = path_cost(w, u.xy, t.xy, c.defender, unit_kind(u))
-        if pc < 0 or u.mob < unitcost(u, pc):
+        cost = reaction_cost(c.world, u, t, c.defender, resupply=True)
+        if cost is None:
             continue
         added += defense_value(u)
-        u.mob -= int(unitcost(u, pc) + 0.5)
+        u.mob -= ldround(cost)
         origin = u.xy
         u.x, u.y = t.xy
         c.tell(c.defender, f"{u.name()} reacts to {c.at(t.xy, c.defender)}.")

@@ -1,0 +1,84 @@
+"""Appendix B.3 items 4, 5 and 9, and the strength preview (spec §17)."""
+
+from __future__ import annotations
+
+from conftest import EXAMPLES
+
+from bellum.dice import ServerRandom
+from bellum.empire.combat import attack
+from bellum.empire.combat.preview import strength
+from bellum.empire.events import ScriptedPrompter
+from bellum.empire.worldfile import load_world
+
+
+def test_reaction_mines_and_unsupplied_engineer_b3_item_4() -> None:
+    w = load_world(EXAMPLES / "reaction.toml")
+    r = attack(w, "2,0", 1, ServerRandom(30), ScriptedPrompter(["317", "y", "0"]))
+    text = r.transcript()
+    assert "Sector 0,0 has 127 mobility which can only support 317 mil,\n" in text
+    assert "eng  engineer #1 is out of supply, and cannot attack\n" in text
+    assert "Scouts sight reacting enemy unit: inf  infantry #3" in text
+    assert "Defense strength with reacting units:      520\n" in text
+    assert "Defending mines add 0.20\n" in text
+    assert (r.initial_attack, r.final_defense, r.odds_percent) == (317, 624, 33)
+    tel = [t.text for t in w.telegrams]
+    assert "inf  infantry #3 reacts to 2,0." in tel
+    assert "\nOdds are good for us...support cancelled.\n" in tel
+    assert "support values" not in text
+    # seed 30: both defenders break and retreat among the 300 civilians of 4,0
+    assert sum("retreats at" in t and "to 4,0!" in t for t in tel) == 2
+    assert (r.outcome, r.attacker_casualties, r.defender_casualties) == ("captured", 119, 100)
+    assert w.sector((2, 0)).eff == 83
+    assert w.sector((0, 0)).mob == 0
+    assert w.units[3].xy == (4, 0)
+
+
+def test_reacting_unit_pays_its_march() -> None:
+    w = load_world(EXAMPLES / "reaction.toml")
+    # a tiny attack: the reserve unit still reacts (135 < 1.2 x 120), nothing else moves
+    attack(w, "2,0", 1, ServerRandom(5), ScriptedPrompter(["120", "y", "0"]))
+    assert any(t.text == "inf  infantry #3 reacts to 2,0." for t in w.telegrams)
+    assert w.units[3].mob <= 104
+
+
+def test_fort_and_ship_support_b3_item_5() -> None:
+    w = load_world(EXAMPLES / "support.toml")
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["100", "0"]))
+    text = r.transcript()
+    assert r.initial_attack == 200  # 100 mil x 2.0 from a 100 % fortress
+    table = "\n\t\tsupport values\n\t\tforts\tships\tunits\tplanes\nattacker\t0.31\t0.34\t0.00\t0.00\ndefender\t0.20\t0.40\t0.00\t0.00\n\n"
+    assert table in text
+    assert r.final_attack == round(200 * (1 + 0.31 + 0.34))
+    assert r.final_defense == round(80 * (1 + 0.20 + 0.40))
+    assert w.sector((0, 0)).get("shell") == 19  # one shell per fort volley
+    assert w.ships[0].items["shell"] < 40
+
+
+def test_support_arguments_decline_support() -> None:
+    w = load_world(EXAMPLES / "support.toml")
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["100", "0"]), ["n", "n", "n", "n"])
+    assert "attacker\t" not in r.transcript()
+
+
+def test_cavalry_in_allied_fortress_b3_item_9() -> None:
+    w = load_world(EXAMPLES / "allied-fort.toml")
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["y", "y"]))
+    text = r.transcript()
+    assert "Only 1 mil in 3,-1\n" in text
+    assert "cav  cavalry #0 has a base attack value of 35\n" in text
+    assert r.initial_attack == 138  # 20 x 1.7258 x 4.0: the ally's defense multiplier
+    assert "\ncav  cavalry #0 dies attacking 3,-1!\n" in text
+    assert r.attacker_casualties == 20 and r.outcome == "defeated"
+    assert 0 not in w.units
+
+
+def test_strength_preview() -> None:
+    w = load_world(EXAMPLES / "reaction.toml")
+    rows = strength(w, 2, list(w.sectors.values()))
+    by_xy = {r.sector.xy: r for r in rows}
+    r = by_xy[(2, 0)]
+    assert int(r.units) == 57  # 50 mil x 1.92426 x 60 %
+    assert r.mines == 10 and abs(r.mult - 2.4) < 1e-9
+    assert (r.sector_defense, r.reacting_defense, r.total) == (162, 461, 624)
+    assert by_xy[(4, 0)].reacting == 0.0  # the reserve unit stands there already
+    assert 1 not in {row.sector.owner for row in rows}
