@@ -9,7 +9,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, attack
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.rules import apply_rules
-from bellum.empire.world import World
+from bellum.empire.world import Relation, World
 from bellum.empire.worldfile import load_world
 from bellum.errors import UsageError
 
@@ -242,3 +242,77 @@ def test_scouts_estimate_off_goes_straight_to_the_fight() -> None:
     r = attack(w, "-14,2", 1, ServerRandom(1), ScriptedPrompter(["10", "y", "n"]))
     assert "Estimated" not in r.transcript()
     assert r.outcome == "defeated"
+
+
+PEACE = """
+[[sector]]
+at = [0, 0]
+des = "wilderness"
+owner = 1
+eff = 100
+mob = 127
+mil = 200
+[[sector]]
+at = [2, 0]
+des = "wilderness"
+owner = 3
+eff = 100
+mob = 80
+mil = 10
+[[nation]]
+cnum = 3
+name = "Neutralia"
+money = 1000
+"""
+
+
+def peace_world(options: list[str]) -> World:
+    w = world_from(PEACE)
+    apply_rules(w, None, options)
+    return w
+
+
+def test_slow_war_refuses_attacks_on_countries_not_at_war() -> None:
+    w = peace_world(["SLOW_WAR=on"])
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["150", "0"]))
+    assert r.transcript().endswith("You're not at war with them!\n")
+    assert r.outcome == "refused"
+    w = peace_world(["SLOW_WAR=off"])
+    assert attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["150", "0"])).success
+
+
+def test_slow_war_lets_the_old_owner_take_back_his_sector() -> None:
+    w = peace_world(["SLOW_WAR=on"])
+    w.sector((2, 0)).oldowner = 1
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["150", "0"]))
+    assert r.success
+
+
+def test_sneak_attack_costs_5000_and_declares_war() -> None:
+    w = peace_world(["SLOW_WAR=on", "SNEAK_ATTACK=on"])
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["n"]))
+    assert r.transcript().endswith(
+        "You're not at war with them!\n"
+        "Do you really want to sneak attack (it will cost you $5000) [yn]? n\n"
+        "Sneak attack cancelled!\nAttack aborted\n"
+    )
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["y", "150", "0"]))
+    assert r.success
+    assert r.transcript().endswith(
+        "Your sneak attack was successful\nit will cost you $5000\nWar has been declared!!!!\n"
+    )
+    assert w.nations[1].money == 25000 - 5000
+    assert w.nations[1].war_steps[3] == "mobilizing"
+    w.sectors[(4, 0)].owner = 3
+    w.sectors[(4, 0)].oldowner = 3
+    again = attack(w, "4,0", 1, ServerRandom(2), ScriptedPrompter(["y", "50", "0"]))
+    assert again.transcript().endswith("You're not at war with them!\n")
+
+
+def test_attacking_an_ally_asks_first() -> None:
+    w = peace_world(["SLOW_WAR=on"])
+    w.nations[1].relations[3] = Relation.ALLIED
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["n"]))
+    assert r.transcript().endswith(
+        "Sector is owned by Neutralia, your ally, attack [yn]? n\nAttack aborted\n"
+    )

@@ -79,6 +79,9 @@ class Nation:
     capital_sacked: bool = False
     active: bool = True
     relations: dict[int, Relation] = field(default_factory=dict)
+    #: SLOW_WAR only: a declaration on its way to war, "mobilizing" or "sitzkrieg"
+    #: (the relation itself then reads hostile).
+    war_steps: dict[int, str] = field(default_factory=dict)
 
     def rel(self, other: int) -> Relation:
         """This nation's declared relation toward ``other`` (itself: allied)."""

@@ -173,6 +173,9 @@ def parse_world(
         for other, rel in e.get("relations", dict, {}).items():
             if not other.isdigit():
                 raise e.fail(f"relations.{other}", "expected a country number")
+            if rel in ("mobilizing", "sitzkrieg"):
+                n.war_steps[int(other)] = rel
+                rel = "hostile"
             try:
                 n.relations[int(other)] = Relation.parse(str(rel))
             except KeyError:
@@ -394,7 +397,9 @@ def world_to_data(world: World) -> dict[str, Any]:
                 "capital": xy(n.capital),
                 "capital_sacked": n.capital_sacked,
                 "active": n.active,
-                "relations": {str(k): r.label() for k, r in sorted(n.relations.items())},
+                "relations": {
+                    str(k): n.war_steps.get(k, r.label()) for k, r in sorted(n.relations.items())
+                },
             },
             {"happiness": 0.0, "capital_sacked": False, "active": True, "relations": {}},
         )

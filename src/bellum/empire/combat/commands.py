@@ -145,6 +145,7 @@ def _attack_flow(c: Combat, xy: Coord, support_args: list[str], result: CombatRe
     t = w.sector(xy)
     target.check_attack_target(c, t)
     c.target, c.defender = t, t.owner
+    c.sneak = target.slow_war(c, t)
     result.defender, result.target = t.owner, c.at(t.xy)
     target.show_sector(c, t)
     wanted = target.parse_support(support_args)
@@ -282,6 +283,8 @@ def _after_fight(c: Combat, result: CombatResult) -> None:
             c.say(f"{t.mil} of your troops now occupy {c.at(t.xy)}")
     if c.money_made:
         c.say(f"You just made ${c.money_made}.00")
+    if c.sneak:
+        target.declare_sneak_war(c, c.success)
     # step 15: BTUs
     charge = COMMAND_BTU + int(0.015 * cas + 0.5)
     w.nations[c.aggressor].btu -= charge

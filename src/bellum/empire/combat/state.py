@@ -123,6 +123,7 @@ class Combat:
     success: bool = False
     target_pending: int = 0
     money_made: int = 0
+    sneak: bool = False
 
     # -- output ---------------------------------------------------------------
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from bellum.empire.combat.state import Combat, Failure, Mode, roundint10
-from bellum.empire.world import Sector
+from bellum.empire.combat.state import Aborted, Combat, Failure, Mode, roundint10
+from bellum.empire.world import Relation, Sector
 
 
 def check_attack_target(c: Combat, target: Sector) -> None:
@@ -18,6 +18,48 @@ def check_attack_target(c: Combat, target: Sector) -> None:
         raise Failure(f"You are not adjacent to {c.at(target.xy)}")
     if target.owner == a:
         raise Failure("You can't attack your own sector.")
+
+
+SNEAK_ATTACK_COST = 5000
+
+
+def slow_war(c: Combat, target: Sector) -> bool:
+    """§18.2: with SLOW_WAR only enemies at war may be attacked; True for a sneak attack."""
+    w = c.world
+    d = target.owner
+    if not w.option("SLOW_WAR") or d == 0 or target.oldowner == c.aggressor:
+        return False
+    me = w.nations[c.aggressor]
+    if me.rel(d) == Relation.ALLIED:
+        answer = c.ask(f"Sector is owned by {c.name(d)}, your ally, {c.verb} [yn]? ")
+        if answer is None or answer[:1] not in ("y", "Y"):
+            raise Aborted(no_troops=False)
+    if me.rel(d) == Relation.AT_WAR:
+        return False
+    if not w.option("SNEAK_ATTACK") or me.war_steps.get(d) or c.mode is Mode.PARADROP:
+        raise Failure("You're not at war with them!")
+    c.say("You're not at war with them!")
+    answer = c.ask(
+        f"Do you really want to sneak attack (it will cost you ${SNEAK_ATTACK_COST}) [yn]? "
+    )
+    if answer is None or answer[:1] not in ("y", "Y"):
+        c.say("Sneak attack cancelled!")
+        raise Aborted(no_troops=False)
+    return True
+
+
+def declare_sneak_war(c: Combat, won: bool) -> None:
+    """§18.2: after a sneak attack the aggressor pays and is on its way to war."""
+    d = c.defender
+    me = c.world.nations[c.aggressor]
+    c.say(f"Your sneak attack was {'successful' if won else 'unsuccessful'}")
+    c.say(f"it will cost you ${SNEAK_ATTACK_COST}")
+    c.say("War has been declared!!!!")
+    me.money -= SNEAK_ATTACK_COST
+    me.relations[d] = Relation.HOSTILE
+    me.war_steps[d] = "mobilizing"
+    c.tell(d, f"You have been sneak attacked by {c.name(c.aggressor)}!")
+    c.tell(d, f"{c.name(c.aggressor)} has declared war on you!")
 
 
 def show_sector(c: Combat, s: Sector) -> None:
