@@ -82,3 +82,25 @@ def test_strength_preview() -> None:
     assert (r.sector_defense, r.reacting_defense, r.total) == (162, 461, 624)
     assert by_xy[(4, 0)].reacting == 0.0  # the reserve unit stands there already
     assert 1 not in {row.sector.owner for row in rows}
+
+
+def test_move_in_is_interdicted_by_missions() -> None:
+    w = load_world(EXAMPLES / "interdiction.toml")
+    r = attack(w, "2,0", 1, ServerRandom(2), ScriptedPrompter(["100", "y", "200", "y"]))
+    text = r.transcript()
+    assert "How many mil to move in from 0,0 (98 max)? 200\n" in text
+    assert "2 interdiction mission does 35 damage!\n" in text
+    assert "24 of the mil you were moving were destroyed!\nOnly 74 mil made it to 2,0\n" in text
+    assert "2 interdiction mission does 17 damage!\ncav  cavalry #0 now occupies 2,0\n" in text
+    assert w.sector((2, 0)).mil == 75
+    assert w.units[0].eff < 100  # the cavalry took its share of the 17
+    assert w.units[1].items["shell"] < 40
+
+
+def test_no_interdiction_without_the_option() -> None:
+    w = load_world(EXAMPLES / "interdiction.toml")
+    w.options["INTERDICT_ATT"] = False
+    r = attack(w, "2,0", 1, ServerRandom(2), ScriptedPrompter(["100", "y", "200", "y"]))
+    assert "interdiction" not in r.transcript()
+    assert w.sector((2, 0)).mil == 99
+    assert w.units[0].eff == 100

@@ -5,14 +5,83 @@ from __future__ import annotations
 from bellum.empire.combat.capture import pct
 from bellum.empire.combat.force import ArmyAnswers
 from bellum.empire.combat.state import Combat, Fighter, atoi, ldround
+from bellum.empire.combat.strength import sector_defense
+from bellum.empire.combat.support import ship_fire, ship_range, unit_fire, unit_range
+from bellum.empire.geometry import Coord
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.tables import land_vul
-from bellum.empire.world import LandUnit, Relation
+from bellum.empire.world import LandUnit, Relation, Sector
 
 
-def mission_interdiction(c: Combat, what: str) -> int:
-    """§14.1: interdiction missions firing at the move-in (not flown yet: no damage)."""
-    return 0
+def _covers(c: Combat, center: Coord | None, radius: int, at: Coord) -> bool:
+    assert c.target is not None
+    geo = c.world.geometry
+    return geo.mapdist(c.target.xy, center or at) <= radius
+
+
+def mission_interdiction(c: Combat) -> int:
+    """§14.1: hostile ships and land units on interdiction missions fire at the move-in.
+
+    Planes on interdiction missions do not fly yet (see the notes in docs).
+    """
+    t = c.target
+    assert t is not None
+    w = c.world
+    geo = w.geometry
+    total = 0
+    for cnum in sorted(w.nations):
+        if cnum == c.aggressor or w.rel(cnum, c.aggressor) > Relation.HOSTILE:
+            continue
+        dam = 0
+        for _, sh in sorted(w.ships.items()):
+            if sh.owner != cnum or sh.mission != "interdiction" or sh.mob < 1:
+                continue
+            dist = geo.mapdist(sh.xy, t.xy)
+            if dist > 8 or sh.type.has("sub"):
+                continue
+            if ship_range(c, sh) >= dist:
+                dam += ship_fire(c, sh)
+        for _, u in sorted(w.units.items()):
+            if u.owner != cnum or u.mission != "interdiction" or u.mob < 1:
+                continue
+            dist = geo.mapdist(u.xy, t.xy)
+            if dist > 8 or not _covers(c, u.op_center, u.op_radius, u.xy):
+                continue
+            if unit_range(c, u) >= dist:
+                dam += unit_fire(c, u)
+        if dam > 0:
+            c.say(f"{c.name(cnum)} interdiction mission does {dam} damage!")
+            total += dam
+    collateral = ldround(total * c.world.option("collateral_dam"))
+    if total and t.owner and collateral:
+        hit = sector_hit(c, t, collateral)
+        if hit:
+            c.notify(t.owner, f"{c.at(t.xy, t.owner)} takes {hit}% collateral damage")
+    return total
+
+
+def sector_hit(c: Combat, s: Sector, dam: int) -> int:
+    """§0.8: a sector hit by ``dam`` loses efficiency, infrastructure and goods; the percent."""
+    d1 = ldround(dam / sector_defense(s))
+    p = min(pct(d1), 100)
+    s.eff = c.dice.damage(s.eff, p)
+    s.avail = c.dice.damage(s.avail, p)
+    s.road = c.dice.damage(s.road, p)
+    s.rail = c.dice.damage(s.rail, p)
+    s.defense = c.dice.damage(s.defense, p)
+    if s.mob > 0:
+        s.mob = c.dice.damage(s.mob, p)
+    for item in list(s.items):
+        lost = c.dice.roundavg(s.items[item] * p / 100)
+        if item in ("civ", "mil", "uw"):
+            lost = ldround(lost * c.world.option("people_damage"))
+        s.items[item] = max(0, s.items[item] - lost)
+    d2 = ldround(100.0 * (d1 * 0.3) / (d1 * 0.3 + 100.0))
+    if d2 > 0:
+        for u in c.world.units_at(s.xy):
+            if u.owner == s.owner and not u.loaded:
+                _unit_hit(u, d2, c)
+    return p
 
 
 def landmine_hit(c: Combat, weight: int) -> int:
@@ -40,7 +109,7 @@ def interdict_mil(c: Combat, n: int) -> int:
     dam = 0
     if c.dice.chance(n / 200):
         if c.dice.chance(n / 100):
-            dam += mission_interdiction(c, "military")
+            dam += mission_interdiction(c)
         dam += landmine_hit(c, n)
     if dam <= 0:
         return n
@@ -153,8 +222,18 @@ def move_in_units(c: Combat) -> None:
             movers.append(f)
         else:
             c.say(f"{u.name()} stays in {c.at(u.xy)}")
+    if movers and c.world.option("INTERDICT_ATT"):
+        dam = mission_interdiction(c)
+        if dam > 0:
+            share = ldround(dam / len(movers))
+            for f in movers:
+                _unit_hit(f.unit, share, c)
     moved: list[LandUnit] = []
     for f in movers:
+        if f.unit.eff < 10:
+            c.say(f"{f.unit.name()} was destroyed on its way in")
+            c.world.units.pop(f.unit.uid, None)
+            continue
         u = f.unit
         cost = unitcost(u, attcost(c.world, c.aggressor, t, unit_kind(u)))
         u.mob = int(max(-127.0, u.mob - cost))

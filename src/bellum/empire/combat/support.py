@@ -6,7 +6,7 @@ from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import defense_total, offense_total
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_acc, land_dam, land_frg, ship_frange, ship_glim, techfact
-from bellum.empire.world import Sector
+from bellum.empire.world import LandUnit, Sector, Ship
 
 
 def fort_range(c: Combat, s: Sector) -> float:
@@ -52,6 +52,26 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
     return total
 
 
+def ship_fire(c: Combat, sh: Ship) -> int:
+    """One ship's volley at the target (§5.3): guns limited by crew and shells."""
+    if sh.eff < 60:
+        return 0
+    g = min(ship_glim(sh.type, sh.tech), sh.items.get("gun", 0), (sh.mil + 1) // 2)
+    if g <= 0:
+        return 0
+    shells = sh.items.get("shell", 0)
+    g = min(g, 2 * shells)
+    if g <= 0:
+        return 0
+    sh.items["shell"] = shells - (g + 1) // 2
+    return int(sum(9 + c.dice.roll(6) for _ in range(g)) * sh.eff / 100)
+
+
+def ship_range(c: Combat, sh: Ship) -> int:
+    """A ship's firing range this time (randomly rounded, one draw)."""
+    return c.dice.roundavg(techfact(sh.tech, ship_frange(sh.type, sh.tech) / 2.0))
+
+
 def ship_damage(c: Combat, victim: int, helped: int) -> int:
     """§5.3 ships: helping surface ships within 8 fire while the remaining factor > 0.30."""
     w = c.world
@@ -68,20 +88,39 @@ def ship_damage(c: Combat, victim: int, helped: int) -> int:
             continue
         if sh.mission and w.option("info_mission_fire"):
             continue
-        rng = c.dice.roundavg(techfact(sh.tech, ship_frange(sh.type, sh.tech) / 2.0))
-        if rng < dist or sh.eff < 60:
+        if ship_range(c, sh) < dist:
             continue
-        g = min(ship_glim(sh.type, sh.tech), sh.items.get("gun", 0), (sh.mil + 1) // 2)
-        if g <= 0:
-            continue
-        shells = sh.items.get("shell", 0)
-        g = min(g, 2 * shells)
-        if g <= 0:
-            continue
-        sh.items["shell"] = shells - (g + 1) // 2
-        dmg = int(sum(9 + c.dice.roll(6) for _ in range(g)) * sh.eff / 100)
-        f *= 1 - 0.01 * dmg
+        f *= 1 - 0.01 * ship_fire(c, sh)
     return int(100 - 100 * f)
+
+
+def unit_range(c: Combat, u: LandUnit) -> int:
+    """A land unit's firing range this time (randomly rounded, one draw)."""
+    return c.dice.roundavg(techfact(u.tech, land_frg(u.type, u.tech) / 2.0))
+
+
+def unit_fire(c: Combat, u: LandUnit) -> int:
+    """One land unit's volley at the target (§5.3), halved when it misses its aim."""
+    if u.eff < 40 or u.loaded or u.mil <= 0:
+        return 0
+    g = min(land_dam(u.type, u.tech), u.items.get("gun", 0))
+    if g <= 0:
+        return 0
+    in_supply(c.world, u)
+    shells = u.items.get("shell", 0)
+    if shells <= 0:
+        return 0
+    d = sum(4 + c.dice.roll(6) for _ in range(g)) * u.eff / 100
+    ammo = u.type.ammo
+    if shells < ammo:
+        d *= shells / ammo
+        u.items["shell"] = 0
+    else:
+        u.items["shell"] = shells - ammo
+    d2 = int(d)
+    if c.dice.pct_chance(land_acc(u.type, u.tech) - 1):
+        d2 //= 2
+    return d2
 
 
 def unit_damage(c: Combat, victim: int, helped: int) -> int:
@@ -95,28 +134,11 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
             continue
         if u.mission and w.option("info_mission_fire"):
             continue
-        rng = c.dice.roundavg(techfact(u.tech, land_frg(u.type, u.tech) / 2.0))
-        if w.geometry.mapdist(u.xy, p) > rng:
+        if w.geometry.mapdist(u.xy, p) > unit_range(c, u):
             continue
-        if u.eff < 40 or u.loaded or u.mil <= 0:
+        d2 = unit_fire(c, u)
+        if d2 <= 0:
             continue
-        g = min(land_dam(u.type, u.tech), u.items.get("gun", 0))
-        if g <= 0:
-            continue
-        in_supply(w, u)
-        shells = u.items.get("shell", 0)
-        if shells <= 0:
-            continue
-        d = sum(4 + c.dice.roll(6) for _ in range(g)) * u.eff / 100
-        ammo = u.type.ammo
-        if shells < ammo:
-            d *= shells / ammo
-            u.items["shell"] = 0
-        else:
-            u.items["shell"] = shells - ammo
-        d2 = int(d)
-        if c.dice.pct_chance(land_acc(u.type, u.tech) - 1):
-            d2 //= 2
         total += d2
         if u.owner != helped:
             c.tell(u.owner, f"{u.name()} supported {c.name(helped)} at {c.at(p, u.owner)}")
