@@ -60,7 +60,7 @@ class CombatResult:
         return transcript(self.events)
 
     def to_json(self) -> dict[str, Any]:
-        """The documented ``--json`` schema (docs/cli.md)."""
+        """The documented ``--json`` schema (docs/empire-cli.md)."""
         return {
             "command": self.command,
             "seed": self.seed,
