@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from bellum.dice import ServerRandom
 from bellum.empire.combat.force import spy_value
 from bellum.empire.combat.state import Aborted, Combat, Fighter, ldround, roundint5, roundint10
 from bellum.empire.combat.strength import defense_total, defense_value, target_multiplier
@@ -77,12 +78,19 @@ def present_defenders(c: Combat, report_units: bool = True) -> None:
             continue
         if report_units:
             report(c, c.aggressor, u, 0, "Scouts report defending unit:")
-        supplied = in_supply(c.world, u)
+        supplied = in_supply(c.world, u, dice=c.dice)
         c.d_spy = max(c.d_spy, spy_value(u))
         c.d_units.insert(0, Fighter(unit=u, supplied=supplied))
 
 
-def reaction_cost(w: World, u: LandUnit, t: Sector, defender: int, resupply: bool) -> float | None:
+def reaction_cost(
+    w: World,
+    u: LandUnit,
+    t: Sector,
+    defender: int,
+    resupply: bool,
+    dice: ServerRandom | None = None,
+) -> float | None:
     """§4.2 items 1-7: the mobility ``u`` would pay to react to ``t``, or None if it can't."""
     info = bool(w.option("info_reaction"))
     if u.owner != defender or u.xy == t.xy or u.loaded:
@@ -93,7 +101,7 @@ def reaction_cost(w: World, u: LandUnit, t: Sector, defender: int, resupply: boo
         return None
     if defense_value(u) < 1 or u.type.has("supply"):
         return None
-    if not in_supply(w, u, resupply):
+    if not in_supply(w, u, resupply, dice):
         return None
     geo = w.geometry
     here = w.sector(u.xy)
@@ -123,7 +131,7 @@ def react(c: Combat) -> None:
     for _, u in sorted(c.world.units.items()):
         if not dtotal0 + added * e < limit:
             break
-        cost = reaction_cost(c.world, u, t, c.defender, resupply=True)
+        cost = reaction_cost(c.world, u, t, c.defender, resupply=True, dice=c.dice)
         if cost is None:
             continue
         added += defense_value(u)

@@ -141,7 +141,7 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers) -> None:
         if av < 1.0:
             c.say(f"{u.name()} has no offensive strength")
             continue
-        if not in_supply(w, u):
+        if not in_supply(w, u, dice=c.dice):
             c.say(f"{u.name()} is out of supply, and cannot {verb}")
             continue
         c.say(f"{u.name()} has a base {verb} value of {av:.0f}")

@@ -106,7 +106,7 @@ def unit_fire(c: Combat, u: LandUnit) -> int:
     g = min(land_dam(u.type, u.tech), u.items.get("gun", 0))
     if g <= 0:
         return 0
-    in_supply(c.world, u)
+    in_supply(c.world, u, dice=c.dice)
     shells = u.items.get("shell", 0)
     if shells <= 0:
         return 0
