@@ -7,6 +7,7 @@ from conftest import EXAMPLES
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
 from bellum.empire.events import ScriptedPrompter
+from bellum.empire.world import Plague
 from bellum.empire.worldfile import load_world
 
 B2_FIGHT = """\
@@ -67,3 +68,15 @@ def test_q_at_the_unit_prompt_aborts() -> None:
     r = attack(w, "2,0", 1, ServerRandom(4), ScriptedPrompter(["150", "q"]))
     assert r.outcome == "aborted"
     assert r.transcript().endswith("Attack aborted\nNo troops for attack...\n")
+
+
+def test_plague_spreads_both_ways() -> None:
+    """§7: an infectious attacking sector infects the target; the target exposes the defenders."""
+    w = load_world(EXAMPLES / "vector-b.toml")
+    w.sector((0, 0)).plague = Plague.INFECT
+    attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["150", "0"]))
+    assert w.units[0].plague == Plague.EXPOSED
+    assert w.sector((2, 0)).plague == Plague.EXPOSED
+    clean = load_world(EXAMPLES / "vector-b.toml")
+    attack(clean, "2,0", 1, ServerRandom(1), ScriptedPrompter(["150", "0"]))
+    assert clean.units[0].plague == Plague.HEALTHY

@@ -18,7 +18,7 @@ from bellum.empire.combat.state import (
 from bellum.empire.combat.strength import defense_total, offense_total
 from bellum.empire.events import Event, Prompter, Sink, transcript
 from bellum.empire.geometry import Coord
-from bellum.empire.world import World
+from bellum.empire.world import Plague, World
 from bellum.errors import UsageError
 
 ATTACK_USAGE = "Usage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]"
@@ -270,11 +270,15 @@ def _after_fight(c: Combat, result: CombatResult) -> None:
                 t.owner = 0
     else:
         t.mob = max(0, t.mob - c.target_pending)
+    if c.target_infected and t.plague == Plague.HEALTHY:
+        t.plague = Plague.EXPOSED
     # 9. the attacking sectors pay their mobility (step 12)
     floor = -127 if w.option("MOB_ACCESS") else 0
     for o in c.offs:
         if o.sector is not None:
             o.sector.mob = max(floor, o.sector.mob - o.pending)
+            if o.infected and o.sector.plague == Plague.HEALTHY:
+                o.sector.plague = Plague.EXPOSED
     # 10. move in (steps 13-14)
     if captured:
         movein.move_in_mil(c)
