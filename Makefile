@@ -25,8 +25,8 @@ demo: $(STAMP)
 	@$(BIN)/bellum empire show --world build/vector-a-after.toml --as 1 0,0 2,0
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests benchmarks
-	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/ruff check src tests $(wildcard benchmarks)
+	$(BIN)/ruff format --check src tests $(wildcard benchmarks)
 	$(BIN)/mypy
 
 test: lint
