@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import click
 
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
-from bellum.empire.combat import CombatResult, attack
+from bellum.empire.combat import CombatResult, assault, attack
 from bellum.empire.events import Event
 from bellum.empire.world import Nation, World
 from bellum.empire.worldfile import load_world, save_world
@@ -170,3 +171,52 @@ def show_cmd(sectors: tuple[str, ...], world_path: Path, country: str) -> None:
                 f" {u.eff:>3} {u.mob:>3} {u.mil:>3} {u.tech:>6.1f} {u.fort:>4} {u.army or '~':>4}"
                 f" {u.mission or '-'}"
             )
+
+
+def _common(f: Callable[..., None]) -> Callable[..., None]:
+    """The options every combat command shares: world, country, seed, output and JSON."""
+    f = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(f)
+    f = click.option(
+        "--out",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write the resulting world here instead of back to --world.",
+    )(f)
+    f = click.option(
+        "--seed", type=click.IntRange(0, 2**32 - 1), help="Seed the server's generator."
+    )(f)
+    return as_option(world_option(f))
+
+
+@empire.command("assault")
+@click.argument("target", required=False)
+@click.argument("ship", required=False)
+@click.argument("support", nargs=-1)
+@_common
+def assault_cmd(
+    target: str | None,
+    ship: str | None,
+    support: tuple[str, ...],
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Assault the coastal sector TARGET from your ship number SHIP.
+
+    SUPPORT are the four optional answers (forts, ships, arty, planes).  A
+    missing TARGET or SHIP is asked for like the server does.
+    """
+    world = load_world(world_path)
+    nation = _country(world, country)
+    result = assault(
+        world,
+        target,
+        ship,
+        nation.cnum,
+        ServerRandom(_seed(seed)),
+        StreamPrompter(quiet=as_json),
+        list(support),
+        sink=None if as_json else _live,
+    )
+    _finish(result, world, out or world_path, as_json)

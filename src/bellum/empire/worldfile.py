@@ -238,6 +238,8 @@ def parse_world(
         sh.tech = e.get("tech", float, float(kind.tech))
         sh.fleet = e.get("fleet", str, "")
         sh.mission = e.get("mission", str, "")
+        sh.rpath = e.get("rpath", str, "")
+        sh.rflags = e.get("rflags", str, "")
         sh.plague = _plague(e)
         sh.items = _items(e)
         e.finish()
@@ -467,9 +469,20 @@ def world_to_data(world: World) -> dict[str, Any]:
                 "items": {k: v for k, v in sh.items.items() if v and k != "mil"},
                 "fleet": sh.fleet,
                 "mission": sh.mission,
+                "rpath": sh.rpath,
+                "rflags": sh.rflags,
                 "plague": sh.plague.name.lower(),
             },
-            {"name": "", "fleet": "", "mission": "", "items": {}, "mil": 0, "plague": "healthy"},
+            {
+                "name": "",
+                "fleet": "",
+                "mission": "",
+                "items": {},
+                "mil": 0,
+                "plague": "healthy",
+                "rpath": "",
+                "rflags": "",
+            },
         )
         for _, sh in sorted(world.ships.items())
     ]

@@ -15,6 +15,7 @@ step       module
 =========  ==========================================================
 """
 
+from bellum.empire.combat.assault import assault
 from bellum.empire.combat.commands import CombatResult, attack
 
-__all__ = ["CombatResult", "attack"]
+__all__ = ["CombatResult", "assault", "attack"]
