@@ -11,7 +11,7 @@ import click
 
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
-from bellum.empire.combat import CombatResult, assault, attack
+from bellum.empire.combat import CombatResult, assault, attack, board, lboard
 from bellum.empire.events import Event
 from bellum.empire.world import Nation, World
 from bellum.empire.worldfile import load_world, save_world
@@ -220,3 +220,62 @@ def assault_cmd(
         sink=None if as_json else _live,
     )
     _finish(result, world, out or world_path, as_json)
+
+
+def _boarding(
+    command: Callable[..., CombatResult],
+    victim: str | None,
+    source: str | None,
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Run ``board`` or ``lboard`` on the world file and save it if the command changed it."""
+    world = load_world(world_path)
+    nation = _country(world, country)
+    result = command(
+        world,
+        victim,
+        source,
+        nation.cnum,
+        ServerRandom(_seed(seed)),
+        StreamPrompter(quiet=as_json),
+        sink=None if as_json else _live,
+    )
+    _finish(result, world, out or world_path, as_json)
+
+
+@empire.command("board")
+@click.argument("victim", required=False)
+@click.argument("source", metavar="FROM", required=False)
+@_common
+def board_cmd(
+    victim: str | None,
+    source: str | None,
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM."""
+    _boarding(board, victim, source, world_path, country, seed, out, as_json)
+
+
+@empire.command("lboard")
+@click.argument("victim", required=False)
+@click.argument("source", metavar="FROM", required=False)
+@_common
+def lboard_cmd(
+    victim: str | None,
+    source: str | None,
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Board the enemy land unit number VICTIM from your sector FROM (x,y)."""
+    _boarding(lboard, victim, source, world_path, country, seed, out, as_json)

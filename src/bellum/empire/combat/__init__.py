@@ -16,6 +16,7 @@ step       module
 """
 
 from bellum.empire.combat.assault import assault
+from bellum.empire.combat.board import board, lboard
 from bellum.empire.combat.commands import CombatResult, attack
 
-__all__ = ["CombatResult", "assault", "attack"]
+__all__ = ["CombatResult", "assault", "attack", "board", "lboard"]

@@ -42,7 +42,11 @@ CONSIDERED = {
 
 
 class Lost(Aborted):
-    """An abort after something irrevocable happened (paratroopers lost): save the world."""
+    """An abort after something irrevocable happened (a ship sunk, paratroopers lost).
+
+    The world is saved; no "No troops" line follows the abort line.  A flow may
+    also mark ``result.world_changed`` before an ordinary abort (shells fired).
+    """
 
 
 def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> CombatResult:
@@ -74,8 +78,9 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         result.outcome = "aborted"
         result.btu_charged = COMMAND_BTU
         if isinstance(exc, Lost):
-            nation.btu -= COMMAND_BTU
             result.world_changed = True
+        if result.world_changed:
+            nation.btu -= COMMAND_BTU
     result.events = c.events
     return result
 
@@ -167,6 +172,11 @@ def defend_and_fight(
     if after != before:
         c.say(f"Defense strength with reacting units: {after:8d}")
     support.support(c, wanted)
+    fight_out(c, result)
+
+
+def fight_out(c: Combat, result: CombatResult) -> None:
+    """§6.1, §7 and §6.2: the header (its numbers go into the result), plague, the fight."""
     fight.header(c)
     result.final_attack, result.final_defense = c.ototal, c.dtotal
     result.odds_percent = int(c.odds0 * 100)
