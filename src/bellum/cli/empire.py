@@ -11,7 +11,7 @@ import click
 
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
-from bellum.empire.combat import CombatResult, assault, attack, board, lboard
+from bellum.empire.combat import CombatResult, assault, attack, board, lboard, paradrop
 from bellum.empire.events import Event
 from bellum.empire.world import Nation, World
 from bellum.empire.worldfile import load_world, save_world
@@ -187,6 +187,35 @@ def _common(f: Callable[..., None]) -> Callable[..., None]:
     return as_option(world_option(f))
 
 
+def _run(
+    command: Callable[..., CombatResult],
+    args: tuple[str | None, ...],
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+    **extra: list[str],
+) -> None:
+    """Run one of the naval or airborne commands on the world file, like ``attack``.
+
+    ``args`` are the command's arguments (``None`` for the missing ones, which
+    the server then asks for); the world is saved only if the command changed it.
+    """
+    world = load_world(world_path)
+    nation = _country(world, country)
+    result = command(
+        world,
+        *args,
+        nation.cnum,
+        ServerRandom(_seed(seed)),
+        StreamPrompter(quiet=as_json),
+        sink=None if as_json else _live,
+        **extra,
+    )
+    _finish(result, world, out or world_path, as_json)
+
+
 @empire.command("assault")
 @click.argument("target", required=False)
 @click.argument("ship", required=False)
@@ -207,44 +236,16 @@ def assault_cmd(
     SUPPORT are the four optional answers (forts, ships, arty, planes).  A
     missing TARGET or SHIP is asked for like the server does.
     """
-    world = load_world(world_path)
-    nation = _country(world, country)
-    result = assault(
-        world,
-        target,
-        ship,
-        nation.cnum,
-        ServerRandom(_seed(seed)),
-        StreamPrompter(quiet=as_json),
-        list(support),
-        sink=None if as_json else _live,
+    _run(
+        assault,
+        (target, ship),
+        world_path,
+        country,
+        seed,
+        out,
+        as_json,
+        support_args=list(support),
     )
-    _finish(result, world, out or world_path, as_json)
-
-
-def _boarding(
-    command: Callable[..., CombatResult],
-    victim: str | None,
-    source: str | None,
-    world_path: Path,
-    country: str,
-    seed: int | None,
-    out: Path | None,
-    as_json: bool,
-) -> None:
-    """Run ``board`` or ``lboard`` on the world file and save it if the command changed it."""
-    world = load_world(world_path)
-    nation = _country(world, country)
-    result = command(
-        world,
-        victim,
-        source,
-        nation.cnum,
-        ServerRandom(_seed(seed)),
-        StreamPrompter(quiet=as_json),
-        sink=None if as_json else _live,
-    )
-    _finish(result, world, out or world_path, as_json)
 
 
 @empire.command("board")
@@ -261,7 +262,7 @@ def board_cmd(
     as_json: bool,
 ) -> None:
     """Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM."""
-    _boarding(board, victim, source, world_path, country, seed, out, as_json)
+    _run(board, (victim, source), world_path, country, seed, out, as_json)
 
 
 @empire.command("lboard")
@@ -278,4 +279,30 @@ def lboard_cmd(
     as_json: bool,
 ) -> None:
     """Board the enemy land unit number VICTIM from your sector FROM (x,y)."""
-    _boarding(lboard, victim, source, world_path, country, seed, out, as_json)
+    _run(lboard, (victim, source), world_path, country, seed, out, as_json)
+
+
+@empire.command("paradrop")
+@click.argument("planes", required=False)
+@click.argument("escorts", required=False)
+@click.argument("ap", metavar="AP", required=False)
+@click.argument("route", required=False)
+@_common
+def paradrop_cmd(
+    planes: str | None,
+    escorts: str | None,
+    ap: str | None,
+    route: str | None,
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+) -> None:
+    """Drop paratroopers from transport PLANES, guarded by ESCORTS ('' for none).
+
+    PLANES and ESCORTS are plane numbers (1/4/7), a sector (x,y) or a wing
+    letter; the planes gather at the assembly point AP and fly ROUTE, a path
+    (e.g. jjh) or a destination sector.
+    """
+    _run(paradrop, (planes, escorts, ap, route), world_path, country, seed, out, as_json)
