@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 from conftest import EXAMPLES, world_from
+from test_empire_cli import bellum
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, assault
 from bellum.empire.events import ScriptedPrompter
-from bellum.empire.world import World
+from bellum.empire.world import Relation, World
 from bellum.empire.worldfile import load_world
 
 B33_TRANSCRIPT = """\
@@ -286,3 +290,58 @@ def test_failed_assault_units_aboard_die() -> None:
         pytest.fail("the infantry should have died")
     assert r.outcome == "defeated"
     assert 0 in w.units and w.units[0].ship == 0
+
+
+def test_cli_assault_saves_only_when_something_happened(tmp_path: Path) -> None:
+    src = EXAMPLES / "assault.toml"
+    world = tmp_path / "w.toml"
+    world.write_text(src.read_text())
+    args = ("empire", "assault", "0,0", "0", "--world", str(world), "--as", "1", "--seed", "18")
+    r = bellum(*args, stdin="24\n")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == B33_TRANSCRIPT
+    after = load_world(world)
+    assert (after.ships[0].mil, after.sector((0, 0)).owner) == (76, 1)
+    again = bellum("empire", "assault", "0,0", "7", "--world", str(world), "--as", "1")
+    assert again.returncode == 1
+    assert again.stdout == "Ship #7 is not your ship!\nAssault aborted\n"
+    usage = bellum("empire", "assault", "0,0", "x", "--world", str(world), "--as", "1")
+    assert usage.returncode == 2 and usage.stdout.startswith("Usage: assault")
+    assert load_world(world) == after
+
+
+def test_cli_assault_json_and_prompts(tmp_path: Path) -> None:
+    out = tmp_path / "o.toml"
+    r = bellum(
+        "empire", "assault", "--world", str(EXAMPLES / "assault.toml"), "--as", "1",
+        "--seed", "18", "--out", str(out), "--json", stdin="0,0\n0\n24\n",
+    )  # fmt: skip
+    data = json.loads(r.stdout)
+    assert data["outcome"] == "captured" and data["command"] == "assault"
+    assert data["casualties"] == {"attacker": 4, "defender": 5}
+    assert data["transcript"].startswith("Sector :  0,0\nAssault from ship # 0\n")
+    assert out.exists()
+
+
+def test_no_btus() -> None:
+    w = load_world(EXAMPLES / "assault.toml")
+    w.nations[1].btu = 2
+    r = run(w, "0,0", "0", [])
+    assert r.transcript() == "You don't have the BTUs, bozo\n"
+    assert r.outcome == "refused" and not r.world_changed
+
+
+@pytest.mark.parametrize(
+    ("relation", "seed", "line"),
+    [
+        ("allied", 1, "spy  infiltrator #3 made it on shore safely.\n"),
+        ("at-war", 2, "spy  infiltrator #3 was spotted and was killed in the attempt.\n"),
+        ("neutral", 2, "spy  infiltrator #3 was spotted but made it OK.\n"),
+    ],
+)
+def test_spy_sneaking_branches(relation: str, seed: int, line: str) -> None:
+    w = world_from(SPIES)
+    w.nations[2].relations[1] = Relation.parse(relation)
+    w.units[3].eff = 20
+    r = run(w, "0,0", "0", ["y"], seed=seed)
+    assert r.transcript().endswith("Trying to sneak on shore...\n" + line)

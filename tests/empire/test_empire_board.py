@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import EXAMPLES, world_from
+from test_empire_cli import bellum
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, board, lboard
@@ -472,3 +475,26 @@ def test_prompts_for_missing_arguments() -> None:
     assert r.transcript().startswith("Victim land unit #?  2\nBoarding party from? 6,0\n")
     assert r.transcript().endswith("Land unit boarding aborted\nNo troops for lboard...\n")
     assert w.telegrams[-1].text == "1 considered lboarding you @6,0"
+
+
+def test_cli_board_and_lboard(tmp_path: Path) -> None:
+    world = tmp_path / "b.toml"
+    world.write_text((EXAMPLES / "board.toml").read_text())
+    r = bellum("empire", "board", "1", "0", "--world", str(world), "--as", "1", "--seed", "1",
+               stdin="50\n")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == B36_BOARD
+    after = load_world(world)
+    assert (after.ships[1].owner, after.ships[0].mob) == (1, 112)
+    refused = bellum("empire", "board", "0", "1", "--world", str(world), "--as", "1")
+    assert refused.returncode == 1
+    assert refused.stdout == "Boarding yourself?  Try using the 'tend' command.\nBoard aborted\n"
+    assert load_world(world) == after
+    lworld = tmp_path / "l.toml"
+    lworld.write_text((EXAMPLES / "lboard.toml").read_text())
+    r = bellum("empire", "lboard", "0", "0,0", "--world", str(lworld), "--as", "1", "--seed", "2",
+               stdin="100\n")  # fmt: skip
+    assert r.returncode == 0 and r.stdout == B36_LBOARD
+    usage = bellum("empire", "lboard", "0", "5", "--world", str(lworld), "--as", "1")
+    assert usage.returncode == 2
+    assert usage.stdout == "You can only board land units from a sector.\n" + LBOARD_USAGE

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from conftest import EXAMPLES
+from test_empire_cli import bellum
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, paradrop
@@ -184,3 +187,33 @@ def test_flak_over_a_defended_sector() -> None:
             assert "tr   C-56 Lodestar #0 takes " in text
             assert trial.planes.get(0) is None or trial.planes[0].eff < 100
     assert hits > 0
+
+
+@pytest.mark.parametrize("kind", ["sea", "fortress", "wasteland"])
+def test_more_illegal_drop_zones(kind: str) -> None:
+    w = world()
+    w.sector((6, 0)).type = w.tables.sector(kind)
+    if kind == "sea":
+        w.sector((6, 0)).owner = 0
+    r = run(w, ("0", "", "0,0", "jjj"))
+    assert (
+        f"You can't air-assault a {kind} sector!\nAir-Assault aborted\n10 paratroopers were lost.\n"
+    ) in r.transcript()
+
+
+def test_cli_paradrop(tmp_path: Path) -> None:
+    world = tmp_path / "p.toml"
+    world.write_text((EXAMPLES / "paradrop.toml").read_text())
+    args = ("empire", "paradrop", "0", "", "0,0", "jj", "--world", str(world), "--as", "1")
+    r = bellum(*args, "--seed", "7")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == B38_TRANSCRIPT
+    assert load_world(world).planes[0].mob == 114
+    lost = bellum("empire", "paradrop", "0", "", "0,0", "jjj", "--world", str(world), "--as", "1")
+    assert lost.returncode == 1
+    assert lost.stdout.endswith("Air-Assault aborted\n10 paratroopers were lost.\n")
+    after = load_world(world)
+    assert after.sector((0, 0)).mil == 80 and after.planes[0].mob == 114 - 17
+    own = bellum("empire", "paradrop", "0", "", "0,0", "j", "--world", str(world), "--as", "1")
+    assert own.returncode == 1 and own.stdout.endswith("You can't air-assault your own sector!\n")
+    assert load_world(world) == after
