@@ -12,7 +12,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, board, lboard
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.world import World
-from bellum.empire.worldfile import load_world
+from bellum.empire.worldfile import load_world, save_world
 
 B36_BOARD = """\
 Approaching cs   cargo ship (#1)...
@@ -498,3 +498,13 @@ def test_cli_board_and_lboard(tmp_path: Path) -> None:
     usage = bellum("empire", "lboard", "0", "5", "--world", str(lworld), "--as", "1")
     assert usage.returncode == 2
     assert usage.stdout == "You can only board land units from a sector.\n" + LBOARD_USAGE
+
+
+def test_ship_orders_survive_a_world_file_round_trip(tmp_path: Path) -> None:
+    w = load_world(EXAMPLES / "board.toml")
+    w.ships[1].off = True
+    save_world(w, tmp_path / "w.toml")
+    again = load_world(tmp_path / "w.toml")
+    cs = again.ships[1]
+    assert (cs.fleet, cs.mission, cs.rpath, cs.rflags, cs.off) == ("a", "escort", "yy", "b", True)
+    assert (cs.speed, cs.armor) == (30, 23)

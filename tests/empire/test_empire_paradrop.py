@@ -11,7 +11,7 @@ from test_empire_cli import bellum
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, paradrop
 from bellum.empire.events import ScriptedPrompter
-from bellum.empire.world import World
+from bellum.empire.world import Plane, World
 from bellum.empire.worldfile import load_world
 
 B38_TRANSCRIPT = """\
@@ -217,3 +217,18 @@ def test_cli_paradrop(tmp_path: Path) -> None:
     own = bellum("empire", "paradrop", "0", "", "0,0", "j", "--world", str(world), "--as", "1")
     assert own.returncode == 1 and own.stdout.endswith("You can't air-assault your own sector!\n")
     assert load_world(world) == after
+
+
+def test_interceptors_rise_one_more_than_the_intruders() -> None:
+    w = world()
+    for uid, owner, x in ((5, 2, 4), (6, 2, 4), (7, 2, 4), (8, 2, 4), (1, 1, 0)):
+        w.planes[uid] = Plane(
+            uid=uid, type=w.tables.planes["jf2"], owner=owner, x=x, y=0, mob=50, tech=150.0
+        )
+    r = run(w, ("0", "1", "0,0", "jj"), seed=3)
+    text = r.transcript()
+    assert "jf2  AV-8B Harrier #1 standing by\n" in text
+    fights = [line.split()[3] for line in text.splitlines() if "dogfights" in line]
+    assert fights == ["#5", "#6", "#7"]
+    assert "jf2  AV-8B Harrier #6 dogfights tc   transport chopper #0\n" in text
+    assert w.planes[8].eff == 100

@@ -6,9 +6,11 @@ units and ships fire volleys at the transports, never at the escorts.  A
 volley's strength picks a multiplier from the flak table; every transport
 takes its own roll.
 
-Not modelled (spec §20 item 1): interceptors and SAMs rising against the
-mission.  Rules code here never prints; it reports through the combat's
-``say``.
+Then the hostile countries' fighters rise: at most one more than the
+intruders, paired round-robin with them, escorts first (§16.5).  The spec
+leaves parts of this open (§20 item 1): see :func:`intercept` for what is
+simplified.  SAMs are not modelled (the tables carry no plane cost).  Rules
+code here never prints; it reports through the combat's ``say``.
 """
 
 from __future__ import annotations
@@ -17,7 +19,15 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from bellum.empire.combat.state import Combat
-from bellum.empire.tables import f32, land_aaf, plane_def, ship_glim, techfact
+from bellum.empire.tables import (
+    f32,
+    land_aaf,
+    plane_att,
+    plane_def,
+    plane_range,
+    ship_glim,
+    techfact,
+)
 from bellum.empire.world import Plane, Relation, Sector
 
 #: The flak multipliers by the volley's margin over the plane's defense (§16.5).
@@ -128,8 +138,101 @@ def hit(c: Combat, f: Flight, dam: int) -> None:
     p.mob -= min(32 + p.mob, dam // 2)
 
 
+def base_ok(c: Combat, p: Plane) -> bool:
+    """Take off and land: an own or allied sector; an airfield of 60 % unless VTOL.
+
+    Planes aboard ships and land units are not supported yet (they stay home).
+    """
+    if p.ship is not None or p.land is not None:
+        return False
+    s = c.world.sector(p.xy)
+    if s.owner != p.owner and c.world.rel(s.owner, p.owner) != Relation.ALLIED:
+        return False
+    return p.type.has("VTOL") or (s.type.name == "airfield" and s.eff >= 60)
+
+
+def _fighters(c: Combat, cn: int, s: Sector, busy: set[int]) -> list[Plane]:
+    """Country ``cn``'s idle interceptors that can reach ``s`` and come back."""
+    w = c.world
+    return [
+        p
+        for _, p in sorted(w.planes.items())
+        if p.owner == cn
+        and p.uid not in busy
+        and p.type.has("intercept")
+        and not p.type.has("missile")
+        and not p.mission
+        and p.mob > 0
+        and p.eff >= 40
+        and base_ok(c, p)
+        and plane_range(p.type, p.tech) >= 2 * w.geometry.mapdist(p.xy, s.xy)
+    ]
+
+
+def _dog_value(p: Plane, base: int) -> int:
+    """A dogfighter's value: ``base`` x efficiency, at least half its defense, plus stealth."""
+    v = max(base * p.eff / 100, p.type.defense / 2)
+    return int(v) + p.type.stealth // 25
+
+
+def dogfight(c: Combat, fighter: Flight, intruder: Flight) -> None:
+    """One interceptor against one intruder: point-by-point exchanges, then the damage."""
+    a, d = fighter.plane, intruder.plane
+    att = _dog_value(a, plane_att(a.type, a.tech) or plane_def(a.type, a.tech))
+    dfn = _dog_value(d, plane_def(d.type, d.tech))
+    if att < 1:
+        dfn, att = dfn + 1 - att, 1
+    if dfn < 1:
+        att, dfn = att + 1 - dfn, 1
+    odds = max(0.05, att / (att + dfn))
+    rounds = sum(c.dice.roll(20) for _ in range(4)) + 1
+    a_dam = d_dam = 0
+    for _ in range(rounds):
+        if a.eff - a_dam - 1 < 10 or d.eff - d_dam - 1 < 10:
+            break
+        if c.dice.chance(odds):
+            d_dam += 1
+        else:
+            a_dam += 1
+    c.say(f"    {a.name()} dogfights {d.name()}")
+    if a_dam:
+        hit(c, fighter, a_dam)
+    if d_dam:
+        hit(c, intruder, d_dam)
+
+
+def intercept(c: Combat, s: Sector, flights: list[Flight], busy: set[int]) -> None:
+    """§16.5 interception over ``s``, simplified.
+
+    Only countries that own ``s`` or have ships or units there send fighters,
+    and only fighters without a mission (air-defense missions and their op
+    areas, SAMs, interceptor mobility and the server's dogfight report texts
+    are not modelled).
+    """
+    w = c.world
+    for cn in sorted(w.nations):
+        if not hostile(c, cn):
+            continue
+        present = (
+            s.owner == cn
+            or any(sh.owner == cn and sh.xy == s.xy for sh in w.ships.values())
+            or any(u.owner == cn and u.xy == s.xy for u in w.units.values())
+        )
+        intruders = [f for f in flights if f.flying and f.escort]
+        intruders += [f for f in flights if f.flying and not f.escort]
+        if not present or not intruders:
+            continue
+        rising = _fighters(c, cn, s, busy)[: len(intruders) + 1]
+        for i, p in enumerate(rising):
+            busy.add(p.uid)
+            target = intruders[i % len(intruders)]
+            if target.flying:
+                dogfight(c, Flight(p, escort=True), target)
+
+
 def fly(c: Combat, route: list[Sector], flights: list[Flight]) -> None:
     """Fly the mission over ``route`` (AP first, the target last), flak and all."""
+    busy: set[int] = set()
     for s in route:
         up = [f for f in flights if f.flying]
         if not up:
@@ -145,3 +248,4 @@ def fly(c: Combat, route: list[Sector], flights: list[Flight]) -> None:
             for f in flights:
                 if f.flying and not f.escort:
                     hit(c, f, flak_damage(c, g, f.plane))
+        intercept(c, s, flights, busy)

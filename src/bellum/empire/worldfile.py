@@ -240,6 +240,7 @@ def parse_world(
         sh.mission = e.get("mission", str, "")
         sh.rpath = e.get("rpath", str, "")
         sh.rflags = e.get("rflags", str, "")
+        sh.off = e.get("off", bool, False)
         sh.plague = _plague(e)
         sh.items = _items(e)
         e.finish()
@@ -471,6 +472,7 @@ def world_to_data(world: World) -> dict[str, Any]:
                 "mission": sh.mission,
                 "rpath": sh.rpath,
                 "rflags": sh.rflags,
+                "off": sh.off,
                 "plague": sh.plague.name.lower(),
             },
             {
@@ -482,6 +484,7 @@ def world_to_data(world: World) -> dict[str, Any]:
                 "plague": "healthy",
                 "rpath": "",
                 "rflags": "",
+                "off": False,
             },
         )
         for _, sh in sorted(world.ships.items())

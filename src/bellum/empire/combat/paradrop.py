@@ -251,24 +251,11 @@ def _ready(
     if rng < need:
         c.say(f"{p.name()} out of range ({rng}:{need})")
         return False
-    if not _base_ok(c, p):
+    if not air.base_ok(c, p):
         return False
     c.say(f"{p.name()} standing by")
     p.mission = ""
     return True
-
-
-def _base_ok(c: Combat, p: Plane) -> bool:
-    """Take off and land: an own or allied base; an airfield of 60 % unless VTOL.
-
-    Planes aboard ships and land units are not supported yet (they stay home).
-    """
-    if p.ship is not None or p.land is not None:
-        return False
-    s = c.world.sector(p.xy)
-    if s.owner != c.aggressor and c.world.rel(s.owner, c.aggressor) != Relation.ALLIED:
-        return False
-    return p.type.has("VTOL") or (s.type.name == "airfield" and s.eff >= 60)
 
 
 def _arm(c: Combat, f: air.Flight, dist: int) -> bool:
