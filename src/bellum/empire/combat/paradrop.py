@@ -116,7 +116,7 @@ def _flow(
     guard = [
         air.Flight(p, escort=True)
         for p in fighters
-        if _ready(c, p, ap, dist, ("escort",)) or _ready(c, p, ap, dist, ("intercept",), True)
+        if _ready(c, p, ap, dist, ("escort",) if p.type.has("escort") else ("intercept",))
     ]
     armed = [f for f in cargo + guard if _arm(c, f, dist)]
     if not any(not f.escort for f in armed):
@@ -227,9 +227,7 @@ def _route(c: Combat, ap: Sector, text: str) -> list[Sector]:
     return route
 
 
-def _ready(
-    c: Combat, p: Plane, ap: Sector, dist: int, flags: tuple[str, ...], quiet: bool = False
-) -> bool:
+def _ready(c: Combat, p: Plane, ap: Sector, dist: int, flags: tuple[str, ...]) -> bool:
     """§16.4 item 3: may this plane join the mission?  Prints the server's refusals."""
     w = c.world
     if p.owner != c.aggressor or p.mob <= 0:
@@ -239,8 +237,7 @@ def _ready(
     if p.type.has("satellite"):
         return False
     if p.eff < 40:
-        if not quiet:
-            c.say(f"{p.name()} not efficient enough (must be 40%)")
+        c.say(f"{p.name()} not efficient enough (must be 40%)")
         return False
     to_ap = w.geometry.mapdist(p.xy, ap.xy)
     if to_ap > 4:
