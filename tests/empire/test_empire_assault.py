@@ -267,28 +267,30 @@ mil = 0
 
 def test_spies_sneak_ashore() -> None:
     w = world_from(SPIES)
-    r = run(w, "0,0", "0", ["y"], seed=1)
+    r = run(w, "0,0", "0", ["y"], seed=4)
     text = r.transcript()
     assert "Only 1 mil on dd   destroyer (#0)\n" in text
-    assert "Trying to sneak on shore...\n" in text
-    spy = w.units.get(3)
-    if "was killed in the attempt" in text:
-        assert spy is None
-        assert w.telegrams[-1].text == "1 spy shot and killed in 0,0."
-    else:
-        assert spy is not None and spy.xy == (0, 0) and spy.mob == -60
-    assert r.outcome == "landed" and r.world_changed
+    assert "spy  infiltrator #3 has a base assault value of 0\n" in text
+    assert text.endswith(
+        "Trying to sneak on shore...\nspy  infiltrator #3 made it on shore safely.\n"
+    )
+    spy = w.units[3]
+    assert (spy.xy, spy.ship, spy.mob) == ((0, 0), None, -60)
+    assert r.outcome == "landed" and r.world_changed and w.nations[1].btu == 637
 
 
 def test_failed_assault_units_aboard_die() -> None:
     w = load_world(EXAMPLES / "landing.toml")
     w.sector((0, 0)).mil = 500
+    # 20 mil at 100 %: the infantry runs out of soldiers at 80 % and is still listed.
+    w.units[1].mil = 20
     r = run(w, "0,0", "0", ["2", "n", "y"], seed=3)
     text = r.transcript()
-    assert "You have been defeated!\n" in text
-    if 1 in w.units:
-        pytest.fail("the infantry should have died")
+    assert (
+        "You have been defeated!\ninf  infantry #1 cannot return to the ship, and dies!\n" in text
+    )
     assert r.outcome == "defeated"
+    assert 1 not in w.units
     assert 0 in w.units and w.units[0].ship == 0
 
 

@@ -95,7 +95,6 @@ def test_b3_item_6_lboard_from_a_sector() -> None:
 
 
 def test_board_with_units_from_a_sector() -> None:
-    w = load_world(EXAMPLES / "board.toml")
     extra = world_from(
         """
 [[sector]]
@@ -133,7 +132,6 @@ mob = 50
 mil = 20
 """
     )
-    del w
     r = run_board(extra, "1", "2,0", ["10", "y"], seed=1)
     text = r.transcript()
     assert "You may board with a maximum of 2 land units\n" in text
@@ -228,7 +226,6 @@ mil = 10
 
 
 def test_approach_fire_hits_the_boarding_ship() -> None:
-    w = load_world(EXAMPLES / "board.toml")
     w2 = world_from(
         """
 [[sector]]
@@ -266,7 +263,6 @@ mil = 100
 items = { gun = 20, shell = 40 }
 """
     )
-    del w
     r = run_board(w2, "1", "0", ["0"], seed=1)
     text = r.transcript()
     assert text.startswith("Approaching cs   cargo ship (#1)...\nIncoming shells do ")
