@@ -12,7 +12,7 @@ import click
 
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
-from bellum.empire.combat import CombatResult, attack
+from bellum.empire.combat import CombatResult, assault, attack, board, lboard, paradrop
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event
 from bellum.empire.geometry import Geometry
@@ -270,3 +270,161 @@ def rules_cmd(world_path: Path | None, profile: str | None, options: tuple[str, 
             v = values.get(name)
             value = ("on" if v else "off") if isinstance(v, bool) else str(v)
         click.echo(f"{kind:<8} {name:<22} {value:<4} {text}")
+
+
+def _common(f: Callable[..., None]) -> Callable[..., None]:
+    """The options every combat command shares: world, country, seed, output and JSON."""
+    f = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(f)
+    f = click.option(
+        "--out",
+        type=click.Path(dir_okay=False, path_type=Path),
+        help="Write the resulting world here instead of back to --world.",
+    )(f)
+    f = click.option(
+        "--seed", type=click.IntRange(0, 2**32 - 1), help="Seed the server's generator."
+    )(f)
+    return rules_options(as_option(world_option(f)))
+
+
+def _run(
+    command: Callable[..., CombatResult],
+    args: tuple[str | None, ...],
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+    profile: str | None = None,
+    options: tuple[str, ...] = (),
+    **extra: list[str],
+) -> None:
+    """Run one of the naval or airborne commands on the world file, like ``attack``.
+
+    ``args`` are the command's arguments (``None`` for the missing ones, which
+    the server then asks for); the world is saved only if the command changed it.
+    """
+    world = load_world(world_path)
+    apply_rules(world, profile, list(options))
+    nation = _country(world, country)
+    result = command(
+        world,
+        *args,
+        nation.cnum,
+        ServerRandom(_seed(seed)),
+        StreamPrompter(quiet=as_json),
+        sink=None if as_json else _live,
+        **extra,
+    )
+    _finish(result, world, out or world_path, as_json)
+
+
+@empire.command("assault", cls=CoordCommand)
+@click.argument("target", required=False)
+@click.argument("ship", required=False)
+@click.argument("support", nargs=-1)
+@_common
+def assault_cmd(
+    target: str | None,
+    ship: str | None,
+    support: tuple[str, ...],
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+    profile: str | None,
+    options: tuple[str, ...],
+) -> None:
+    """Assault the coastal sector TARGET from your ship number SHIP.
+
+    SUPPORT are the four optional answers (forts, ships, arty, planes).  A
+    missing TARGET or SHIP is asked for like the server does.
+    """
+    _run(
+        assault,
+        (target, ship),
+        world_path,
+        country,
+        seed,
+        out,
+        as_json,
+        profile,
+        options,
+        support_args=list(support),
+    )
+
+
+@empire.command("board", cls=CoordCommand)
+@click.argument("victim", required=False)
+@click.argument("source", metavar="FROM", required=False)
+@_common
+def board_cmd(
+    victim: str | None,
+    source: str | None,
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+    profile: str | None,
+    options: tuple[str, ...],
+) -> None:
+    """Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM."""
+    _run(board, (victim, source), world_path, country, seed, out, as_json, profile, options)
+
+
+@empire.command("lboard", cls=CoordCommand)
+@click.argument("victim", required=False)
+@click.argument("source", metavar="FROM", required=False)
+@_common
+def lboard_cmd(
+    victim: str | None,
+    source: str | None,
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+    profile: str | None,
+    options: tuple[str, ...],
+) -> None:
+    """Board the enemy land unit number VICTIM from your sector FROM (x,y)."""
+    _run(lboard, (victim, source), world_path, country, seed, out, as_json, profile, options)
+
+
+@empire.command("paradrop", cls=CoordCommand)
+@click.argument("planes", required=False)
+@click.argument("escorts", required=False)
+@click.argument("ap", metavar="AP", required=False)
+@click.argument("route", required=False)
+@_common
+def paradrop_cmd(
+    planes: str | None,
+    escorts: str | None,
+    ap: str | None,
+    route: str | None,
+    world_path: Path,
+    country: str,
+    seed: int | None,
+    out: Path | None,
+    as_json: bool,
+    profile: str | None,
+    options: tuple[str, ...],
+) -> None:
+    """Drop paratroopers from transport PLANES, guarded by ESCORTS ('' for none).
+
+    PLANES and ESCORTS are plane numbers (1/4/7), a sector (x,y) or a wing
+    letter; the planes gather at the assembly point AP and fly ROUTE, a path
+    (e.g. jjh) or a destination sector.
+    """
+    _run(
+        paradrop,
+        (planes, escorts, ap, route),
+        world_path,
+        country,
+        seed,
+        out,
+        as_json,
+        profile,
+        options,
+    )

@@ -13,7 +13,16 @@ from enum import IntEnum
 from typing import Any
 
 from bellum.empire.geometry import Coord, Geometry
-from bellum.empire.tables import LandType, PlaneType, SectorType, ShipType, Tables, stock
+from bellum.empire.tables import (
+    LandType,
+    PlaneType,
+    SectorType,
+    ShipType,
+    Tables,
+    ship_armor,
+    ship_speed,
+    stock,
+)
 
 #: Commodity names as stored in worlds (the server's item names, short forms).
 ITEMS = (
@@ -200,6 +209,8 @@ class Ship:
     plague: Plague = Plague.HEALTHY
     off: bool = False
     items: dict[str, int] = field(default_factory=dict)
+    rpath: str = ""
+    rflags: str = ""
 
     @property
     def xy(self) -> Coord:
@@ -212,6 +223,16 @@ class Ship:
     @mil.setter
     def mil(self, n: int) -> None:
         self.items["mil"] = n
+
+    @property
+    def speed(self) -> int:
+        """Tech-adjusted speed (§0.5)."""
+        return ship_speed(self.type, self.tech)
+
+    @property
+    def armor(self) -> int:
+        """Tech-adjusted armor (§0.5)."""
+        return ship_armor(self.type, self.tech)
 
     def title(self) -> str:
         """The server's ship name, e.g. ``cs   cargo ship (#1)``."""

@@ -244,6 +244,9 @@ def parse_world(
         sh.tech = e.get("tech", float, float(kind.tech))
         sh.fleet = e.get("fleet", str, "")
         sh.mission = e.get("mission", str, "")
+        sh.rpath = e.get("rpath", str, "")
+        sh.rflags = e.get("rflags", str, "")
+        sh.off = e.get("off", bool, False)
         sh.plague = _plague(e)
         sh.items = _items(e)
         e.finish()
@@ -475,9 +478,22 @@ def world_to_data(world: World) -> dict[str, Any]:
                 "items": {k: v for k, v in sh.items.items() if v and k != "mil"},
                 "fleet": sh.fleet,
                 "mission": sh.mission,
+                "rpath": sh.rpath,
+                "rflags": sh.rflags,
+                "off": sh.off,
                 "plague": sh.plague.name.lower(),
             },
-            {"name": "", "fleet": "", "mission": "", "items": {}, "mil": 0, "plague": "healthy"},
+            {
+                "name": "",
+                "fleet": "",
+                "mission": "",
+                "items": {},
+                "mil": 0,
+                "plague": "healthy",
+                "rpath": "",
+                "rflags": "",
+                "off": False,
+            },
         )
         for _, sh in sorted(world.ships.items())
     ]

@@ -15,6 +15,9 @@ step       module
 =========  ==========================================================
 """
 
+from bellum.empire.combat.assault import assault
+from bellum.empire.combat.board import board, lboard
 from bellum.empire.combat.commands import CombatResult, attack
+from bellum.empire.combat.paradrop import paradrop
 
-__all__ = ["CombatResult", "attack"]
+__all__ = ["CombatResult", "assault", "attack", "board", "lboard", "paradrop"]

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from bellum.empire.combat.state import Combat
 from bellum.empire.movement import attcost, unit_kind, unitcost
-from bellum.empire.world import NewsItem, Sector
+from bellum.empire.world import LandUnit, NewsItem, Sector
 
 
 def pct(x: int) -> int:
@@ -26,8 +28,12 @@ def damage_target(c: Combat) -> None:
         t.defense = max(0, int(t.defense - t.defense * delta / 100))
 
 
-def occupy(c: Combat) -> bool:
-    """§10.1: one mil (else the most recently chosen unit) moves in; False if nobody can."""
+def occupy(c: Combat, unit_cost: Callable[[LandUnit], float] | None = None) -> bool:
+    """§10.1: one mil (else the most recently chosen unit) moves in; False if nobody can.
+
+    ``unit_cost`` is the move-in cost of §13.3 for modes other than attack; a
+    unit occupying from a ship is unloaded.
+    """
     t = c.target
     assert t is not None
     for o in c.offs:
@@ -35,7 +41,7 @@ def occupy(c: Combat) -> bool:
             o.troops -= 1
             o.mil = o.mil - 1
             t.mil = t.mil + 1
-            c.say(f"1 mil from {c.at(o.xy)} moves into {c.at(t.xy)}")
+            c.say(f"1 mil from {c.off_name(o)} moves into {c.at(t.xy)}")
             return True
     if not c.a_units:
         c.say(f"{c.at(t.xy)} left unoccupied")
@@ -46,10 +52,14 @@ def occupy(c: Combat) -> bool:
         return False
     f = c.a_units[0]
     u = f.unit
-    cost = unitcost(u, attcost(c.world, c.aggressor, t, unit_kind(u)))
+    if unit_cost is None:
+        cost = unitcost(u, attcost(c.world, c.aggressor, t, unit_kind(u)))
+    else:
+        cost = unit_cost(u)
     u.mob = int(max(-127.0, u.mob - cost))
     u.fort = 0
     u.x, u.y = t.xy
+    u.ship = None
     c.say(f"{u.name()} moves in to occupy {c.at(t.xy)}")
     c.a_units.remove(f)
     return True

@@ -205,3 +205,19 @@ def unit_mobility(c: Combat) -> None:
                 u.items["shell"] = u.items.get("shell", 0) - min(
                     u.items.get("shell", 0), u.type.ammo
                 )
+
+
+def send_home(c: Combat) -> None:
+    """§9: reacting defenders go back where they came from, at no cost."""
+    for f in c.d_units:
+        if f.origin is not None and f.unit.xy != f.origin:
+            f.unit.x, f.unit.y = f.origin
+            c.tell(c.defender, f"{f.unit.name()} returns to {c.at(f.origin, c.defender)}")
+
+
+def write_attackers(c: Combat) -> None:
+    """§8: the attacking units are written: no mission, no fortification, pending cost paid."""
+    for f in c.a_units:
+        u = f.unit
+        u.mission, u.fort = "", 0
+        u.mob = u.mob - int(f.pending)

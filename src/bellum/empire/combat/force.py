@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from bellum.empire.combat.state import Aborted, Combat, Fighter, OffObject, atoi, infected
+from bellum.empire.combat.state import Aborted, Combat, Fighter, Mode, OffObject, atoi, infected
 from bellum.empire.combat.strength import attack_value, sector_offense
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.supply import in_supply
@@ -107,11 +107,17 @@ def _where(c: Combat, u: LandUnit) -> str:
     return f"in {c.at(u.xy)}"
 
 
-def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers) -> None:
-    """§2.4 for an attacking sector: which of A's units there join the attack."""
-    assert c.target is not None and o.sector is not None
+def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers, most: int | None = None) -> None:
+    """§2.4: which of A's units at an off-object (sector or ship) join the fight.
+
+    Assault and board take only ``assault`` units, for free; a ship off-object
+    offers just the units aboard it.  Board lets at most ``most`` units go
+    (items 2, 9 and 13).
+    """
     w = c.world
     verb = c.verb
+    chosen = 0
+    announced = False
     for u in w.units_at(o.xy):
         if answers.quit:
             raise Aborted
@@ -119,6 +125,14 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers) -> None:
             continue
         if u.type.has("supply"):
             continue
+        if c.target_ship is not None and c.mode is Mode.BOARD:
+            if c.target_ship.type.nland == 0:
+                c.say("Land units are not able to board this kind of ship")
+                return
+            v = c.target_ship.type
+            if not (v.has("supply") and not v.has("sub")) and not u.type.has("light"):
+                c.say("Only light land units can board this kind of ship")
+                continue
         barred = info_page_barred(c, u)
         if barred:
             c.say(f"{u.name()} is {barred} unit, and cannot {verb}")
@@ -126,24 +140,35 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers) -> None:
         if u.mob <= 0:
             c.say(f"{u.name()} is out of mobility, and cannot {verb}")
             continue
-        if u.ship is not None:
+        if o.ship is not None and u.ship != o.ship.uid:
+            continue
+        if u.ship is not None and o.ship is None:
             c.say(f"{u.name()} is on ship #{u.ship}, and cannot {verb}")
             continue
         if u.land is not None:
             c.say(f"{u.name()} is on unit #{u.land}, and cannot {verb}")
             continue
-        p = attcost(w, c.aggressor, c.target, unit_kind(u))
-        q = unitcost(u, p)
+        if c.mode is not Mode.ATTACK:
+            if not u.type.has("assault"):
+                continue
+            p = q = 0.0
+        else:
+            assert c.target is not None
+            p = attcost(w, c.aggressor, c.target, unit_kind(u))
+            q = unitcost(u, p)
         if p >= 1.0 and u.mob < min(127, math.ceil(q)):
             c.say(f"{u.name()} does not have enough mobility ({min(127, math.ceil(q))} needed)")
             continue
         av = attack_value(u, c.mode, c.world.option("assault_penalty"))
-        if av < 1.0:
+        if av < 1.0 and not (c.mode is Mode.ASSAULT and u.type.has("spy")):
             c.say(f"{u.name()} has no offensive strength")
             continue
         if not in_supply(w, u, dice=c.dice):
             c.say(f"{u.name()} is out of supply, and cannot {verb}")
             continue
+        if most is not None and not announced:
+            c.say(f"You may board with a maximum of {most} land units")
+            announced = True
         c.say(f"{u.name()} has a base {verb} value of {av:.0f}")
         prompt = f"{verb} with {u.name()} {_where(c, u)} ({u.army or '~'} {u.eff}%) [ynYNq?] "
         if not answers.choose(prompt, u.army):
@@ -154,6 +179,9 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers) -> None:
         c.a_spy = max(c.a_spy, spy_value(u))
         if u.type.has("engineer"):
             c.a_engineer += 1
+        chosen += 1
+        if most is not None and chosen >= most:
+            return
 
 
 def info_page_barred(c: Combat, u: LandUnit) -> str:

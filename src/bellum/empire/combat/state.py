@@ -101,6 +101,8 @@ class Combat:
     sink: Sink | None = None
     events: list[Event] = field(default_factory=list)
     target: Sector | None = None
+    target_ship: Ship | None = None
+    target_unit: LandUnit | None = None
     defender: int = 0
     offs: list[OffObject] = field(default_factory=list)
     a_units: list[Fighter] = field(default_factory=list)
@@ -184,8 +186,16 @@ class Combat:
         return self.mode.value
 
     def target_name(self, viewer: int | None = None) -> str:
+        if self.target_ship is not None:
+            return self.target_ship.title()
+        if self.target_unit is not None:
+            return self.target_unit.name()
         assert self.target is not None
         return self.at(self.target.xy, viewer)
+
+    def off_name(self, o: OffObject) -> str:
+        """How the server names an off-object: ``x,y`` for a sector, the name of a ship."""
+        return o.ship.title() if o.ship is not None else self.at(o.xy)
 
 
 def infected(stage: Plague) -> bool:

@@ -51,6 +51,11 @@ def ship_defense(sh: Ship) -> float:
 
 
 def target_multiplier(c: Combat) -> float:
+    """``dm`` (§3.3): a boarded ship its armor, a boarded land unit 1.0, else the sector's."""
+    if c.target_ship is not None:
+        return ship_defense(c.target_ship)
+    if c.target_unit is not None:
+        return 1.0
     assert c.target is not None
     return sector_defense(c.target)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import defense_total, offense_total
+from bellum.empire.geometry import Coord
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_acc, land_dam, land_frg, ship_frange, ship_glim, techfact
 from bellum.empire.world import LandUnit, Sector, Ship
@@ -72,25 +73,38 @@ def ship_range(c: Combat, sh: Ship) -> int:
     return c.dice.roundavg(techfact(sh.tech, ship_frange(sh.type, sh.tech) / 2.0))
 
 
-def ship_damage(c: Combat, victim: int, helped: int) -> int:
-    """§5.3 ships: helping surface ships within 8 fire while the remaining factor > 0.30."""
+def ship_damage(
+    c: Combat, victim: int, helped: int, at: Coord | None = None, approach: bool = False
+) -> int:
+    """§5.3 ships: helping surface ships within 8 fire while the remaining factor > 0.30.
+
+    ``approach`` is the board's approach fire at ``at`` (§5.5): submarines fire
+    too and every salvo is announced to the boarders.
+    """
     w = c.world
     if helped == 0 or victim == helped:
         return 0
-    assert c.target is not None
-    p = c.target.xy
+    if at is None:
+        assert c.target is not None
+        at = c.target.xy
+    p = at
     f = 1.0
     for _, sh in sorted(w.ships.items()):
         if f <= 0.30:
             break
         dist = w.geometry.mapdist(sh.xy, p)
-        if dist > 8 or not w.helps(sh.owner, helped, victim) or sh.type.has("sub"):
+        if dist > 8 or not w.helps(sh.owner, helped, victim):
+            continue
+        if sh.type.has("sub") and not approach:
             continue
         if sh.mission and w.option("info_mission_fire"):
             continue
         if ship_range(c, sh) < dist:
             continue
-        f *= 1 - 0.01 * ship_fire(c, sh)
+        dmg = ship_fire(c, sh)
+        if approach and dmg:
+            c.say(f"Incoming shells do {dmg} damage!")
+        f *= 1 - 0.01 * dmg
     return int(100 - 100 * f)
 
 

@@ -1,0 +1,171 @@
+"""``assault <to-SECT> <from-SHIP>``: landing troops from a ship (spec §16.2).
+
+The flow reuses the attack's steps: defenders and reaction (§4), support
+(§5), the fight (§6) and the capture (§10).  What is the assault's own: the
+1/4, 1/10 and no-limit rules on the ship's mil (§2.3), assault units only
+(§2.4), reinforcing one's own sector and spies sneaking ashore (§13.4-13.5),
+units that cannot return to the ship (§6.5), the move-in costs and the lunch
+box (§13.3-13.4).
+"""
+
+from __future__ import annotations
+
+from bellum.dice import ServerRandom
+from bellum.empire.combat import force, target
+from bellum.empire.combat.commands import COMMAND_BTU, CombatResult
+from bellum.empire.combat.conclude import assault_cost, conclude, move_in, pay
+from bellum.empire.combat.flows import (
+    ask_mil,
+    ask_text,
+    defend_and_fight,
+    drop_powerless,
+    initial_strength,
+    run_flow,
+)
+from bellum.empire.combat.state import (
+    Combat,
+    Failure,
+    Mode,
+    OffObject,
+    UsageFailure,
+    infected,
+)
+from bellum.empire.events import Prompter, Sink
+from bellum.empire.world import Relation, Sector, Ship, World
+from bellum.errors import UsageError
+
+ASSAULT_USAGE = "Usage: assault <to-SECT> <from-SHIP> [<forts?> <ships?> <arty?> <planes?>]"
+
+
+def assault(
+    world: World,
+    sector: str | None,
+    ship: str | None,
+    aggressor: int,
+    dice: ServerRandom,
+    prompter: Prompter,
+    support_args: list[str] | None = None,
+    sink: Sink | None = None,
+) -> CombatResult:
+    """``assault`` (spec §16.2): take (or reinforce) a coastal sector from a ship.
+
+    ``sector`` and ``ship`` are the command-line arguments; ``None`` makes the
+    server prompt for them (§1.1).  The world is changed in place.
+    """
+    c = Combat(world, dice, prompter, aggressor, Mode.ASSAULT, sink=sink)
+    result = CombatResult(command="assault", seed=dice.seed, outcome="aborted", aggressor=aggressor)
+    return run_flow(c, result, lambda: _flow(c, sector, ship, support_args or [], result))
+
+
+def _flow(
+    c: Combat, sector: str | None, ship: str | None, support_args: list[str], result: CombatResult
+) -> None:
+    w = c.world
+    text = ask_text(c, sector, "Sector :  ", ASSAULT_USAGE)
+    try:
+        xy = w.geometry.parse(text, w.nations[c.aggressor].origin)
+    except UsageError:
+        raise UsageFailure(ASSAULT_USAGE) from None
+    t = w.sector(xy)
+    c.target, c.defender = t, t.owner
+    result.defender, result.target = t.owner, c.at(t.xy)
+    number = ask_text(c, ship, "Assault from ship # ", ASSAULT_USAGE)
+    if number.startswith("-") and number[1:].isdigit():
+        raise Failure("You may only assault from one ship!")
+    if not number.isdigit():
+        raise UsageFailure(ASSAULT_USAGE)
+    sh = check_assault(c, int(number), t)
+    target.show_sector(c, t)
+    wanted = target.parse_support(support_args)
+    if isinstance(wanted, str):
+        c.say(wanted)
+        wanted = (True, True, True, True)
+    o = OffObject(ship=sh, mil0=sh.mil, mob0=sh.mob, infected=infected(sh.plague))
+    c.offs = [o]
+    ask_mil(c, o, lambda avail: assault_limit(c, sh, t, avail))
+    force.ask_units(c, o, force.ArmyAnswers(c))
+    if t.owner == c.aggressor:
+        _reinforce(c, o, result)
+        return
+    if o.troops == 0 and all(f.unit.type.has("spy") for f in c.a_units):
+        _sneak(c, t, sh, result)
+        return
+    drop_powerless(c)
+    c.d_troops = t.mil
+    c.target_infected = infected(t.plague)
+    initial_strength(c, result, c.at(t.xy, c.defender))
+    defend_and_fight(c, wanted, result)
+    conclude(c, result)
+
+
+def check_assault(c: Combat, uid: int, t: Sector) -> Ship:
+    """§1.2 assault items 2-6, each ending the command with ``Assault aborted``."""
+    w = c.world
+    sh = w.ships.get(uid)
+    problem = None
+    if sh is None or sh.owner != c.aggressor:
+        problem = f"Ship #{uid} is not your ship!"
+    elif sh.xy != t.xy and not w.sector(sh.xy).type.is_sea:
+        problem = f"{sh.title()} can not assault from that far inland!"
+    elif w.geometry.mapdist(sh.xy, t.xy) > 1:
+        problem = "You'll have to get there first..."
+    else:
+        problem = target.passable_or_abort(c, t)
+    if problem:
+        raise Failure(f"{problem}\nAssault aborted")
+    assert sh is not None
+    return sh
+
+
+def assault_limit(c: Combat, sh: Ship, t: Sector, avail: int) -> int:
+    """§2.3: a defended enemy beach takes 1/4 from semi-landing ships, 1/10 from others."""
+    if t.owner != c.aggressor and t.mil > 0:
+        if sh.type.has("semi-land"):
+            return avail // 4
+        if not sh.type.has("land"):
+            return avail // 10
+    return avail
+
+
+def _reinforce(c: Combat, o: OffObject, result: CombatResult) -> None:
+    """§13.4: landing in one's own sector is no fight, just the move-in."""
+    if o.troops:
+        c.say(f"You reinforce {c.target_name()} with {o.troops} troops")
+    result.btu_charged = COMMAND_BTU
+    if not (o.troops or c.a_units):
+        result.outcome = "aborted"
+        return
+    move_in(c)
+    c.world.nations[c.aggressor].btu -= COMMAND_BTU
+    result.outcome = "reinforced"
+    result.world_changed = True
+
+
+def _sneak(c: Combat, t: Sector, sh: Ship, result: CombatResult) -> None:
+    """§13.5: spies alone try to slip ashore unseen."""
+    w = c.world
+    c.say("Trying to sneak on shore...")
+    d = t.owner
+    for f in list(c.a_units):
+        u = f.unit
+        pay(u, assault_cost(c, u, sh))
+        u.x, u.y = t.xy
+        u.ship = None
+        if w.rel(d, c.aggressor) == Relation.ALLIED or d == 0:
+            spotted = False
+        else:
+            spotted = c.dice.chance((110 - u.eff // 2) / 100)
+        if not spotted:
+            c.say(f"{u.name()} made it on shore safely.")
+        elif w.rel(d, c.aggressor) <= Relation.HOSTILE:
+            c.say(f"{u.name()} was spotted and was killed in the attempt.")
+            c.tell(d, f"{c.name(c.aggressor)} spy shot and killed in {c.at(t.xy, d)}.")
+            w.units.pop(u.uid, None)
+        else:
+            c.say(f"{u.name()} was spotted but made it OK.")
+            c.tell(d, f"{c.name(c.aggressor)} spy spotted in {c.at(t.xy, d)}.")
+    result.btu_charged = COMMAND_BTU
+    result.outcome = "landed" if c.a_units else "aborted"
+    if c.a_units:
+        w.nations[c.aggressor].btu -= COMMAND_BTU
+        result.world_changed = True

@@ -1,0 +1,319 @@
+"""After the fight of assault, paradrop, board and lboard (spec §6.5, §10, §12, §13.4, §15).
+
+The order of :func:`conclude` is the server's order, which is also its draw
+order: garrison, off-objects, unit mobility, target efficiency, casualties,
+outcome and news, units written, capture, off-objects written, move-in.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from bellum.empire.combat import capture, fight, movein
+from bellum.empire.combat.commands import COMMAND_BTU, CombatResult
+from bellum.empire.combat.state import Combat, Mode
+from bellum.empire.world import LandUnit, Plague, Ship
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """One row of the outcome table of §15 for a command."""
+
+    won: str
+    lost: str
+    news_won: str
+    goodwill_won: int
+    news_unowned: str
+    news_lost: str
+    goodwill_lost: int
+    action_won: str
+    action_lost: str
+
+
+OUTCOMES = {
+    Mode.ASSAULT: Outcome(
+        "We have secured a beachhead at {t}, sir!",
+        "You have been defeated!",
+        "navy secures a beachhead on {d} territory",
+        -4,
+        "pilgrims settle on a new island",
+        "sailors repelled by {d} coast-guard",
+        4,
+        "assaulting and taking",
+        "trying to assault",
+    ),
+    Mode.PARADROP: Outcome(
+        "We have captured {t}, sir!",
+        "All of your troops were destroyed",
+        "paratroopers comandeer a sector from {d}",
+        -4,
+        "parachutists grab unoccupied land",
+        "paratroopers destroyed in failed air-assault on {d}",
+        4,
+        "air-assaulting and taking",
+        "trying to air-assault",
+    ),
+    Mode.BOARD: Outcome(
+        "We have boarded {t}, sir!",
+        "You have been repelled",
+        "seadogs board one of {d}'s ships",
+        -2,
+        "",
+        "is repelled by {d} while attempting to board a ship",
+        -3,
+        "boarding",
+        "trying to board",
+    ),
+    Mode.LBOARD: Outcome(
+        "We have boarded {t}, sir!",
+        "You have been repelled",
+        "mercenaries board one of {d}'s land units",
+        -2,
+        "",
+        "is repelled by {d} while attempting to board a land unit",
+        -3,
+        "boarding",
+        "trying to board",
+    ),
+}
+
+#: Land units moving in after a board (§13.3): marines 10, others 40.
+BOARD_COST = {True: 10.0, False: 40.0}
+
+
+def assault_cost(c: Combat, u: LandUnit, ship: Ship | None) -> float:
+    """§13.3: an update's worth of mobility (marines half); more from a non-landing ship."""
+    gain = c.world.option("etu_per_update") * c.world.option("land_mob_scale")
+    cost = gain / 2 if u.type.has("marine") else gain
+    if ship is not None and not ship.type.has("land"):
+        cost = max(cost, u.mob - 0.0) if u.type.has("marine") else max(cost, u.mob + cost)
+    return float(cost)
+
+
+def unit_movein_cost(c: Combat, u: LandUnit) -> float:
+    """The mode's move-in cost of §13.3 for one attacking unit."""
+    if c.mode in (Mode.BOARD, Mode.LBOARD):
+        return BOARD_COST[u.type.has("marine")]
+    ship = c.offs[0].ship if c.offs else None
+    return assault_cost(c, u, ship)
+
+
+def pay(u: LandUnit, cost: float) -> None:
+    """New mobility ``trunc(max(-127, mob - cost))``, fortification gone (§13.3)."""
+    u.mob = int(max(-127.0, u.mob - cost))
+    u.fort = 0
+
+
+def conclude(c: Combat, result: CombatResult) -> None:
+    """§6.5 items 1-10 and §15 for a fight that took place."""
+    w = c.world
+    t, ship, unit = c.target, c.target_ship, c.target_unit
+    # 1. the target's garrison
+    if c.success:
+        c.d_troops = 0
+    elif t is not None and c.d_mil0 > 0 and c.d_cas > 0 and t.mob >= 0:
+        newmob = c.dice.damage(t.mob, (100 * c.d_cas) // c.d_mil0)
+        c.target_pending = min(20, t.mob - newmob)
+    victim = t or ship or unit
+    assert victim is not None
+    victim.mil = c.d_troops
+    # 2. the off-objects lose their dead
+    for o in c.offs:
+        lost = o.troops0 - o.troops
+        if lost <= 0:
+            continue
+        s = o.sector
+        if s is not None and s.mil > 0 and s.mob >= 0:
+            newmob = c.dice.damage(s.mob, (100 * lost) // s.mil)
+            o.pending += min(20, s.mob - newmob)
+        o.mil = o.mil - lost
+    # 3. unit mobility, 4. the target's efficiency
+    fight.unit_mobility(c)
+    if t is not None:
+        capture.damage_target(c)
+    else:
+        target_eff = ship or unit
+        assert target_eff is not None
+        target_eff.eff = c.dice.damage(target_eff.eff, capture.pct((c.d_cas + c.a_cas) // 10))
+    cas = c.a_cas + c.d_cas
+    c.say("- Casualties -")
+    c.say(f"     Yours: {c.a_cas}")
+    c.say(f"    Theirs: {c.d_cas}")
+    c.say(f"Paper-shuffling ... {0.15 * cas:.1f} BTU")
+    # 6. the outcome, the dead left aboard, news and telegram
+    _outcome(c)
+    # 7. reacting units go home; the attackers' units are written
+    fight.send_home(c)
+    fight.write_attackers(c)
+    # 8. capture, or the target keeps its damaged self
+    captured = False
+    if c.success:
+        if t is not None:
+            if capture.occupy(c, lambda u: unit_movein_cost(c, u)):
+                capture.take_sector(c, t)
+                captured = True
+            elif t.civ == 0 and t.mil == 0 and not w.units_at(t.xy):
+                t.owner = 0
+        else:
+            captured = take_vessel(c)
+    elif t is not None:
+        t.mob = max(0, t.mob - c.target_pending)
+    if t is None and c.target_infected and victim.plague == Plague.HEALTHY:
+        victim.plague = Plague.EXPOSED
+    # 9. the off-objects pay their mobility (step 12)
+    floor = -127 if w.option("MOB_ACCESS") else 0
+    for o in c.offs:
+        if o.sector is not None:
+            o.sector.mob = max(floor, o.sector.mob - o.pending)
+        elif o.ship is not None:
+            o.ship.mob = max(-127, o.ship.mob - o.pending)
+    # 10. move in (§13.4)
+    if captured:
+        move_in(c)
+        if victim.mil > 0:
+            c.say(f"{victim.mil} of your troops now occupy {c.target_name()}")
+    if c.money_made:
+        c.say(f"You just made ${c.money_made}.00")
+    charge = COMMAND_BTU + int(0.015 * cas + 0.5)
+    w.nations[c.aggressor].btu -= charge
+    result.btu_charged = charge
+    result.outcome = "captured" if captured else "defeated" if not c.success else "unoccupied"
+    result.attacker_casualties, result.defender_casualties = c.a_cas, c.d_cas
+    result.money_made = c.money_made
+    result.world_changed = True
+
+
+def _outcome(c: Combat) -> None:
+    """§6.5 item 6 and the table of §15."""
+    row = OUTCOMES[c.mode]
+    a, d = c.aggressor, c.defender
+    mine = c.target_name()
+    theirs = c.target_name(d)
+    if c.success:
+        c.say(row.won.format(t=mine))
+        if d:
+            c.news(d, f"{c.name(a)} {row.news_won.format(d=c.name(d))}", row.goodwill_won)
+        else:
+            c.news(0, f"{c.name(a)} {row.news_unowned}", 0)
+        c.tell(d, f"{c.name(a)} lost {c.a_cas} troops {row.action_won} {theirs}")
+    else:
+        c.say(row.lost)
+        if c.mode is not Mode.PARADROP:
+            for f in list(c.a_units):
+                if f.unit.ship is not None:
+                    c.say(f"{f.unit.name()} cannot return to the ship, and dies!")
+                    c.a_units.remove(f)
+                    c.world.units.pop(f.unit.uid, None)
+        c.news(d, f"{c.name(a)} {row.news_lost.format(d=c.name(d))}", row.goodwill_lost)
+        c.tell(d, f"{c.name(a)} lost {c.a_cas} troops {row.action_lost} {theirs}")
+    c.tell(d, f"We lost {c.d_cas} troops defending")
+
+
+def take_vessel(c: Combat) -> bool:
+    """§10.1 and §10.3: a boarded ship or land unit becomes A's, with what it carries."""
+    w = c.world
+    ship, unit = c.target_ship, c.target_unit
+    victim = ship or unit
+    assert victim is not None
+    name = c.target_name()
+    spy_target = unit is not None and unit.type.has("spy")
+    for o in c.offs:
+        if o.troops > 0 and (o.sector is None or o.sector.mob != 0):
+            if not spy_target:
+                o.troops -= 1
+                o.mil = o.mil - 1
+                victim.mil = victim.mil + 1
+                c.say(f"1 mil from {c.off_name(o)} moves onto {name}")
+            break
+    else:
+        if not c.a_units:
+            c.say(f"{name} left unoccupied")
+            c.tell(
+                c.defender,
+                f"No enemy troops moved onto {c.target_name(c.defender)} so you still own it!",
+            )
+            return False
+        f = c.a_units.pop(0)
+        _board_unit(c, f.unit)
+    d = victim.owner
+    victim.owner = c.aggressor
+    victim.off = True
+    victim.mission = ""
+    if ship is not None:
+        ship.fleet, ship.rpath, ship.rflags = "", "", ""
+        for _, p in sorted(w.planes.items()):
+            if p.ship == ship.uid and p.owner == d:
+                p.eff, p.owner, p.mission, p.wing = 10, c.aggressor, "", ""
+        for _, u in sorted(w.units.items()):
+            if u.ship == ship.uid and u.owner == d:
+                _take_unit(c, u)
+    else:
+        assert unit is not None
+        _take_unit(c, unit)
+        for _, u in sorted(w.units.items()):
+            if u.land == unit.uid and u.owner == d:
+                _take_unit(c, u)
+    return True
+
+
+def _take_unit(c: Combat, u: LandUnit) -> None:
+    """A captured land unit: A's, orders wiped, mobility at most 0, no fortification."""
+    u.owner = c.aggressor
+    u.mob, u.fort, u.off = min(u.mob, 0), 0, True
+    u.retreat = c.world.option("morale_base")
+    u.mission, u.op_center, u.op_radius, u.army = "", None, 0, ""
+
+
+def _board_unit(c: Combat, u: LandUnit) -> None:
+    """A unit moving onto a captured ship (§13.4): it pays and goes aboard."""
+    ship = c.target_ship
+    assert ship is not None
+    pay(u, unit_movein_cost(c, u))
+    u.x, u.y = ship.xy
+    u.ship = ship.uid
+    c.say(f"{u.name()} boards {ship.title()}")
+
+
+def move_in(c: Combat) -> None:
+    """§13.4: the victors' units, then the off-objects' troops (assault: with a lunch box)."""
+    t = c.target
+    moved: list[LandUnit] = []
+    for f in list(c.a_units):
+        u = f.unit
+        if u.uid not in c.world.units:
+            continue
+        if c.target_ship is not None:
+            _board_unit(c, u)
+            continue
+        if t is None:
+            continue
+        pay(u, unit_movein_cost(c, u))
+        u.x, u.y = t.xy
+        u.ship = None
+        moved.append(u)
+        c.say(f"{u.name()} now occupies {c.at(t.xy)}")
+    if moved and c.world.option("INTERDICT_ATT"):
+        movein.mine_checks(c, list(reversed(moved)))
+    victim = t or c.target_ship or c.target_unit
+    assert victim is not None
+    for o in c.offs:
+        n = o.troops
+        if n <= 0:
+            continue
+        o.mil = o.mil - n
+        o.troops = 0
+        victim.mil = victim.mil + n
+        if c.mode is Mode.ASSAULT and o.ship is not None and t is not None:
+            lunch_box(o.ship, t.items, n)
+
+
+def lunch_box(ship: Ship, ashore: dict[str, int], troops: int) -> None:
+    """§13.4: the food that goes ashore with ``troops`` landing from ``ship``."""
+    food = ship.items.get("food", 0)
+    left = ship.mil + troops + ship.items.get("civ", 0) + 0.5
+    taken = int((troops + 1) * food / left)
+    taken = min(taken, 9999 - ashore.get("food", 0))
+    if taken <= 0:
+        return
+    ship.items["food"] = food - taken
+    ashore["food"] = ashore.get("food", 0) + taken

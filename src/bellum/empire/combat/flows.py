@@ -1,0 +1,184 @@
+"""What the four other combat commands share: running a flow, reading numbers, the end.
+
+``attack`` keeps its own flow in :mod:`.commands`; ``assault``, ``paradrop``,
+``board`` and ``lboard`` (spec §16.2-16.4) run through :func:`run_flow`, which
+turns the flow's exceptions into the server's closing lines and a
+:class:`~bellum.empire.combat.commands.CombatResult`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bellum.empire.combat import defenders, fight, support
+from bellum.empire.combat.commands import COMMAND_BTU, CombatResult
+from bellum.empire.combat.state import (
+    Aborted,
+    Combat,
+    Failure,
+    Mode,
+    OffObject,
+    UsageFailure,
+    atoi,
+)
+from bellum.empire.combat.strength import attack_value, defense_total, offense_total
+from bellum.errors import UsageError
+
+#: The line each command prints when it is aborted (spec §16).
+ABORT_LINE = {
+    Mode.ASSAULT: "Assault aborted",
+    Mode.PARADROP: "Air-Assault aborted",
+    Mode.BOARD: "Board aborted",
+    Mode.LBOARD: "Land unit boarding aborted",
+}
+
+#: The ``-ing`` form in "considered ...ing you" (the server's spelling, §3.4).
+CONSIDERED = {
+    Mode.ASSAULT: "assaulting",
+    Mode.PARADROP: "paradroping",
+    Mode.BOARD: "boarding",
+    Mode.LBOARD: "lboarding",
+}
+
+
+class Lost(Aborted):
+    """An abort after something irrevocable happened (a ship sunk, paratroopers lost).
+
+    The world is saved; no "No troops" line follows the abort line.  A flow may
+    also mark ``result.world_changed`` before an ordinary abort (shells fired).
+    """
+
+
+def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> CombatResult:
+    """Run ``flow`` with the BTU check of §15 and the ends of §16 (usage, failure, abort).
+
+    Usage errors cost nothing; failures and aborts cost the command's 3 BTU.
+    """
+    nation = c.world.nations.get(c.aggressor)
+    if nation is None:
+        raise UsageError(f"there is no country {c.aggressor} in this world")
+    if nation.btu < COMMAND_BTU and not c.world.option("BLITZ"):
+        c.say("You don't have the BTUs, bozo")
+        result.outcome = "refused"
+        result.events = c.events
+        return result
+    try:
+        flow()
+    except UsageFailure as exc:
+        c.say(str(exc))
+        result.outcome = "usage"
+    except Failure as exc:
+        c.say(str(exc))
+        result.outcome = "refused"
+        result.btu_charged = COMMAND_BTU
+    except Aborted as exc:
+        c.say(ABORT_LINE[c.mode])
+        if not isinstance(exc, Lost):
+            c.say(f"No troops for {c.verb}...")
+        result.outcome = "aborted"
+        result.btu_charged = COMMAND_BTU
+        if isinstance(exc, Lost):
+            result.world_changed = True
+        if result.world_changed:
+            nation.btu -= COMMAND_BTU
+    result.events = c.events
+    return result
+
+
+def ask_text(c: Combat, given: str | None, prompt: str, usage: str) -> str:
+    """An argument from the command line, else the server's prompt; EOF is a usage error."""
+    answer = given if given is not None else c.ask(prompt)
+    if answer is None or not answer.strip():
+        raise UsageFailure(usage)
+    return answer.strip()
+
+
+def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
+    """A ship or unit number (§1.1): a negative or unparsable one is a usage error."""
+    text = ask_text(c, given, prompt, usage)
+    if not text.isdigit():
+        raise UsageFailure(usage)
+    return int(text)
+
+
+def no_troops(c: Combat, where: str) -> None:
+    """§3.4: nothing to fight with; the defender hears that A thought about it."""
+    c.say(f"No troops for {c.verb}...")
+    c.tell(c.defender, f"{c.name(c.aggressor)} considered {CONSIDERED[c.mode]} you @{where}")
+    raise Aborted
+
+
+def ask_mil(c: Combat, o: OffObject, limit_of: Callable[[int], int]) -> int:
+    """§2.3 for a ship or a boarding sector: ``limit_of(avail)`` is the mode's limit.
+
+    Returns the mil committed (also stored as the object's troops).
+    """
+    where = f"on {o.ship.title()}" if o.ship is not None else f"in {c.at(o.xy)}"
+    if o.mil == 0:
+        c.say(f"No mil {where}")
+    elif o.mil == 1:
+        c.say(f"Only 1 mil {where}")
+    avail = max(0, o.mil - 1)
+    if avail == 0:
+        return 0
+    limit = limit_of(avail)
+    if limit <= 0:
+        return 0
+    if o.ship is not None:
+        prompt = f"Number of mil from {o.ship.title()} (max {limit}) : "
+    else:
+        assert o.sector is not None
+        prompt = f"Number of mil from {o.sector.type.name} at {c.at(o.xy)} (max {limit}) : "
+    answer = c.ask(prompt)
+    n = atoi(answer)
+    if answer is None or n < 0:
+        raise Aborted
+    n = min(n, limit, avail)
+    if n <= 0:
+        return 0
+    o.troops = o.troops0 = n
+    return n
+
+
+def drop_powerless(c: Combat) -> None:
+    """§3.4 re-validation: units without offensive strength leave (spies in an assault)."""
+    ap = c.world.option("assault_penalty")
+    for f in list(c.a_units):
+        if attack_value(f.unit, c.mode, ap) < 1.0:
+            c.say(f"{f.unit.name()} has no offensive strength")
+            c.a_units.remove(f)
+
+
+def initial_strength(c: Combat, result: CombatResult, where: str) -> None:
+    """§3.4: the initial attack strength, or the end of a command that has no troops."""
+    c.ototal = offense_total(c)
+    result.initial_attack = c.ototal
+    if c.ototal <= 0:
+        no_troops(c, where)
+    if c.mode is not Mode.PARADROP:
+        c.say()
+        c.say(f"             Initial attack strength: {c.ototal:8d}")
+
+
+def defend_and_fight(
+    c: Combat, wanted: tuple[bool, bool, bool, bool], result: CombatResult
+) -> None:
+    """§4-§7 for a sector target: defenders, reaction, scouts, support, header, plague, fight."""
+    defenders.present_defenders(c)
+    before = defense_total(c, 1.0)
+    defenders.react(c)
+    defenders.report_attackers(c)
+    after = defense_total(c, 1.0)
+    if after != before:
+        c.say(f"Defense strength with reacting units: {after:8d}")
+    support.support(c, wanted)
+    fight_out(c, result)
+
+
+def fight_out(c: Combat, result: CombatResult) -> None:
+    """§6.1, §7 and §6.2: the header (its numbers go into the result), plague, the fight."""
+    fight.header(c)
+    result.final_attack, result.final_defense = c.ototal, c.dtotal
+    result.odds_percent = int(c.odds0 * 100)
+    fight.plague(c)
+    fight.fight(c)
