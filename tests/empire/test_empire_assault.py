@@ -284,7 +284,7 @@ def test_failed_assault_units_aboard_die() -> None:
     w.sector((0, 0)).mil = 500
     # 20 mil at 100 %: the infantry runs out of soldiers at 80 % and is still listed.
     w.units[1].mil = 20
-    r = run(w, "0,0", "0", ["2", "n", "y"], seed=3)
+    r = run(w, "0,0", "0", ["2", "n", "y", "y"], seed=3)
     text = r.transcript()
     assert (
         "You have been defeated!\ninf  infantry #1 cannot return to the ship, and dies!\n" in text

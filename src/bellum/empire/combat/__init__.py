@@ -17,7 +17,8 @@ step       module
 
 from bellum.empire.combat.assault import assault
 from bellum.empire.combat.board import board, lboard
-from bellum.empire.combat.commands import CombatResult, attack
+from bellum.empire.combat.commands import attack
 from bellum.empire.combat.paradrop import paradrop
+from bellum.empire.combat.result import CombatResult
 
 __all__ = ["CombatResult", "assault", "attack", "board", "lboard", "paradrop"]

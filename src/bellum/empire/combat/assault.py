@@ -12,7 +12,6 @@ from __future__ import annotations
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import force, target
-from bellum.empire.combat.commands import COMMAND_BTU, CombatResult
 from bellum.empire.combat.conclude import assault_cost, conclude, move_in, pay
 from bellum.empire.combat.flows import (
     ask_mil,
@@ -22,6 +21,7 @@ from bellum.empire.combat.flows import (
     initial_strength,
     run_flow,
 )
+from bellum.empire.combat.result import COMMAND_BTU, CombatResult
 from bellum.empire.combat.state import (
     Combat,
     Failure,

@@ -13,7 +13,6 @@ from collections.abc import Callable
 from bellum.dice import ServerRandom
 from bellum.empire.combat import defenders, force, support
 from bellum.empire.combat.capture import pct
-from bellum.empire.combat.commands import CombatResult
 from bellum.empire.combat.conclude import conclude
 from bellum.empire.combat.flows import (
     Lost,
@@ -25,6 +24,7 @@ from bellum.empire.combat.flows import (
     run_flow,
 )
 from bellum.empire.combat.movein import _unit_hit
+from bellum.empire.combat.result import CombatResult
 from bellum.empire.combat.state import (
     Combat,
     Failure,

@@ -1,4 +1,4 @@
-"""After the fight of assault, paradrop, board and lboard (spec §6.5, §10, §12, §13.4, §15).
+"""After the fight of every combat command (spec §6.5, §10-§15).
 
 The order of :func:`conclude` is the server's order, which is also its draw
 order: garrison, off-objects, unit mobility, target efficiency, casualties,
@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bellum.empire.combat import capture, fight, movein
-from bellum.empire.combat.commands import COMMAND_BTU, CombatResult
+from bellum.empire.combat import capture, fight, movein, target
+from bellum.empire.combat.result import COMMAND_BTU, CombatResult
 from bellum.empire.combat.state import Combat, Mode
+from bellum.empire.movement import attcost, unit_kind, unitcost
 from bellum.empire.world import LandUnit, Plague, Ship
 
 
@@ -31,6 +32,17 @@ class Outcome:
 
 
 OUTCOMES = {
+    Mode.ATTACK: Outcome(
+        "We have captured {t}, sir!",
+        "You have been defeated!",
+        "infantry capture {d} territory",
+        -4,
+        "takes over unoccupied land",
+        "infantry beaten back by {d}",
+        -4,
+        "taking",
+        "attacking",
+    ),
     Mode.ASSAULT: Outcome(
         "We have secured a beachhead at {t}, sir!",
         "You have been defeated!",
@@ -92,6 +104,9 @@ def assault_cost(c: Combat, u: LandUnit, ship: Ship | None) -> float:
 
 def unit_movein_cost(c: Combat, u: LandUnit) -> float:
     """The mode's move-in cost of §13.3 for one attacking unit."""
+    if c.mode is Mode.ATTACK:
+        assert c.target is not None
+        return unitcost(u, attcost(c.world, c.aggressor, c.target, unit_kind(u)))
     if c.mode in (Mode.BOARD, Mode.LBOARD):
         return BOARD_COST[u.type.has("marine")]
     ship = c.offs[0].ship if c.offs else None
@@ -104,6 +119,13 @@ def pay(u: LandUnit, cost: float) -> None:
     u.fort = 0
 
 
+def sector_mob_loss(c: Combat, mob: int, newmob: int) -> int:
+    """§11/§12: the server caps the loss at 20; the info page makes 20 the minimum."""
+    if c.world.option("info_sector_mobility"):
+        return min(mob, max(20, mob - newmob))
+    return min(20, mob - newmob)
+
+
 def conclude(c: Combat, result: CombatResult) -> None:
     """§6.5 items 1-10 and §15 for a fight that took place."""
     w = c.world
@@ -113,7 +135,7 @@ def conclude(c: Combat, result: CombatResult) -> None:
         c.d_troops = 0
     elif t is not None and c.d_mil0 > 0 and c.d_cas > 0 and t.mob >= 0:
         newmob = c.dice.damage(t.mob, (100 * c.d_cas) // c.d_mil0)
-        c.target_pending = min(20, t.mob - newmob)
+        c.target_pending = sector_mob_loss(c, t.mob, newmob)
     victim = t or ship or unit
     assert victim is not None
     victim.mil = c.d_troops
@@ -125,7 +147,7 @@ def conclude(c: Combat, result: CombatResult) -> None:
         s = o.sector
         if s is not None and s.mil > 0 and s.mob >= 0:
             newmob = c.dice.damage(s.mob, (100 * lost) // s.mil)
-            o.pending += min(20, s.mob - newmob)
+            o.pending += sector_mob_loss(c, s.mob, newmob)
         o.mil = o.mil - lost
     # 3. unit mobility, 4. the target's efficiency
     fight.unit_mobility(c)
@@ -158,22 +180,30 @@ def conclude(c: Combat, result: CombatResult) -> None:
             captured = take_vessel(c)
     elif t is not None:
         t.mob = max(0, t.mob - c.target_pending)
-    if t is None and c.target_infected and victim.plague == Plague.HEALTHY:
+    if c.target_infected and victim.plague == Plague.HEALTHY:
         victim.plague = Plague.EXPOSED
     # 9. the off-objects pay their mobility (step 12)
     floor = -127 if w.option("MOB_ACCESS") else 0
     for o in c.offs:
         if o.sector is not None:
             o.sector.mob = max(floor, o.sector.mob - o.pending)
+            if o.infected and o.sector.plague == Plague.HEALTHY:
+                o.sector.plague = Plague.EXPOSED
         elif o.ship is not None:
             o.ship.mob = max(-127, o.ship.mob - o.pending)
     # 10. move in (§13.4)
     if captured:
-        move_in(c)
+        if c.mode is Mode.ATTACK:
+            movein.move_in_mil(c)
+            movein.move_in_units(c)
+        else:
+            move_in(c)
         if victim.mil > 0:
             c.say(f"{victim.mil} of your troops now occupy {c.target_name()}")
     if c.money_made:
         c.say(f"You just made ${c.money_made}.00")
+    if c.sneak:
+        target.declare_sneak_war(c, c.success)
     charge = COMMAND_BTU + int(0.015 * cas + 0.5)
     w.nations[c.aggressor].btu -= charge
     result.btu_charged = charge
@@ -198,7 +228,7 @@ def _outcome(c: Combat) -> None:
         c.tell(d, f"{c.name(a)} lost {c.a_cas} troops {row.action_won} {theirs}")
     else:
         c.say(row.lost)
-        if c.mode is not Mode.PARADROP:
+        if c.mode not in (Mode.PARADROP, Mode.ATTACK):
             for f in list(c.a_units):
                 if f.unit.ship is not None:
                     c.say(f"{f.unit.name()} cannot return to the ship, and dies!")

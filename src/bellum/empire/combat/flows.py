@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bellum.empire.combat import defenders, fight, support
-from bellum.empire.combat.commands import COMMAND_BTU, CombatResult
+from bellum.empire.combat.result import COMMAND_BTU, CombatResult
 from bellum.empire.combat.state import (
     Aborted,
     Combat,
@@ -26,6 +26,7 @@ from bellum.errors import UsageError
 
 #: The line each command prints when it is aborted (spec §16).
 ABORT_LINE = {
+    Mode.ATTACK: "Attack aborted",
     Mode.ASSAULT: "Assault aborted",
     Mode.PARADROP: "Air-Assault aborted",
     Mode.BOARD: "Board aborted",
@@ -34,6 +35,7 @@ ABORT_LINE = {
 
 #: The ``-ing`` form in "considered ...ing you" (the server's spelling, §3.4).
 CONSIDERED = {
+    Mode.ATTACK: "attacking",
     Mode.ASSAULT: "assaulting",
     Mode.PARADROP: "paradroping",
     Mode.BOARD: "boarding",
@@ -47,6 +49,9 @@ class Lost(Aborted):
     The world is saved; no "No troops" line follows the abort line.  A flow may
     also mark ``result.world_changed`` before an ordinary abort (shells fired).
     """
+
+    def __init__(self) -> None:
+        super().__init__(no_troops=False)
 
 
 def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> CombatResult:
@@ -73,7 +78,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         result.btu_charged = COMMAND_BTU
     except Aborted as exc:
         c.say(ABORT_LINE[c.mode])
-        if not isinstance(exc, Lost):
+        if exc.no_troops:
             c.say(f"No troops for {c.verb}...")
         result.outcome = "aborted"
         result.btu_charged = COMMAND_BTU
@@ -163,8 +168,15 @@ def initial_strength(c: Combat, result: CombatResult, where: str) -> None:
 def defend_and_fight(
     c: Combat, wanted: tuple[bool, bool, bool, bool], result: CombatResult
 ) -> None:
-    """§4-§7 for a sector target: defenders, reaction, scouts, support, header, plague, fight."""
-    defenders.present_defenders(c)
+    """§4-§7 for a sector target: defenders, reaction, scouts, support, header, plague, fight.
+
+    With the scouts' estimate on (§18.1, not for paradrop) the defenders are
+    looked at once, by the estimate, and the player may back out.
+    """
+    estimate = bool(c.world.option("scout_estimate")) and c.mode is not Mode.PARADROP
+    if estimate:
+        defenders.scout_estimate(c)
+    defenders.present_defenders(c, report_units=not estimate)
     before = defense_total(c, 1.0)
     defenders.react(c)
     defenders.report_attackers(c)

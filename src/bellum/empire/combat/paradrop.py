@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from bellum.dice import ServerRandom
 from bellum.empire import air
 from bellum.empire.combat import target
-from bellum.empire.combat.commands import COMMAND_BTU, CombatResult
 from bellum.empire.combat.conclude import conclude
 from bellum.empire.combat.flows import (
     ABORT_LINE,
@@ -24,6 +23,7 @@ from bellum.empire.combat.flows import (
     initial_strength,
     run_flow,
 )
+from bellum.empire.combat.result import COMMAND_BTU, CombatResult
 from bellum.empire.combat.state import (
     Combat,
     Failure,
