@@ -351,7 +351,7 @@ def resolve_plan(plan: AssaultPlan, rng: ServerRandom) -> AssaultResult:
         r,
     )
     fates = defender_fates(plan, live_def, chance) if success and live_def else []
-    fate_of = {u.id: f for u, f in zip(live_def, fates, strict=True)}
+    fate_of = {u.id: f for u, f in zip(live_def, fates, strict=True)} if fates else {}
     for u in live_def:
         f = fate_of.get(u.id)
         if f is not None:
