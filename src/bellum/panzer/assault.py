@@ -335,6 +335,9 @@ def combined_arms(
         f"one vehicle per 10 men or fraction -> {required}; {pool:g} unsupported vehicles "
         f"-> {penalised_total:g} attack at half strength"
     )
+    for h in hexes:
+        if exempt[h]:
+            reason += f"; hex {h} exempt ({inf[h]} infantry > 10 x {veh[h]:g} vehicles)"
     return CombinedArms(True, reason, deficit=deficit, required=required, penalised=penalised_total,
                         hexes=rows, per_unit=tuple(per_unit), **base)  # type: ignore[arg-type]  # fmt: skip
 
@@ -385,7 +388,7 @@ def hexside_modifier(s: Scenario, attack_hexes: Sequence[Hex], target: Hex) -> M
                     value,
                     f"{f} on hexside {h}|{target} (largest of {len(attack_hexes)} attack hexsides)",
                 )
-    return Modifier("hexside", -best, why)
+    return Modifier("hexside", 0.0 - best, why)
 
 
 def terrain_modifier(s: Scenario, attackers: Sequence[Unit], target: Hex) -> Modifier:
@@ -400,7 +403,9 @@ def terrain_modifier(s: Scenario, attackers: Sequence[Unit], target: Hex) -> Mod
     combine = s.rules.text("unknowns.modifiers.hex_terrain_combine")
     value = sum(values) if combine == "sum" else max(values)
     who = ", ".join(u.id + (" (travel mode)" if u.motorized_in_travel else "") for u in vehicles)
-    return Modifier("terrain", -value, f"{'/'.join(names)} at {target}; vehicles attacking: {who}")
+    return Modifier(
+        "terrain", 0.0 - value, f"{'/'.join(names)} at {target}; vehicles attacking: {who}"
+    )
 
 
 def unit_modifier(units: Sequence[Unit], lowest: bool, r: Rules) -> Modifier:
