@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bellum.panzer.assault import AssaultBreakdown, AssaultPlan, Modifier, plan_assault
 from bellum.panzer.battlefield import Battlefield, Hex, ParameterData
+from bellum.panzer.distribution import Distribution, compare, exact_distribution, monte_carlo
 from bellum.panzer.results import OUTCOMES, AssaultResult, resolve_assault
 from bellum.panzer.rules import RULE_KEYS, Rules
 from bellum.panzer.scenario import Scenario, load_scenario, save_scenario, scenario_from_dict
@@ -23,6 +24,7 @@ __all__ = [
     "AssaultPlan",
     "AssaultResult",
     "Battlefield",
+    "Distribution",
     "Hex",
     "Kind",
     "Mode",
@@ -33,7 +35,10 @@ __all__ = [
     "Scenario",
     "State",
     "Unit",
+    "compare",
+    "exact_distribution",
     "load_scenario",
+    "monte_carlo",
     "plan_assault",
     "resolve_assault",
     "save_scenario",
