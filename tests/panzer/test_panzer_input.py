@@ -77,6 +77,16 @@ def test_movement_cost_of_entering_the_target() -> None:
     assert "entering 4,4 costs 4" in message
 
 
+def test_full_allowance_minimum_move_rule() -> None:
+    fresh = unit("a1", "3,3", movement_left=2, movement_allowance=2)
+    kw: dict[str, Any] = {"terrain": {"4,4": "city"}, "params": {"movement_cost": {"city": 5}}}
+    assert "movement points" in refused(fresh, **kw)
+    rule = {"unknowns.attackers.full_allowance_minimum_move": True}
+    assert plan_assault(build([fresh, DEF], rules=rule, **kw)).attackers
+    tired = unit("a1", "3,3", movement_left=1, movement_allowance=2)
+    assert "movement points" in refused(tired, rules=rule, **kw)
+
+
 def test_major_river_without_bridge_cannot_be_crossed() -> None:
     message = refused(
         unit("a1", "3,3"), hexsides=[{"between": ["3,3", "4,4"], "features": ["major_river"]}]

@@ -165,7 +165,9 @@ def refusal(s: Scenario, u: Unit, target: Hex) -> str | None:
             return why
     if r.text("unknowns.attackers.cost_model") == "enter_hex" and u.movement_left is not None:
         cost = _entry_cost(s, u, target)
-        if u.movement_left < cost and not r.flag("unknowns.attackers.full_allowance_minimum_move"):
+        fresh = u.movement_allowance is not None and u.movement_left >= u.movement_allowance
+        minimum_move = fresh and r.flag("unknowns.attackers.full_allowance_minimum_move")
+        if u.movement_left < cost and not minimum_move:
             return (f"has {u.movement_left:g} movement points left, entering {target} costs "
                     f"{cost:g} (§1.1.9)")  # fmt: skip
     return None

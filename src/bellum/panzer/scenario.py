@@ -42,7 +42,7 @@ _UNIT_KEYS = frozenset(
     {
         "id", "side", "hex", "kind", "strength", "assault", "defense", "name", "nation",
         "hard_attack", "hard_target", "quality", "fatigue", "mode", "state", "infantry",
-        "size", "movement_left", "organization", *_UNIT_BOOLS,
+        "size", "movement_left", "movement_allowance", "organization", *_UNIT_BOOLS,
     }
 )  # fmt: skip
 _SIZES = ("battalion", "company", "platoon", "other")
@@ -246,6 +246,7 @@ def _load_unit(raw: Mapping[str, Any], where: str) -> Unit:
     if min(assault, defense, hard_attack) < 0:
         raise r.fail("assault, defense and hard_attack must not be negative")
     movement = raw.get("movement_left")
+    allowance = raw.get("movement_allowance")
     return Unit(
         id=uid,
         side=r.text("side"),
@@ -265,6 +266,7 @@ def _load_unit(raw: Mapping[str, Any], where: str) -> Unit:
         infantry=r.flag("infantry") if "infantry" in raw else None,
         size=size,
         movement_left=None if movement is None else r.number("movement_left"),
+        movement_allowance=None if allowance is None else r.number("movement_allowance"),
         organization=Organization(
             army=org.text("army", ""),
             corps=org.text("corps", ""),
@@ -367,6 +369,8 @@ def _unit_to_dict(u: Unit) -> dict[str, Any]:
         out["infantry"] = u.infantry
     if u.movement_left is not None:
         out["movement_left"] = u.movement_left
+    if u.movement_allowance is not None:
+        out["movement_allowance"] = u.movement_allowance
     out.update({k: True for k in _UNIT_BOOLS if getattr(u, k)})
     org = {k: v for k, v in dataclasses.asdict(u.organization).items() if v}
     if org:

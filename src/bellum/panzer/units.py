@@ -96,6 +96,7 @@ class Unit:
     demolition: bool = False
     size: str = "battalion"
     movement_left: float | None = None
+    movement_allowance: float | None = None
     organization: Organization = dataclasses.field(default_factory=Organization)
 
     @property
