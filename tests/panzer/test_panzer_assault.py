@@ -282,26 +282,18 @@ def test_hex_with_more_infantry_than_ten_per_vehicle_is_exempt() -> None:
 
 def test_penalty_spread_over_hexes_in_proportion_to_unsupported_vehicles() -> None:
     # the example scenario's numbers: deficit 65 -> 7 vehicles of 6 + 8 unsupported
-    bd = breakdown(
-        [
-            tanks("t1", "3,3", 12),
-            unit("i", "3,3", strength=60),
-            tanks("t2", "3,4", 8),
-            unit("d", "4,4", "D", strength=125),
-        ],
-        terrain={"4,4": "forest"},
-    )
-    ca = bd.combined_arms
+    units = [
+        tanks("t1", "3,3", 12),
+        unit("i", "3,3", strength=60),
+        tanks("t2", "3,4", 8),
+        unit("d", "4,4", "D", strength=125),
+    ]
+    ca = breakdown(units, terrain={"4,4": "forest"}).combined_arms
     assert (ca.supporting_infantry, ca.required, ca.penalised) == (60, 7, 7)
     per_unit = dict(ca.per_unit)
     assert per_unit["t1"] == pytest.approx(3) and per_unit["t2"] == pytest.approx(4)
     weakest = breakdown(
-        [
-            tanks("t1", "3,3", 12),
-            unit("i", "3,3", strength=60),
-            tanks("t2", "3,4", 8),
-            unit("d", "4,4", "D", strength=125),
-        ],
+        units,
         terrain={"4,4": "forest"},
         rules={"unknowns.combined_arms.allocation": "weakest_hex_first"},
     )
