@@ -24,11 +24,12 @@ from typing import TypeVar
 
 from bellum.dice import ServerRandom
 from bellum.panzer.assault import AssaultPlan, CombatRange, plan_assault
+from bellum.panzer.battlefield import Hex
 from bellum.panzer.chance import Chance, enumerate_outcomes
 from bellum.panzer.results import (
     OUTCOMES,
     assault_succeeds,
-    defender_fates,
+    defender_fate,
     draw_side_loss,
     loss_shares,
     morale_check,
@@ -105,96 +106,127 @@ def _convolve(
 UnitEnd = tuple[int, Unit | None, bool, bool]
 
 
-def _unit_end(u: Unit, share: float, r: Rules) -> dict[UnitEnd, float]:
-    def step(chance: Chance) -> UnitEnd:
-        loss = unit_loss(u, share, chance)
-        after = u.replace(strength=u.strength - loss)
-        check = morale_check(after, loss, u.strength, r, chance)
-        if check is not None:
-            after = after.replace(state=check.state_after)
-        failed = check is not None and not check.passed
-        return (
-            loss * u.per_point,
-            after if after.strength > 0 else None,
-            failed,
-            worsened(u.state, check),
-        )
-
-    return _merge(enumerate_outcomes(step))
-
-
-# A side after the combat result: (loss, survivors, any unit failed, any unit worsened)
-SideEnd = tuple[int, tuple[Unit, ...], bool, bool]
-
-
-def side_ends(units: Sequence[Unit], cr: CombatRange, r: Rules) -> dict[SideEnd, float]:
-    """Law of a side's state after its combat result, losses and morale checks (§7, §9)."""
-    out: dict[SideEnd, float] = defaultdict(float)
-    losses = _merge(
-        (sl.loss, p) for sl, p in enumerate_outcomes(lambda ch: draw_side_loss(cr, units, r, ch))
+def _unit_end(u: Unit, share: float, r: Rules, chance: Chance) -> UnitEnd:
+    loss = unit_loss(u, share, chance)
+    after = u.replace(strength=u.strength - loss)
+    check = morale_check(after, loss, u.strength, r, chance)
+    if check is not None:
+        after = after.replace(state=check.state_after)
+    failed = check is not None and not check.passed
+    return (
+        loss * u.per_point,
+        after if after.strength > 0 else None,
+        failed,
+        worsened(u.state, check),
     )
-    for loss, p_loss in losses.items():
-        share_law = _merge(enumerate_outcomes(partial(_shares, loss, units, r)))
-        for shares, p_shares in share_law.items():
-            acc: dict[SideEnd, float] = {(0, (), False, False): 1.0}
-            for u, share in zip(units, shares, strict=True):
-                acc = _convolve(
-                    acc,
-                    _unit_end(u, share, r),
-                    lambda k, e: (
-                        k[0] + e[0],
-                        (*k[1], e[1]) if e[1] else k[1],
-                        k[2] or e[2],
-                        k[3] or e[3],
-                    ),
-                )
-            for key, p in acc.items():
-                out[key] += p_loss * p_shares * p
-    return dict(out)
 
 
 def _shares(loss: int, units: Sequence[Unit], r: Rules, chance: Chance) -> tuple[float, ...]:
     return tuple(loss_shares(loss, units, r, chance))
 
 
-def _fates_law(plan: AssaultPlan, survivors: tuple[Unit, ...]) -> dict[tuple[int, str], float]:
-    """Law of (surrender losses, outcome) when the assault has succeeded (§10.2-10.5)."""
-    law = enumerate_outcomes(partial(defender_fates, plan, survivors))
-    return _merge(
-        (
-            (
-                sum(f.extra_loss * u.per_point for u, f in zip(survivors, fates, strict=True)),
-                outcome_of(True, fates),
-            ),
-            q,
-        )
-        for fates, q in law
+def fold_side(
+    units: Sequence[Unit],
+    cr: CombatRange,
+    r: Rules,
+    start: K,
+    step: Callable[[K, UnitEnd], Iterable[tuple[K, float]]],
+) -> dict[K, float]:
+    """Law of a side's summary after its combat result, losses and morale checks (§7, §9).
+
+    Given the side's loss (and the shares), units are independent, so the summary is folded
+    one unit at a time: ``step`` maps a summary and a unit's end to the next summaries.
+    """
+    out: dict[K, float] = defaultdict(float)
+    losses = _merge(
+        (sl.loss, p) for sl, p in enumerate_outcomes(partial(draw_side_loss, cr, units, r))
     )
+    for loss, p_loss in losses.items():
+        for shares, p_shares in _merge(
+            enumerate_outcomes(partial(_shares, loss, units, r))
+        ).items():
+            acc: dict[K, float] = {start: 1.0}
+            for u, share in zip(units, shares, strict=True):
+                ends = _merge(enumerate_outcomes(partial(_unit_end, u, share, r)))
+                nxt: dict[K, float] = defaultdict(float)
+                for key, p in acc.items():
+                    for end, q in ends.items():
+                        for key2, w in step(key, end):
+                            nxt[key2] += p * q * w
+                acc = nxt
+            for key, p in acc.items():
+                out[key] += p_loss * p_shares * p
+    return dict(out)
+
+
+# Attackers: (loss, any survivor, any unit newly Disrupted/Broken)
+Attackers = tuple[int, bool, bool]
+# Defenders: (loss, any survivor of the combat, any unit failed morale, fate kinds, placed)
+Defenders = tuple[int, bool, bool, frozenset[str], tuple[tuple[Hex, int], ...]]
+
+
+def _attacker_step(key: Attackers, end: UnitEnd) -> list[tuple[Attackers, float]]:
+    return [((key[0] + end[0], key[1] or end[1] is not None, key[2] or end[3]), 1.0)]
+
+
+def _stacking_can_bind(plan: AssaultPlan) -> bool:
+    """Whether earlier retreats can ever crowd a later defender out of a hex (§10.2)."""
+    s = plan.scenario
+    all_defenders = sum(u.equivalent for u in plan.defenders)
+    return any(
+        sum(v.equivalent for v in s.units_at(h)) + all_defenders > s.params.stacking_maximum
+        for h in s.battlefield.neighbors_on_map(plan.breakdown.target)
+    )
+
+
+def _defender_step(
+    plan: AssaultPlan, success: bool, track_placed: bool, key: Defenders, end: UnitEnd
+) -> list[tuple[Defenders, float]]:
+    """One defender's end folded in; with ``success`` its retreat or surrender too (§10)."""
+    loss, survivor, failed, kinds, placed = key
+    loss, failed = loss + end[0], failed or end[2]
+    unit = end[1]
+    if unit is None or not success:
+        return [((loss, survivor or unit is not None, failed, kinds, placed), 1.0)]
+    out = []
+    for fate, q in enumerate_outcomes(partial(defender_fate, plan, unit, dict(placed))):
+        new_placed = placed
+        if track_placed and fate.destination is not None:
+            grown = dict(placed)
+            grown[fate.destination] = grown.get(fate.destination, 0) + unit.equivalent
+            new_placed = tuple(sorted(grown.items()))
+        extra = fate.extra_loss * unit.per_point
+        out.append(((loss + extra, True, failed, kinds | {fate.kind}, new_placed), q))
+    return out
 
 
 def exact_distribution(source: Scenario | AssaultPlan) -> Distribution:
     """The exact law of (attacker loss, defender loss, outcome) of the scenario's assault."""
     plan = source if isinstance(source, AssaultPlan) else plan_assault(source)
     r, bd = plan.scenario.rules, plan.breakdown
-    defenders = side_ends(plan.defenders, bd.against_defenders, r)
-    attackers = side_ends(plan.attackers, bd.against_attackers, r)
-    # The outcome sees the attackers only through (any alive, any worsened).
+    attackers = fold_side(
+        plan.attackers, bd.against_attackers, r, (0, False, False), _attacker_step
+    )
+    track = _stacking_can_bind(plan)
+    start: Defenders = (0, False, False, frozenset(), ())
+    # The defenders' law as if the assault succeeded (fates applied) and as if it failed; the
+    # attackers' summary then says which of the two each combination really is.
+    if_won = fold_side(
+        plan.defenders, bd.against_defenders, r, start, partial(_defender_step, plan, True, track)
+    )
+    if_lost = fold_side(
+        plan.defenders, bd.against_defenders, r, start, partial(_defender_step, plan, False, track)
+    )
     groups: dict[tuple[bool, bool], dict[int, float]] = defaultdict(lambda: defaultdict(float))
-    for (loss, alive, _failed, worse), p in attackers.items():
-        groups[(bool(alive), worse)][loss] += p
-    fates_cache: dict[tuple[Unit, ...], dict[tuple[int, str], float]] = {}
+    for (loss, alive, worse), p in attackers.items():
+        groups[(alive, worse)][loss] += p
     joint: dict[tuple[int, int, str], float] = defaultdict(float)
-    for (alive_any, worse), a_losses in groups.items():
+    for (alive, worse), a_losses in groups.items():
         d_part: dict[tuple[int, str], float] = defaultdict(float)
-        for (d_loss, survivors, failed, _), p in defenders.items():
-            success = assault_succeeds(bool(survivors), alive_any, worse, failed, r)
-            if not success or not survivors:
-                d_part[(d_loss, outcome_of(success, []))] += p
-                continue
-            if survivors not in fates_cache:
-                fates_cache[survivors] = _fates_law(plan, survivors)
-            for (extra, outcome), q in fates_cache[survivors].items():
-                d_part[(d_loss + extra, outcome)] += p * q
+        for law, won in ((if_won, True), (if_lost, False)):
+            for (d_loss, survivor, failed, kinds, _), p in law.items():
+                if assault_succeeds(survivor, alive, worse, failed, r) is won:
+                    d_part[(d_loss, outcome_of(won, kinds))] += p
         for a_loss, pa in a_losses.items():
             for (d_loss, outcome), pd in d_part.items():
                 joint[(a_loss, d_loss, outcome)] += pa * pd

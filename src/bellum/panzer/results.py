@@ -10,7 +10,7 @@ functions with an enumerator to get the exact outcome distribution.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from bellum.dice import ServerRandom, new_seed
@@ -204,7 +204,7 @@ def _is_fanatical(u: Unit, r: Rules) -> bool:
     return u.nation.casefold() in r.fanatical_nations()
 
 
-def retreat_candidates(plan: AssaultPlan, u: Unit, placed: dict[Hex, int]) -> list[Hex]:
+def retreat_candidates(plan: AssaultPlan, u: Unit, placed: Mapping[Hex, int]) -> list[Hex]:
     """Legal retreat hexes for ``u`` (§10.2), best preference class only."""
     s, target = plan.scenario, plan.breakdown.target
     enemies = [v for v in s.units if v.side != u.side]
@@ -225,72 +225,48 @@ def retreat_candidates(plan: AssaultPlan, u: Unit, placed: dict[Hex, int]) -> li
     return legal
 
 
-def defender_fates(plan: AssaultPlan, survivors: Sequence[Unit], chance: Chance) -> list[Fate]:
-    """Retreat, surrender or hold for each surviving defender of a won assault (§10.2-10.5)."""
-    s, r = plan.scenario, plan.scenario.rules
-    placed: dict[Hex, int] = {}
-    fates = []
-    fortified = any(
-        t in ("bunker", "pillbox") for t in s.battlefield.terrain_of(plan.breakdown.target)
+def defender_fate(plan: AssaultPlan, u: Unit, placed: Mapping[Hex, int], chance: Chance) -> Fate:
+    """Retreat, surrender or hold for one surviving defender of a won assault (§10.2-10.5).
+
+    ``placed`` holds the men-equivalents already retreated into each hex by earlier units.
+    """
+    r = plan.scenario.rules
+    fanatical = _is_fanatical(u, r)
+    terrain = plan.scenario.battlefield.terrain_of(plan.breakdown.target)
+    if fanatical and any(t in ("bunker", "pillbox") for t in terrain):
+        return Fate(
+            "held", None, 0, u.state, "fanatical unit never leaves a bunker or pillbox (§10.5)"
+        )
+    options = retreat_candidates(plan, u, placed)
+    if options:
+        dest = options[0] if len(options) == 1 else options[chance.pick([1.0] * len(options))]
+        state = u.state
+        if state is State.NORMAL and r.flag("unknowns.retreat.disrupt_on_retreat"):
+            state = State.DISRUPTED
+        return Fate("retreated", dest, 0, state, f"retreats to {dest} (§10.2)")
+    if fanatical:
+        return Fate("held", None, 0, u.state, "no retreat; fanatical units never surrender (§10.5)")
+    if u.state is State.BROKEN and r.flag("optional_rules.optional_surrender"):
+        why = "Broken with no retreat: Optional Surrender eliminates it (§10.4)"
+        return Fate("surrendered", None, u.strength, u.state, why)
+    extra = min(
+        u.strength,
+        chance.roundavg(r.number("unknowns.retreat.surrender_loss_fraction") * u.strength),
     )
-    for u in survivors:
-        fanatical = _is_fanatical(u, r)
-        if fanatical and fortified:
-            fates.append(
-                Fate(
-                    "held",
-                    None,
-                    0,
-                    u.state,
-                    "fanatical unit never leaves a bunker or pillbox (§10.5)",
-                )
-            )
-            continue
-        options = retreat_candidates(plan, u, placed)
-        if options:
-            dest = options[0] if len(options) == 1 else options[chance.pick([1.0] * len(options))]
-            placed[dest] = placed.get(dest, 0) + u.equivalent
-            state = u.state
-            if state is State.NORMAL and r.flag("unknowns.retreat.disrupt_on_retreat"):
-                state = State.DISRUPTED
-            fates.append(Fate("retreated", dest, 0, state, f"retreats to {dest} (§10.2)"))
-        elif fanatical:
-            fates.append(
-                Fate(
-                    "held", None, 0, u.state, "no retreat; fanatical units never surrender (§10.5)"
-                )
-            )
-        elif u.state is State.BROKEN and r.flag("optional_rules.optional_surrender"):
-            fates.append(
-                Fate(
-                    "surrendered",
-                    None,
-                    u.strength,
-                    u.state,
-                    "Broken with no retreat: Optional Surrender eliminates it (§10.4)",
-                )
-            )
-        else:
-            frac = r.number("unknowns.retreat.surrender_loss_fraction")
-            extra = min(u.strength, chance.roundavg(frac * u.strength))
-            fates.append(
-                Fate(
-                    "surrendered",
-                    None,
-                    extra,
-                    u.state,
-                    f"no retreat: surrenders {extra} of {u.strength} (§10.3)",
-                )
-            )
-    return fates  # fmt: skip
+    return Fate(
+        "surrendered",
+        None,
+        extra,
+        u.state,
+        f"no retreat: surrenders {extra} of {u.strength} (§10.3)",
+    )
 
 
-def outcome_of(success: bool, fates: Sequence[Fate]) -> str:
-    """One word for the assault's outcome (see :data:`OUTCOMES`)."""
-    kinds = {f.kind for f in fates}
+def outcome_of(success: bool, kinds: Collection[str]) -> str:
+    """One word for the assault's outcome (see :data:`OUTCOMES`) from the defenders' fates."""
     if not success:
         return "failed"
-    if not fates:
+    if not kinds:
         return "eliminated"
     if "surrendered" in kinds:
         return "surrendered"
@@ -350,8 +326,12 @@ def resolve_plan(plan: AssaultPlan, rng: ServerRandom) -> AssaultResult:
         any(c is not None and not c.passed for u in plan.defenders if (c := checks[u.id])),
         r,
     )
-    fates = defender_fates(plan, live_def, chance) if success and live_def else []
-    fate_of = {u.id: f for u, f in zip(live_def, fates, strict=True)} if fates else {}
+    fate_of: dict[str, Fate] = {}
+    placed: dict[Hex, int] = {}
+    for u in live_def if success else []:
+        fate = fate_of[u.id] = defender_fate(plan, u, placed, chance)
+        if fate.destination is not None:
+            placed[fate.destination] = placed.get(fate.destination, 0) + u.equivalent
     for u in live_def:
         f = fate_of.get(u.id)
         if f is not None:
@@ -415,7 +395,7 @@ def resolve_plan(plan: AssaultPlan, rng: ServerRandom) -> AssaultResult:
         losses_to_attackers=to_att,
         units=outcomes,
         success=success,
-        outcome=outcome_of(success, fates),
+        outcome=outcome_of(success, {f.kind for f in fate_of.values()}),
         hex_taken=hex_taken,
         scenario=s.replace(units=new_units, assault=None),
         draws=rng.draws - start,
