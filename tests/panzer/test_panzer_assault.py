@@ -360,3 +360,10 @@ def test_signed_terrain_convention() -> None:
         rules={"unknowns.modifiers.terrain_sign": "signed"},
     )
     assert mods(bd)["terrain"] == -30
+
+
+def test_a_side_without_defense_loses_everything() -> None:
+    bd = breakdown([unit("a", "3,3"), unit("d", "4,4", "D", strength=70, defense=0)])
+    assert (bd.against_defenders.low, bd.against_defenders.high) == (70, 70)
+    harmless = breakdown([unit("a", "3,3", defense=0), unit("d", "4,4", "D", assault=0)])
+    assert harmless.against_attackers.high == 0

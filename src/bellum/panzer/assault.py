@@ -490,10 +490,23 @@ def _side(
 
 
 def combat_range(
-    assault: float, defense: float, low: float, high: float, reference: float, losing: str
+    assault: float,
+    defense: float,
+    low: float,
+    high: float,
+    reference: float,
+    losing: str,
+    strength: int = 0,
 ) -> CombatRange:
-    """Losses range from LCV and HCV scaled by combat value / reference (§7.1, EX-1)."""
-    cv = assault / defense if defense > 0 else 0.0
+    """Losses range from LCV and HCV scaled by combat value / reference (§7.1, EX-1).
+
+    A side whose every unit has defense 0 cannot resist an assault value above 0: its whole
+    ``strength`` (men-equivalents) is lost.
+    """
+    if defense <= 0:
+        whole = float(strength) if assault > 0 else 0.0
+        return CombatRange(losing, assault, defense, math.inf if assault > 0 else 0.0, whole, whole)
+    cv = assault / defense
     return CombatRange(losing, assault, defense, cv, low * cv / reference, high * cv / reference)
 
 
@@ -528,10 +541,12 @@ def plan_assault(
         defenders=dfd,
         combined_arms=arms,
         against_defenders=combat_range(
-            att.modified_assault, dfd.average_defense, lcv, hcv, ref, dfd.side
+            att.modified_assault, dfd.average_defense, lcv, hcv, ref, dfd.side,
+            sum(u.equivalent for u in defenders),
         ),
         against_attackers=combat_range(
-            dfd.modified_assault, att.average_defense, lcv, hcv, ref, att.side
+            dfd.modified_assault, att.average_defense, lcv, hcv, ref, att.side,
+            sum(u.equivalent for u in attackers),
         ),
         hard_share=(hard_share(defenders), hard_share(attackers)) if aar else None,
         reference_combat_value=ref,

@@ -1,7 +1,7 @@
 """The exact outcome distribution of an assault, and a Monte Carlo of the resolver to check it.
 
 The exact law is built from the resolver's own step functions (``draw_side_loss``,
-``loss_shares``, ``unit_loss``, ``morale_check``, ``assault_succeeds``, ``defender_fates``)
+``loss_shares``, ``unit_loss``, ``morale_check``, ``assault_succeeds``, ``defender_fate``)
 run under :func:`~bellum.panzer.chance.enumerate_outcomes`.  Only the composition is done
 here, using two independences the rules guarantee:
 

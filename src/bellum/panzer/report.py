@@ -7,6 +7,7 @@ Only dicts, lists, strings, numbers, booleans and None come out, in a stable key
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any
 
 from bellum.panzer.assault import AssaultBreakdown, CombatRange, SideTotals
@@ -33,6 +34,8 @@ def _side(t: SideTotals) -> dict[str, Any]:
 
 def _range(cr: CombatRange, drawn: SideLoss | None = None) -> dict[str, Any]:
     out = dataclasses.asdict(cr)
+    if not math.isfinite(cr.combat_value):
+        out["combat_value"] = None  # a side with defense 0: it loses everything
     if drawn is not None:
         out.update(drawn=drawn.drawn, rounded=drawn.rounded, loss=drawn.loss)
     return out
