@@ -172,6 +172,11 @@ def test_rules_are_validated() -> None:
     assert "true or false" in message
 
 
+def test_two_sides_in_one_hex() -> None:
+    message = bad(build_doc([DEF, unit("a", "4,4")]))
+    assert "unit a: hex 4,4 already holds units of side D" in message
+
+
 def test_schema_version_and_duplicates() -> None:
     doc = build_doc([DEF])
     doc["schema_version"] = 2

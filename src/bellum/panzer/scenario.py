@@ -295,7 +295,11 @@ def scenario_from_dict(raw: Mapping[str, Any], source: str = "<scenario>") -> Sc
         raise r.fail("units must be an array of tables ([[units]])")
     units = tuple(_load_unit(u, f"{source}: unit #{i + 1}") for i, u in enumerate(units_raw))
     seen: set[str] = set()
+    sides_at: dict[Hex, str] = {}
     for u in units:
+        other = sides_at.setdefault(u.hex, u.side)
+        if other != u.side:
+            raise r.fail(f"unit {u.id}: hex {u.hex} already holds units of side {other}")
         if u.id in seen:
             raise r.fail(f"unit id {u.id!r} appears twice")
         seen.add(u.id)
