@@ -292,83 +292,121 @@ def fatigue_gain(u: Unit, loss: int, loser: bool, r: Rules, chance: Chance) -> i
 # --------------------------------------------------------------------------- the resolver
 
 
-def resolve_plan(plan: AssaultPlan, rng: ServerRandom) -> AssaultResult:
-    """Resolve a checked assault with the given seeded source (spec §14)."""
-    s, r, bd = plan.scenario, plan.scenario.rules, plan.breakdown
-    start = rng.draws
-    chance = DiceChance(rng)
-    to_def = draw_side_loss(bd.against_defenders, plan.defenders, r, chance)
-    to_att = draw_side_loss(bd.against_attackers, plan.attackers, r, chance)
-    sides = ((plan.defenders, to_def), (plan.attackers, to_att))
-    losses: dict[str, int] = {}
+Units = dict[str, Unit]
+
+
+def _apply_losses(
+    plan: AssaultPlan, sides: Sequence[tuple[Sequence[Unit], SideLoss]], chance: Chance
+) -> tuple[dict[str, float], dict[str, int], Units]:
+    """§7.3: each side's loss spread over its units, defenders first."""
+    r = plan.scenario.rules
     shares: dict[str, float] = {}
+    losses: dict[str, int] = {}
     for units, side_loss in sides:
         for u, share in zip(units, loss_shares(side_loss.loss, units, r, chance), strict=True):
             shares[u.id] = share
             losses[u.id] = unit_loss(u, share, chance)
-    after = {
-        u.id: u.replace(strength=u.strength - losses[u.id])
-        for u in (*plan.defenders, *plan.attackers)
-    }
+    after = {u.id: u.replace(strength=u.strength - losses[u.id]) for u, _ in _all(plan)}
+    return shares, losses, after
+
+
+def _all(plan: AssaultPlan) -> list[tuple[Unit, bool]]:
+    """Every participant with whether it attacks, defenders first (the draw order)."""
+    return [(u, False) for u in plan.defenders] + [(u, True) for u in plan.attackers]
+
+
+def _morale_checks(
+    plan: AssaultPlan, losses: Mapping[str, int], after: Units, chance: Chance
+) -> dict[str, MoraleCheck | None]:
+    """§9: every unit that lost strength checks once, defenders first."""
     checks: dict[str, MoraleCheck | None] = {}
-    for units, _ in sides:
-        for u in units:
-            checks[u.id] = morale_check(after[u.id], losses[u.id], u.strength, r, chance)
-            check = checks[u.id]
-            if check is not None:
-                after[u.id] = after[u.id].replace(state=check.state_after)
+    for u, _ in _all(plan):
+        check = checks[u.id] = morale_check(
+            after[u.id], losses[u.id], u.strength, plan.scenario.rules, chance
+        )
+        if check is not None:
+            after[u.id] = after[u.id].replace(state=check.state_after)
+    return checks
+
+
+def _defender_fates(
+    plan: AssaultPlan, survivors: Sequence[Unit], after: Units, chance: Chance
+) -> dict[str, Fate]:
+    """§10.2-10.5: after a success, each surviving defender retreats, surrenders or holds."""
+    fates: dict[str, Fate] = {}
+    placed: dict[Hex, int] = {}
+    for u in survivors:
+        f = fates[u.id] = defender_fate(plan, u, placed, chance)
+        if f.destination is not None:
+            placed[f.destination] = placed.get(f.destination, 0) + u.equivalent
+        after[u.id] = u.replace(
+            strength=u.strength - f.extra_loss, state=f.state_after, hex=f.destination or u.hex
+        )
+    return fates
+
+
+def _advance(plan: AssaultPlan, after: Units) -> set[str]:
+    """§10.6: surviving, non-Disrupted attackers enter the emptied hex up to the stacking limit."""
+    r, target = plan.scenario.rules, plan.breakdown.target
+    room = plan.scenario.params.stacking_maximum
+    advanced: set[str] = set()
+    for u in plan.attackers:
+        a = after[u.id]
+        if a.strength <= 0 or a.state is not State.NORMAL:
+            continue
+        if r.flag("unknowns.advance.respect_stacking_maximum") and a.equivalent > room:
+            continue
+        room -= a.equivalent
+        advanced.add(u.id)
+        after[u.id] = a.replace(hex=target)
+    return advanced
+
+
+def _fatigue(
+    plan: AssaultPlan, success: bool, losses: Mapping[str, int], after: Units, chance: Chance
+) -> dict[str, int]:
+    """§8: fatigue from this assault's losses (defenders first), then §10.6 movement spent."""
+    r = plan.scenario.rules
+    cap = int(r.number("unknowns.fatigue.cap"))
+    gains: dict[str, int] = {}
+    for u, attacker in _all(plan):
+        a = after[u.id]
+        loser = attacker is not success
+        gains[u.id] = fatigue_gain(a, losses[u.id], loser, r, chance) if a.strength > 0 else 0
+        if gains[u.id]:
+            after[u.id] = a.replace(fatigue=min(cap, a.fatigue + gains[u.id]))
+    spent = r.number("unknowns.advance.attackers_movement_after")
+    for u in plan.attackers:
+        if after[u.id].movement_left is not None:
+            after[u.id] = after[u.id].replace(movement_left=spent)
+    return gains
+
+
+def resolve_plan(plan: AssaultPlan, rng: ServerRandom) -> AssaultResult:
+    """Resolve a checked assault with the given seeded source (spec §14), step by step."""
+    s, r, bd = plan.scenario, plan.scenario.rules, plan.breakdown
+    start = rng.draws
+    chance = DiceChance(rng)
+    to_def = draw_side_loss(bd.against_defenders, plan.defenders, r, chance)  # §6, §7.1
+    to_att = draw_side_loss(bd.against_attackers, plan.attackers, r, chance)
+    shares, losses, after = _apply_losses(
+        plan, ((plan.defenders, to_def), (plan.attackers, to_att)), chance
+    )
+    checks = _morale_checks(plan, losses, after, chance)
     live_def = [after[u.id] for u in plan.defenders if after[u.id].strength > 0]
-    live_att = [after[u.id] for u in plan.attackers if after[u.id].strength > 0]
-    success = assault_succeeds(
+    success = assault_succeeds(  # §10.1
         bool(live_def),
-        bool(live_att),
+        any(after[u.id].strength > 0 for u in plan.attackers),
         any(worsened(u.state, checks[u.id]) for u in plan.attackers),
         any(c is not None and not c.passed for u in plan.defenders if (c := checks[u.id])),
         r,
     )
-    fate_of: dict[str, Fate] = {}
-    placed: dict[Hex, int] = {}
-    for u in live_def if success else []:
-        fate = fate_of[u.id] = defender_fate(plan, u, placed, chance)
-        if fate.destination is not None:
-            placed[fate.destination] = placed.get(fate.destination, 0) + u.equivalent
-    for u in live_def:
-        f = fate_of.get(u.id)
-        if f is not None:
-            moved = u.replace(
-                strength=u.strength - f.extra_loss, state=f.state_after, hex=f.destination or u.hex
-            )
-            after[u.id] = moved
-    remaining = [
-        u for u in plan.defenders if after[u.id].strength > 0 and after[u.id].hex == bd.target
-    ]
-    hex_taken = success and not remaining
-    advanced: set[str] = set()
-    if hex_taken:
-        room = s.params.stacking_maximum
-        for u in plan.attackers:
-            a = after[u.id]
-            if a.strength <= 0 or a.state is not State.NORMAL:
-                continue
-            if r.flag("unknowns.advance.respect_stacking_maximum") and a.equivalent > room:
-                continue
-            room -= a.equivalent
-            advanced.add(u.id)
-            after[u.id] = a.replace(hex=bd.target)
-    gains: dict[str, int] = {}
-    cap = int(r.number("unknowns.fatigue.cap"))
-    for units, _ in sides:
-        loser = success is (units is plan.defenders)
-        for u in units:
-            a = after[u.id]
-            gains[u.id] = fatigue_gain(a, losses[u.id], loser, r, chance) if a.strength > 0 else 0
-            if gains[u.id]:
-                after[u.id] = a.replace(fatigue=min(cap, a.fatigue + gains[u.id]))
-    for u in plan.attackers:
-        if after[u.id].movement_left is not None:
-            after[u.id] = after[u.id].replace(
-                movement_left=r.number("unknowns.advance.attackers_movement_after")
-            )
+    fates = _defender_fates(plan, live_def, after, chance) if success else {}
+    hex_taken = success and not any(
+        after[u.id].strength > 0 and after[u.id].hex == bd.target for u in plan.defenders
+    )
+    advanced = _advance(plan, after) if hex_taken else set()
+    gains = _fatigue(plan, success, losses, after, chance)
     outcomes = tuple(
         UnitOutcome(
             unit_id=u.id,
@@ -378,14 +416,13 @@ def resolve_plan(plan: AssaultPlan, rng: ServerRandom) -> AssaultResult:
             share=shares[u.id],
             loss=losses[u.id],
             morale=checks[u.id],
-            fate=fate_of.get(u.id),
+            fate=fates.get(u.id),
             advanced=u.id in advanced,
             fatigue_gain=gains[u.id],
             unit_after=after[u.id] if after[u.id].strength > 0 else None,
             per_point=u.per_point,
         )
-        for attacker, units in ((False, plan.defenders), (True, plan.attackers))
-        for u in units
+        for u, attacker in _all(plan)
     )
     new_units = tuple(after.get(u.id, u) for u in s.units if after.get(u.id, u).strength > 0)
     return AssaultResult(
@@ -395,7 +432,7 @@ def resolve_plan(plan: AssaultPlan, rng: ServerRandom) -> AssaultResult:
         losses_to_attackers=to_att,
         units=outcomes,
         success=success,
-        outcome=outcome_of(success, {f.kind for f in fate_of.values()}),
+        outcome=outcome_of(success, {f.kind for f in fates.values()}),
         hex_taken=hex_taken,
         scenario=s.replace(units=new_units, assault=None),
         draws=rng.draws - start,
