@@ -372,9 +372,10 @@ def _fatigue(
     for u, attacker in _all(plan):
         a = after[u.id]
         loser = attacker is not success
-        gains[u.id] = fatigue_gain(a, losses[u.id], loser, r, chance) if a.strength > 0 else 0
-        if gains[u.id]:
-            after[u.id] = a.replace(fatigue=min(cap, a.fatigue + gains[u.id]))
+        gain = fatigue_gain(a, losses[u.id], loser, r, chance) if a.strength > 0 else 0
+        fatigue = max(a.fatigue, min(cap, a.fatigue + gain))
+        gains[u.id] = fatigue - a.fatigue  # what the cap let through
+        after[u.id] = a.replace(fatigue=fatigue)
     spent = r.number("unknowns.advance.attackers_movement_after")
     for u in plan.attackers:
         if after[u.id].movement_left is not None:
