@@ -225,3 +225,25 @@ def test_explicit_target_and_units_override_the_scenario_order() -> None:
     plan = plan_assault(s, Hex(4, 4), ["us-16"])
     assert [u.id for u in plan.attackers] == ["us-16"]
     assert resolve_plan(plan, ServerRandom(1)).breakdown.attackers.modifiers[3].pct == 0
+
+
+def test_golden_replay_of_seed_2026() -> None:
+    """Pins one whole transcript: a change in draw order or arithmetic breaks old replays."""
+    r = resolve_assault(load_scenario(EXAMPLES / "mixed-organization.toml"), seed=2026)
+    assert r.draws == 17
+    assert (r.losses_to_defenders.low, r.losses_to_defenders.high) == pytest.approx(
+        (40 / 7, 200 / 7)
+    )
+    assert r.losses_to_defenders.drawn == pytest.approx(10.727900101670198, abs=1e-12)
+    assert (r.losses_to_defenders.loss, r.losses_to_attackers.loss) == (10, 5)
+    summary = [
+        (o.unit_id, o.loss, o.morale and (o.morale.roll, o.morale.passed), o.fatigue_gain)
+        for o in r.units
+    ]
+    assert summary == [
+        ("de-352", 10, (5, False), 39),
+        ("us-16", 1, (4, True), 8),
+        ("us-116", 2, (6, False), 9),
+        ("us-eng", 1, (5, False), 6),
+    ]
+    assert r.outcome == "failed"
