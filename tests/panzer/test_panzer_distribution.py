@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -111,7 +112,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("name", "make", "seed"), CASES, ids=[c[0] for c in CASES])
-def test_exact_law_matches_monte_carlo_of_the_resolver(name: str, make: object, seed: int) -> None:
+def test_exact_law_matches_monte_carlo_of_the_resolver(
+    name: str, make: Callable[[], Scenario], seed: int
+) -> None:
     """20,000 resolutions with a fixed seed against the exact law.
 
     Tolerances: every outcome probability and both expected losses within 4.5 standard
@@ -121,7 +124,7 @@ def test_exact_law_matches_monte_carlo_of_the_resolver(name: str, make: object, 
     about 1e-4 over all the comparisons of a run, a wrong one in any outcome by a couple of
     percentage points fails them.
     """
-    scenario = make()  # type: ignore[operator]
+    scenario = make()
     plan = plan_assault(scenario)
     exact = exact_distribution(plan)
     runs = 20_000

@@ -309,11 +309,10 @@ def combined_arms(
     inf = {h: sum(u.strength for u in attackers if u.hex == h and u.is_infantry) for h in hexes}
     sup = {h: min(float(inf[h]), 10 * veh[h]) for h in hexes}
     support = sum(sup.values())
-    base = dict(defending_infantry=di, supporting_infantry=support)
     if support >= di:
         rows = tuple(CombinedArmsHex(h, veh[h], inf[h], sup[h], False, 0.0, 0.0) for h in hexes)
-        return CombinedArms(False, f"supporting infantry {support:g} >= defending infantry {di}",
-                            hexes=rows, **base)  # type: ignore[arg-type]  # fmt: skip
+        why = f"supporting infantry {support:g} >= defending infantry {di}"
+        return CombinedArms(False, why, di, support, hexes=rows)
     deficit = di - support
     required = math.ceil(deficit / 10)
     exempt = {h: inf[h] > 10 * veh[h] for h in hexes}
@@ -338,10 +337,11 @@ def combined_arms(
         f"-> {penalised_total:g} attack at half strength"
     )
     for h in hexes:
-        if exempt[h]:
+        if exempt[h] and veh[h] > 0:
             reason += f"; hex {h} exempt ({inf[h]} infantry > 10 x {veh[h]:g} vehicles)"
-    return CombinedArms(True, reason, deficit=deficit, required=required, penalised=penalised_total,
-                        hexes=rows, per_unit=tuple(per_unit), **base)  # type: ignore[arg-type]  # fmt: skip
+    return CombinedArms(
+        True, reason, di, support, deficit, required, penalised_total, rows, tuple(per_unit)
+    )
 
 
 def _allocate_penalty(
