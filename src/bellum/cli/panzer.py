@@ -174,23 +174,44 @@ def result_lines(result: AssaultResult) -> list[str]:
     return lines
 
 
+def _buckets(law: dict[int, float], lo: int, hi: int, rows: int) -> list[tuple[str, float]]:
+    """``law`` summed over at most ``rows`` equal ranges of losses between lo and hi."""
+    step = max(1, -(-(hi - lo + 1) // rows))
+    out = []
+    for start in range(lo, hi + 1, step):
+        end = min(hi, start + step - 1)
+        p = sum(q for k, q in law.items() if start <= k <= end)
+        out.append((str(start) if start == end else f"{start}-{end}", p))
+    return out
+
+
 def _histogram(dist: Distribution, attacker: bool, width: int = 40, rows: int = 16) -> list[str]:
     law = dist.losses(attacker)
     if not law:
         return []
-    lo, hi = min(law), max(law)
-    step = max(1, -(-(hi - lo + 1) // rows))
-    buckets: list[tuple[str, float]] = []
-    for start in range(lo, hi + 1, step):
-        end = min(hi, start + step - 1)
-        p = sum(q for k, q in law.items() if start <= k <= end)
-        buckets.append((str(start) if start == end else f"{start}-{end}", p))
+    buckets = _buckets(law, min(law), max(law), rows)
     top = max(p for _, p in buckets) or 1.0
     label = max(len(b) for b, _ in buckets)
     return [
         f"  {b:>{label}} | {'#' * round(width * p / top):<{width}} {100 * p:6.2f}%"
         for b, p in buckets
     ]
+
+
+def _loss_table(dist: Distribution, rows: int = 30) -> list[str]:
+    """Both sides' loss laws side by side, in ranges when there are more than ``rows`` values."""
+    att, dfd = dist.losses(True), dist.losses(False)
+    keys = set(att) | set(dfd)
+    lo, hi = min(keys), max(keys)
+    size = rows if hi - lo + 1 > rows else hi - lo + 1
+    table = [
+        (label, f"{100 * pa:.3f}%", f"{100 * pd:.3f}%")
+        for (label, pa), (_, pd) in zip(
+            _buckets(att, lo, hi, size), _buckets(dfd, lo, hi, size), strict=True
+        )
+        if pa or pd
+    ]
+    return _table(("loss", "P(attackers)", "P(defenders)"), table, "012")
 
 
 def odds_lines(dist: Distribution, bd: AssaultBreakdown, check: Agreement | None) -> list[str]:
@@ -205,13 +226,7 @@ def odds_lines(dist: Distribution, bd: AssaultBreakdown, check: Agreement | None
         f" (sd {dist.loss_sd(True):.3f}), defenders {dist.expected_loss(False):.3f}"
         f" (sd {dist.loss_sd(False):.3f}) men-equivalents"
     )
-    att, dfd = dist.losses(True), dist.losses(False)
-    rows = [
-        (k, f"{100 * att.get(k, 0):.3f}%", f"{100 * dfd.get(k, 0):.3f}%")
-        for k in sorted(set(att) | set(dfd))
-    ]
-    lines += ["", _bold("Loss table (men-equivalents)")]
-    lines += _table(("loss", "P(attackers)", "P(defenders)"), rows, "012")
+    lines += ["", _bold("Loss table (men-equivalents)"), *_loss_table(dist)]
     for attacker, who in ((True, "attackers"), (False, "defenders")):
         lines += ["", _bold(f"Losses of the {who}"), *_histogram(dist, attacker)]
     lines.append(f"\n  total probability {dist.total:.12f}")
