@@ -2,9 +2,353 @@
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+import click
+
 from bellum.cli.app import cli
+from bellum.dice import ServerRandom, new_seed
+from bellum.errors import UsageError
+from bellum.panzer.assault import AssaultBreakdown, CombatRange, SideTotals, plan_assault
+from bellum.panzer.distribution import (
+    Agreement,
+    Distribution,
+    compare,
+    exact_distribution,
+    monte_carlo,
+)
+from bellum.panzer.report import assault_json, breakdown_json, odds_json, rules_json
+from bellum.panzer.results import OUTCOMES, AssaultResult, SideLoss, resolve_plan
+from bellum.panzer.rules import RULE_KEYS, Rules
+from bellum.panzer.scenario import load_scenario, save_scenario
+
+SCENARIO = click.argument("scenario", type=click.Path(dir_okay=False, path_type=str))
+JSON = click.option(
+    "--json", "as_json", is_flag=True, help="Print a JSON document (schema in docs)."
+)
 
 
 @cli.group()
 def panzer() -> None:
     """Panzer Campaigns assaults: resolve, explain and compute exact odds."""
+
+
+# --------------------------------------------------------------------------- rendering helpers
+
+
+def _colour() -> bool:
+    return "NO_COLOR" not in os.environ and sys.stdout.isatty()
+
+
+def _bold(text: str) -> str:
+    return click.style(text, bold=True) if _colour() else text
+
+
+def _table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: str = "") -> list[str]:
+    """Aligned columns; columns whose index is in ``right`` (as digits) are right-aligned."""
+    cells = [[str(h) for h in headers], *[[str(c) for c in row] for row in rows]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
+    lines = []
+    for n, row in enumerate(cells):
+        parts = [
+            c.rjust(w) if str(i) in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  " + "  ".join(parts).rstrip())
+        if n == 0:
+            lines.append("  " + "  ".join("-" * w for w in widths))
+    return lines
+
+
+def _num(x: float) -> str:
+    return f"{x:,.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x):,}"
+
+
+def _side_lines(title: str, t: SideTotals) -> list[str]:
+    lines = [_bold(title)]
+    rows = []
+    for u in t.units:
+        note = "; ".join(n for n in (u.assault_note, u.defense_note) if n)
+        pen = _num(u.penalised_vehicles) if u.penalised_vehicles else "-"
+        mod = f"{u.unit_modifier_pct:+g}%"
+        total, defense = _num(u.assault_total), _num(u.defense_value)
+        rows.append(
+            (u.unit_id, u.equivalent, _num(u.assault_value), pen, total, defense, mod, note)
+        )
+    head = ("unit", "equiv", "assault", "half-str veh", "assault total", "defense", "unit mod")
+    lines += _table((*head, "notes"), rows, "12345")
+    lines.append(
+        f"  total assault {_num(t.total_assault)}, average defense {t.average_defense:.3f}"
+    )
+    for m in t.modifiers:
+        lines.append(f"  {m.name:<19} {m.pct:+7.1f}%  {m.reason}")
+    lines.append(
+        f"  modified assault = {_num(t.total_assault)} x {t.factor:.4g}"
+        f" = {_num(t.modified_assault)}"
+    )
+    return lines
+
+
+def _range_line(cr: CombatRange, bd: AssaultBreakdown, drawn: SideLoss | None) -> str:
+    text = (
+        f"  losses to {cr.losing_side}: {_num(cr.assault)} / {cr.defense:.3f}"
+        f" = combat value {cr.combat_value:.2f} -> {cr.low:.2f} .. {cr.high:.2f} men-equiv"
+        f" (LCV {bd.assault_low:g}, HCV {bd.assault_high:g},"
+        f" reference {bd.reference_combat_value:g})"
+    )
+    if drawn is not None:
+        text += f"; drew {drawn.drawn:.3f}, rounded {drawn.rounded}"
+        if drawn.loss != drawn.rounded:
+            text += f", capped {drawn.loss}"
+    return text
+
+
+def breakdown_lines(bd: AssaultBreakdown, result: AssaultResult | None = None) -> list[str]:
+    origin = ", ".join(map(str, bd.attack_hexes))
+    lines = [
+        *_side_lines(f"Attackers ({bd.attackers.side}) from {origin}", bd.attackers),
+        "",
+        *_side_lines(f"Defenders ({bd.defenders.side}) in {bd.target}", bd.defenders),
+        "",
+    ]
+    ca = bd.combined_arms
+    lines.append(_bold("Combined arms") + f": {ca.reason}")
+    if ca.hexes:
+        rows = [
+            (
+                str(h.hex),
+                _num(h.vehicles),
+                h.infantry,
+                _num(h.support),
+                "yes" if h.exempt else "no",
+                _num(h.unsupported),
+                _num(h.penalised),
+            )
+            for h in ca.hexes
+        ]
+        head = ("attack hex", "vehicles", "infantry", "support", "exempt", "unsupported")
+        lines += _table((*head, "half-str"), rows, "12356")
+    if bd.hard_share is not None:
+        lines.append(
+            "Alternative Assault Resolution: hard-target share of the defenders "
+            f"{bd.hard_share[0]:.3f}, of the attackers {bd.hard_share[1]:.3f}"
+        )
+    lines += ["", _bold("Combat results")]
+    to_def = None if result is None else result.losses_to_defenders
+    to_att = None if result is None else result.losses_to_attackers
+    lines.append(_range_line(bd.against_defenders, bd, to_def))
+    lines.append(_range_line(bd.against_attackers, bd, to_att))
+    return lines
+
+
+def result_lines(result: AssaultResult) -> list[str]:
+    rows = []
+    for o in result.units:
+        m = o.morale
+        morale = (
+            "-" if m is None else f"{m.morale} vs d6 {m.roll}: {'pass' if m.passed else 'FAIL'}"
+        )
+        after = o.unit_after
+        fate = o.fate.reason if o.fate else ("advanced" if o.advanced else "")
+        state = "eliminated" if after is None else after.state.value
+        left = after.strength if after else 0
+        side = "A" if o.attacker else "D"
+        share = _num(o.share)
+        row = (o.unit_id, side, o.strength_before, share, o.loss, morale, state, left)
+        rows.append((*row, o.fatigue_gain, fate))
+    lines = ["", _bold("Units")]
+    head = ("unit", "side", "before", "share", "loss", "morale", "state", "after", "+fatigue")
+    lines += _table((*head, "fate"), rows, "23478")
+    verdict = "SUCCESS" if result.success else "FAILED"
+    taken = "taken" if result.hex_taken else "not taken"
+    lines += [
+        "",
+        _bold(f"Outcome: {verdict} ({result.outcome})")
+        + f"; hex {taken}; losses: attackers {result.side_loss_equivalent(True)},"
+        f" defenders {result.side_loss_equivalent(False)} men-equivalents",
+    ]
+    return lines
+
+
+def _buckets(law: dict[int, float], lo: int, hi: int, rows: int) -> list[tuple[str, float]]:
+    """``law`` summed over at most ``rows`` equal ranges of losses between lo and hi."""
+    step = max(1, -(-(hi - lo + 1) // rows))
+    out = []
+    for start in range(lo, hi + 1, step):
+        end = min(hi, start + step - 1)
+        p = sum(q for k, q in law.items() if start <= k <= end)
+        out.append((str(start) if start == end else f"{start}-{end}", p))
+    return out
+
+
+def _histogram(dist: Distribution, attacker: bool, width: int = 40, rows: int = 16) -> list[str]:
+    law = dist.losses(attacker)
+    if not law:
+        return []
+    buckets = _buckets(law, min(law), max(law), rows)
+    top = max(p for _, p in buckets) or 1.0
+    label = max(len(b) for b, _ in buckets)
+    return [
+        f"  {b:>{label}} | {'#' * round(width * p / top):<{width}} {100 * p:6.2f}%"
+        for b, p in buckets
+    ]
+
+
+def _loss_table(dist: Distribution, rows: int = 30) -> list[str]:
+    """Both sides' loss laws side by side, in ranges when there are more than ``rows`` values."""
+    att, dfd = dist.losses(True), dist.losses(False)
+    keys = set(att) | set(dfd)
+    lo, hi = min(keys), max(keys)
+    size = rows if hi - lo + 1 > rows else hi - lo + 1
+    table = [
+        (label, f"{100 * pa:.3f}%", f"{100 * pd:.3f}%")
+        for (label, pa), (_, pd) in zip(
+            _buckets(att, lo, hi, size), _buckets(dfd, lo, hi, size), strict=True
+        )
+        if pa or pd
+    ]
+    return _table(("loss", "P(attackers)", "P(defenders)"), table, "012")
+
+
+def odds_lines(dist: Distribution, bd: AssaultBreakdown, check: Agreement | None) -> list[str]:
+    lines = [
+        _bold(f"Exact outcome of the assault on {bd.target}"),
+        f"  P(success)   {100 * dist.p_success:7.3f}%",
+    ]
+    for name in OUTCOMES:
+        lines.append(f"    {name:<12} {100 * dist.outcome(name):7.3f}%")
+    lines.append(
+        f"  expected losses: attackers {dist.expected_loss(True):.3f}"
+        f" (sd {dist.loss_sd(True):.3f}), defenders {dist.expected_loss(False):.3f}"
+        f" (sd {dist.loss_sd(False):.3f}) men-equivalents"
+    )
+    lines += ["", _bold("Loss table (men-equivalents)"), *_loss_table(dist)]
+    for attacker, who in ((True, "attackers"), (False, "defenders")):
+        lines += ["", _bold(f"Losses of the {who}"), *_histogram(dist, attacker)]
+    lines.append(f"\n  total probability {dist.total:.12f}")
+    if check is not None:
+        lines += ["", _bold(f"Monte Carlo of the resolver, {check.runs} runs")]
+        z_rows = [(q, f"{e:.5f}", f"{s:.5f}", f"{z:+.2f}") for q, e, s, z in check.rows]
+        lines += _table(("quantity", "exact", "sampled", "z"), z_rows, "123")
+        lines.append(
+            f"  max |z| = {check.max_abs_z:.2f}"
+            " (agreement: |z| < 4 on every row, 99.99% confidence per row)"
+        )
+    return lines
+
+
+def _emit(doc: dict[str, Any] | None, lines: list[str] | None) -> None:
+    if doc is not None:
+        click.echo(json.dumps(doc, indent=2))
+    else:
+        click.echo("\n".join(lines or []))
+
+
+# --------------------------------------------------------------------------- commands
+
+
+@panzer.command()
+@SCENARIO
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), help="Replay this seed bit for bit.")
+@JSON
+@click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=str),
+    help="Write the state after the assault here.",
+)
+def assault(scenario: str, seed: int | None, as_json: bool, out: str | None) -> None:
+    """Resolve the assault of SCENARIO.toml and explain every number."""
+    s = load_scenario(scenario)
+    plan = plan_assault(s)
+    used = new_seed() if seed is None else seed
+    result = resolve_plan(plan, ServerRandom(used))
+    if out is not None:
+        save_scenario(result.scenario, out, {"last_assault": _last_assault(result)})
+    if as_json:
+        _emit(assault_json(result, s.name, out), None)
+        return
+    lines = [_bold(f"{s.name}: assault on {plan.breakdown.target} (seed {used})"), ""]
+    lines += breakdown_lines(plan.breakdown, result) + result_lines(result)
+    if out is not None:
+        lines.append(f"State after the assault written to {out}")
+    lines.append(f"Replay with --seed {used}")
+    _emit(None, lines)
+
+
+def _last_assault(result: AssaultResult) -> dict[str, Any]:
+    return {
+        "seed": result.seed,
+        "target": str(result.breakdown.target),
+        "outcome": result.outcome,
+        "success": result.success,
+        "eliminated": [o.unit_id for o in result.units if o.eliminated],
+    }
+
+
+@panzer.command()
+@SCENARIO
+@JSON
+def explain(scenario: str, as_json: bool) -> None:
+    """Show the assault's numbers (totals, modifiers, loss ranges) without rolling dice."""
+    s = load_scenario(scenario)
+    bd = plan_assault(s).breakdown
+    _emit(breakdown_json(bd) if as_json else None, None if as_json else breakdown_lines(bd))
+
+
+@panzer.command()
+@SCENARIO
+@JSON
+@click.option(
+    "--check",
+    "runs",
+    type=click.IntRange(0, 10_000_000),
+    default=0,
+    help="Also run the resolver N times and compare.",
+)
+@click.option("--seed", type=click.IntRange(0, 2**32 - 1), help="Seed of the --check Monte Carlo.")
+def odds(scenario: str, as_json: bool, runs: int, seed: int | None) -> None:
+    """Print the exact outcome distribution of the assault of SCENARIO.toml."""
+    s = load_scenario(scenario)
+    plan = plan_assault(s)
+    dist = exact_distribution(plan)
+    check = None
+    used = None
+    if runs:
+        used = new_seed() if seed is None else seed
+        check = compare(dist, monte_carlo(plan, runs, used))
+    elif seed is not None:
+        raise UsageError("--seed only applies with --check N")
+    if as_json:
+        _emit(odds_json(dist, plan.breakdown, s.name, check, used), None)
+    else:
+        lines = odds_lines(dist, plan.breakdown, check)
+        if used is not None:
+            lines.append(f"  Monte Carlo seed {used}")
+        _emit(None, lines)
+
+
+@panzer.command("rules")
+@click.argument("scenario", required=False, type=click.Path(dir_okay=False, path_type=str))
+@JSON
+def rules_cmd(scenario: str | None, as_json: bool) -> None:
+    """List every configurable rule with its current value and how sure the spec is."""
+    rules: Rules = load_scenario(scenario).rules if scenario else Rules()
+    if as_json:
+        _emit(rules_json(rules), None)
+        return
+    rows = []
+    for k in RULE_KEYS:
+        value = rules[k.name]
+        shown = str(value).lower() if isinstance(value, bool) else str(value)
+        mark = "" if value == k.default else " *"
+        rows.append((k.name, shown + mark, k.tag, f"§{k.section}", k.doc))
+    lines = _table(("key", "value", "tag", "spec", "meaning"), rows)
+    lines.append("  * differs from the default; set keys in the scenario's [rules] table")
+    _emit(None, lines)
+
+
+__all__ = ["panzer"]

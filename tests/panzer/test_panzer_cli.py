@@ -1,0 +1,147 @@
+"""``bellum panzer ...`` end to end through the real entry point."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from panzer_helpers import EXAMPLES
+
+from bellum.cli import main
+from bellum.panzer import RULE_KEYS, load_scenario
+
+EXAMPLE = str(EXAMPLES / "terrain-vehicles.toml")
+
+
+def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(list(argv))
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+def test_assault_prints_the_breakdown_and_replays_with_the_seed(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code, out, _ = run(capsys, "panzer", "assault", EXAMPLE, "--seed", "5")
+    assert code == 0
+    for text in ("terrain", "-25.0%", "village", "combat value", "Outcome:", "--seed 5"):
+        assert text in out
+    assert "\x1b[" not in out  # no colour when not a terminal
+    assert run(capsys, "panzer", "assault", EXAMPLE, "--seed", "5")[1] == out
+
+
+def test_assault_without_seed_prints_the_one_it_chose(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "panzer", "assault", EXAMPLE, "--json")
+    seed = json.loads(out)["seed"]
+    _, again, _ = run(capsys, "panzer", "assault", EXAMPLE, "--json", "--seed", str(seed))
+    assert json.loads(again) == json.loads(out)
+
+
+def test_assault_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "panzer", "assault", EXAMPLE, "--seed", "1", "--json")
+    doc = json.loads(out)
+    assert doc["schema"] == "bellum.panzer.assault/1"
+    assert set(doc) == {
+        "schema", "scenario", "seed", "draws", "breakdown", "units", "success", "outcome",
+        "hex_taken", "losses", "out",
+    }  # fmt: skip
+    bd = doc["breakdown"]
+    names = [m["name"] for m in bd["attackers"]["modifiers"]]
+    assert names == ["unit", "hexside", "terrain", "mixed organization"]
+    assert {"low", "high", "drawn", "rounded", "loss"} <= set(bd["against_defenders"])
+    assert doc["units"][0]["role"] == "defender"
+
+
+def test_assault_out_writes_the_state_after(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    out_file = tmp_path / "after.toml"
+    code, out, _ = run(capsys, "panzer", "assault", EXAMPLE, "--seed", "2", "--out", str(out_file))
+    assert code == 0 and str(out_file) in out
+    after = load_scenario(out_file)
+    assert after.assault is None
+    before = load_scenario(EXAMPLE)
+    lost = sum(u.strength for u in before.units) - sum(u.strength for u in after.units)
+    assert lost > 0
+    assert [p.name for p in tmp_path.iterdir()] == ["after.toml"]
+
+
+def test_odds_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(capsys, "panzer", "odds", EXAMPLE)
+    assert code == 0
+    for text in (
+        "P(success)",
+        "Loss table",
+        "Losses of the attackers",
+        "#",
+        "total probability 1.0",
+    ):
+        assert text in out
+    _, out, _ = run(capsys, "panzer", "odds", EXAMPLE, "--json")
+    doc = json.loads(out)
+    assert doc["schema"] == "bellum.panzer.odds/1" and doc["check"] is None
+    assert sum(doc["outcomes"].values()) == pytest.approx(1.0)
+    assert sum(p for _, p in doc["loss_distribution"]["defenders"]) == pytest.approx(1.0)
+    assert doc["p_success"] == pytest.approx(1 - doc["outcomes"]["failed"])
+
+
+def test_odds_check_runs_the_resolver(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "panzer", "odds", EXAMPLE, "--check", "2000", "--seed", "4", "--json")
+    check = json.loads(out)["check"]
+    assert check["runs"] == 2000 and check["seed"] == 4 and check["max_abs_z"] < 4.5
+    code, _, err = run(capsys, "panzer", "odds", EXAMPLE, "--seed", "4")
+    assert code == 2 and "--check" in err
+
+
+def test_explain_rolls_no_dice(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        capsys, "panzer", "explain", str(EXAMPLES / "combined-arms-unsupported.toml")
+    )
+    assert code == 0 and "one vehicle per 10 men or fraction -> 7" in out and "drew" not in out
+    _, out, _ = run(capsys, "panzer", "explain", EXAMPLE, "--json")
+    assert json.loads(out)["against_defenders"]["low"] == pytest.approx(2.7)
+
+
+def test_rules_lists_every_key_with_value_and_tag(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(capsys, "panzer", "rules")
+    for key in RULE_KEYS:
+        assert key.name in out
+    assert "UNKNOWN" in out and "INFERRED" in out and "OPTIONAL" in out
+    _, out, _ = run(capsys, "panzer", "rules", str(EXAMPLES / "surrender.toml"), "--json")
+    rules = {r["key"]: r for r in json.loads(out)["rules"]}
+    assert rules["optional_rules.optional_surrender"]["value"] is True
+    assert rules["unknowns.modifiers.combine"]["tag"] == "UNKNOWN"
+
+
+@pytest.mark.parametrize(
+    ("content", "expected"),
+    [
+        ("schema_version = 1\n[map\n", "malformed TOML"),
+        ("schema_version = 1\n[map]\nwidth = 4\nheight = 4\nterrain = {'1,1' = 'lava'}\n",
+         "unknown terrain 'lava'"),
+    ],
+)  # fmt: skip
+def test_bad_input_is_one_line_exit_1_and_no_output_file(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, content: str, expected: str
+) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(content)
+    out_file = tmp_path / "out.toml"
+    code, out, err = run(capsys, "panzer", "assault", str(bad), "--out", str(out_file))
+    assert code == 1 and out == ""
+    assert err.startswith("bellum: error: ") and expected in err and err.count("\n") == 1
+    assert "Traceback" not in err and not out_file.exists()
+
+
+def test_refused_assault_leaves_the_out_file_untouched(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    text = Path(EXAMPLE).read_text().replace('units = ["us-tk", "us-inf"]', 'units = ["de-gren"]')
+    bad = tmp_path / "own.toml"
+    bad.write_text(text)
+    out_file = tmp_path / "out.toml"
+    out_file.write_text("keep")
+    code, _, err = run(capsys, "panzer", "assault", str(bad), "--out", str(out_file))
+    assert code == 1 and "assaulting side" in err and out_file.read_text() == "keep"
