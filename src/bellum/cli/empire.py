@@ -12,8 +12,8 @@ from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
 from bellum.empire.combat import CombatResult, attack
 from bellum.empire.events import Event
+from bellum.empire.store import WorldSource, open_world
 from bellum.empire.world import Nation, World
-from bellum.empire.worldfile import load_world, save_world
 from bellum.errors import UsageError
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
@@ -70,9 +70,13 @@ def _seed(seed: int | None) -> int:
 world_option = click.option(
     "--world",
     "world_path",
-    required=True,
     type=click.Path(dir_okay=False, path_type=Path),
     help="The world file (TOML, see docs/world-format.md).",
+)
+db_option = click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The world database (SQLite, see docs/store.md); default ./bellum.db.",
 )
 as_option = click.option("--as", "country", required=True, help="Your country: number or name.")
 
@@ -86,6 +90,7 @@ def empire() -> None:
 @click.argument("target")
 @click.argument("support", nargs=-1)
 @world_option
+@db_option
 @as_option
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), help="Seed the server's generator.")
 @click.option(
@@ -97,7 +102,8 @@ def empire() -> None:
 def attack_cmd(
     target: str,
     support: tuple[str, ...],
-    world_path: Path,
+    world_path: Path | None,
+    db: Path | None,
     country: str,
     seed: int | None,
     out: Path | None,
@@ -109,7 +115,8 @@ def attack_cmd(
     e.g. `y y n n`; without them all support is requested.  Prompts are
     answered interactively, or line by line from piped input.
     """
-    world = load_world(world_path)
+    source = open_world(world_path, db, command=("attack", [target, *support]), out=out)
+    world = source.world
     nation = _country(world, country)
     used = _seed(seed)
     result = attack(
@@ -117,16 +124,15 @@ def attack_cmd(
         target,
         nation.cnum,
         ServerRandom(used),
-        StreamPrompter(quiet=as_json),
+        source.prompter(StreamPrompter(quiet=as_json)),
         list(support),
         sink=None if as_json else _live,
     )
-    _finish(result, world, out or world_path, as_json)
+    _finish(result, source, as_json)
 
 
-def _finish(result: CombatResult, world: World, dest: Path, as_json: bool) -> None:
-    if result.world_changed:
-        save_world(world, dest)
+def _finish(result: CombatResult, source: WorldSource, as_json: bool) -> None:
+    source.commit(result)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     code = EXIT_BY_OUTCOME.get(result.outcome, 0)
@@ -137,10 +143,13 @@ def _finish(result: CombatResult, world: World, dest: Path, as_json: bool) -> No
 @empire.command("show")
 @click.argument("sectors", nargs=-1)
 @world_option
+@db_option
 @as_option
-def show_cmd(sectors: tuple[str, ...], world_path: Path, country: str) -> None:
+def show_cmd(
+    sectors: tuple[str, ...], world_path: Path | None, db: Path | None, country: str
+) -> None:
     """List your sectors (or the SECTORS given, as x,y), units and nation."""
-    world = load_world(world_path)
+    world = open_world(world_path, db).world
     n = _country(world, country)
     if sectors:
         picked = [world.sector(world.geometry.parse(s, n.origin)) for s in sectors]
