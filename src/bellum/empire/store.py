@@ -18,6 +18,7 @@ stored command, which is what ``replay`` re-runs the command on.
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -36,7 +37,8 @@ from bellum.empire.tables import stock
 from bellum.empire.world import DEFAULT_OPTIONS, World
 from bellum.errors import CommandError, InputError
 
-#: How long a command waits for another one holding the database, in seconds.
+#: How long a command waits for another one holding the database, in seconds
+#: (``BELLUM_BUSY_TIMEOUT`` in the environment overrides it).
 BUSY_TIMEOUT = 30.0
 SQLITE_MAGIC = b"SQLite format 3\x00"
 Rows = dict[tuple[str, str], str]
@@ -90,6 +92,15 @@ class CommandRecord:
     changes: dict[tuple[str, str], tuple[str | None, str | None]] = field(default_factory=dict)
 
 
+def busy_timeout() -> float:
+    """The busy timeout: :data:`BUSY_TIMEOUT` unless ``BELLUM_BUSY_TIMEOUT`` says otherwise."""
+    text = os.environ.get("BELLUM_BUSY_TIMEOUT", "")
+    try:
+        return float(text) if text else BUSY_TIMEOUT
+    except ValueError:
+        raise InputError(f"BELLUM_BUSY_TIMEOUT: expected seconds, got '{text}'") from None
+
+
 def _connect(path: Path, timeout: float) -> sqlite3.Connection:
     conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
     conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
@@ -124,9 +135,10 @@ class Store:
     # -- opening ----------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | Path, timeout: float = BUSY_TIMEOUT) -> Store:
+    def open(cls, path: str | Path, timeout: float | None = None) -> Store:
         """Open an existing database, migrating an older schema; never creates a file."""
         p = Path(path)
+        timeout = busy_timeout() if timeout is None else timeout
         if not p.exists():
             raise InputError(
                 f"{p}: no such database (create one with `bellum empire world new` or"
@@ -185,9 +197,22 @@ class Store:
             store = cls.open(p)
         else:
             with _guard(p):
-                conn = _connect(p, BUSY_TIMEOUT)
+                conn = _connect(p, busy_timeout())
                 conn.execute("PRAGMA journal_mode = WAL")
                 store = cls(p, conn)
+        try:
+            store._fill(world, dump)
+        except BaseException:
+            store.close()
+            if not replace:
+                for leftover in (p, Path(f"{p}-wal"), Path(f"{p}-shm")):
+                    leftover.unlink(missing_ok=True)
+            raise
+        return store
+
+    def _fill(self, world: World, dump: Dump | None) -> None:
+        """Replace everything in the database by ``world`` and ``dump``, in one transaction."""
+        store, p = self, self.path
         with _guard(p), store._write() as c:
             current = version_of(c)
             if current == 0:
@@ -202,7 +227,6 @@ class Store:
             )
             if dump is not None:
                 store._put_dump(c, dump)
-        return store
 
     def close(self) -> None:
         self.conn.close()
