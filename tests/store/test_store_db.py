@@ -261,3 +261,42 @@ def test_store_replay_in_process_rebuilds_the_world_before_each_command(tmp_path
         assert world_rows(store.world_before(cid)) == rows
         assert replay(store, cid).ok
     store.close()
+
+
+def test_store_out_with_db_writes_a_world_file_and_leaves_the_database(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    Store.create(db, load_world(VECTOR_A)).close()
+    out = tmp_path / "after.toml"
+    r = bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "1",
+               "--out", str(out), stdin="150\n0\n")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    store = Store.open(db)
+    assert store.history() == [] and world_rows(store.world()) == world_rows(load_world(VECTOR_A))
+    store.close()
+    assert load_world(out).sectors[(2, 0)].owner == 1
+
+
+def test_store_codec_covers_every_field_of_the_world() -> None:
+    """A new World attribute must be stored too: extend codec.world_rows, then this list."""
+    import dataclasses
+
+    from bellum.empire.world import World
+
+    assert {f.name for f in dataclasses.fields(World)} == {
+        "geometry", "tables", "options", "nations", "sectors", "units", "ships", "planes",
+        "telegrams", "news",
+    }  # fmt: skip
+
+
+def test_store_replay_compares_telegrams_too(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    Store.create(db, load_world(VECTOR_A)).close()
+    bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "1", stdin="150\n0\n")
+    conn = sqlite3.connect(db, isolation_level=None)
+    events = json.loads(conn.execute("SELECT events FROM command WHERE id = 1").fetchone()[0])
+    telegram = next(e for e in events if e["kind"] == "telegram")
+    telegram["text"] += "!"
+    conn.execute("UPDATE command SET events = ? WHERE id = 1", (json.dumps(events),))
+    conn.close()
+    r = bellum("empire", "replay", "1", "--db", str(db))
+    assert r.returncode == 1 and "events differ" in r.stderr

@@ -242,10 +242,11 @@ def history_cmd(db: Path, as_json: bool) -> None:
             )
         )
         return
-    click.echo("  id  at                        cmd     as   seed        outcome     args")
+    click.echo("  id  at (UTC)             command  as  seed        outcome     arguments")
     for r in records:
+        at = r.at[:19].replace("T", " ")
         click.echo(
-            f"{r.id:>4}  {r.at:<25} {r.name:<7} {r.country:>3}  {r.seed:<11} {r.outcome:<11}"
+            f"{r.id:>4}  {at:<19}  {r.name:<8} {r.country:>2}  {r.seed:<11} {r.outcome:<11}"
             f" {' '.join(r.args)}"
         )
 

@@ -102,7 +102,7 @@ def busy_timeout() -> float:
 
 
 def _connect(path: Path, timeout: float) -> sqlite3.Connection:
-    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None, check_same_thread=False)
+    conn = sqlite3.connect(path, timeout=timeout, isolation_level=None)
     conn.execute(f"PRAGMA busy_timeout = {int(timeout * 1000)}")
     return conn
 
@@ -522,7 +522,7 @@ class ReplayReport:
 
     command: CommandRecord
     transcript: str
-    same_transcript: bool
+    same_transcript: bool  # the text and every event (telegrams too) are the same
     same_changes: bool
     differences: list[str]
 
@@ -569,6 +569,10 @@ def replay(store: Store, cid: int) -> ReplayReport:
     diffs = []
     if text != rec.transcript:
         diffs.append(_first_difference(rec.transcript, text))
+    elif result.events != rec.events:
+        diffs.append(
+            f"events differ (telegrams or prompts): {_first_event(rec.events, result.events)}"
+        )
     if changes != rec.changes:
         keys = sorted(set(changes) ^ set(rec.changes)) or sorted(
             k for k in changes if changes[k] != rec.changes.get(k)
@@ -577,7 +581,15 @@ def replay(store: Store, cid: int) -> ReplayReport:
             f"world changes differ: {len(changes)} replayed, {len(rec.changes)} recorded"
             f" (first: {keys[0][0]} {keys[0][1]})"
         )
-    return ReplayReport(rec, text, text == rec.transcript, changes == rec.changes, diffs)
+    same_text = text == rec.transcript and result.events == rec.events
+    return ReplayReport(rec, text, same_text, changes == rec.changes, diffs)
+
+
+def _first_event(recorded: list[Event], replayed: list[Event]) -> str:
+    for i, (x, y) in enumerate(zip(recorded, replayed, strict=False)):
+        if x != y:
+            return f"event {i + 1}: recorded {x!r}, replayed {y!r}"
+    return f"recorded {len(recorded)} events, replayed {len(replayed)}"
 
 
 def _first_difference(recorded: str, replayed: str) -> str:
