@@ -300,3 +300,19 @@ def test_store_replay_compares_telegrams_too(tmp_path: Path) -> None:
     conn.close()
     r = bellum("empire", "replay", "1", "--db", str(db))
     assert r.returncode == 1 and "events differ" in r.stderr
+
+
+def test_store_replay_runs_under_the_options_the_command_had(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    Store.create(db, load_world(VECTOR_A)).close()
+    store = Store.open(db)
+    session = store.begin_command()
+    session.world.options["fix_movein_mobility"] = True  # as --option on the command line
+    prompter = RecordingPrompter(ScriptedPrompter(["150", "40"]))
+    result = attack(session.world, "2,0", 1, ServerRandom(1), prompter, [])
+    cid = session.commit("attack", ["2,0"], prompter.answers, result)
+    rec = store.command(cid)
+    assert rec.options["fix_movein_mobility"] is True and rec.options["land_mob_max"] == 127
+    assert ("world", "options") in rec.changes
+    assert replay(store, cid).ok
+    store.close()

@@ -473,7 +473,7 @@ class Session:
                         json.dumps(answers),
                         canonical(options),
                         bellum.__version__,
-                        profile,
+                        str(self.world.options.get("profile", profile)),
                         result.outcome,
                         canonical(result.to_json()),
                         json.dumps([e.__dict__ for e in result.events]),
@@ -556,9 +556,16 @@ def replay(store: Store, cid: int) -> ReplayReport:
     rec = store.command(cid)
     world = store.world_before(cid)
     before = world_rows(world)
+    # The command ran under the options recorded with it (a profile or --option given
+    # on its command line included); what it left in the world's options is an input
+    # too, so it is put back as recorded rather than compared.
+    stored_options = rec.changes.get(("world", "options"), (None, None))[1]
+    kept = json.loads(stored_options) if stored_options is not None else dict(world.options)
+    world.options = dict(rec.options)
     result = run_command(
         rec.name, world, rec.args, rec.country, rec.seed, ReplayPrompter(rec.answers)
     )
+    world.options = kept
     after = world_rows(world) if result.world_changed else before
     changes = {
         k: (before.get(k), after.get(k))
