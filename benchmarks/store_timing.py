@@ -19,7 +19,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
 from bellum.empire.dump import dump_to_world, read_dump
 from bellum.empire.events import ScriptedPrompter
-from bellum.empire.store import RecordingPrompter, Store
+from bellum.empire.store import Invocation, RecordingPrompter, Store
 
 ROOT = Path(__file__).resolve().parents[1]
 DUMP = ROOT.parent / "shared" / "data" / "empire-dumps" / "smoke-final.xdump"
@@ -56,7 +56,8 @@ def main() -> None:
             session = store.begin_command()
             prompter = RecordingPrompter(ScriptedPrompter(["19"]))
             result = attack(session.world, ATTACK[0], 1, ServerRandom(7), prompter, ATTACK[1:])
-            session.commit("attack", ATTACK, prompter.answers, result)
+            call = Invocation("attack", ATTACK[:1], {"support_args": ATTACK[1:]})
+            session.commit(call, prompter.answers, result)
             store.close()
 
         def cli_import(i: int) -> None:

@@ -25,7 +25,7 @@ from store_support import assert_history_replays, front_world_toml
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
 from bellum.empire.events import ScriptedPrompter
-from bellum.empire.store import RecordingPrompter, Store
+from bellum.empire.store import Invocation, RecordingPrompter, Store
 from bellum.empire.worldfile import parse_world
 
 FORK = multiprocessing.get_context("fork")
@@ -41,7 +41,8 @@ def _run_attack(store: Store, target: str, seed: int, hook: Callable[[str], None
     session = store.begin_command()
     prompter = RecordingPrompter(ScriptedPrompter(list(ANSWERS)))
     result = attack(session.world, target, 1, ServerRandom(seed), prompter, SUPPORT)
-    session.commit("attack", [target, *SUPPORT], prompter.answers, result, hook=hook)
+    call = Invocation("attack", [target], {"support_args": SUPPORT})
+    session.commit(call, prompter.answers, result, hook=hook)
 
 
 def _crash_child(db: Path, ready: Event, go: Event, kill_at: int | None) -> None:
@@ -191,7 +192,7 @@ def test_store_concurrent_commands_lose_no_update(tmp_path: Path) -> None:
         store.close()
     assert len(history) == 16 and all(h.outcome == "captured" for h in history)
     # Both processes' commands interleave, yet every charge and capture is there.
-    assert {h.args[0] for h in history} == {t for plan in plans for t in plan}
+    assert {h.invocation.args[0] for h in history} == {t for plan in plans for t in plan}
     charged = sum(h.result["btu_charged"] for h in history)
     assert world.nations[1].btu == 640 - charged
     assert all(world.sectors[(x, 0)].owner == 1 for x in range(2, 64, 4))

@@ -22,7 +22,7 @@ from bellum.empire.dump import dump_to_world, read_dump
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.storage.codec import world_rows
 from bellum.empire.storage.schema import SCHEMA_VERSION, migrate
-from bellum.empire.store import RecordingPrompter, Store, replay
+from bellum.empire.store import Invocation, RecordingPrompter, Store, replay
 from bellum.empire.worldfile import load_world
 from bellum.errors import CommandError, InputError
 
@@ -67,7 +67,10 @@ def test_store_attack_on_an_imported_smoke_dump(smoke_db: Path, tmp_path: Path) 
     hist = bellum("empire", "history", "--db", str(smoke_db), "--json")
     (entry,) = json.loads(hist.stdout)
     assert entry["command"] == "attack" and entry["seed"] == 7 and entry["country"] == 1
-    assert entry["args"] == SMOKE_ATTACK and entry["outcome"] == "captured"
+    assert entry["args"] == SMOKE_ATTACK[:1] and entry["extra"] == {
+        "support_args": SMOKE_ATTACK[1:]
+    }
+    assert entry["outcome"] == "captured"
     assert entry["answers"][0] == "19"
     rep = bellum("empire", "replay", "1", "--db", str(smoke_db))
     assert rep.returncode == 0 and "reproduced" in rep.stdout, rep.stderr
@@ -256,7 +259,7 @@ def test_store_replay_in_process_rebuilds_the_world_before_each_command(tmp_path
         worlds.append(world_rows(session.world))
         prompter = RecordingPrompter(ScriptedPrompter(["50", "0"]))
         result = attack(session.world, "2,0", 1, ServerRandom(seed), prompter, [])
-        session.commit("attack", ["2,0"], prompter.answers, result)
+        session.commit(Invocation("attack", ["2,0"]), prompter.answers, result)
     for cid, rows in enumerate(worlds, 1):
         assert world_rows(store.world_before(cid)) == rows
         assert replay(store, cid).ok
@@ -310,7 +313,7 @@ def test_store_replay_runs_under_the_options_the_command_had(tmp_path: Path) -> 
     session.world.options["fix_movein_mobility"] = True  # as --option on the command line
     prompter = RecordingPrompter(ScriptedPrompter(["150", "40"]))
     result = attack(session.world, "2,0", 1, ServerRandom(1), prompter, [])
-    cid = session.commit("attack", ["2,0"], prompter.answers, result)
+    cid = session.commit(Invocation("attack", ["2,0"]), prompter.answers, result)
     rec = store.command(cid)
     assert rec.options["fix_movein_mobility"] is True and rec.options["land_mob_max"] == 127
     assert ("world", "options") in rec.changes

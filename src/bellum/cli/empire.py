@@ -12,7 +12,7 @@ from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
 from bellum.empire.combat import CombatResult, attack
 from bellum.empire.events import Event
-from bellum.empire.store import WorldSource, open_world
+from bellum.empire.store import Invocation, WorldSource, open_world
 from bellum.empire.world import Nation, World
 from bellum.errors import UsageError
 
@@ -115,7 +115,8 @@ def attack_cmd(
     e.g. `y y n n`; without them all support is requested.  Prompts are
     answered interactively, or line by line from piped input.
     """
-    source = open_world(world_path, db, command=("attack", [target, *support]), out=out)
+    call = Invocation("attack", [target], {"support_args": list(support)})
+    source = open_world(world_path, db, command=call, out=out)
     world = source.world
     nation = _country(world, country)
     used = _seed(seed)

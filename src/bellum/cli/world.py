@@ -229,8 +229,9 @@ def history_cmd(db: Path, as_json: bool) -> None:
                     {
                         "id": r.id,
                         "at": r.at,
-                        "command": r.name,
-                        "args": r.args,
+                        "command": r.invocation.name,
+                        "args": r.invocation.args,
+                        "extra": r.invocation.extra,
                         "country": r.country,
                         "seed": r.seed,
                         "answers": r.answers,
@@ -246,8 +247,8 @@ def history_cmd(db: Path, as_json: bool) -> None:
     for r in records:
         at = r.at[:19].replace("T", " ")
         click.echo(
-            f"{r.id:>4}  {at:<19}  {r.name:<8} {r.country:>2}  {r.seed:<11} {r.outcome:<11}"
-            f" {' '.join(r.args)}"
+            f"{r.id:>4}  {at:<19}  {r.invocation.name:<8} {r.country:>2}  {r.seed:<11}"
+            f" {r.outcome:<11} {' '.join(r.invocation.words())}"
         )
 
 
@@ -268,7 +269,8 @@ def replay_cmd(command_id: int, db: Path, show: bool) -> None:
     rec = report.command
     if report.ok:
         click.echo(
-            f"command {rec.id} ({rec.name} {' '.join(rec.args)}, seed {rec.seed}): reproduced"
+            f"command {rec.id} ({' '.join([rec.invocation.name, *rec.invocation.words()])},"
+            f" seed {rec.seed}): reproduced"
             f" ({len(report.transcript)} characters, {len(rec.changes)} objects changed)",
             err=show,
         )

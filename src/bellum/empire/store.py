@@ -71,14 +71,56 @@ class ReplayPrompter:
         return self.answers[self.used - 1]
 
 
+#: Combat commands replay can re-run: functions of :mod:`bellum.empire.combat` called as
+#: ``command(world, *args, country, dice, prompter, **extra)``.
+REPLAYABLE = ("attack", "assault", "board", "lboard", "paradrop")
+
+
+@dataclass(frozen=True)
+class Invocation:
+    """A combat command as the CLI called it, which is what replay calls again.
+
+    ``args`` are the positional arguments after the world (``None`` for those the
+    player left out, which the command then asks for), ``extra`` the keyword
+    arguments, e.g. ``Invocation("attack", ["2,0"], {"support_args": ["y", "n"]})``.
+    """
+
+    name: str
+    args: list[str | None]
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def words(self) -> list[str]:
+        """The arguments as the player typed them, for listings."""
+        out = [a for a in self.args if a is not None]
+        for v in self.extra.values():
+            out += [str(x) for x in v] if isinstance(v, list) else [str(v)]
+        return out
+
+    def run(
+        self,
+        world: World,
+        country: int,
+        seed: int,
+        prompter: Prompter,
+        sink: Callable[[Event], None] | None = None,
+    ) -> Any:
+        """Run the command on ``world`` (what replay re-executes)."""
+        import bellum.empire.combat as combat
+
+        command = getattr(combat, self.name, None) if self.name in REPLAYABLE else None
+        if command is None:
+            raise CommandError(f"cannot replay '{self.name}': bellum does not know this command")
+        dice = ServerRandom(seed)
+        return command(world, *self.args, country, dice, prompter, sink=sink, **self.extra)
+
+
 @dataclass
 class CommandRecord:
     """One command of the history, as stored."""
 
     id: int
     at: str
-    name: str
-    args: list[str]
+    invocation: Invocation
     country: int
     seed: int
     answers: list[str | None]
@@ -354,13 +396,12 @@ class Store:
 
     @staticmethod
     def _record(row: tuple[Any, ...]) -> CommandRecord:
-        (cid, at, name, args, country, seed, answers, options, version, profile, outcome,
+        (cid, at, name, args, extra, country, seed, answers, options, version, profile, outcome,
          result, events, transcript) = row  # fmt: skip
         return CommandRecord(
             cid,
             at,
-            name,
-            json.loads(args),
+            Invocation(name, json.loads(args), json.loads(extra)),
             country,
             seed,
             json.loads(answers),
@@ -414,7 +455,7 @@ class Store:
 
 
 _SELECT_COMMAND = (
-    "SELECT id, at, name, args, country, seed, answers, options, version, profile, outcome,"
+    "SELECT id, at, name, args, extra, country, seed, answers, options, version, profile, outcome,"
     " result, events, transcript FROM command"
 )
 
@@ -436,8 +477,7 @@ class Session:
 
     def commit(
         self,
-        name: str,
-        args: list[str],
+        invocation: Invocation,
         answers: list[str | None],
         result: Any,
         profile: str = "stock",
@@ -461,13 +501,14 @@ class Session:
         with _guard(self.store.path):
             try:
                 cur = c.execute(
-                    "INSERT INTO command (at, name, args, country, seed, answers, options, version,"
-                    " profile, outcome, result, events, transcript)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO command (at, name, args, extra, country, seed, answers, options,"
+                    " version, profile, outcome, result, events, transcript)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         datetime.now(UTC).isoformat(timespec="milliseconds"),
-                        name,
-                        json.dumps(args),
+                        invocation.name,
+                        json.dumps(invocation.args),
+                        json.dumps(invocation.extra),
                         result.aggressor,
                         result.seed,
                         json.dumps(answers),
@@ -531,25 +572,6 @@ class ReplayReport:
         return self.same_transcript and self.same_changes
 
 
-def run_command(
-    name: str,
-    world: World,
-    args: list[str],
-    country: int,
-    seed: int,
-    prompter: Prompter,
-    sink: Callable[[Event], None] | None = None,
-) -> Any:
-    """Run a stored command by name on ``world`` (what replay re-executes)."""
-    from bellum.empire.combat import attack
-
-    runners: dict[str, Callable[..., Any]] = {"attack": attack}
-    runner = runners.get(name)
-    if runner is None:
-        raise CommandError(f"cannot replay '{name}': bellum does not know this command")
-    return runner(world, args[0], country, ServerRandom(seed), prompter, args[1:], sink=sink)
-
-
 def replay(store: Store, cid: int) -> ReplayReport:
     """Re-run command ``cid`` on the world as it was before it, with its seed and answers,
     and compare the transcript and the changes with what was recorded."""
@@ -562,9 +584,7 @@ def replay(store: Store, cid: int) -> ReplayReport:
     stored_options = rec.changes.get(("world", "options"), (None, None))[1]
     kept = json.loads(stored_options) if stored_options is not None else dict(world.options)
     world.options = dict(rec.options)
-    result = run_command(
-        rec.name, world, rec.args, rec.country, rec.seed, ReplayPrompter(rec.answers)
-    )
+    result = rec.invocation.run(world, rec.country, rec.seed, ReplayPrompter(rec.answers))
     world.options = kept
     after = world_rows(world) if result.world_changed else before
     changes = {
@@ -656,7 +676,7 @@ class DatabaseSource(WorldSource):
     database is left as it was (like ``--out`` with a world file).
     """
 
-    def __init__(self, path: Path, command: tuple[str, list[str]] | None, out: Path | None) -> None:
+    def __init__(self, path: Path, command: Invocation | None, out: Path | None) -> None:
         self.store = Store.open(path)
         self.command = command
         self.out = out
@@ -688,7 +708,7 @@ class DatabaseSource(WorldSource):
                 save_world(self.world, self.out)
             return
         answers = self.recorder.answers if self.recorder else []
-        self.recorded = self.session.commit(self.command[0], self.command[1], answers, result)
+        self.recorded = self.session.commit(self.command, answers, result)
 
     def close(self) -> None:
         if self.session is not None:
@@ -700,7 +720,7 @@ def open_world(
     world_path: Path | None,
     db: Path | None,
     *,
-    command: tuple[str, list[str]] | None = None,
+    command: Invocation | None = None,
     out: Path | None = None,
 ) -> WorldSource:
     """The world for one CLI command: ``--world FILE``, ``--db FILE`` or ``./bellum.db``.

@@ -63,8 +63,9 @@ CREATE TABLE change (
 INSERT INTO schema_version (version) VALUES (1);
 """
 
-#: Version 2: the rule profile a command ran under, and changes found by object.
+#: Version 2: a command's keyword arguments and rule profile; changes found by object.
 _V2 = """
+ALTER TABLE command ADD COLUMN extra TEXT NOT NULL DEFAULT '{}';
 ALTER TABLE command ADD COLUMN profile TEXT NOT NULL DEFAULT 'stock';
 CREATE INDEX change_by_object ON change (kind, key);
 UPDATE schema_version SET version = 2;
