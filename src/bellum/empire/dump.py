@@ -270,6 +270,8 @@ def dump_to_world(
     for rec in nat.records:
         row = _Row(dump, nat, rec, geo)
         cnum = row.num("cnum", 0, 255)
+        if cnum in world.nations:
+            raise row.fail("cnum", f"country {cnum} appears twice")
         stat = row.symbol("stat", NATION_STATUS)
         if stat not in NATION_STATUS:
             raise row.fail("stat", f"unknown status '{stat}'")
@@ -355,10 +357,14 @@ def dump_to_world(
     ]
     for name, what, cls, kinds_of, into in kinds:
         by_uid = _type_index(kinds_of)
+        seen: set[int] = set()
         t = dump.table(name)
         for rec in t.records if t else []:
             row = _Row(dump, t, rec, geo)  # type: ignore[arg-type]
             uid, owner = row.num("uid", 0), owner_of(row)
+            if uid in seen:
+                raise row.fail("uid", f"{what} #{uid} appears twice")
+            seen.add(uid)
             if not owner:
                 continue
             kind = by_uid.get(row.num("type", 0))
