@@ -4,7 +4,9 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,7 @@ from bellum.empire.dump import dump_to_world, read_dump, world_to_dump
 from bellum.empire.geometry import Geometry
 from bellum.empire.store import DEFAULT_DB, Store, replay
 from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
+from bellum.empire.worldfile import dumps, load_world, world_to_data
 from bellum.errors import InputError, UsageError
 
 db_option = click.option(
@@ -101,8 +104,6 @@ def world_group() -> None:
 @replace_option
 def new_cmd(db: Path, source: Path | None, size: str | None, replace: bool) -> None:
     """Create a world database from a world file, or an empty sea of --size."""
-    from bellum.empire.worldfile import load_world
-
     if source is not None:
         if size is not None:
             raise UsageError("give --from or --size, not both")
@@ -163,12 +164,7 @@ def export_cmd(db: Path, out: Path, as_toml: bool) -> None:
     store = Store.open(db)
     try:
         world = store.world()
-        if as_toml:
-            from bellum.empire.worldfile import dumps, world_to_data
-
-            text = dumps(world_to_data(world))
-        else:
-            text = world_to_dump(world, store.dump())
+        text = dumps(world_to_data(world)) if as_toml else world_to_dump(world, store.dump())
     finally:
         store.close()
     if str(out) == "-":
@@ -178,9 +174,6 @@ def export_cmd(db: Path, out: Path, as_toml: bool) -> None:
 
 
 def _write_atomic(path: Path, text: str) -> None:
-    import os
-    import tempfile
-
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
     try:
         with os.fdopen(fd, "w", encoding="ascii", newline="") as f:

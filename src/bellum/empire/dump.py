@@ -16,6 +16,7 @@ otherwise needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -517,8 +518,6 @@ def world_to_dump(world: World, template: Dump | None = None) -> str:
     Without a template the dump has just the tables bellum models (sect,
     ship, plane, land, nat, relat) and zeros in the fields it does not.
     """
-    import copy
-
     dump = copy.deepcopy(template) if template is not None else _empty_dump(world)
     geo = world.geometry
     sea = world.tables.sector("sea")
@@ -659,8 +658,6 @@ def _relations_over(o: _Overlay, world: World, n: Nation) -> None:
 
 def _empty_dump(world: World) -> Dump:
     """A dump skeleton with bellum's tables, for worlds that did not come from a dump."""
-    from bellum.empire.dumpfile import KNOWN_COLUMNS, Table
-
     dump = Dump("bellum")
     n = max([0, *world.nations]) + 1
     for name in ("sect", "ship", "plane", "land", "nat", "relat"):

@@ -27,15 +27,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+import click
+
 import bellum
+import bellum.empire.combat as combat
 from bellum.dice import ServerRandom
-from bellum.empire.dumpfile import Dump, Record, Table
+from bellum.empire.dumpfile import Dump, Record, Table, split_fields
 from bellum.empire.events import Event, Prompter
 from bellum.empire.storage.codec import canonical, rows_world, world_rows
 from bellum.empire.storage.schema import SCHEMA_VERSION, migrate, version_of
 from bellum.empire.tables import stock
 from bellum.empire.world import DEFAULT_OPTIONS, World
-from bellum.errors import CommandError, InputError
+from bellum.empire.worldfile import load_world, save_world
+from bellum.errors import CommandError, InputError, UsageError
 
 #: How long a command waits for another one holding the database, in seconds
 #: (``BELLUM_BUSY_TIMEOUT`` in the environment overrides it).
@@ -105,8 +109,6 @@ class Invocation:
         sink: Callable[[Event], None] | None = None,
     ) -> Any:
         """Run the command on ``world`` (what replay re-executes)."""
-        import bellum.empire.combat as combat
-
         command = getattr(combat, self.name, None) if self.name in REPLAYABLE else None
         if command is None:
             raise CommandError(f"cannot replay '{self.name}': bellum does not know this command")
@@ -352,8 +354,6 @@ class Store:
 
     def dump(self) -> Dump | None:
         """The imported dump's records as imported (``None`` for a world made otherwise)."""
-        from bellum.empire.dumpfile import split_fields
-
         with self._read() as c:
             tables = c.execute(
                 "SELECT seq, name, human, header, column_line, columns, footer, before"
@@ -657,14 +657,10 @@ class FileSource(WorldSource):
     """A TOML world file, rewritten atomically when the command changed the world."""
 
     def __init__(self, path: Path, out: Path | None) -> None:
-        from bellum.empire.worldfile import load_world
-
         self.world = load_world(path)
         self.dest = out or path
 
     def commit(self, result: Any) -> None:
-        from bellum.empire.worldfile import save_world
-
         if result.world_changed:
             save_world(self.world, self.dest)
 
@@ -701,8 +697,6 @@ class DatabaseSource(WorldSource):
         if self.session is None or self.command is None:
             return
         if self.out is not None:
-            from bellum.empire.worldfile import save_world
-
             self.session.rollback()
             if result.world_changed:
                 save_world(self.world, self.out)
@@ -729,10 +723,6 @@ def open_world(
     world; without it the world is only read.  Inside a click command the
     source is closed when the command ends, so an error rolls back.
     """
-    import click
-
-    from bellum.errors import UsageError
-
     if world_path is not None and db is not None:
         raise UsageError("give either --world or --db, not both")
     source: WorldSource

@@ -21,6 +21,7 @@ from functools import cache
 from typing import Any
 
 from bellum.empire import world as wm
+from bellum.empire.geometry import Geometry
 from bellum.empire.tables import LandType, PlaneType, SectorType, ShipType, Tables
 from bellum.errors import InputError
 
@@ -136,8 +137,6 @@ def world_rows(world: wm.World) -> dict[tuple[str, str], str]:
 
 def rows_world(rows: dict[tuple[str, str], str], tables: Tables, where: str) -> wm.World:
     """The world stored as ``rows`` (the inverse of :func:`world_rows`)."""
-    from bellum.empire.geometry import Geometry
-
     try:
         size = json.loads(rows[("world", "size")])
         options = json.loads(rows.get(("world", "options"), "{}"))
