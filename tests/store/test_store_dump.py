@@ -231,3 +231,15 @@ def test_store_dump_export_then_import_gives_the_changed_world_back(name: str) -
     text = world_to_dump(world, dump)
     again = dump_to_world(parse_dump(text, "again.xdump"), SIZES[name] or (64, 32))
     assert world_rows(again) == world_rows(world)
+
+
+def test_store_dump_of_a_world_file_reads_back_as_the_same_world() -> None:
+    from store_support import ROOT
+
+    from bellum.empire.storage.codec import world_rows
+    from bellum.empire.worldfile import load_world
+
+    world = load_world(ROOT / "examples" / "empire" / "vector-a.toml")
+    text = world_to_dump(world)
+    assert text.startswith("config sect\nowner xloc yloc des effic")
+    assert world_rows(dump_to_world(parse_dump(text, "a.xdump"))) == world_rows(world)
