@@ -299,6 +299,7 @@ def test_store_replay_compares_telegrams_too(tmp_path: Path) -> None:
     db = tmp_path / "a.db"
     Store.create(db, load_world(VECTOR_A)).close()
     bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "1", stdin="150\n0\n")
+    assert assert_history_replays(db) == 1
     conn = sqlite3.connect(db, isolation_level=None)
     events = json.loads(conn.execute("SELECT events FROM command WHERE id = 1").fetchone()[0])
     telegram = next(e for e in events if e["kind"] == "telegram")
