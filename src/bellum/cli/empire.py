@@ -7,6 +7,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -17,8 +18,8 @@ from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event
 from bellum.empire.geometry import Geometry
 from bellum.empire.rules import apply_rules, describe, profile_names
+from bellum.empire.store import Invocation, WorldSource, open_world
 from bellum.empire.world import DEFAULT_OPTIONS, Nation, World
-from bellum.empire.worldfile import load_world, save_world
 from bellum.errors import UsageError
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
@@ -89,9 +90,13 @@ class CoordCommand(click.Command):
 world_option = click.option(
     "--world",
     "world_path",
-    required=True,
     type=click.Path(dir_okay=False, path_type=Path),
     help="The world file (TOML, see docs/world-format.md).",
+)
+db_option = click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The world database (SQLite, see docs/store.md); default ./bellum.db.",
 )
 as_option = click.option("--as", "country", required=True, help="Your country: number or name.")
 
@@ -121,6 +126,7 @@ def empire() -> None:
 @click.argument("target")
 @click.argument("support", nargs=-1)
 @world_option
+@db_option
 @as_option
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), help="Seed the server's generator.")
 @click.option(
@@ -133,7 +139,8 @@ def empire() -> None:
 def attack_cmd(
     target: str,
     support: tuple[str, ...],
-    world_path: Path,
+    world_path: Path | None,
+    db: Path | None,
     country: str,
     seed: int | None,
     out: Path | None,
@@ -147,7 +154,9 @@ def attack_cmd(
     e.g. `y y n n`; without them all support is requested.  Prompts are
     answered interactively, or line by line from piped input.
     """
-    world = load_world(world_path)
+    call = Invocation("attack", [target], {"support_args": list(support)})
+    source = open_world(world_path, db, command=call, out=out)
+    world = source.world
     apply_rules(world, profile, list(options))
     nation = _country(world, country)
     used = _seed(seed)
@@ -156,16 +165,15 @@ def attack_cmd(
         target,
         nation.cnum,
         ServerRandom(used),
-        StreamPrompter(quiet=as_json),
+        source.prompter(StreamPrompter(quiet=as_json)),
         list(support),
         sink=None if as_json else _live,
     )
-    _finish(result, world, out or world_path, as_json)
+    _finish(result, source, as_json)
 
 
-def _finish(result: CombatResult, world: World, dest: Path, as_json: bool) -> None:
-    if result.world_changed:
-        save_world(world, dest)
+def _finish(result: CombatResult, source: WorldSource, as_json: bool) -> None:
+    source.commit(result)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     code = EXIT_BY_OUTCOME.get(result.outcome, 0)
@@ -176,10 +184,13 @@ def _finish(result: CombatResult, world: World, dest: Path, as_json: bool) -> No
 @empire.command("show", cls=CoordCommand)
 @click.argument("sectors", nargs=-1)
 @world_option
+@db_option
 @as_option
-def show_cmd(sectors: tuple[str, ...], world_path: Path, country: str) -> None:
+def show_cmd(
+    sectors: tuple[str, ...], world_path: Path | None, db: Path | None, country: str
+) -> None:
     """List your sectors (or the SECTORS given, as x,y), units and nation."""
-    world = load_world(world_path)
+    world = open_world(world_path, db).world
     n = _country(world, country)
     if sectors:
         picked = [world.sector(world.geometry.parse(s, n.origin)) for s in sectors]
@@ -214,17 +225,19 @@ def show_cmd(sectors: tuple[str, ...], world_path: Path, country: str) -> None:
 @empire.command("strength", cls=CoordCommand)
 @click.argument("sectors", nargs=-1)
 @world_option
+@db_option
 @as_option
 @rules_options
 def strength_cmd(
     sectors: tuple[str, ...],
-    world_path: Path,
+    world_path: Path | None,
+    db: Path | None,
     country: str,
     profile: str | None,
     options: tuple[str, ...],
 ) -> None:
     """Preview the defense of your sectors (all of them, or the SECTORS given as x,y)."""
-    world = load_world(world_path)
+    world = open_world(world_path, db).world
     apply_rules(world, profile, list(options))
     n = _country(world, country)
     if sectors:
@@ -253,10 +266,13 @@ def strength_cmd(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Show the values this world uses.",
 )
+@db_option
 @rules_options
-def rules_cmd(world_path: Path | None, profile: str | None, options: tuple[str, ...]) -> None:
+def rules_cmd(
+    world_path: Path | None, db: Path | None, profile: str | None, options: tuple[str, ...]
+) -> None:
     """List the rule profiles, switches and options, one line each, with their values."""
-    world = load_world(world_path) if world_path else None
+    world = open_world(world_path, db).world if world_path or db else None
     values: dict[str, object] = dict(DEFAULT_OPTIONS)
     if world is not None or profile or options:
         w = world or World(geometry=Geometry())
@@ -283,27 +299,31 @@ def _common(f: Callable[..., None]) -> Callable[..., None]:
     f = click.option(
         "--seed", type=click.IntRange(0, 2**32 - 1), help="Seed the server's generator."
     )(f)
-    return rules_options(as_option(world_option(f)))
+    return rules_options(as_option(db_option(world_option(f))))
 
 
 def _run(
     command: Callable[..., CombatResult],
     args: tuple[str | None, ...],
-    world_path: Path,
+    *,
+    world_path: Path | None,
+    db: Path | None,
     country: str,
     seed: int | None,
     out: Path | None,
     as_json: bool,
-    profile: str | None = None,
-    options: tuple[str, ...] = (),
+    profile: str | None,
+    options: tuple[str, ...],
     **extra: list[str],
 ) -> None:
-    """Run one of the naval or airborne commands on the world file, like ``attack``.
+    """Run one of the naval or airborne commands on the world, like ``attack``.
 
     ``args`` are the command's arguments (``None`` for the missing ones, which
     the server then asks for); the world is saved only if the command changed it.
     """
-    world = load_world(world_path)
+    call = Invocation(command.__name__, list(args), dict(extra))
+    source = open_world(world_path, db, command=call, out=out)
+    world = source.world
     apply_rules(world, profile, list(options))
     nation = _country(world, country)
     result = command(
@@ -311,11 +331,11 @@ def _run(
         *args,
         nation.cnum,
         ServerRandom(_seed(seed)),
-        StreamPrompter(quiet=as_json),
+        source.prompter(StreamPrompter(quiet=as_json)),
         sink=None if as_json else _live,
         **extra,
     )
-    _finish(result, world, out or world_path, as_json)
+    _finish(result, source, as_json)
 
 
 @empire.command("assault", cls=CoordCommand)
@@ -324,72 +344,32 @@ def _run(
 @click.argument("support", nargs=-1)
 @_common
 def assault_cmd(
-    target: str | None,
-    ship: str | None,
-    support: tuple[str, ...],
-    world_path: Path,
-    country: str,
-    seed: int | None,
-    out: Path | None,
-    as_json: bool,
-    profile: str | None,
-    options: tuple[str, ...],
+    target: str | None, ship: str | None, support: tuple[str, ...], **common: Any
 ) -> None:
     """Assault the coastal sector TARGET from your ship number SHIP.
 
     SUPPORT are the four optional answers (forts, ships, arty, planes).  A
     missing TARGET or SHIP is asked for like the server does.
     """
-    _run(
-        assault,
-        (target, ship),
-        world_path,
-        country,
-        seed,
-        out,
-        as_json,
-        profile,
-        options,
-        support_args=list(support),
-    )
+    _run(assault, (target, ship), support_args=list(support), **common)
 
 
 @empire.command("board", cls=CoordCommand)
 @click.argument("victim", required=False)
 @click.argument("source", metavar="FROM", required=False)
 @_common
-def board_cmd(
-    victim: str | None,
-    source: str | None,
-    world_path: Path,
-    country: str,
-    seed: int | None,
-    out: Path | None,
-    as_json: bool,
-    profile: str | None,
-    options: tuple[str, ...],
-) -> None:
+def board_cmd(victim: str | None, source: str | None, **common: Any) -> None:
     """Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM."""
-    _run(board, (victim, source), world_path, country, seed, out, as_json, profile, options)
+    _run(board, (victim, source), **common)
 
 
 @empire.command("lboard", cls=CoordCommand)
 @click.argument("victim", required=False)
 @click.argument("source", metavar="FROM", required=False)
 @_common
-def lboard_cmd(
-    victim: str | None,
-    source: str | None,
-    world_path: Path,
-    country: str,
-    seed: int | None,
-    out: Path | None,
-    as_json: bool,
-    profile: str | None,
-    options: tuple[str, ...],
-) -> None:
+def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
     """Board the enemy land unit number VICTIM from your sector FROM (x,y)."""
-    _run(lboard, (victim, source), world_path, country, seed, out, as_json, profile, options)
+    _run(lboard, (victim, source), **common)
 
 
 @empire.command("paradrop", cls=CoordCommand)
@@ -399,17 +379,7 @@ def lboard_cmd(
 @click.argument("route", required=False)
 @_common
 def paradrop_cmd(
-    planes: str | None,
-    escorts: str | None,
-    ap: str | None,
-    route: str | None,
-    world_path: Path,
-    country: str,
-    seed: int | None,
-    out: Path | None,
-    as_json: bool,
-    profile: str | None,
-    options: tuple[str, ...],
+    planes: str | None, escorts: str | None, ap: str | None, route: str | None, **common: Any
 ) -> None:
     """Drop paratroopers from transport PLANES, guarded by ESCORTS ('' for none).
 
@@ -417,14 +387,4 @@ def paradrop_cmd(
     letter; the planes gather at the assembly point AP and fly ROUTE, a path
     (e.g. jjh) or a destination sector.
     """
-    _run(
-        paradrop,
-        (planes, escorts, ap, route),
-        world_path,
-        country,
-        seed,
-        out,
-        as_json,
-        profile,
-        options,
-    )
+    _run(paradrop, (planes, escorts, ap, route), **common)

@@ -1,0 +1,274 @@
+"""``bellum empire world``: world databases (new, import, export, show), plus the
+``history`` and ``replay`` commands that read a database's command history."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bellum.cli.empire import empire
+from bellum.empire.dump import dump_to_world, read_dump, world_to_dump
+from bellum.empire.geometry import Geometry
+from bellum.empire.store import DEFAULT_DB, Store, replay
+from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
+from bellum.empire.worldfile import dumps, load_world, world_to_data
+from bellum.errors import InputError, UsageError
+
+db_option = click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_DB,
+    show_default=True,
+    help="The world database (SQLite).",
+)
+replace_option = click.option(
+    "--replace", is_flag=True, help="Start an existing database over (drops its history)."
+)
+
+
+def _size(text: str | None) -> tuple[int, int] | None:
+    if text is None:
+        return None
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+        Geometry(w, h)
+    except ValueError:
+        raise UsageError(
+            f"--size: expected WIDTHxHEIGHT, both even (64x32), not '{text}'"
+        ) from None
+    return w, h
+
+
+size_option = click.option(
+    "--size", help="World size WIDTHxHEIGHT (the game's WORLD_X x WORLD_Y), e.g. 64x32."
+)
+
+
+def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
+    """The world size and the options bellum knows from an Empire ``econfig`` file.
+
+    Keys bellum does not model are ignored: an econfig holds much more than combat reads.
+    """
+    try:
+        lines = path.read_text("utf-8").splitlines()
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+    except UnicodeDecodeError:
+        raise InputError(f"{path}: not a text file") from None
+    values: dict[str, str] = {}
+    for n, line in enumerate(lines, 1):
+        words = line.split("#", 1)[0].split(None, 1)
+        if not words:
+            continue
+        if len(words) != 2:
+            raise InputError(f"{path}:{n}: expected 'key value'")
+        values[words[0]] = words[1].strip().strip('"')
+    size = None
+    if "WORLD_X" in values or "WORLD_Y" in values:
+        size = _size(f"{values.get('WORLD_X', '64')}x{values.get('WORLD_Y', '32')}")
+    options: dict[str, Any] = {}
+    for key, text in values.items():
+        if key not in DEFAULT_OPTIONS:
+            continue
+        default = DEFAULT_OPTIONS[key]
+        try:
+            if isinstance(default, bool):
+                options[key] = int(text) != 0
+            else:
+                options[key] = type(default)(text)
+        except ValueError:
+            raise InputError(f"{path}: {key}: expected a number, got '{text}'") from None
+    return size, options
+
+
+@empire.group("world")
+def world_group() -> None:
+    """World databases: create, import and export Empire dumps, show."""
+
+
+@world_group.command("new")
+@db_option
+@click.option(
+    "--from",
+    "source",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Start from this world file (TOML).",
+)
+@size_option
+@replace_option
+def new_cmd(db: Path, source: Path | None, size: str | None, replace: bool) -> None:
+    """Create a world database from a world file, or an empty sea of --size."""
+    if source is not None:
+        if size is not None:
+            raise UsageError("give --from or --size, not both")
+        world = load_world(source)
+    else:
+        w, h = _size(size or "64x32") or (64, 32)
+        world = World(geometry=Geometry(w, h))
+        sea = world.tables.sector("sea")
+        for y in range(h):
+            for x in range(y % 2, w, 2):
+                world.sectors[(x, y)] = Sector(x=x, y=y, type=sea)
+    Store.create(db, world, replace=replace).close()
+    click.echo(f"{db}: new world {world.geometry.width}x{world.geometry.height}")
+
+
+@world_group.command("import")
+@click.argument("dump", type=click.Path(dir_okay=False, path_type=Path))
+@db_option
+@size_option
+@click.option(
+    "--econfig",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="The game's econfig: world size and options.",
+)
+@replace_option
+def import_cmd(dump: Path, db: Path, size: str | None, econfig: Path | None, replace: bool) -> None:
+    """Import an Empire dump (empdump -x or xdump output) into a new database.
+
+    Dumps do not say how big the world is; without --size or --econfig it is
+    inferred from a complete sector table.
+    """
+    wanted = _size(size)
+    options: dict[str, Any] = {}
+    if econfig is not None:
+        from_config, options = read_econfig(econfig)
+        wanted = wanted or from_config
+    parsed = read_dump(dump)
+    world = dump_to_world(parsed, wanted, options)
+    Store.create(db, world, parsed, replace=replace).close()
+    click.echo(
+        f"{db}: imported {dump.name}: {world.geometry.width}x{world.geometry.height},"
+        f" {len(world.nations)} countries, {len(world.units)} land units,"
+        f" {len(world.ships)} ships, {len(world.planes)} planes"
+    )
+
+
+@world_group.command("export")
+@db_option
+@click.option(
+    "--out",
+    required=True,
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write here ('-' for standard output).",
+)
+@click.option("--toml", "as_toml", is_flag=True, help="Write a bellum world file instead.")
+def export_cmd(db: Path, out: Path, as_toml: bool) -> None:
+    """Export the world as an Empire dump (or as a TOML world file)."""
+    store = Store.open(db)
+    try:
+        world = store.world()
+        text = dumps(world_to_data(world)) if as_toml else world_to_dump(world, store.dump())
+    finally:
+        store.close()
+    if str(out) == "-":
+        sys.stdout.write(text)
+        return
+    _write_atomic(out, text)
+
+
+def _write_atomic(path: Path, text: str) -> None:
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
+    try:
+        with os.fdopen(fd, "w", encoding="ascii", newline="") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+@world_group.command("show")
+@db_option
+def show_cmd(db: Path) -> None:
+    """Summarise a world database: schema, size, contents, history."""
+    store = Store.open(db)
+    try:
+        s = store.summary()
+    finally:
+        store.close()
+    c = s["counts"]
+    click.echo(f"database:   {db} (schema {s['schema_version']})")
+    click.echo(f"source:     {s['source']} (created {s['created']})")
+    click.echo(f"world:      {s['size'][0]}x{s['size'][1]}, {c.get('sector', 0)} sectors")
+    click.echo(
+        f"objects:    {c.get('nation', 0)} countries, {c.get('unit', 0)} land units,"
+        f" {c.get('ship', 0)} ships, {c.get('plane', 0)} planes"
+    )
+    click.echo(f"dump:       {s['dump_tables']} tables kept for export")
+    click.echo(f"history:    {s['commands']} commands")
+
+
+@empire.command("history")
+@db_option
+@click.option("--json", "as_json", is_flag=True, help="Print the history as JSON.")
+def history_cmd(db: Path, as_json: bool) -> None:
+    """List the commands stored in a world database, oldest first."""
+    store = Store.open(db)
+    try:
+        records = store.history()
+    finally:
+        store.close()
+    if as_json:
+        click.echo(
+            json.dumps(
+                [
+                    {
+                        "id": r.id,
+                        "at": r.at,
+                        "command": r.invocation.name,
+                        "args": r.invocation.args,
+                        "extra": r.invocation.extra,
+                        "country": r.country,
+                        "seed": r.seed,
+                        "answers": r.answers,
+                        "outcome": r.outcome,
+                    }
+                    for r in records
+                ],
+                indent=2,
+            )
+        )
+        return
+    click.echo("  id  at (UTC)             command  as  seed        outcome     arguments")
+    for r in records:
+        at = r.at[:19].replace("T", " ")
+        click.echo(
+            f"{r.id:>4}  {at:<19}  {r.invocation.name:<8} {r.country:>2}  {r.seed:<11}"
+            f" {r.outcome:<11} {' '.join(r.invocation.words())}"
+        )
+
+
+@empire.command("replay")
+@click.argument("command_id", metavar="ID", type=int)
+@db_option
+@click.option("--show", is_flag=True, help="Print the replayed transcript.")
+def replay_cmd(command_id: int, db: Path, show: bool) -> None:
+    """Re-run stored command ID on the world as it was, with its seed and answers,
+    and check it gives the same transcript bit for bit (exit 1 if not)."""
+    store = Store.open(db)
+    try:
+        report = replay(store, command_id)
+    finally:
+        store.close()
+    if show:
+        click.echo(report.transcript, nl=False)
+    rec = report.command
+    if report.ok:
+        click.echo(
+            f"command {rec.id} ({' '.join([rec.invocation.name, *rec.invocation.words()])},"
+            f" seed {rec.seed}): reproduced"
+            f" ({len(report.transcript)} characters, {len(rec.changes)} objects changed)",
+            err=show,
+        )
+        return
+    click.echo(f"command {rec.id}: NOT reproduced", err=True)
+    for d in report.differences:
+        click.echo(f"  {d}", err=True)
+    sys.exit(1)

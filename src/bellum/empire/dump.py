@@ -1,0 +1,668 @@
+"""Empire game dumps <-> bellum worlds.
+
+Import reads what combat needs from an ``empdump``/``xdump`` text dump
+(sectors, nations and relations, land units, ships, planes, their items)
+into a :class:`~bellum.empire.world.World`.  Everything else stays in the
+:class:`~bellum.empire.dumpfile.Dump`, record by record, so export can lay
+the world's current values over the original records: a field whose value
+did not change keeps the exact text it was read with, which makes an
+import followed by an export byte-identical.
+
+Coordinates in dumps are the deity's view, i.e. absolute coordinates
+written in ``[-size/2, size/2)``.  The dump does not say how big the world
+is; :func:`dump_to_world` infers it when the sector table is complete and
+otherwise needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from bellum.empire.dumpfile import (
+    KNOWN_COLUMNS,
+    Dump,
+    Record,
+    Table,
+    format_float,
+    parse_dump,
+    quote,
+    unquote,
+)
+from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.tables import Tables, stock
+from bellum.empire.world import (
+    DEFAULT_OPTIONS,
+    ITEMS,
+    LandUnit,
+    Nation,
+    Plague,
+    Plane,
+    Relation,
+    Sector,
+    Ship,
+    World,
+)
+from bellum.errors import InputError
+
+#: Dump item columns, in the order of :data:`bellum.empire.world.ITEMS`.
+ITEM_COLUMNS = KNOWN_COLUMNS["sect"][26:40]
+#: Distribution threshold columns by world item name.
+DIST_COLUMNS = {item: f"{col[0]}_dist" for item, col in zip(ITEMS, ITEM_COLUMNS, strict=True)}
+#: Machine-readable dumps write these symbols as numbers; the values are the server's.
+NATION_STATUS = ("unused", "new", "visitor", "sanctuary", "active", "deity")
+NO_MISSION = "none"
+
+
+def read_dump(path: str | Path) -> Dump:
+    """Read and split a dump file; unreadable files are one-line :class:`InputError`."""
+    p = Path(path)
+    try:
+        raw = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(f"{p}: no such dump file") from None
+    except OSError as exc:
+        raise InputError(f"{p}: cannot read: {exc.strerror}") from None
+    try:
+        text = raw.decode("ascii")
+    except UnicodeDecodeError:
+        raise InputError(f"{p}: not an Empire dump (not ASCII text)") from None
+    return parse_dump(text, p.name)
+
+
+class _Row:
+    """Typed access to one record's fields, with errors naming the file and line."""
+
+    def __init__(self, dump: Dump, table: Table, rec: Record, geo: Geometry | None) -> None:
+        self.where = f"{dump.source}:{rec.lineno}"
+        self.table = table
+        self.rec = rec
+        self.geo = geo
+
+    def raw(self, col: str) -> str:
+        return self.rec.fields[self.table.columns.index(col)]
+
+    def fail(self, col: str, problem: str) -> InputError:
+        return InputError(f"{self.where}: {self.table.name} {col}: {problem}")
+
+    def num(self, col: str, lo: int | None = None, hi: int | None = None) -> int:
+        text = self.raw(col)
+        try:
+            v = int(text)
+        except ValueError:
+            raise self.fail(col, f"expected an integer, got {text}") from None
+        if (lo is not None and v < lo) or (hi is not None and v > hi):
+            raise self.fail(col, f"{v} is out of range {lo}..{hi}")
+        return v
+
+    def real(self, col: str) -> float:
+        text = self.raw(col)
+        try:
+            return float(text)
+        except ValueError:
+            raise self.fail(col, f"expected a number, got {text}") from None
+
+    def text(self, col: str) -> str:
+        try:
+            v = unquote(self.raw(col), self.where)
+        except InputError as exc:
+            raise self.fail(col, str(exc).split(": ", 1)[1]) from None
+        return v or ""
+
+    def symbol(self, col: str, names: tuple[str, ...] | None = None) -> str:
+        """A symbol as its name; machine-readable dumps give the number (``names``)."""
+        text = self.raw(col)
+        if text.lstrip("-").isdigit():
+            if names is None:
+                raise self.fail(col, f"numeric symbol {text} needs the server's meta-data")
+            k = int(text)
+            if not 0 <= k < len(names):
+                raise self.fail(col, f"unknown symbol {text}")
+            return names[k]
+        if text.startswith(("(", '"')):
+            raise self.fail(col, f"expected a symbol, got {text}")
+        return text
+
+    def symset(self, col: str) -> set[str]:
+        text = self.raw(col)
+        if not (text.startswith("(") and text.endswith(")")):
+            raise self.fail(col, f"expected a symbol set, got {text}")
+        return set(text[1:-1].split())
+
+    def xy(self, xcol: str, ycol: str) -> Coord:
+        assert self.geo is not None
+        w, h = self.geo.width, self.geo.height
+        x = self.num(xcol, -w, w - 1)
+        y = self.num(ycol, -h, h - 1)
+        return self.geo.norm(x, y)
+
+
+def _plague(row: _Row) -> Plague:
+    name = row.symbol("pstage", tuple(p.name.lower() for p in Plague))
+    try:
+        return Plague[name.upper()]
+    except KeyError:
+        raise row.fail("pstage", f"unknown plague stage '{name}'") from None
+
+
+def _relation(row: _Row, col: str) -> Relation:
+    name = row.symbol(col, tuple(r.label() for r in Relation))
+    try:
+        return Relation.parse(name)
+    except KeyError:
+        raise row.fail(col, f"unknown relation '{name}'") from None
+
+
+def _mission(row: _Row) -> str:
+    name = row.symbol("mission", (NO_MISSION,))
+    return "" if name == NO_MISSION else name
+
+
+def _opt_id(row: _Row, col: str) -> int | None:
+    v = row.num(col, -1)
+    return None if v < 0 else v
+
+
+def _items(row: _Row) -> dict[str, int]:
+    items = {}
+    for item, col in zip(ITEMS, ITEM_COLUMNS, strict=True):
+        v = row.num(col, 0, 32767)
+        if v:
+            items[item] = v
+    return items
+
+
+def _read_ship(row: _Row, sh: Ship) -> None:
+    sh.name = row.text("name")
+    sh.fleet = row.text("fleet")
+    sh.items = _items(row)
+    sh.plague = _plague(row)
+
+
+def _read_unit(row: _Row, u: LandUnit) -> None:
+    u.op_center = row.xy("opx", "opy")
+    u.op_radius = row.num("radius", 0)
+    u.army = row.text("army")
+    u.ship = _opt_id(row, "ship")
+    u.fort = row.num("harden", 0, 127)
+    u.retreat = row.num("retreat", 0, 100)
+    u.items = _items(row)
+    u.plague = _plague(row)
+    u.land = _opt_id(row, "land")
+
+
+def _read_plane(row: _Row, p: Plane) -> None:
+    p.wing = row.text("wing")
+    p.hardened = row.num("harden", 0, 127) > 0
+    p.ship = _opt_id(row, "ship")
+    p.land = _opt_id(row, "land")
+
+
+#: What each unit table has beyond the fields all three share.
+_READ_MORE: dict[str, Callable[[_Row, Any], None]] = {
+    "ship": _read_ship,
+    "land": _read_unit,
+    "plane": _read_plane,
+}
+
+
+def infer_size(dump: Dump) -> tuple[int, int] | None:
+    """The world size if the sector table is complete (an ``empdump -c`` or a full world)."""
+    t = dump.table("sect")
+    if t is None or not t.records:
+        return None
+    xi, yi = t.index("xloc"), t.index("yloc")
+    try:
+        xs = [int(r.fields[xi]) for r in t.records]
+        ys = [int(r.fields[yi]) for r in t.records]
+    except ValueError:
+        return None
+    w = 2 * max(max(xs) + 1, -min(xs))
+    h = 2 * max(max(ys) + 1, -min(ys))
+    w += w % 2
+    h += h % 2
+    if len(t.records) * 2 == w * h and len({(x, y) for x, y in zip(xs, ys, strict=True)}) == len(
+        xs
+    ):
+        return w, h
+    return None
+
+
+def _type_index(items: Any) -> dict[int, Any]:
+    return {t.uid: t for t in items}
+
+
+def dump_to_world(
+    dump: Dump,
+    size: tuple[int, int] | None = None,
+    options: dict[str, Any] | None = None,
+    tables: Tables | None = None,
+) -> World:
+    """The world held by ``dump``: every field combat reads, validated with line numbers.
+
+    ``size`` is the world's WORLD_X, WORLD_Y; without it the size is inferred
+    from a complete sector table.  Objects owned by nobody (the server's dead
+    or never-built units, ships and planes) are not part of the world.
+    """
+    tables = tables or stock()
+    size = size or infer_size(dump)
+    if size is None:
+        raise InputError(
+            f"{dump.source}: the dump leaves out sectors, so its world size is unknown;"
+            " give it (WORLD_X x WORLD_Y of the game's econfig)"
+        )
+    try:
+        geo = Geometry(*size)
+    except ValueError as exc:
+        raise InputError(f"{dump.source}: {exc}") from None
+    for name in ("sect", "nat"):
+        if dump.table(name) is None:
+            raise InputError(f"{dump.source}: the dump has no '{name}' table")
+    world = World(geometry=geo, tables=tables)
+    for k, v in (options or {}).items():
+        if k not in DEFAULT_OPTIONS:
+            raise InputError(f"{dump.source}: unknown option '{k}'")
+        world.options[k] = v
+
+    nat = dump.table("nat")
+    assert nat is not None
+    for rec in nat.records:
+        row = _Row(dump, nat, rec, geo)
+        cnum = row.num("cnum", 0, 255)
+        if cnum in world.nations:
+            raise row.fail("cnum", f"country {cnum} appears twice")
+        stat = row.symbol("stat", NATION_STATUS)
+        if stat not in NATION_STATUS:
+            raise row.fail("stat", f"unknown status '{stat}'")
+        if cnum == 0 or stat in ("unused", "deity"):
+            continue
+        n = Nation(cnum=cnum, name=row.text("cname"))
+        n.money = row.num("money")
+        n.btu = row.num("btu", -32768, 32767)
+        n.tech = row.real("tech")
+        n.happiness = row.real("happiness")
+        n.origin = row.xy("xorg", "yorg")
+        n.capital = row.xy("xcap", "ycap")
+        n.capital_sacked = "sacked" in row.symset("flags")
+        n.active = stat == "active"
+        world.nations[cnum] = n
+
+    relat = dump.table("relat")
+    for rec in relat.records if relat else []:
+        row = _Row(dump, relat, rec, geo)  # type: ignore[arg-type]
+        cnum = row.num("uid", 0, 255)
+        me = world.nations.get(cnum)
+        if me is None:
+            continue
+        for other in world.nations:
+            col = f"relations({other})"
+            if other != cnum and col in row.table.columns:
+                r = _relation(row, col)
+                if r != Relation.NEUTRAL:
+                    me.relations[other] = r
+
+    def owner_of(row: _Row, col: str = "owner") -> int:
+        owner = row.num(col, 0, 255)
+        if owner and owner not in world.nations:
+            raise row.fail(col, f"no country {owner} in the nat table")
+        return owner
+
+    sect_types = _type_index(tables.sectors.values())
+    sect = dump.table("sect")
+    assert sect is not None
+    for rec in sect.records:
+        row = _Row(dump, sect, rec, geo)
+        x, y = row.xy("xloc", "yloc")
+        if (x + y) % 2:
+            raise row.fail("xloc", f"{x},{y} is not a sector (x + y must be even)")
+        if (x, y) in world.sectors:
+            raise row.fail("xloc", f"sector {x},{y} appears twice")
+        des = sect_types.get(row.num("des", 0))
+        if des is None:
+            raise row.fail("des", f"unknown sector type {row.raw('des')}")
+        s = Sector(x=x, y=y, type=des, owner=owner_of(row))
+        s.oldowner = owner_of(row, "oldown")
+        s.eff = row.num("effic", 0, 100)
+        s.mob = row.num("mobil", -127, 127)
+        s.off = row.num("off", 0, 1) == 1
+        s.loyalty = row.num("loyal", 0, 127)
+        dist = row.xy("xdist", "ydist")
+        s.dist = None if dist == (x, y) else dist
+        s.avail = row.num("avail", 0, 9999)
+        s.items = _items(row)
+        s.thresholds = {
+            item: v for item, col in DIST_COLUMNS.items() if (v := row.num(col, 0, 32767))
+        }
+        s.mines = row.num("mines", 0, 9999)
+        s.plague = _plague(row)
+        s.che = row.num("che", 0, 255)
+        s.che_target = owner_of(row, "che_target")
+        s.road = row.num("road", 0, 100)
+        s.rail = row.num("rail", 0, 100)
+        s.defense = row.num("dfense", 0, 100)
+        if des.is_sea and s.owner:
+            raise row.fail("owner", f"a {des.name} sector cannot be owned")
+        world.sectors[(x, y)] = s
+    sea = tables.sector("sea")
+    for yy in range(geo.height):
+        for xx in range(yy % 2, geo.width, 2):
+            if (xx, yy) not in world.sectors:
+                world.sectors[(xx, yy)] = Sector(x=xx, y=yy, type=sea)
+
+    kinds: list[tuple[str, str, type, Any, dict[int, Any]]] = [
+        ("ship", "ship", Ship, tables.ships.values(), world.ships),
+        ("land", "land unit", LandUnit, tables.land.values(), world.units),
+        ("plane", "plane", Plane, tables.planes.values(), world.planes),
+    ]
+    for name, what, cls, kinds_of, into in kinds:
+        by_uid = _type_index(kinds_of)
+        seen: set[int] = set()
+        t = dump.table(name)
+        for rec in t.records if t else []:
+            row = _Row(dump, t, rec, geo)  # type: ignore[arg-type]
+            uid, owner = row.num("uid", 0), owner_of(row)
+            if uid in seen:
+                raise row.fail("uid", f"{what} #{uid} appears twice")
+            seen.add(uid)
+            if not owner:
+                continue
+            kind = by_uid.get(row.num("type", 0))
+            if kind is None:
+                raise row.fail("type", f"unknown {what} type {row.raw('type')}")
+            x, y = row.xy("xloc", "yloc")
+            obj = cls(uid=uid, type=kind, owner=owner, x=x, y=y)
+            obj.eff = row.num("effic", 0, 100)
+            obj.mob = row.num("mobil", -127, 127)
+            obj.off = row.num("off", 0, 1) == 1
+            obj.tech = float(row.num("tech", 0))
+            obj.mission = _mission(row)
+            _READ_MORE[name](row, obj)
+            into[uid] = obj
+
+    for u in world.units.values():
+        if u.ship is not None and u.ship not in world.ships:
+            raise InputError(
+                f"{dump.source}: land unit #{u.uid} is on ship #{u.ship}: no such ship"
+            )
+        if u.land is not None and u.land not in world.units:
+            raise InputError(
+                f"{dump.source}: land unit #{u.uid} is on unit #{u.land}: no such unit"
+            )
+    return world
+
+
+# -- export ------------------------------------------------------------------------
+
+
+def _fmt(v: object) -> str:
+    if isinstance(v, bool):
+        return "1" if v else "0"
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() else format_float(v)
+    return str(v)
+
+
+Encoder = Callable[[Any], str]
+Decoder = Callable[[str], Any]
+
+
+class _Overlay:
+    """Writes new values into a record, keeping every field whose value is unchanged."""
+
+    def __init__(self, table: Table, rec: Record, geo: Geometry) -> None:
+        self.table, self.rec, self.geo = table, rec, geo
+        self.changed = False
+
+    def put(self, col: str, value: Any, decode: Decoder = int, encode: Encoder = _fmt) -> None:
+        i = self.table.index(col)
+        if i < 0:
+            return
+        old = self.rec.fields[i]
+        try:
+            same = decode(old) == value
+        except (ValueError, InputError, KeyError):
+            same = False
+        if not same:
+            self.rec.fields[i] = encode(value)
+            self.changed = True
+
+    def xy(self, xcol: str, ycol: str, c: Coord) -> None:
+        rx, ry = self.geo.to_rel(c, (0, 0))
+        w, h = self.geo.width, self.geo.height
+        self.put(xcol, rx % w, lambda s: int(s) % w, lambda _: str(rx))
+        self.put(ycol, ry % h, lambda s: int(s) % h, lambda _: str(ry))
+
+    def items(self, items: dict[str, int]) -> None:
+        for item, col in zip(ITEMS, ITEM_COLUMNS, strict=True):
+            self.put(col, items.get(item, 0))
+
+    def string(self, col: str, value: str) -> None:
+        self.put(col, value, lambda s: unquote(s, "") or "", quote)
+
+    def symbol(self, col: str, value: str) -> None:
+        self.put(col, value, str, str)
+
+    def plague(self, p: Plague) -> None:
+        self.symbol("pstage", p.name.lower())
+
+    def mission(self, m: str) -> None:
+        self.symbol("mission", m or NO_MISSION)
+
+    def finish(self) -> None:
+        if self.changed:
+            self.rec.line = " ".join(self.rec.fields)
+
+
+def _blank(table: Table, values: dict[str, str]) -> Record:
+    """A new record for an object the dump did not have: zeros, and the given fields."""
+    defaults = {"pstage": "healthy", "mission": NO_MISSION, "rflags": "()", "flags": "()"}
+    fields = []
+    for col in table.columns:
+        if col in values:
+            fields.append(values[col])
+        elif col in ("name", "fleet", "army", "wing", "rpath", "cname", "passwd", "ip", "userid"):
+            fields.append('""')
+        elif col.startswith("relations("):
+            fields.append("neutral")
+        else:
+            fields.append(defaults.get(col, "0"))
+    return Record(" ".join(fields), fields, 0)
+
+
+def _place(table: Table, key_of: Callable[[Record], int], rec: Record) -> None:
+    k = key_of(rec)
+    pos = len(table.records)
+    for i, r in enumerate(table.records):
+        if key_of(r) > k:
+            pos = i
+            break
+    table.records.insert(pos, rec)
+
+
+def _lay_over(
+    t: Table,
+    geo: Geometry,
+    objs: dict[int, Any],
+    over: Callable[[_Overlay, Any], None],
+    blank: Callable[[int], dict[str, str]],
+    dead: bool = False,
+) -> None:
+    """Lay ``objs`` over the records of ``t`` keyed by their first field, adding records
+    for new objects; with ``dead``, an object that is gone leaves an unowned record
+    behind, as the server does."""
+    present = set()
+    for rec in t.records:
+        key = int(rec.fields[0])
+        present.add(key)
+        o = _Overlay(t, rec, geo)
+        if key in objs:
+            over(o, objs[key])
+        elif dead and int(rec.fields[t.index("owner")]) != 0:
+            o.put("owner", 0)
+            o.put("effic", 0)
+        o.finish()
+    for key, obj in sorted(objs.items()):
+        if key not in present:
+            rec = _blank(t, blank(key))
+            o = _Overlay(t, rec, geo)
+            over(o, obj)
+            rec.line = " ".join(rec.fields)
+            _place(t, lambda r: int(r.fields[0]), rec)
+
+
+def world_to_dump(world: World, template: Dump | None = None) -> str:
+    """``world`` as dump text; over ``template`` (the imported dump) when there is one.
+
+    Without a template the dump has just the tables bellum models (sect,
+    ship, plane, land, nat, relat) and zeros in the fields it does not.
+    """
+    dump = copy.deepcopy(template) if template is not None else _empty_dump(world)
+    geo = world.geometry
+    sea = world.tables.sector("sea")
+
+    t = dump.table("sect")
+    if t is not None:
+        xi, yi = t.index("xloc"), t.index("yloc")
+
+        def sect_key(r: Record) -> int:
+            x, y = geo.norm(int(r.fields[xi]), int(r.fields[yi]))
+            return y * geo.width + x
+
+        seen = set()
+        for rec in t.records:
+            xy = geo.norm(int(rec.fields[xi]), int(rec.fields[yi]))
+            seen.add(xy)
+            _sector_over(_Overlay(t, rec, geo), world.sectors[xy])
+        for xy, s in sorted(world.sectors.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+            if xy in seen or s == Sector(x=s.x, y=s.y, type=sea):
+                continue
+            rel = geo.to_rel(xy, (0, 0))
+            rec = _blank(t, {"xloc": str(rel[0]), "yloc": str(rel[1])})
+            _sector_over(_Overlay(t, rec, geo), s)
+            _place(t, sect_key, rec)
+
+    unit_tables: list[tuple[str, dict[int, Any], Callable[[_Overlay, Any], None]]] = [
+        ("ship", world.ships, _ship_over),
+        ("land", world.units, _unit_over),
+        ("plane", world.planes, _plane_over),
+    ]
+    for name, objs, over in unit_tables:
+        if (t := dump.table(name)) is not None:
+            _lay_over(t, geo, objs, over, lambda uid: {"uid": str(uid)}, dead=True)
+    if (t := dump.table("nat")) is not None:
+        _lay_over(t, geo, world.nations, _nation_over, lambda c: {"cnum": str(c), "stat": "active"})
+    if (t := dump.table("relat")) is not None:
+        _lay_over(
+            t,
+            geo,
+            world.nations,
+            lambda o, n: _relations_over(o, world, n),
+            lambda c: {"uid": str(c)},
+        )
+    return dump.text()
+
+
+def _sector_over(o: _Overlay, s: Sector) -> None:
+    o.put("owner", s.owner)
+    o.put("des", s.type.uid)
+    o.put("effic", s.eff)
+    o.put("mobil", s.mob)
+    o.put("off", s.off)
+    o.put("loyal", s.loyalty)
+    o.xy("xdist", "ydist", s.dist or s.xy)
+    o.put("avail", s.avail)
+    o.put("oldown", s.oldowner)
+    o.items(s.items)
+    for item, col in DIST_COLUMNS.items():
+        o.put(col, s.thresholds.get(item, 0))
+    o.put("mines", s.mines)
+    o.plague(s.plague)
+    o.put("che", s.che)
+    o.put("che_target", s.che_target)
+    o.put("road", s.road)
+    o.put("rail", s.rail)
+    o.put("dfense", s.defense)
+    o.finish()
+
+
+def _unit_common(o: _Overlay, u: LandUnit | Ship | Plane) -> None:
+    o.put("owner", u.owner)
+    o.xy("xloc", "yloc", u.xy)
+    o.put("type", u.type.uid)
+    o.put("effic", u.eff)
+    o.put("mobil", u.mob)
+    o.put("off", u.off)
+    o.put("tech", u.tech, float, lambda v: str(int(v)))
+    o.mission(u.mission)
+
+
+def _ship_over(o: _Overlay, sh: Ship) -> None:
+    _unit_common(o, sh)
+    o.string("fleet", sh.fleet)
+    o.items(sh.items)
+    o.plague(sh.plague)
+    o.string("name", sh.name)
+
+
+def _unit_over(o: _Overlay, u: LandUnit) -> None:
+    _unit_common(o, u)
+    o.xy("opx", "opy", u.op_center or (0, 0))
+    o.put("radius", u.op_radius)
+    o.string("army", u.army)
+    o.put("ship", -1 if u.ship is None else u.ship)
+    o.put("harden", u.fort)
+    o.put("retreat", u.retreat)
+    o.items(u.items)
+    o.plague(u.plague)
+    o.put("land", -1 if u.land is None else u.land)
+
+
+def _plane_over(o: _Overlay, p: Plane) -> None:
+    _unit_common(o, p)
+    o.string("wing", p.wing)
+    o.put("harden", p.hardened, lambda s: int(s) > 0)
+    o.put("ship", -1 if p.ship is None else p.ship)
+    o.put("land", -1 if p.land is None else p.land)
+
+
+def _nation_over(o: _Overlay, n: Nation) -> None:
+    o.string("cname", n.name)
+    o.xy("xcap", "ycap", n.capital or (0, 0))
+    o.xy("xorg", "yorg", n.origin)
+    o.put("btu", n.btu)
+    o.put("money", n.money)
+    o.put("tech", n.tech, float, format_float)
+    o.put("happiness", n.happiness, float, format_float)
+    i = o.table.index("flags")
+    if i >= 0:
+        flags = o.rec.fields[i][1:-1].split()
+        if ("sacked" in flags) != n.capital_sacked:
+            flags = [f for f in flags if f != "sacked"] + (["sacked"] if n.capital_sacked else [])
+            o.rec.fields[i] = "(" + " ".join(flags) + ")"
+            o.changed = True
+    i = o.table.index("stat")
+    if i >= 0 and (o.rec.fields[i] == "active") != n.active:
+        o.rec.fields[i] = "active" if n.active else "new"
+        o.changed = True
+    o.finish()
+
+
+def _relations_over(o: _Overlay, world: World, n: Nation) -> None:
+    for other in world.nations:
+        if other != n.cnum:
+            o.put(f"relations({other})", n.rel(other), Relation.parse, lambda r: r.label())
+    o.finish()
+
+
+def _empty_dump(world: World) -> Dump:
+    """A dump skeleton with bellum's tables, for worlds that did not come from a dump."""
+    dump = Dump("bellum")
+    n = max([0, *world.nations]) + 1
+    for name in ("sect", "ship", "plane", "land", "nat", "relat"):
+        cols = list(KNOWN_COLUMNS[name])
+        if name == "relat":
+            cols = ["uid"] + [f"relations({i})" for i in range(n)]
+        dump.tables.append(Table(name, True, f"config {name}", cols, " ".join(cols)))
+    return dump

@@ -1,0 +1,1 @@
+"""SQLite persistence of worlds: schema, migrations and the object codec."""

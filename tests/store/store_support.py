@@ -1,0 +1,127 @@
+"""Shared helpers of the store tests: the shared Empire dumps, the CLI, replay checks."""
+
+from __future__ import annotations
+
+import io
+import os
+import subprocess
+import sys
+from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from bellum.empire.store import Store, replay
+
+ROOT = Path(__file__).resolve().parents[2]
+#: The real Empire dumps live next to the repository (never committed to it).
+DUMPS = ROOT.parent / "shared" / "data" / "empire-dumps"
+#: World sizes of the Empire test games that made the dumps (their econfig).
+SIZES: dict[str, tuple[int, int] | None] = {
+    "smoke-final.xdump": None,
+    "fire-final.xdump": (32, 16),
+    "retreat-final.xdump": (24, 12),
+}
+#: A frontier of smoke-final: country 1's radar at 11,-1 (absolute 16,18) borders
+#: country 8's oil field at 13,-1 (18,18); they are at war.
+SMOKE_ATTACK = ["13,-1", "n", "n", "n", "n"]
+
+
+def dump_path(name: str) -> Path:
+    path = DUMPS / name
+    if not path.exists():
+        pytest.skip(f"the shared Empire dumps are not at {DUMPS} (clone next to shared/)")
+    return path
+
+
+@dataclass
+class Ran:
+    """What a ``bellum`` command line did, like :class:`subprocess.CompletedProcess`."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def bellum(*args: str, stdin: str = "", cwd: Path = ROOT, env: dict[str, str] | None = None) -> Ran:
+    """Run the ``bellum`` command line in this process (fast), as a user would run it:
+    the same entry point, piped standard input, exit status and both output streams."""
+    from bellum.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    here, saved_env, saved_stdin = Path.cwd(), dict(os.environ), sys.stdin
+    os.chdir(cwd)
+    os.environ.update(env or {})
+    sys.stdin = io.StringIO(stdin)
+    try:
+        with redirect_stdout(out), redirect_stderr(err):
+            try:
+                main(list(args))
+                code = 0
+            except SystemExit as exc:
+                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
+    finally:
+        sys.stdin = saved_stdin
+        os.environ.clear()
+        os.environ.update(saved_env)
+        os.chdir(here)
+    return Ran(code, out.getvalue(), err.getvalue())
+
+
+def bellum_process(*args: str, stdin: str = "", cwd: Path = ROOT) -> Ran:
+    """Run ``python -m bellum`` in a new process: for what only a real process shows."""
+    r = subprocess.run(
+        [sys.executable, "-m", "bellum", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        check=False,
+    )
+    return Ran(r.returncode, r.stdout, r.stderr)
+
+
+def assert_history_replays(db: Path) -> int:
+    """Every stored command of ``db`` reproduces its transcript and changes; returns how many."""
+    store = Store.open(db)
+    try:
+        records = store.history()
+        for rec in records:
+            report = replay(store, rec.id)
+            assert report.ok, (rec.id, report.differences)
+    finally:
+        store.close()
+    return len(records)
+
+
+def front_world_toml() -> str:
+    """Two countries at war along the equator: 1 holds x = 0, 4, 8, ... with 200 mil,
+    2 holds x = 2, 6, 10, ... with 5 mil.  Every attack changes both countries' sectors
+    and 1's BTUs, so commands that ran on a stale world would be caught."""
+    doc = """schema_version = 1
+[world]
+size = [64, 32]
+fill = "wilderness"
+fill_eff = 100
+
+[[nation]]
+cnum = 1
+name = "North"
+money = 25000
+relations = { 2 = "at-war" }
+
+[[nation]]
+cnum = 2
+name = "South"
+money = 25000
+capital = [62, 30]
+relations = { 1 = "at-war" }
+"""
+    for x in range(0, 64, 4):
+        for owner, dx, mil, civ in ((1, 0, 200, 100), (2, 2, 5, 50)):
+            doc += (
+                f'\n[[sector]]\nat = [{x + dx}, 0]\ndes = "wilderness"\nowner = {owner}\n'
+                f"eff = 100\nmob = 127\nmil = {mil}\nciv = {civ}\n"
+            )
+    return doc

@@ -1,0 +1,326 @@
+"""The world database: commands with --db, history and replay, schema, bad files."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+
+import pytest
+from store_support import (
+    ROOT,
+    SMOKE_ATTACK,
+    assert_history_replays,
+    bellum,
+    bellum_process,
+    dump_path,
+)
+
+from bellum.dice import ServerRandom
+from bellum.empire.combat import attack
+from bellum.empire.dump import dump_to_world, read_dump
+from bellum.empire.events import ScriptedPrompter
+from bellum.empire.storage.codec import world_rows
+from bellum.empire.storage.schema import SCHEMA_VERSION, migrate
+from bellum.empire.store import Invocation, RecordingPrompter, Store, replay
+from bellum.empire.worldfile import load_world
+from bellum.errors import CommandError, InputError
+
+VECTOR_A = ROOT / "examples" / "empire" / "vector-a.toml"
+
+
+@pytest.fixture
+def smoke_db(tmp_path: Path) -> Path:
+    db = tmp_path / "smoke.db"
+    r = bellum("empire", "world", "import", str(dump_path("smoke-final.xdump")), "--db", str(db))
+    assert r.returncode == 0, r.stderr
+    assert "64x32, 11 countries, 4 land units, 5 ships, 3 planes" in r.stdout
+    return db
+
+
+def test_store_world_round_trips_through_the_database(tmp_path: Path) -> None:
+    world = load_world(VECTOR_A)
+    Store.create(tmp_path / "a.db", world).close()
+    store = Store.open(tmp_path / "a.db")
+    assert world_rows(store.world()) == world_rows(world)
+    store.close()
+
+
+def test_store_attack_on_an_imported_smoke_dump(smoke_db: Path, tmp_path: Path) -> None:
+    show = bellum("empire", "show", "--db", str(smoke_db), "--as", "1", "11,-1", "13,-1")
+    assert show.returncode == 0, show.stderr
+    assert "   13,-1  oil field        8   8 100 127" in show.stdout
+    # The same attack in memory, on the dump itself, is what the database must do.
+    expected = dump_to_world(read_dump(dump_path("smoke-final.xdump")))
+    r0 = attack(expected, SMOKE_ATTACK[0], 1, ServerRandom(7), ScriptedPrompter(["19"]),
+                SMOKE_ATTACK[1:])  # fmt: skip
+    r = bellum_process("empire", "attack", *SMOKE_ATTACK, "--db", str(smoke_db), "--as", "1",
+               "--seed", "7", stdin="19\n")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == r0.transcript()
+    assert "We have captured 13,-1, sir!" in r.stdout
+    store = Store.open(smoke_db)
+    # The same objects; the options may differ by the rule profile the CLI applies.
+    got, want = world_rows(store.world()), world_rows(expected)
+    assert {k: v for k, v in got.items() if k[0] != "world"} == {
+        k: v for k, v in want.items() if k[0] != "world"
+    }
+    store.close()
+    after = bellum("empire", "show", "--db", str(smoke_db), "--as", "1", "13,-1")
+    assert "   13,-1  oil field        1   8" in after.stdout
+    hist = bellum("empire", "history", "--db", str(smoke_db), "--json")
+    (entry,) = json.loads(hist.stdout)
+    assert entry["command"] == "attack" and entry["seed"] == 7 and entry["country"] == 1
+    assert entry["args"] == SMOKE_ATTACK[:1] and entry["extra"] == {
+        "support_args": SMOKE_ATTACK[1:]
+    }
+    assert entry["outcome"] == "captured"
+    assert entry["answers"][0] == "19"
+    rep = bellum("empire", "replay", "1", "--db", str(smoke_db))
+    assert rep.returncode == 0 and "reproduced" in rep.stdout, rep.stderr
+    # The export carries the attack: the two sectors and the attacker's BTUs.
+    out = tmp_path / "after.xdump"
+    assert (
+        bellum("empire", "world", "export", "--db", str(smoke_db), "--out", str(out)).returncode
+        == 0
+    )
+    original = dump_path("smoke-final.xdump").read_text().splitlines()
+    changed = [a for a, b in zip(original, out.read_text().splitlines(), strict=True) if a != b]
+    assert len(changed) == 3
+    assert assert_history_replays(smoke_db) == 1
+
+
+def test_store_default_database_is_bellum_db_here(tmp_path: Path) -> None:
+    r = bellum("empire", "show", "--as", "1", cwd=tmp_path)
+    assert r.returncode == 1 and "bellum.db: no such database" in r.stderr
+    assert "world new" in r.stderr and not (tmp_path / "bellum.db").exists()
+    assert bellum("empire", "world", "new", "--from", str(VECTOR_A), cwd=tmp_path).returncode == 0
+    assert (tmp_path / "bellum.db").exists()
+    r = bellum(
+        "empire", "attack", "2,0", "--as", "1", "--seed", "1", stdin="150\n0\n", cwd=tmp_path
+    )
+    assert r.returncode == 0, r.stderr
+    toml = bellum("empire", "attack", "2,0", "--world", str(VECTOR_A), "--as", "1", "--seed", "1",
+                  "--out", str(tmp_path / "o.toml"), stdin="150\n0\n")  # fmt: skip
+    assert r.stdout == toml.stdout
+    show = bellum("empire", "show", "--as", "1", "0,0", "2,0", cwd=tmp_path)
+    assert show.stdout == bellum("empire", "show", "--world", str(tmp_path / "o.toml"), "--as",
+                                 "1", "0,0", "2,0").stdout  # fmt: skip
+    r = bellum("empire", "show", "--as", "1", "--db", "x.db", "--world", "y.toml", cwd=tmp_path)
+    assert r.returncode == 2 and "not both" in r.stderr
+    assert assert_history_replays(tmp_path / "bellum.db") == 1
+
+
+def test_store_refused_and_aborted_commands_are_history_without_changes(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    assert (
+        bellum("empire", "world", "new", "--db", str(db), "--from", str(VECTOR_A)).returncode == 0
+    )
+    r = bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "3")
+    assert r.returncode == 1 and r.stdout.endswith("No troops for attack...\n")
+    r = bellum("empire", "attack", "10,0", "--db", str(db), "--as", "1", "--seed", "3")
+    assert r.returncode == 1
+    store = Store.open(db)
+    assert [c.outcome for c in store.history()] == ["aborted", "refused"]
+    assert store.command(1).changes == {} and store.command(2).changes == {}
+    assert world_rows(store.world()) == world_rows(load_world(VECTOR_A))
+    store.close()
+    assert assert_history_replays(db) == 2
+
+
+def test_store_replay_reports_a_difference(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    bellum("empire", "world", "new", "--db", str(db), "--from", str(VECTOR_A))
+    bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "1", stdin="150\n0\n")
+    bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "5", stdin="9\n")
+    assert assert_history_replays(db) == 2
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE command SET transcript = replace(transcript, 'Yours: 14', 'Yours: 15')"
+                     " WHERE id = 1")  # fmt: skip
+    r = bellum("empire", "replay", "1", "--db", str(db))
+    assert r.returncode == 1
+    assert (
+        "NOT reproduced" in r.stderr and "transcript line" in r.stderr and "Yours: 15" in r.stderr
+    )
+    assert bellum("empire", "replay", "2", "--db", str(db)).returncode == 0
+    r = bellum("empire", "replay", "9", "--db", str(db))
+    assert r.returncode == 1 and "no command 9" in r.stderr
+
+
+def test_store_recording_prompter_keeps_every_answer_including_end_of_input() -> None:
+    rec = RecordingPrompter(ScriptedPrompter(["1", "2"]))
+    assert [rec.ask("a"), rec.ask("b"), rec.ask("c")] == ["1", "2", None]
+    assert rec.answers == ["1", "2", None]
+
+
+def test_store_newer_schema_is_refused(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    Store.create(db, load_world(VECTOR_A)).close()
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("UPDATE schema_version SET version = ?", (SCHEMA_VERSION + 1,))
+    conn.close()
+    before = db.read_bytes()
+    r = bellum("empire", "world", "show", "--db", str(db))
+    assert r.returncode == 1 and "made by a newer bellum" in r.stderr
+    assert r.stderr.count("\n") == 1
+    assert db.read_bytes() == before
+
+
+def test_store_old_schema_is_migrated(tmp_path: Path) -> None:
+    db = tmp_path / "old.db"
+    world = load_world(VECTOR_A)
+    conn = sqlite3.connect(db, isolation_level=None)
+    conn.execute("BEGIN")
+    migrate(conn, 0, 1)  # a database as the first version of the store wrote it
+    conn.executemany("INSERT INTO object (kind, key, data) VALUES (?, ?, ?)",
+                     [(k, key, d) for (k, key), d in world_rows(world).items()])  # fmt: skip
+    conn.execute("COMMIT")
+    conn.close()
+    r = bellum(
+        "empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "1", stdin="150\n0\n"
+    )
+    assert r.returncode == 0, r.stderr
+    store = Store.open(db)
+    assert store.summary()["schema_version"] == SCHEMA_VERSION
+    (rec,) = store.history()
+    assert rec.profile == rec.options.get("profile", "stock")
+    store.close()
+    assert assert_history_replays(db) == 1
+
+
+def test_store_not_a_database_is_a_clear_error_and_untouched(tmp_path: Path) -> None:
+    bad = tmp_path / "notes.db"
+    bad.write_text("these are my notes, not a database\n")
+    for args in (["empire", "attack", "2,0", "--as", "1"], ["empire", "show", "--as", "1"],
+                 ["empire", "history"], ["empire", "world", "show"]):  # fmt: skip
+        r = bellum(*args, "--db", str(bad))
+        assert r.returncode == 1, args
+        assert r.stderr == f"bellum: error: {bad}: not a bellum database (the file is not SQLite)\n"
+    r = bellum_process("empire", "attack", "2,0", "--as", "1", "--db", str(bad))
+    assert r.returncode == 1 and r.stderr.startswith("bellum: error: ") and r.stdout == ""
+    assert "Traceback" not in r.stderr and r.stderr.count("\n") == 1
+    assert bad.read_text() == "these are my notes, not a database\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.db"]
+    plain = tmp_path / "plain.db"
+    sqlite3.connect(plain).execute("CREATE TABLE t (x)").connection.close()
+    with pytest.raises(InputError, match="not a bellum database"):
+        Store.open(plain)
+
+
+def test_store_locked_database_is_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    Store.create(db, load_world(VECTOR_A)).close()
+    holder = sqlite3.connect(db, isolation_level=None)
+    holder.execute("BEGIN IMMEDIATE")
+    try:
+        store = Store.open(db, timeout=0.2)
+        with pytest.raises(CommandError, match="busy with another command"):
+            store.begin_command()
+        store.close()
+        r = bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "1",
+                   stdin="150\n0\n", env={"BELLUM_BUSY_TIMEOUT": "0.2"})  # fmt: skip
+        assert r.returncode == 1 and "busy with another command" in r.stderr
+        assert "Traceback" not in r.stderr and r.stdout == ""
+    finally:
+        holder.execute("ROLLBACK")
+        holder.close()
+    store = Store.open(db)
+    assert store.history() == []
+    store.close()
+
+
+def test_store_new_empty_world_and_toml_export(tmp_path: Path) -> None:
+    db = tmp_path / "e.db"
+    r = bellum("empire", "world", "new", "--db", str(db), "--size", "16x8")
+    assert r.returncode == 0 and "16x8" in r.stdout
+    show = bellum("empire", "world", "show", "--db", str(db))
+    assert "16x8, 64 sectors" in show.stdout and "0 countries" in show.stdout
+    r = bellum("empire", "world", "new", "--db", str(db), "--size", "15x8")
+    assert r.returncode == 2 and "--size" in r.stderr
+    db2 = tmp_path / "v.db"
+    bellum("empire", "world", "new", "--db", str(db2), "--from", str(VECTOR_A))
+    out = tmp_path / "v.toml"
+    assert (
+        bellum(
+            "empire", "world", "export", "--db", str(db2), "--out", str(out), "--toml"
+        ).returncode
+        == 0
+    )
+    assert world_rows(load_world(out)) == world_rows(load_world(VECTOR_A))
+    dump = tmp_path / "v.xdump"
+    assert bellum("empire", "world", "export", "--db", str(db2), "--out", str(dump)).returncode == 0
+    text = dump.read_text()
+    assert text.startswith("config sect\n") and "\nconfig nat\n" in text
+
+
+def test_store_replay_in_process_rebuilds_the_world_before_each_command(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    Store.create(db, load_world(VECTOR_A)).close()
+    store = Store.open(db)
+    worlds = []
+    for seed in (1, 2, 3):
+        session = store.begin_command()
+        worlds.append(world_rows(session.world))
+        prompter = RecordingPrompter(ScriptedPrompter(["50", "0"]))
+        result = attack(session.world, "2,0", 1, ServerRandom(seed), prompter, [])
+        session.commit(Invocation("attack", ["2,0"]), prompter.answers, result)
+    for cid, rows in enumerate(worlds, 1):
+        assert world_rows(store.world_before(cid)) == rows
+        assert replay(store, cid).ok
+    store.close()
+
+
+def test_store_out_with_db_writes_a_world_file_and_leaves_the_database(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    Store.create(db, load_world(VECTOR_A)).close()
+    out = tmp_path / "after.toml"
+    r = bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "1",
+               "--out", str(out), stdin="150\n0\n")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    store = Store.open(db)
+    assert store.history() == [] and world_rows(store.world()) == world_rows(load_world(VECTOR_A))
+    store.close()
+    assert load_world(out).sectors[(2, 0)].owner == 1
+
+
+def test_store_codec_covers_every_field_of_the_world() -> None:
+    """A new World attribute must be stored too: extend codec.world_rows, then this list."""
+    import dataclasses
+
+    from bellum.empire.world import World
+
+    assert {f.name for f in dataclasses.fields(World)} == {
+        "geometry", "tables", "options", "nations", "sectors", "units", "ships", "planes",
+        "telegrams", "news",
+    }  # fmt: skip
+
+
+def test_store_replay_compares_telegrams_too(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    Store.create(db, load_world(VECTOR_A)).close()
+    bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "1", stdin="150\n0\n")
+    assert assert_history_replays(db) == 1
+    conn = sqlite3.connect(db, isolation_level=None)
+    events = json.loads(conn.execute("SELECT events FROM command WHERE id = 1").fetchone()[0])
+    telegram = next(e for e in events if e["kind"] == "telegram")
+    telegram["text"] += "!"
+    conn.execute("UPDATE command SET events = ? WHERE id = 1", (json.dumps(events),))
+    conn.close()
+    r = bellum("empire", "replay", "1", "--db", str(db))
+    assert r.returncode == 1 and "events differ" in r.stderr
+
+
+def test_store_replay_runs_under_the_options_the_command_had(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    Store.create(db, load_world(VECTOR_A)).close()
+    store = Store.open(db)
+    session = store.begin_command()
+    session.world.options["fix_movein_mobility"] = True  # as --option on the command line
+    prompter = RecordingPrompter(ScriptedPrompter(["150", "40"]))
+    result = attack(session.world, "2,0", 1, ServerRandom(1), prompter, [])
+    cid = session.commit(Invocation("attack", ["2,0"]), prompter.answers, result)
+    rec = store.command(cid)
+    assert rec.options["fix_movein_mobility"] is True and rec.options["land_mob_max"] == 127
+    assert ("world", "options") in rec.changes
+    assert replay(store, cid).ok
+    store.close()
