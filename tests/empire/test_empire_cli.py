@@ -86,3 +86,29 @@ def test_random_seed_is_printed_for_replay(vector_a_path: Path, tmp_path: Path) 
         "--out", str(tmp_path / "p.toml"), stdin="150\n0\n",
     )  # fmt: skip
     assert again.stdout == r.stdout
+
+
+def test_command_line_rules_are_not_saved_into_the_world(
+    vector_a_path: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "o.toml"
+    r = bellum(
+        "empire", "attack", "2,0", "--world", str(vector_a_path), "--as", "1", "--seed", "1",
+        "--out", str(out), "--profile", "info-page", "--option", "scout_estimate=off",
+        stdin="150\n0\n",
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "[options]" not in out.read_text()
+    # the info page's efficiency rule took effect: 54 casualties -> 5 %
+    assert (
+        "     2,0  wilderness       1   2  95"
+        in bellum("empire", "show", "--world", str(out), "--as", "1", "2,0").stdout
+    )
+
+
+def test_unknown_option_on_the_command_line(vector_a_path: Path) -> None:
+    r = bellum(
+        "empire", "attack", "2,0", "--world", str(vector_a_path), "--as", "1", "--option", "NOPE=1"
+    )
+    assert r.returncode == 2
+    assert "unknown option 'NOPE'; options:" in r.stderr and "Traceback" not in r.stderr

@@ -284,14 +284,18 @@ def test_store_out_with_db_writes_a_world_file_and_leaves_the_database(tmp_path:
 
 
 def test_store_codec_covers_every_field_of_the_world() -> None:
-    """A new World attribute must be stored too: extend codec.world_rows, then this list."""
+    """A new World attribute must be stored too: extend codec.world_rows, then this list.
+
+    ``overrides`` holds one run's --profile/--option and is deliberately not stored
+    (the command's record keeps the options it ran under).
+    """
     import dataclasses
 
     from bellum.empire.world import World
 
     assert {f.name for f in dataclasses.fields(World)} == {
         "geometry", "tables", "options", "nations", "sectors", "units", "ships", "planes",
-        "telegrams", "news",
+        "telegrams", "news", "overrides",
     }  # fmt: skip
 
 

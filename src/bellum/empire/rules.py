@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bellum.empire.world import DEFAULT_OPTIONS, World
+from bellum.empire.world import DEFAULT_OPTIONS, PROFILE_SWITCHES, World
 from bellum.errors import UsageError
 
 
@@ -39,14 +39,14 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("info_efficiency", "the target loses casualties/10 percent efficiency (§11)"),
 )
 
-PROFILES: dict[str, tuple[str, dict[str, Any]]] = {
+PROFILES: dict[str, tuple[str, dict[str, bool]]] = {
     "server-4.4.1": (
         "the real Wolfpack Empire 4.4.1 server, bit for bit (default)",
-        {s.name: False for s in SWITCHES},
+        PROFILE_SWITCHES["server-4.4.1"],
     ),
     "info-page": (
         "the seed's info page taken literally where the server changed it",
-        {s.name: True for s in SWITCHES},
+        PROFILE_SWITCHES["info-page"],
     ),
 }
 DEFAULT_PROFILE = "server-4.4.1"
@@ -91,17 +91,16 @@ def parse_value(name: str, text: str) -> Any:
 
 
 def apply_rules(world: World, profile: str | None = None, options: list[str] | None = None) -> None:
-    """Set the world's rules: its own profile unless ``profile`` is given, then ``options``."""
-    name = profile or world.options.get("profile", DEFAULT_PROFILE)
-    if name not in PROFILES:
-        raise UsageError(f"unknown profile '{name}'; profiles: {', '.join(PROFILES)}")
-    file_options = {k: v for k, v in world.options.items() if k != "profile"}
-    switches = PROFILES[name][1]
-    world.options.update(switches)
-    if profile is None:
-        world.options.update({k: v for k, v in file_options.items() if k not in switches})
-        world.options.update({k: file_options[k] for k in switches if k in file_options})
-    world.options["profile"] = name
+    """Rules for this run only: ``profile`` and then ``options`` override the world's own.
+
+    They go into ``world.overrides``, which is never saved, so a world file or
+    database keeps its own rules.
+    """
+    if profile is not None:
+        if profile not in PROFILES:
+            raise UsageError(f"unknown profile '{profile}'; profiles: {', '.join(PROFILES)}")
+        world.overrides.update(PROFILES[profile][1])
+        world.overrides["profile"] = profile
     for item in options or []:
         key, sep, value = item.partition("=")
         key = key.strip()
@@ -110,7 +109,7 @@ def apply_rules(world: World, profile: str | None = None, options: list[str] | N
         if key not in DEFAULT_OPTIONS or key == "profile":
             valid = ", ".join(sorted(k for k in DEFAULT_OPTIONS if k != "profile"))
             raise UsageError(f"unknown option '{key}'; options: {valid}")
-        world.options[key] = parse_value(key, value)
+        world.overrides[key] = parse_value(key, value)
 
 
 def describe() -> list[tuple[str, str, str]]:

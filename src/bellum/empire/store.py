@@ -514,7 +514,7 @@ class Session:
                         json.dumps(answers),
                         canonical(options),
                         bellum.__version__,
-                        str(self.world.options.get("profile", profile)),
+                        str(self.world.option("profile")),
                         result.outcome,
                         canonical(result.to_json()),
                         json.dumps([e.__dict__ for e in result.events]),

@@ -291,6 +291,8 @@ class World:
     planes: dict[int, Plane] = field(default_factory=dict)
     telegrams: list[Telegram] = field(default_factory=list)
     news: list[NewsItem] = field(default_factory=list)
+    #: Rules given for one run (``--profile``, ``--option``): consulted first, never saved.
+    overrides: dict[str, Any] = field(default_factory=dict)
 
     def copy(self) -> World:
         """A deep copy, so a command can run on a scratch world."""
@@ -343,8 +345,16 @@ class World:
         return self.geometry.fmt(c, n.origin if n else (0, 0))
 
     def option(self, key: str) -> Any:
-        """An econfig value or option, falling back to the stock default."""
-        return self.options.get(key, DEFAULT_OPTIONS[key])
+        """A rule's value: this run's overrides, the world's options, its profile, stock."""
+        if key in self.overrides:
+            return self.overrides[key]
+        if key in self.options:
+            return self.options[key]
+        profile = self.overrides.get("profile") or self.options.get("profile")
+        switches = PROFILE_SWITCHES.get(profile or "", {})
+        if key in switches:
+            return switches[key]
+        return DEFAULT_OPTIONS[key]
 
 
 #: Stock econfig values and options the combat code reads (spec §0.4).
@@ -380,4 +390,19 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "info_unit_mobility": False,
     "info_sector_mobility": False,
     "info_efficiency": False,
+}
+
+#: Where the seed document and the 4.4.1 server disagree (spec §18.3); see rules.py.
+INFO_SWITCHES = (
+    "info_attackers",
+    "info_reaction",
+    "info_mission_fire",
+    "info_unit_mobility",
+    "info_sector_mobility",
+    "info_efficiency",
+)
+#: The switch values of each rule profile.
+PROFILE_SWITCHES: dict[str, dict[str, bool]] = {
+    "server-4.4.1": dict.fromkeys(INFO_SWITCHES, False),
+    "info-page": dict.fromkeys(INFO_SWITCHES, True),
 }
