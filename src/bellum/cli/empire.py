@@ -12,13 +12,14 @@ from typing import Any
 import click
 
 from bellum.cli.app import cli
+from bellum.cli.source import WorldSource, open_world
 from bellum.dice import ServerRandom, new_seed
 from bellum.empire.combat import CombatResult, assault, attack, board, lboard, paradrop
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event
 from bellum.empire.geometry import Geometry
 from bellum.empire.rules import apply_rules, describe, profile_names
-from bellum.empire.store import Invocation, WorldSource, open_world
+from bellum.empire.store import Invocation
 from bellum.empire.world import DEFAULT_OPTIONS, Nation, World
 from bellum.errors import UsageError
 

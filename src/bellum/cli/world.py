@@ -13,9 +13,10 @@ from typing import Any
 import click
 
 from bellum.cli.empire import empire
+from bellum.cli.source import DEFAULT_DB
 from bellum.empire.dump import dump_to_world, read_dump, world_to_dump
 from bellum.empire.geometry import Geometry
-from bellum.empire.store import DEFAULT_DB, Store, replay
+from bellum.empire.store import Store, replay
 from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
 from bellum.empire.worldfile import dumps, load_world, world_to_data
 from bellum.errors import InputError, UsageError
