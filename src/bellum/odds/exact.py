@@ -1,0 +1,217 @@
+"""Exact end-state distributions of a fight, for both models.
+
+* ``per-casualty`` (the info page): every round the defender loses with
+  ``p = off / (off + def)`` of the current strengths.  Dynamic programming over
+  the lattice of (attacker rounds lost, defender rounds lost), swept one
+  anti-diagonal at a time: O(A·D) time, O(A + D) memory, nothing pruned.
+* ``server`` (spec §6.2): the probability is jittered and frozen for windows
+  of 9..51 rounds.  The state at a window boundary is (a, d); each window is a
+  mixture over 11 jitters and 43 lengths of truncated binomial moves.  See
+  :func:`bellum.odds._kernels.server_loops` for the moment trick that keeps a
+  window's kernel cheap.  Window-start states with less than ``tau`` mass are
+  dropped; the dropped mass is summed and reported as ``pruned_mass``.  Memory
+  is a ring of 52 diagonals: O(A + D).
+
+Both have a numpy implementation (always available) and a numba one (the
+``[fast]`` extra); ``backend`` chooses, ``"auto"`` prefers numba.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import numpy as np
+
+from bellum.errors import InputError
+from bellum.odds import _kernels
+from bellum.odds._common import (
+    JITTER_CHOICES,
+    WINDOW_CHOICES,
+    WINDOW_MAX,
+    WINDOW_MIN,
+    FloatArray,
+    binomial_table,
+    jittered_probabilities,
+    numba_wanted,
+    window_survival,
+)
+from bellum.odds.result import FightEndStates
+from bellum.odds.side import Side
+
+Backend = Literal["auto", "numpy", "numba"]
+
+#: Window-start states below this probability are dropped by the server solver.
+DEFAULT_TAU = 1e-18
+
+_RING = WINDOW_MAX + 1
+_BINOM = binomial_table(WINDOW_MAX)
+_SURVIVAL = np.array([0.0] + [window_survival(t) for t in range(1, WINDOW_MAX + 1)])
+
+
+def resolve_backend(backend: Backend) -> Literal["numpy", "numba"]:
+    """``auto`` -> numba if installed (and not disabled), else numpy."""
+    if backend == "auto":
+        return "numba" if numba_wanted() else "numpy"
+    if backend == "numba" and not numba_wanted():
+        raise InputError("numba is not installed: pip install 'bellum[fast]'")
+    return backend
+
+
+def per_casualty_exact(
+    att: Side, dfd: Side, *, backend: Backend = "auto"
+) -> tuple[FightEndStates, float]:
+    """The exact end-state distribution of the per-casualty model (pruned mass 0)."""
+    sa, sd = att.strength, dfd.strength
+    att_w = np.zeros(att.rounds)
+    def_w = np.zeros(dfd.rounds)
+    if resolve_backend(backend) == "numba":
+        _kernels.compiled("per_casualty_loops")(sa, sd, att_w, def_w)
+    else:
+        _per_casualty_numpy(sa, sd, att_w, def_w)
+    return FightEndStates(att_w, def_w), 0.0
+
+
+def _per_casualty_numpy(
+    sa: FloatArray, sd: FloatArray, att_w: FloatArray, def_w: FloatArray
+) -> None:
+    """Vectorised anti-diagonal sweep; one diagonal per numpy pass."""
+    ka = sa.size - 1
+    kd = sd.size - 1
+    # sd reversed so that the defender strengths along a diagonal are a slice.
+    sdr = np.ascontiguousarray(sd[::-1])
+    cur = np.zeros(ka + 1)
+    nxt = np.zeros(ka + 1)
+    hit = np.empty(ka + 1)
+    cur[0] = 1.0
+    for n in range(ka + kd - 1):
+        lo = max(0, n - kd + 1)
+        hi = min(n, ka - 1) + 1
+        s = sa[lo:hi]
+        # sd[n - a] for a in lo..hi-1 == sdr[kd - n + a]
+        p = s / (s + sdr[kd - n + lo : kd - n + hi])
+        h = np.multiply(cur[lo:hi], p, out=hit[lo:hi])
+        nxt[lo:hi] = h
+        nxt[hi] = 0.0
+        nxt[lo + 1 : hi + 1] += cur[lo:hi] - h
+        if n - lo == kd - 1:
+            att_w[lo] += nxt[lo]
+            nxt[lo] = 0.0
+        if hi == ka:
+            def_w[n - ka + 1] += nxt[ka]
+            nxt[ka] = 0.0
+        cur, nxt = nxt, cur
+
+
+def server_exact(
+    att: Side, dfd: Side, *, tau: float = DEFAULT_TAU, backend: Backend = "auto"
+) -> tuple[FightEndStates, float]:
+    """The exact end-state distribution of the server model and the pruned mass."""
+    sa, sd = att.strength, dfd.strength
+    att_w = np.zeros(att.rounds)
+    def_w = np.zeros(dfd.rounds)
+    if resolve_backend(backend) == "numba":
+        pruned = float(_kernels.compiled("server_loops")(sa, sd, _BINOM, tau, att_w, def_w))
+    else:
+        pruned = _server_numpy(sa, sd, tau, att_w, def_w)
+    return FightEndStates(att_w, def_w), pruned
+
+
+def _server_numpy(
+    sa: FloatArray, sd: FloatArray, tau: float, att_w: FloatArray, def_w: FloatArray
+) -> float:
+    """Vectorised over the live window-start states of one diagonal at a time.
+
+    The same algorithm as :func:`bellum.odds._kernels.server_loops`: the
+    moment triangle ``M`` is built per state from one row of powers, then
+    windows ending after t rounds are scattered with ``bincount`` onto the
+    diagonal ``n0 + t`` of the ring, and absorptions onto the result vectors.
+    """
+    ka = sa.size - 1
+    kd = sd.size - 1
+    ring = np.zeros((_RING, ka))
+    ring[0, 0] = 1.0
+    pruned = 0.0
+    for n0 in range(ka + kd - 1):
+        row = ring[n0 % _RING]
+        lo = max(0, n0 - kd + 1)
+        hi = min(n0, ka - 1) + 1
+        seg = row[lo:hi]
+        live = np.flatnonzero(seg)
+        if live.size == 0:
+            continue
+        mass = seg[live].copy()
+        seg[:] = 0.0
+        small = mass < tau
+        if small.any():
+            pruned += float(mass[small].sum())
+            keep = ~small
+            live, mass = live[keep], mass[keep]
+            if live.size == 0:
+                continue
+        a0 = lo + live
+        d0 = n0 - a0
+        hh = kd - d0
+        kk = ka - a0
+        tmax = int(min(WINDOW_MAX, int((hh + kk).max()) - 1))
+        mt = _moment_triangle(sa[a0] / (sa[a0] + sd[d0]), tmax)
+        scale = mass / WINDOW_CHOICES
+        for t in range(WINDOW_MIN, tmax + 1):
+            h = np.arange(t + 1)
+            k = t - h
+            ok = (h[None, :] < hh[:, None]) & (k[None, :] < kk[:, None])
+            if not ok.any():
+                continue
+            w = (scale[:, None] * _BINOM[t, : t + 1][None, :]) * mt[t]
+            dest = a0[:, None] + k[None, :]
+            first = int(dest[ok].min())
+            ring[(n0 + t) % _RING, first : first + 1 + int(dest[ok].max()) - first] += np.bincount(
+                dest[ok] - first, weights=w[ok]
+            )
+        _absorb(mt, mass, a0, hh, kk, att_w, side="attacker")
+        _absorb(mt, mass, d0, kk, hh, def_w, side="defender")
+    return pruned
+
+
+def _moment_triangle(odds: FloatArray, tmax: int) -> list[FloatArray]:
+    """``mt[t][:, h] = mean_j p_j**h * q_j**(t-h)`` for every state, ``t <= tmax``."""
+    p = jittered_probabilities(odds)
+    q = 1.0 - p
+    n = odds.size
+    ones = np.ones((n, JITTER_CHOICES, 1))
+    pw = np.concatenate([ones, np.cumprod(np.repeat(p[:, :, None], tmax, axis=2), axis=2)], 2)
+    qw = np.concatenate([ones, np.cumprod(np.repeat(q[:, :, None], tmax, axis=2), axis=2)], 2)
+    mt: list[FloatArray] = [np.empty(0)] * (tmax + 1)
+    mt[tmax] = (pw * qw[:, :, ::-1]).sum(axis=1) / JITTER_CHOICES
+    for t in range(tmax - 1, -1, -1):
+        mt[t] = mt[t + 1][:, 1:] + mt[t + 1][:, :-1]
+    return mt
+
+
+def _absorb(
+    mt: list[FloatArray],
+    mass: FloatArray,
+    base: np.ndarray[tuple[int], np.dtype[np.int64]],
+    need: np.ndarray[tuple[int], np.dtype[np.int64]],
+    other: np.ndarray[tuple[int], np.dtype[np.int64]],
+    out: FloatArray,
+    *,
+    side: Literal["attacker", "defender"],
+) -> None:
+    """Add the fights that end inside the window to ``out``.
+
+    For ``side="attacker"`` (the attacker wins): the defender's ``need``-th
+    loss comes at round ``t = need + k`` after ``k < other`` attacker losses,
+    with probability ``C(t-1, k) * M[need][k] * P(window >= t)``; ``out`` is
+    indexed by ``base + k``.  The defender's case is the mirror image.
+    """
+    tmax = len(mt) - 1
+    cand = np.flatnonzero(need <= tmax)
+    for t in range(1, tmax + 1):
+        sel = cand[(need[cand] <= t) & (t - need[cand] < other[cand])]
+        if sel.size == 0:
+            continue
+        k = t - need[sel]
+        hits = need[sel] if side == "attacker" else k
+        moments = mt[t][sel, hits]
+        w = mass[sel] * _BINOM[t - 1, k] * moments * _SURVIVAL[t]
+        np.add.at(out, base[sel] + k, w)
