@@ -20,8 +20,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bellum.odds import Side, _kernels, fight_odds
-from bellum.odds._common import binomial_table, numba_wanted
-from bellum.odds.exact import per_casualty_exact, server_exact
+from bellum.odds._common import numba_wanted
+from bellum.odds.exact import _ABSORB, _DEPOSIT, per_casualty_exact, server_exact
 from bellum.odds.result import FightEndStates
 
 Ref = tuple[list[Fraction], list[Fraction]]
@@ -114,7 +114,7 @@ def loops_per_casualty(att: Side, dfd: Side) -> FightEndStates:
 
 def loops_server(att: Side, dfd: Side) -> FightEndStates:
     aw, dw = np.zeros(att.rounds), np.zeros(dfd.rounds)
-    _kernels.server_loops(att.strength, dfd.strength, binomial_table(51), 1e-18, aw, dw)
+    _kernels.server_loops(att.strength, dfd.strength, _DEPOSIT, _ABSORB, 1e-18, aw, dw)
     return FightEndStates(aw, dw)
 
 

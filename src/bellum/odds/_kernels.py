@@ -67,30 +67,34 @@ def per_casualty_loops(sa: Array, sd: Array, att_w: Array, def_w: Array) -> None
 
 
 def server_loops(
-    sa: Array, sd: Array, binom: Array, tau: float, att_w: Array, def_w: Array
+    sa: Array, sd: Array, dep_w: Array, abs_w: Array, tau: float, att_w: Array, def_w: Array
 ) -> float:
     """Exact server model by window transition kernels; returns the pruned mass.
 
     ``ring[n % 52][a]`` holds the probability that a window of frozen odds
     starts at (a, n - a).  From such a state, with the 11 jittered
     probabilities ``p_j``, the chance of ``h`` defender and ``k`` attacker hits
-    in the first ``h + k`` rounds is ``C(h+k, h) * M[h][k]`` with
+    in the first ``h + k`` rounds is ``C(h+k, k) * M[h][k]`` with
     ``M[h][k] = mean_j p_j**h * q_j**k``.  Because ``p_j + q_j = 1``,
-    ``M[h][k] = M[h+1][k] + M[h][k+1]``: one row of 52 powers gives the whole
+    ``M[h][k] = M[h+1][k] + M[h][k+1]``: one row of powers gives the whole
     triangle by additions of positive numbers (stable), which is what makes
-    the solver affordable.  A window ends after t rounds (9..51, each 1/43);
-    paths that beat a side inside the window are absorbed into the result.
-    ``binom`` is ``C(t, h)`` for ``t <= 51``; states with less mass than ``tau``
-    are dropped and their mass returned.
+    the solver affordable.  ``mk[t, k]`` stores ``M[t-k][k]`` (times the
+    state's mass) so that every scatter below is a forward, contiguous loop.
+
+    A window ends after t rounds (9..51, each 1/43): ``dep_w[t, k]`` is
+    ``C(t, k) / 43``.  Paths that beat a side at round t inside the window
+    are absorbed: ``abs_w[t, k]`` is ``C(t-1, k) * P(window >= t)``.  States
+    with less mass than ``tau`` are dropped and their mass returned.
     """
     ka = sa.size - 1
     kd = sd.size - 1
     ring = np.zeros((_RING, ka + 1))
     ring[0, 0] = 1.0
-    mt = np.zeros((_W_MAX + 1, _W_MAX + 2))
-    top = np.zeros(_W_MAX + 1)
-    pw = np.zeros(_W_MAX + 1)
-    qw = np.zeros(_W_MAX + 1)
+    mk = np.zeros((_W_MAX + 1, _W_MAX + 2))
+    pw = np.zeros((_W_MAX + 1, 11))
+    qw = np.zeros((_W_MAX + 1, 11))
+    pj = np.zeros(11)
+    qj = np.zeros(11)
     pruned = 0.0
     for n0 in range(ka + kd - 1):
         row = ring[n0 % _RING]
@@ -109,8 +113,6 @@ def server_loops(
             kk = ka - a0
             tmax = min(_W_MAX, hh + kk - 1)
             odds = sa[a0] / (sa[a0] + sd[d0])
-            for i in range(tmax + 1):
-                top[i] = 0.0
             for j in range(11):
                 x = odds + (j - 5) / 100.0
                 if x < 0.0:
@@ -118,41 +120,41 @@ def server_loops(
                 if x > 1.0:
                     x = 1.0
                 p = math.ceil(x * _TWO32) / _TWO32 if x > 0.0 else 0.0
-                q = 1.0 - p
-                pw[0] = 1.0
-                qw[0] = 1.0
-                for i in range(1, tmax + 1):
-                    v = pw[i - 1] * p
-                    pw[i] = v if v > _UNDERFLOW else 0.0
-                    v = qw[i - 1] * q
-                    qw[i] = v if v > _UNDERFLOW else 0.0
-                for i in range(tmax + 1):
-                    top[i] += pw[i] * qw[tmax - i]
-            for i in range(tmax + 1):
-                mt[tmax, i] = top[i] / 11.0
+                pj[j] = p
+                qj[j] = 1.0 - p
+                pw[0, j] = 1.0
+                qw[0, j] = 1.0
+            # Eleven independent power chains side by side, not one after another.
+            for i in range(1, tmax + 1):
+                for j in range(11):
+                    v = pw[i - 1, j] * pj[j]
+                    pw[i, j] = v if v > _UNDERFLOW else 0.0
+                    v = qw[i - 1, j] * qj[j]
+                    qw[i, j] = v if v > _UNDERFLOW else 0.0
+            scale = m / 11.0
+            for k in range(tmax + 1):
+                acc = 0.0
+                for j in range(11):
+                    acc += pw[tmax - k, j] * qw[k, j]
+                mk[tmax, k] = acc * scale
             for t in range(tmax - 1, -1, -1):
-                for i in range(t + 1):
-                    mt[t, i] = mt[t + 1, i + 1] + mt[t + 1, i]
+                for k in range(t + 1):
+                    mk[t, k] = mk[t + 1, k] + mk[t + 1, k + 1]
             # Windows that end after t rounds with neither side beaten.
             for t in range(_W_MIN, tmax + 1):
                 dest = ring[(n0 + t) % _RING]
-                h_lo = max(0, t - kk + 1)
-                h_hi = min(hh - 1, t)
-                scale = m / _W_N
-                for i in range(h_lo, h_hi + 1):
-                    dest[a0 + t - i] += scale * binom[t, i] * mt[t, i]
+                k_lo = max(0, t - hh + 1)
+                k_hi = min(kk - 1, t)
+                for k in range(k_lo, k_hi + 1):
+                    dest[a0 + k] += dep_w[t, k] * mk[t, k]
             # The defender's last round falls inside the window.
             if hh <= tmax:
                 for k in range(min(kk - 1, _W_MAX - hh) + 1):
-                    t = hh + k
-                    surv = 1.0 if t <= _W_MIN else (_W_MAX + 1 - t) / _W_N
-                    att_w[a0 + k] += m * binom[t - 1, k] * mt[t, hh] * surv
+                    att_w[a0 + k] += abs_w[hh + k, k] * mk[hh + k, k]
             # The attacker's last round falls inside the window.
             if kk <= tmax:
                 for i in range(min(hh - 1, _W_MAX - kk) + 1):
-                    t = kk + i
-                    surv = 1.0 if t <= _W_MIN else (_W_MAX + 1 - t) / _W_N
-                    def_w[d0 + i] += m * binom[t - 1, i] * mt[t, i] * surv
+                    def_w[d0 + i] += abs_w[kk + i, i] * mk[kk + i, kk]
     return pruned
 
 

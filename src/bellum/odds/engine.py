@@ -9,7 +9,7 @@ lose), compared with a per-model threshold:
 model          with numba          numpy only
 ============== =================== ====================
 per-casualty   4·10⁸ states        4·10⁸ states
-server         1.5·10⁶ states      10⁵ states
+server         1.5·10⁶ states      6·10⁴ states
 ============== =================== ====================
 
 Each is about a few seconds of work on a 2-core machine (see
@@ -47,7 +47,7 @@ METHODS: tuple[str, ...] = ("auto", "exact", "monte-carlo")
 #: Largest ``A·D`` solved exactly when the method is ``auto``: (numba, numpy).
 EXACT_LIMITS: dict[str, tuple[float, float]] = {
     "per-casualty": (4e8, 4e8),
-    "server": (1.5e6, 1e5),
+    "server": (1.5e6, 6e4),
 }
 #: A forced exact solution may take at most this many times the auto limit.
 FORCED_FACTOR = 100

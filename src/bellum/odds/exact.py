@@ -48,6 +48,17 @@ _BINOM = binomial_table(WINDOW_MAX)
 _SURVIVAL = np.array([0.0] + [window_survival(t) for t in range(1, WINDOW_MAX + 1)])
 
 
+def _kernel_tables() -> tuple[FloatArray, FloatArray]:
+    """``C(t, k) / 43`` for windows ending at t, ``C(t-1, k) * P(L >= t)`` for absorption."""
+    dep = _BINOM / WINDOW_CHOICES
+    absorb = np.zeros_like(_BINOM)
+    absorb[1:, :] = _BINOM[:-1, :] * _SURVIVAL[1:, None]
+    return dep, absorb
+
+
+_DEPOSIT, _ABSORB = _kernel_tables()
+
+
 def resolve_backend(backend: Backend) -> Literal["numpy", "numba"]:
     """``auto`` -> numba if installed (and not disabled), else numpy."""
     if backend == "auto":
@@ -110,7 +121,9 @@ def server_exact(
     att_w = np.zeros(att.rounds)
     def_w = np.zeros(dfd.rounds)
     if resolve_backend(backend) == "numba":
-        pruned = float(_kernels.compiled("server_loops")(sa, sd, _BINOM, tau, att_w, def_w))
+        pruned = float(
+            _kernels.compiled("server_loops")(sa, sd, _DEPOSIT, _ABSORB, tau, att_w, def_w)
+        )
     else:
         pruned = _server_numpy(sa, sd, tau, att_w, def_w)
     return FightEndStates(att_w, def_w), pruned
