@@ -13,8 +13,15 @@ server         1.5·10⁶ states      6·10⁴ states
 ============== =================== ====================
 
 Each is about a few seconds of work on a 2-core machine (see
-``benchmarks/run.py``).  A forced exact solution is refused when it needs more
-memory than ``max_memory`` or more than 100 times the threshold's work.
+``benchmarks/run.py``).
+
+With ``backend="auto"`` numba (the ``[fast]`` extra) is used only where it
+pays for loading its compiled code (a few tenths of a second): exact
+solutions from :data:`NUMBA_FROM_STATES` states and Monte Carlo from
+:data:`NUMBA_FROM_STEPS` expected casualty-steps; smaller jobs run in numpy.
+
+A forced exact solution is refused when it needs more memory than
+``max_memory`` or more than 100 times the threshold's work.
 """
 
 from __future__ import annotations
@@ -26,7 +33,7 @@ import numpy as np
 
 from bellum.errors import InputError, UsageError
 from bellum.odds.exact import DEFAULT_TAU, per_casualty_exact, resolve_backend, server_exact
-from bellum.odds.montecarlo import DEFAULT_MAX_RUNS, Model, monte_carlo
+from bellum.odds.montecarlo import DEFAULT_MAX_RUNS, DEFAULT_RUNS, Model, monte_carlo
 from bellum.odds.result import (
     ATTACKER,
     ATTACKER_WINS,
@@ -49,6 +56,10 @@ EXACT_LIMITS: dict[str, tuple[float, float]] = {
     "per-casualty": (4e8, 4e8),
     "server": (1.5e6, 6e4),
 }
+#: Smallest ``A·D`` for which ``backend="auto"`` uses numba in an exact solver.
+NUMBA_FROM_STATES: dict[str, float] = {"per-casualty": 4e6, "server": 1e4}
+#: Smallest expected number of casualty-steps for which Monte Carlo uses numba.
+NUMBA_FROM_STEPS = 5e7
 #: A forced exact solution may take at most this many times the auto limit.
 FORCED_FACTOR = 100
 #: Default memory allowed to an exact solver, in bytes.
@@ -66,6 +77,21 @@ def choose_method(att: Side, dfd: Side, model: Model, backend: Backend = "auto")
     """``exact`` or ``monte-carlo`` for ``method="auto"`` (see the module table)."""
     limit = EXACT_LIMITS[model][0 if resolve_backend(backend) == "numba" else 1]
     return "exact" if att.rounds * dfd.rounds <= limit else "monte-carlo"
+
+
+def choose_backend(
+    backend: Backend, model: Model, att: Side, dfd: Side, exact: bool, runs: int
+) -> Literal["numpy", "numba"]:
+    """The backend a job runs on: numba for big jobs when available, else numpy."""
+    if backend != "auto":
+        return resolve_backend(backend)
+    if resolve_backend("auto") == "numpy":
+        return "numpy"
+    if exact:
+        big = att.rounds * dfd.rounds >= NUMBA_FROM_STATES[model]
+    else:
+        big = runs * (att.rounds + dfd.rounds) / 2 >= NUMBA_FROM_STEPS
+    return "numba" if big else "numpy"
 
 
 def fight_odds(
@@ -105,10 +131,11 @@ def fight_odds(
     start = time.perf_counter()
     if chosen == "exact":
         _check_exact_size(att, dfd, model, backend, max_memory)
+        used = choose_backend(backend, model, att, dfd, True, 0)
         if model == "server":
-            states, pruned = server_exact(att, dfd, tau=tau, backend=backend)
+            states, pruned = server_exact(att, dfd, tau=tau, backend=used)
         else:
-            states, pruned = per_casualty_exact(att, dfd, backend=backend)
+            states, pruned = per_casualty_exact(att, dfd, backend=used)
         return _result(
             att,
             dfd,
@@ -117,8 +144,10 @@ def fight_odds(
             model=model,
             pruned_mass=pruned,
             seconds=time.perf_counter() - start,
-            details={"backend": resolve_backend(backend)},
+            details={"backend": used},
         )
+    expected_runs = runs if runs is not None else max_runs if target_error else DEFAULT_RUNS
+    used = choose_backend(backend, model, att, dfd, False, expected_runs)
     mc = monte_carlo(
         att,
         dfd,
@@ -127,7 +156,7 @@ def fight_odds(
         target_error=target_error,
         max_runs=max_runs,
         seed=seed,
-        backend=backend,
+        backend=used,
     )
     notes: tuple[str, ...] = ()
     if mc.cap_reached:
@@ -147,7 +176,7 @@ def fight_odds(
         standard_error=mc.standard_error,
         seconds=time.perf_counter() - start,
         notes=notes,
-        details={"casualty_steps": mc.steps},
+        details={"backend": used, "casualty_steps": mc.steps},
     )
 
 
@@ -187,8 +216,9 @@ def _result(
 ) -> OddsResult:
     """Turn the joint end states into outcomes and casualty distributions."""
     ka, kd = att.rounds, dfd.rounds
-    p_att = float(states.attacker_wins.sum())
-    p_def = float(states.defender_wins.sum())
+    # Clipped: rounding can push a sure win a few ulp above 1.
+    p_att = min(1.0, float(states.attacker_wins.sum()))
+    p_def = min(1.0, float(states.defender_wins.sum()))
     att_loss = LossDistribution.from_weights(
         att.casualties, np.concatenate([states.attacker_wins, [p_def]])
     )
