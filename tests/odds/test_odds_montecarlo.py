@@ -121,3 +121,24 @@ def test_run_cap_is_reported() -> None:
 def test_bad_monte_carlo_options_are_usage_errors(kwargs: dict[str, float]) -> None:
     with pytest.raises(UsageError):
         monte_carlo(Side.troops(3), Side.troops(3), **kwargs)  # type: ignore[arg-type]
+
+
+def test_auto_switches_to_monte_carlo_above_the_threshold(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bellum.odds import engine
+
+    monkeypatch.setitem(engine.EXACT_LIMITS, "server", (100.0, 100.0))
+    big = fight_odds(Side.troops(20), Side.troops(20), seed=2, backend="numpy")
+    small = fight_odds(Side.troops(5), Side.troops(5), backend="numpy")
+    assert big.method == "monte-carlo" and big.seed == 2
+    assert small.method == "exact" and small.pruned_mass is not None
+
+
+def test_auto_backend_keeps_small_jobs_in_numpy() -> None:
+    from bellum.odds.engine import choose_backend
+
+    tiny, huge = Side.troops(10), Side.troops(5000)
+    assert choose_backend("auto", "server", tiny, tiny, True, 0) == "numpy"
+    assert choose_backend("auto", "per-casualty", huge, huge, True, 0) == "numpy"
+    expected = "numba" if numba_wanted() else "numpy"
+    assert choose_backend("auto", "server", huge, huge, True, 0) == expected
+    assert choose_backend("auto", "server", huge, huge, False, 10**6) == expected
