@@ -108,7 +108,7 @@ def assert_matches(got: FightEndStates, ref: Ref, tol: float = 1e-12) -> None:
 
 def loops_per_casualty(att: Side, dfd: Side) -> FightEndStates:
     aw, dw = np.zeros(att.rounds), np.zeros(dfd.rounds)
-    _kernels.per_casualty_loops(att.strength, dfd.strength, aw, dw)
+    _kernels.per_casualty_loops(att.strength, dfd.strength[::-1].copy(), aw, dw)
     return FightEndStates(aw, dw)
 
 

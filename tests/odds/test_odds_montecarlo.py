@@ -138,7 +138,7 @@ def test_auto_backend_keeps_small_jobs_in_numpy() -> None:
 
     tiny, huge = Side.troops(10), Side.troops(5000)
     assert choose_backend("auto", "server", tiny, tiny, True, 0) == "numpy"
-    assert choose_backend("auto", "per-casualty", huge, huge, True, 0) == "numpy"
+    assert choose_backend("auto", "per-casualty", huge, huge, True, 0) == "numpy"  # 2.5e7 states
     expected = "numba" if numba_wanted() else "numpy"
     assert choose_backend("auto", "server", huge, huge, True, 0) == expected
     assert choose_backend("auto", "server", huge, huge, False, 10**6) == expected

@@ -32,36 +32,46 @@ _RING = _W_MAX + 1
 _UNDERFLOW = 1e-280
 
 
-def per_casualty_loops(sa: Array, sd: Array, att_w: Array, def_w: Array) -> None:
+def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> None:
     """Anti-diagonal sweep of the per-casualty lattice in O(A + D) memory.
 
     ``cur[a]`` is the probability of the interior state (a, n - a) of diagonal
-    ``n``; a diagonal depends only on the previous one, so each pass below has
-    no loop-carried dependency and compiles to SIMD code.
+    ``n``; a diagonal depends only on the previous one.  ``sdr`` is the
+    defender's strength array *reversed*, so that the defender strengths along
+    a diagonal are a forward slice: with every operand a contiguous view, the
+    two inner loops compile to SIMD code (10,000 x 10,000 in ~0.06 s instead of
+    ~0.23 s for the same loops indexing ``sd[n - a]``).
     """
     ka = sa.size - 1
-    kd = sd.size - 1
+    kd = sdr.size - 1
     cur = np.zeros(ka + 1)
     nxt = np.zeros(ka + 1)
     miss = np.zeros(ka + 1)
     cur[0] = 1.0
     for n in range(ka + kd - 1):
         lo = max(0, n - kd + 1)
-        hi = min(n, ka - 1)
-        for a in range(lo, hi + 1):
-            s = sa[a]
-            h = cur[a] * (s / (s + sd[n - a]))
-            nxt[a] = h
-            miss[a] = cur[a] - h
-        nxt[hi + 1] = 0.0
-        for a in range(lo, hi + 1):
-            nxt[a + 1] += miss[a]
+        hi = min(n, ka - 1) + 1
+        c_in = cur[lo:hi]
+        s_in = sa[lo:hi]
+        t_in = sdr[kd - n + lo : kd - n + hi]
+        h_out = nxt[lo:hi]
+        m_out = miss[lo:hi]
+        for i in range(c_in.size):
+            s = s_in[i]
+            m = c_in[i]
+            h = m * (s / (s + t_in[i]))
+            h_out[i] = h
+            m_out[i] = m - h
+        nxt[hi] = 0.0
+        shifted = nxt[lo + 1 : hi + 1]
+        for i in range(m_out.size):
+            shifted[i] += m_out[i]
         if n - lo == kd - 1:
             # The defender's last round: a hit out of (lo, kd - 1) ends the fight.
             att_w[lo] += cur[lo] - miss[lo]
             nxt[lo] = 0.0
-        if hi == ka - 1:
-            def_w[n - hi] += nxt[ka]
+        if hi == ka:
+            def_w[n - ka + 1] += nxt[ka]
             nxt[ka] = 0.0
         cur, nxt = nxt, cur
 
@@ -91,8 +101,8 @@ def server_loops(
     ring = np.zeros((_RING, ka + 1))
     ring[0, 0] = 1.0
     mk = np.zeros((_W_MAX + 1, _W_MAX + 2))
-    pw = np.zeros((_W_MAX + 1, 11))
-    qw = np.zeros((_W_MAX + 1, 11))
+    pw = np.zeros((11, _W_MAX + 1))
+    qw = np.zeros((11, _W_MAX + 1))
     pj = np.zeros(11)
     qj = np.zeros(11)
     pruned = 0.0
@@ -122,31 +132,44 @@ def server_loops(
                 p = math.ceil(x * _TWO32) / _TWO32 if x > 0.0 else 0.0
                 pj[j] = p
                 qj[j] = 1.0 - p
-                pw[0, j] = 1.0
-                qw[0, j] = 1.0
-            # Eleven independent power chains side by side, not one after another.
+                pw[j, tmax] = 1.0
+                qw[j, 0] = 1.0
+            # pw[j, k] = p_j**(tmax-k), qw[j, k] = q_j**k.  The eleven power
+            # chains advance side by side instead of one after another.
             for i in range(1, tmax + 1):
                 for j in range(11):
-                    v = pw[i - 1, j] * pj[j]
-                    pw[i, j] = v if v > _UNDERFLOW else 0.0
-                    v = qw[i - 1, j] * qj[j]
-                    qw[i, j] = v if v > _UNDERFLOW else 0.0
+                    v = pw[j, tmax - i + 1] * pj[j]
+                    pw[j, tmax - i] = v if v > _UNDERFLOW else 0.0
+                    v = qw[j, i - 1] * qj[j]
+                    qw[j, i] = v if v > _UNDERFLOW else 0.0
+            top = mk[tmax, : tmax + 1]
+            top[:] = 0.0
+            for j in range(11):
+                pr = pw[j, : tmax + 1]
+                qr = qw[j, : tmax + 1]
+                for k in range(tmax + 1):
+                    top[k] += pr[k] * qr[k]
             scale = m / 11.0
             for k in range(tmax + 1):
-                acc = 0.0
-                for j in range(11):
-                    acc += pw[tmax - k, j] * qw[k, j]
-                mk[tmax, k] = acc * scale
+                top[k] *= scale
             for t in range(tmax - 1, -1, -1):
+                # Contiguous views keep these loops SIMD (see per_casualty_loops).
+                below = mk[t, : t + 1]
+                left = mk[t + 1, : t + 1]
+                right = mk[t + 1, 1 : t + 2]
                 for k in range(t + 1):
-                    mk[t, k] = mk[t + 1, k] + mk[t + 1, k + 1]
+                    below[k] = left[k] + right[k]
             # Windows that end after t rounds with neither side beaten.
             for t in range(_W_MIN, tmax + 1):
-                dest = ring[(n0 + t) % _RING]
                 k_lo = max(0, t - hh + 1)
-                k_hi = min(kk - 1, t)
-                for k in range(k_lo, k_hi + 1):
-                    dest[a0 + k] += dep_w[t, k] * mk[t, k]
+                k_hi = min(kk - 1, t) + 1
+                if k_lo >= k_hi:
+                    continue
+                dest = ring[(n0 + t) % _RING, a0 + k_lo : a0 + k_hi]
+                weight = dep_w[t, k_lo:k_hi]
+                moment = mk[t, k_lo:k_hi]
+                for k in range(dest.size):
+                    dest[k] += weight[k] * moment[k]
             # The defender's last round falls inside the window.
             if hh <= tmax:
                 for k in range(min(kk - 1, _W_MAX - hh) + 1):
@@ -212,5 +235,7 @@ def compiled(name: str) -> Callable[..., Any]:
         return func
     import numba
 
-    jitted: Callable[..., Any] = numba.njit(cache=True, fastmath=False)(func)
+    # error_model="numpy": no zero-division check per float division (the
+    # denominators are strengths, always positive), which keeps loops SIMD.
+    jitted: Callable[..., Any] = numba.njit(cache=True, error_model="numpy")(func)
     return jitted

@@ -16,13 +16,11 @@ Each is about a few seconds of work on a 2-core machine (see
 ``benchmarks/run.py``).
 
 With ``backend="auto"`` numba (the ``[fast]`` extra) is used only where it
-pays for loading its compiled code (a few tenths of a second): server-model
-exact solutions from :data:`NUMBA_FROM_STATES` states and server-model Monte
-Carlo from :data:`NUMBA_FROM_STEPS` expected casualty-steps.  The
-per-casualty model always runs in numpy under ``auto``: its vectorised sweep
-is as fast as the compiled loop on large lattices (both are bound by one
-division per state), and the compiled Monte Carlo loop is no faster than
-numpy's either, so loading numba would only add time.
+pays for loading its compiled code (a few tenths of a second): exact
+solutions from :data:`NUMBA_FROM_STATES` states and server-model Monte Carlo
+from :data:`NUMBA_FROM_STEPS` expected casualty-steps.  Per-casualty Monte
+Carlo always runs in numpy under ``auto``: the compiled loop is no faster
+than numpy's vectorised one, so loading numba would only add time.
 
 A forced exact solution is refused when it needs more memory than
 ``max_memory`` or more than 100 times the threshold's work.
@@ -62,7 +60,7 @@ EXACT_LIMITS: dict[str, tuple[float, float]] = {
     "server": (1.5e6, 6e4),
 }
 #: Smallest ``A·D`` for which ``backend="auto"`` uses numba in an exact solver.
-NUMBA_FROM_STATES: dict[str, float] = {"per-casualty": math.inf, "server": 1e4}
+NUMBA_FROM_STATES: dict[str, float] = {"per-casualty": 2e8, "server": 1e4}
 #: Smallest expected number of casualty-steps for which Monte Carlo uses numba.
 NUMBA_FROM_STEPS: dict[str, float] = {"per-casualty": math.inf, "server": 5e7}
 #: A forced exact solution may take at most this many times the auto limit.

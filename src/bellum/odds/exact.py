@@ -76,7 +76,8 @@ def per_casualty_exact(
     att_w = np.zeros(att.rounds)
     def_w = np.zeros(dfd.rounds)
     if resolve_backend(backend) == "numba":
-        _kernels.compiled("per_casualty_loops")(sa, sd, att_w, def_w)
+        sdr = np.ascontiguousarray(sd[::-1])
+        _kernels.compiled("per_casualty_loops")(sa, sdr, att_w, def_w)
     else:
         _per_casualty_numpy(sa, sd, att_w, def_w)
     return FightEndStates(att_w, def_w), 0.0
