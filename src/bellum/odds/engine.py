@@ -65,6 +65,8 @@ NUMBA_FROM_STATES: dict[str, float] = {"per-casualty": 2e8, "server": 1e4}
 NUMBA_FROM_STEPS: dict[str, float] = {"per-casualty": math.inf, "server": 5e7}
 #: A forced exact solution may take at most this many times the auto limit.
 FORCED_FACTOR = 100
+#: Largest number of casualty-steps a Monte Carlo estimate may need (~10 min).
+MAX_MC_STEPS = 5e10
 #: Default memory allowed to an exact solver, in bytes.
 DEFAULT_MAX_MEMORY = 1 << 30
 
@@ -150,6 +152,14 @@ def fight_odds(
             details={"backend": used},
         )
     expected_runs = runs if runs is not None else max_runs if target_error else DEFAULT_RUNS
+    # Every run lasts at least min(A, D) rounds; refuse what would take hours.
+    least = expected_runs * min(att.rounds, dfd.rounds)
+    if least > MAX_MC_STEPS:
+        what = "--runs" if runs is not None else "--max-runs" if target_error else "--runs"
+        raise InputError(
+            f"Monte Carlo would simulate at least {least:.3g} casualties "
+            f"(limit {MAX_MC_STEPS:.0e}): lower {what}"
+        )
     used = choose_backend(backend, model, att, dfd, False, expected_runs)
     mc = monte_carlo(
         att,
