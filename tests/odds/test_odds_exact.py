@@ -20,7 +20,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bellum.odds import Side, _kernels, fight_odds
-from bellum.odds._common import numba_wanted
+from bellum.odds._common import (
+    JITTERS,
+    chance_probability,
+    jitter_value,
+    jittered_probabilities,
+    numba_wanted,
+)
 from bellum.odds.exact import _ABSORB, _DEPOSIT, per_casualty_exact, server_exact
 from bellum.odds.result import FightEndStates
 
@@ -232,3 +238,12 @@ def test_more_attackers_never_lower_the_odds(
     weak = fight_odds(Side.troops(att), defender, model, "exact")  # type: ignore[arg-type]
     strong = fight_odds(Side.troops(att + extra), defender, model, "exact")  # type: ignore[arg-type]
     assert strong.p_attacker_wins >= weak.p_attacker_wins - 1e-12
+
+
+def test_vectorised_jitter_matches_the_scalar_server_helpers() -> None:
+    odds = np.array([0.0, 0.01, 0.04, 0.045, 0.05, 0.3, 1 / 3, 0.95, 0.96, 1.0])
+    table = jittered_probabilities(odds)
+    for i, o in enumerate(odds):
+        for j, offset in enumerate(JITTERS):
+            assert table[i, j] == chance_probability(jitter_value(float(o), offset))
+            assert table[i, j] == float(server_p(float(o), 1.0 - float(o), j + 1)) or o in (0, 1)

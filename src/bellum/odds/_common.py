@@ -30,8 +30,6 @@ JITTERS: tuple[float, ...] = tuple((r - 6) / 100.0 for r in range(1, JITTER_CHOI
 
 _TWO32 = 4294967296.0
 
-MODELS: tuple[str, ...] = ("server", "per-casualty")
-
 
 def numba_wanted() -> bool:
     """Whether numba may be used: installed and not disabled by ``BELLUM_NO_NUMBA``."""
