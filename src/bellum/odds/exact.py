@@ -169,18 +169,23 @@ def _server_numpy(
         tmax = int(min(WINDOW_MAX, int((hh + kk).max()) - 1))
         mt = _moment_triangle(sa[a0] / (sa[a0] + sd[d0]), tmax)
         scale = mass / WINDOW_CHOICES
+        # Far from both edges no path is absorbed within a window: no masks.
+        interior = int(hh.min()) > tmax and int(kk.min()) > tmax
+        span = int(a0[-1] - a0[0])
         for t in range(WINDOW_MIN, tmax + 1):
             h = np.arange(t + 1)
             k = t - h
-            ok = (h[None, :] < hh[:, None]) & (k[None, :] < kk[:, None])
-            if not ok.any():
-                continue
             w = (scale[:, None] * _BINOM[t, : t + 1][None, :]) * mt[t]
-            dest = a0[:, None] + k[None, :]
-            first = int(dest[ok].min())
-            ring[(n0 + t) % _RING, first : first + 1 + int(dest[ok].max()) - first] += np.bincount(
-                dest[ok] - first, weights=w[ok]
-            )
+            dest = (a0 - a0[0])[:, None] + k[None, :]
+            if interior:
+                sums = np.bincount(dest.ravel(), weights=w.ravel(), minlength=span + t + 1)
+            else:
+                ok = (h[None, :] < hh[:, None]) & (k[None, :] < kk[:, None])
+                if not ok.any():
+                    continue
+                sums = np.bincount(dest[ok], weights=w[ok], minlength=span + t + 1)
+            stop = min(int(a0[0]) + span + t + 1, ka)
+            ring[(n0 + t) % _RING, int(a0[0]) : stop] += sums[: stop - int(a0[0])]
         _absorb(mt, mass, a0, hh, kk, att_w, side="attacker")
         _absorb(mt, mass, d0, kk, hh, def_w, side="defender")
     return pruned
@@ -220,7 +225,9 @@ def _absorb(
     """
     tmax = len(mt) - 1
     cand = np.flatnonzero(need <= tmax)
-    for t in range(1, tmax + 1):
+    if cand.size == 0:
+        return
+    for t in range(int(need[cand].min()), tmax + 1):
         sel = cand[(need[cand] <= t) & (t - need[cand] < other[cand])]
         if sel.size == 0:
             continue
