@@ -32,9 +32,9 @@ from bellum.odds._common import (
     FloatArray,
     jitter_value,
     jittered_probabilities,
-    numba_wanted,
     server_odds,
 )
+from bellum.odds.exact import resolve_backend
 from bellum.odds.result import FightEndStates, IntArray
 from bellum.odds.side import Side
 
@@ -97,7 +97,7 @@ def monte_carlo(
     if runs is None and target_error is None:
         runs = DEFAULT_RUNS
     used_seed, ss = seed_sequence(seed)
-    use_numba = backend == "numba" or (backend == "auto" and numba_wanted())
+    use_numba = resolve_backend(backend) == "numba"
     batch = _batch_function(model, use_numba)
     att_c = np.zeros(att.rounds, dtype=np.int64)
     def_c = np.zeros(dfd.rounds, dtype=np.int64)
