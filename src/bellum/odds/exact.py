@@ -13,7 +13,8 @@
   is a ring of 52 diagonals: O(A + D).
 
 Both have a numpy implementation (always available) and a numba one (the
-``[fast]`` extra); ``backend`` chooses, ``"auto"`` prefers numba.
+``[fast]`` extra); ``backend`` chooses, ``"auto"`` prefers numba when it is
+installed (:func:`bellum.odds.fight_odds` refines that by problem size).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ from bellum.odds._common import (
     numba_wanted,
     window_survival,
 )
-from bellum.odds.result import FightEndStates
+from bellum.odds.result import FightEndStates, IntArray
 from bellum.odds.side import Side
 
 Backend = Literal["auto", "numpy", "numba"]
@@ -209,9 +210,9 @@ def _moment_triangle(odds: FloatArray, tmax: int) -> list[FloatArray]:
 def _absorb(
     mt: list[FloatArray],
     mass: FloatArray,
-    base: np.ndarray[tuple[int], np.dtype[np.int64]],
-    need: np.ndarray[tuple[int], np.dtype[np.int64]],
-    other: np.ndarray[tuple[int], np.dtype[np.int64]],
+    base: IntArray,
+    need: IntArray,
+    other: IntArray,
     out: FloatArray,
     *,
     side: Literal["attacker", "defender"],
@@ -234,5 +235,5 @@ def _absorb(
         k = t - need[sel]
         hits = need[sel] if side == "attacker" else k
         moments = mt[t][sel, hits]
-        w = mass[sel] * _BINOM[t - 1, k] * moments * _SURVIVAL[t]
+        w = mass[sel] * _ABSORB[t, k] * moments
         np.add.at(out, base[sel] + k, w)
