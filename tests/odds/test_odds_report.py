@@ -66,3 +66,9 @@ def test_json_document_is_serialisable() -> None:
     doc = json.loads(json.dumps(to_json_dict(result)))
     assert doc["method"] == "monte-carlo" and doc["seed"] == 3 and doc["runs"] == 1000
     assert abs(sum(doc["distributions"]["attacker"]["probabilities"]) - 1) < 1e-12
+
+
+def test_an_outcome_lost_to_pruning_is_shown_as_bounded() -> None:
+    result = fight_odds(Side.troops(150), Side.troops(40, 2.0), "server", "exact")
+    assert result.outcomes["defender wins"] == 0.0
+    assert "P(defender wins) below" in render_text(result)

@@ -68,6 +68,9 @@ def summary(result: OddsResult, *, color: bool = False) -> str:
     for name, p in result.outcomes.items():
         label = f"P({name})".ljust(width + 3)
         value = percent(p)
+        if p == 0.0 and result.pruned_mass:
+            # What was dropped bounds what was not seen.
+            value = f"below {percent(result.pruned_mass)} (pruned)"
         lines.append(f"{label} {_BOLD + value + _RESET if color else value}")
     for side, dist in result.losses.items():
         lines.append(f"expected {side} losses: {dist.mean():.2f}")
