@@ -101,6 +101,10 @@ def baseline(att: Side, dfd: Side, model: str, accuracy: float, p: float) -> dic
         "baseline_seconds": per_run * needed,
         "baseline_runs_needed": needed,
         "baseline_extrapolated_from_runs": sampled,
+        "baseline_note": (
+            f"extrapolated: plain-Python Monte Carlo timed on {sampled} runs, "
+            f"scaled to the {needed:.3g} runs its standard error needs to reach {accuracy:g}"
+        ),
     }
 
 
@@ -205,6 +209,10 @@ def monte_carlo_case(model: str, backends: list[str]) -> None:
                 "casualty_steps_per_second": run.steps / secs,
                 "baseline_seconds": per_run * runs,
                 "baseline_extrapolated_from_runs": sampled,
+                "baseline_note": (
+                    f"extrapolated: plain-Python Monte Carlo timed on {sampled} runs, "
+                    f"scaled to the same {runs} runs"
+                ),
                 "max_abs_error": abs(float(run.end_states.attacker_wins.sum()) - p_exact),
                 "standard_error": run.standard_error,
             }
