@@ -195,13 +195,18 @@ def _server_numpy(
 def _moment_triangle(odds: FloatArray, tmax: int) -> list[FloatArray]:
     """``mt[t][:, h] = mean_j p_j**h * q_j**(t-h)`` for every state, ``t <= tmax``."""
     p = jittered_probabilities(odds)
-    q = 1.0 - p
-    n = odds.size
-    ones = np.ones((n, JITTER_CHOICES, 1))
-    pw = np.concatenate([ones, np.cumprod(np.repeat(p[:, :, None], tmax, axis=2), axis=2)], 2)
-    qw = np.concatenate([ones, np.cumprod(np.repeat(q[:, :, None], tmax, axis=2), axis=2)], 2)
+    # Powers along the first axis, so that each cumulative product step is
+    # one vectorised multiplication over all states and jitters.
+    pw = np.empty((tmax + 1, *p.shape))
+    qw = np.empty((tmax + 1, *p.shape))
+    pw[0] = 1.0
+    qw[0] = 1.0
+    if tmax:
+        np.cumprod(np.broadcast_to(p, (tmax, *p.shape)), axis=0, out=pw[1:])
+        np.cumprod(np.broadcast_to(1.0 - p, (tmax, *p.shape)), axis=0, out=qw[1:])
     mt: list[FloatArray] = [np.empty(0)] * (tmax + 1)
-    mt[tmax] = (pw * qw[:, :, ::-1]).sum(axis=1) / JITTER_CHOICES
+    # mt[tmax][:, h] = mean_j p_j**h * q_j**(tmax-h)
+    mt[tmax] = np.einsum("hsj,hsj->sh", pw, qw[::-1]) / JITTER_CHOICES
     for t in range(tmax - 1, -1, -1):
         mt[t] = mt[t + 1][:, 1:] + mt[t + 1][:, :-1]
     return mt
