@@ -247,3 +247,15 @@ def test_vectorised_jitter_matches_the_scalar_server_helpers() -> None:
         for j, offset in enumerate(JITTERS):
             assert table[i, j] == chance_probability(jitter_value(float(o), offset))
             assert table[i, j] == float(server_p(float(o), 1.0 - float(o), j + 1)) or o in (0, 1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_hopeless_giant_is_solved_without_sweeping_every_diagonal(backend: str) -> None:
+    # 10**6 vs 3: past a few hundred diagonals every state has underflowed to
+    # exactly 0, and the sweep stops there; the answer still sums to 1.
+    if backend == "loops":
+        states = loops_per_casualty(Side.troops(10**6), Side.troops(3))
+    else:
+        states, _ = per_casualty_exact(Side.troops(10**6), Side.troops(3), backend=backend)  # type: ignore[arg-type]
+    assert abs(states.attacker_wins.sum() + states.defender_wins.sum() - 1) < 1e-12
+    assert states.attacker_wins[:3].sum() > 0.99999

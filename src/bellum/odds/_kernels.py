@@ -48,9 +48,14 @@ def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> Non
     nxt = np.zeros(ka + 1)
     miss = np.zeros(ka + 1)
     cur[0] = 1.0
+    band_lo = 0
+    band_hi = 0
     for n in range(ka + kd - 1):
-        lo = max(0, n - kd + 1)
-        hi = min(n, ka - 1) + 1
+        # Only the band that can hold mass (see bellum.odds.exact._trim).
+        lo = max(n - kd + 1, band_lo)
+        hi = min(n, ka - 1, band_hi) + 1
+        if lo >= hi:
+            break
         c_in = cur[lo:hi]
         s_in = sa[lo:hi]
         t_in = sdr[kd - n + lo : kd - n + hi]
@@ -73,6 +78,12 @@ def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> Non
         if hi == ka:
             def_w[n - ka + 1] += nxt[ka]
             nxt[ka] = 0.0
+        band_lo = lo
+        band_hi = hi
+        while band_lo <= band_hi and nxt[band_lo] == 0.0:
+            band_lo += 1
+        while band_hi >= band_lo and nxt[band_hi] == 0.0:
+            band_hi -= 1
         cur, nxt = nxt, cur
 
 

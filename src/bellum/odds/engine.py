@@ -133,6 +133,8 @@ def fight_odds(
             chosen = "monte-carlo"
         else:
             chosen = choose_method(att, dfd, model, backend)
+            if chosen == "exact" and exact_memory(att, dfd, model) > max_memory:
+                chosen = "monte-carlo"
     start = time.perf_counter()
     if chosen == "exact":
         _check_exact_size(att, dfd, model, backend, max_memory)

@@ -96,9 +96,14 @@ def _per_casualty_numpy(
     nxt = np.zeros(ka + 1)
     hit = np.empty(ka + 1)
     cur[0] = 1.0
+    band_lo = band_hi = 0
     for n in range(ka + kd - 1):
-        lo = max(0, n - kd + 1)
-        hi = min(n, ka - 1) + 1
+        # Only the band of cells that can hold mass: zeros (underflow far from
+        # the likely path) stay zero, so skipping them changes nothing.
+        lo = max(n - kd + 1, band_lo)
+        hi = min(n, ka - 1, band_hi) + 1
+        if lo >= hi:
+            break
         s = sa[lo:hi]
         # sd[n - a] for a in lo..hi-1 == sdr[kd - n + a]
         p = s / (s + sdr[kd - n + lo : kd - n + hi])
@@ -112,7 +117,17 @@ def _per_casualty_numpy(
         if hi == ka:
             def_w[n - ka + 1] += nxt[ka]
             nxt[ka] = 0.0
+        band_lo, band_hi = _trim(nxt, lo, hi)
         cur, nxt = nxt, cur
+
+
+def _trim(values: FloatArray, lo: int, hi: int) -> tuple[int, int]:
+    """The smallest ``[lo, hi]`` (inclusive) holding every nonzero of ``values[lo:hi+1]``."""
+    while lo <= hi and values[lo] == 0.0:
+        lo += 1
+    while hi >= lo and values[hi] == 0.0:
+        hi -= 1
+    return lo, hi
 
 
 def server_exact(

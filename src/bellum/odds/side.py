@@ -32,9 +32,9 @@ from bellum.errors import InputError
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-#: Largest number of rounds a side may lose; beyond this the arrays alone
-#: would not fit in a sensible amount of memory for the exact solvers.
-MAX_ROUNDS = 100_000_000
+#: Most troops a constructed side may have: its two arrays take 16 bytes per
+#: soldier, and no Empire sector or fleet comes near this.
+MAX_ROUNDS = 10_000_000
 
 
 def ldround(x: float) -> int:
