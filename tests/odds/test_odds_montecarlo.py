@@ -142,3 +142,17 @@ def test_auto_backend_keeps_small_jobs_in_numpy() -> None:
     expected = "numba" if numba_wanted() else "numpy"
     assert choose_backend("auto", "server", huge, huge, True, 0) == expected
     assert choose_backend("auto", "server", huge, huge, False, 10**6) == expected
+
+
+def test_a_numba_that_cannot_load_is_skipped_or_explained(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bellum.errors import InputError
+    from bellum.odds import engine, exact
+
+    monkeypatch.setattr(engine, "numba_wanted", lambda: True)
+    monkeypatch.setattr(engine, "numba_importable", lambda: "Numba needs NumPy 2.0 or less")
+    monkeypatch.setattr(exact, "numba_wanted", lambda: True)
+    monkeypatch.setattr(exact, "numba_importable", lambda: "Numba needs NumPy 2.0 or less")
+    huge = Side.troops(5000)
+    assert engine.choose_backend("auto", "server", huge, huge, True, 0) == "numpy"
+    with pytest.raises(InputError, match="cannot be loaded"):
+        exact.resolve_backend("numba")

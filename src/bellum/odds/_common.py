@@ -11,6 +11,7 @@ from __future__ import annotations
 import importlib.util
 import math
 import os
+from functools import cache
 
 import numpy as np
 import numpy.typing as npt
@@ -37,6 +38,16 @@ def numba_wanted() -> bool:
         return False
     # find_spec does not import numba, which alone takes a noticeable fraction of a second.
     return importlib.util.find_spec("numba") is not None
+
+
+@cache
+def numba_importable() -> str | None:
+    """``None`` if numba imports, else why not (an old numba rejects a new numpy)."""
+    try:
+        import numba  # noqa: F401
+    except ImportError as exc:
+        return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return None
 
 
 def server_odds(o: float, d: float) -> float:

@@ -35,6 +35,7 @@ from typing import Literal
 import numpy as np
 
 from bellum.errors import InputError, UsageError
+from bellum.odds._common import numba_importable, numba_wanted
 from bellum.odds.exact import DEFAULT_TAU, per_casualty_exact, resolve_backend, server_exact
 from bellum.odds.montecarlo import DEFAULT_MAX_RUNS, DEFAULT_RUNS, Model, monte_carlo
 from bellum.odds.result import (
@@ -80,8 +81,13 @@ def exact_memory(att: Side, dfd: Side, model: Model) -> int:
 
 def choose_method(att: Side, dfd: Side, model: Model, backend: Backend = "auto") -> str:
     """``exact`` or ``monte-carlo`` for ``method="auto"`` (see the module table)."""
-    limit = EXACT_LIMITS[model][0 if resolve_backend(backend) == "numba" else 1]
-    return "exact" if att.rounds * dfd.rounds <= limit else "monte-carlo"
+    return "exact" if att.rounds * dfd.rounds <= _exact_limit(model, backend) else "monte-carlo"
+
+
+def _exact_limit(model: Model, backend: Backend) -> float:
+    """The auto threshold for the backend that would run (without importing numba)."""
+    fast = backend == "numba" or (backend == "auto" and numba_wanted())
+    return EXACT_LIMITS[model][0 if fast else 1]
 
 
 def choose_backend(
@@ -90,13 +96,14 @@ def choose_backend(
     """The backend a job runs on: numba for big jobs when available, else numpy."""
     if backend != "auto":
         return resolve_backend(backend)
-    if resolve_backend("auto") == "numpy":
+    if not numba_wanted():
         return "numpy"
     if exact:
         big = att.rounds * dfd.rounds >= NUMBA_FROM_STATES[model]
     else:
         big = runs * (att.rounds + dfd.rounds) / 2 >= NUMBA_FROM_STEPS[model]
-    return "numba" if big else "numpy"
+    # A numba that fails to import (say, too old for this numpy) is skipped.
+    return "numba" if big and numba_importable() is None else "numpy"
 
 
 def fight_odds(
@@ -205,7 +212,7 @@ def _check_exact_size(
             f"more than the {max_memory / 2**20:.0f} MB allowed: raise --max-memory "
             "or use --monte-carlo"
         )
-    limit = EXACT_LIMITS[model][0 if resolve_backend(backend) == "numba" else 1]
+    limit = _exact_limit(model, backend)
     states = att.rounds * dfd.rounds
     if states > FORCED_FACTOR * limit:
         raise InputError(

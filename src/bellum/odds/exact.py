@@ -33,6 +33,7 @@ from bellum.odds._common import (
     FloatArray,
     binomial_table,
     jittered_probabilities,
+    numba_importable,
     numba_wanted,
     window_survival,
 )
@@ -61,11 +62,15 @@ _DEPOSIT, _ABSORB = _kernel_tables()
 
 
 def resolve_backend(backend: Backend) -> Literal["numpy", "numba"]:
-    """``auto`` -> numba if installed (and not disabled), else numpy."""
+    """``auto`` -> numba if installed, importable and not disabled, else numpy."""
     if backend == "auto":
-        return "numba" if numba_wanted() else "numpy"
-    if backend == "numba" and not numba_wanted():
-        raise InputError("numba is not installed: pip install 'bellum[fast]'")
+        return "numba" if numba_wanted() and numba_importable() is None else "numpy"
+    if backend == "numba":
+        if not numba_wanted():
+            raise InputError("numba is not installed: pip install 'bellum[fast]'")
+        problem = numba_importable()
+        if problem is not None:
+            raise InputError(f"numba cannot be loaded ({problem}); set BELLUM_NO_NUMBA=1")
     return backend
 
 
