@@ -1,6 +1,7 @@
 """Benchmarks of the odds engine: ``python benchmarks/run.py``.
 
-Prints one JSON line per case with ``case``, ``seconds``, ``baseline_seconds``,
+Prints one JSON line per case on standard output (remarks go to standard
+error) with ``case``, ``seconds``, ``baseline_seconds``,
 ``ratio`` (baseline / seconds), ``max_abs_error`` and some context.  Each case
 runs with numba (if installed) and with numpy only; ``BELLUM_NO_NUMBA=1`` or
 ``--numpy-only`` skips numba.
@@ -108,6 +109,11 @@ def baseline(att: Side, dfd: Side, model: str, accuracy: float, p: float) -> dic
     }
 
 
+def note(text: str) -> None:
+    """Remarks go to standard error, so standard output is one JSON line per case."""
+    print(f"benchmarks: {text}", file=sys.stderr, flush=True)
+
+
 def emit(row: dict[str, Any]) -> None:
     row["cpu_seconds"] = CPU.get("last")
     row["ratio"] = row["baseline_seconds"] / row["seconds"] if row["seconds"] > 0 else None
@@ -146,7 +152,7 @@ def server_case(n: int, backends: list[str], baselines: dict[str, Any], full: bo
     results: dict[str, FightEndStates] = {}
     if n >= 1000 and "numba" in backends and not full:
         # numpy alone needs 15-60 s here; it would break the two-minute budget.
-        print(json.dumps({"note": f"server exact {n}x{n} numpy skipped (use --full)"}))
+        note(f"server exact {n}x{n}: numpy skipped (use --full)")
         backends = ["numba"]
     for backend in backends:
         repeat = 3 if n <= 200 else 1
@@ -231,7 +237,7 @@ def main() -> None:
         os.environ["BELLUM_NO_NUMBA"] = "1"
     backends = (["numba"] if numba_wanted() else []) + ["numpy"]
     if backends == ["numpy"]:
-        print(json.dumps({"note": "numba not installed or disabled: numpy only"}), flush=True)
+        note("numba not installed or disabled: numpy only")
     baselines: dict[str, Any] = {}
     start = time.perf_counter()
     per_casualty_case(1000, backends, baselines)
@@ -242,7 +248,7 @@ def main() -> None:
         server_case(1000, backends, baselines, args.full)
     monte_carlo_case("per-casualty", backends)
     monte_carlo_case("server", backends)
-    print(json.dumps({"total_seconds": time.perf_counter() - start}), flush=True)
+    note(f"total {time.perf_counter() - start:.1f} s")
 
 
 if __name__ == "__main__":
