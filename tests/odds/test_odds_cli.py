@@ -92,6 +92,7 @@ def test_unreachable_target_error_warns(capsys: pytest.CaptureFixture[str]) -> N
         (["--att", "5000", "--def", "5000", "--exact", "--max-memory", "1"], "--max-memory"),
         (["--att", "100000", "--def", "100000", "--exact"], "--monte-carlo"),
         (["--att", "2000000", "--def", "2000000", "--runs", "100000"], "lower --runs"),
+        (["--att", "9000000", "--def", "9000000", "--target-error", "1e-4"], "--target-error"),
         (["--att", "1000", "--def", "1000", "--seed", "-1"], "--seed"),
         (["--att", "5", "--def", "5", "--plot", "/nonexistent/dir/x.png"], "cannot write"),
     ],

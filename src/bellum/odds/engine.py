@@ -37,7 +37,13 @@ import numpy as np
 from bellum.errors import InputError, UsageError
 from bellum.odds._common import numba_importable, numba_wanted
 from bellum.odds.exact import DEFAULT_TAU, per_casualty_exact, resolve_backend, server_exact
-from bellum.odds.montecarlo import DEFAULT_MAX_RUNS, DEFAULT_RUNS, Model, monte_carlo
+from bellum.odds.montecarlo import (
+    BATCH_RUNS,
+    DEFAULT_MAX_RUNS,
+    DEFAULT_RUNS,
+    Model,
+    monte_carlo,
+)
 from bellum.odds.result import (
     ATTACKER,
     ATTACKER_WINS,
@@ -160,14 +166,20 @@ def fight_odds(
             seconds=time.perf_counter() - start,
             details={"backend": used},
         )
-    expected_runs = runs if runs is not None else max_runs if target_error else DEFAULT_RUNS
+    if target_error is not None and target_error > 0:
+        # Worst case p = 1/2 needs 1/(4 E²) runs; at least two batches run.
+        worst = max(2 * BATCH_RUNS, math.ceil(0.25 / target_error**2))
+        expected_runs = min(max_runs, worst)
+        change = "loosen --target-error or lower --max-runs"
+    else:
+        expected_runs = runs if runs is not None else DEFAULT_RUNS
+        change = "lower --runs"
     # Every run lasts at least min(A, D) rounds; refuse what would take hours.
     least = expected_runs * min(att.rounds, dfd.rounds)
     if least > MAX_MC_STEPS:
-        what = "--runs" if runs is not None else "--max-runs" if target_error else "--runs"
         raise InputError(
             f"Monte Carlo would simulate at least {least:.3g} casualties "
-            f"(limit {MAX_MC_STEPS:.0e}): lower {what}"
+            f"(limit {MAX_MC_STEPS:.0e}): {change}"
         )
     used = choose_backend(backend, model, att, dfd, False, expected_runs)
     mc = monte_carlo(
