@@ -2,9 +2,151 @@
 
 from __future__ import annotations
 
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
 from bellum.cli.app import cli
+from bellum.errors import UsageError
+from bellum.odds import Method, Side, fight_odds
+from bellum.odds.engine import DEFAULT_MAX_MEMORY, MODELS
+from bellum.odds.montecarlo import DEFAULT_MAX_RUNS
+from bellum.odds.report import render_text, to_json_dict, write_plot
 
 
 @cli.group()
 def odds() -> None:
     """Exact and Monte Carlo outcome distributions of fights."""
+
+
+def _use_color() -> bool:
+    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
+    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+@odds.command()
+@click.option("--att", "att", type=int, required=True, help="Attacking troops.")
+@click.option("--def", "dfd", type=int, required=True, help="Defending troops.")
+@click.option(
+    "--att-mult",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Attack strength per soldier (e.g. 2.0 from a fortress).",
+)
+@click.option(
+    "--def-mult",
+    type=float,
+    default=1.0,
+    show_default=True,
+    help="Defense strength per soldier (sector defense multiplier).",
+)
+@click.option(
+    "--model",
+    type=click.Choice(MODELS),
+    default="server",
+    show_default=True,
+    help="server: the 4.4.1 loop (jitter, 9-51 round windows); "
+    "per-casualty: odds recomputed after every casualty (info page).",
+)
+@click.option("--exact", "force_exact", is_flag=True, help="Force the exact solver.")
+@click.option("--monte-carlo", "force_mc", is_flag=True, help="Force Monte Carlo.")
+@click.option("--runs", type=int, default=None, help="Monte Carlo runs (implies Monte Carlo).")
+@click.option(
+    "--target-error",
+    type=float,
+    default=None,
+    help="Run Monte Carlo until the standard error of P(win) is at most this.",
+)
+@click.option(
+    "--max-runs",
+    type=int,
+    default=DEFAULT_MAX_RUNS,
+    show_default=True,
+    help="Run cap for --target-error.",
+)
+@click.option("--seed", type=int, default=None, help="Monte Carlo seed (printed if not given).")
+@click.option(
+    "--max-memory",
+    type=int,
+    default=DEFAULT_MAX_MEMORY // 2**20,
+    show_default=True,
+    help="Memory allowed to the exact solver, in MB.",
+)
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write a PNG of the distributions (needs bellum[plot]).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
+def fight(
+    att: int,
+    dfd: int,
+    att_mult: float,
+    def_mult: float,
+    model: str,
+    force_exact: bool,
+    force_mc: bool,
+    runs: int | None,
+    target_error: float | None,
+    max_runs: int,
+    seed: int | None,
+    max_memory: int,
+    plot: Path | None,
+    as_json: bool,
+) -> None:
+    """Odds of ATT troops attacking DEF troops until one side is gone.
+
+    Exact by default; Monte Carlo above a size threshold (docs/odds.md).
+    """
+    if force_exact and force_mc:
+        raise UsageError("choose one of --exact and --monte-carlo")
+    for name, n in (("--att", att), ("--def", dfd)):
+        if n <= 0:
+            raise UsageError(f"{name} must be a positive number of troops (got {n})")
+    for name, m in (("--att-mult", att_mult), ("--def-mult", def_mult)):
+        if not m > 0:
+            raise UsageError(f"{name} must be a positive multiplier (got {m})")
+    if max_memory <= 0:
+        raise UsageError(f"--max-memory must be positive (got {max_memory})")
+    if seed is not None and not 0 <= seed < 2**63:
+        raise UsageError(f"--seed must be between 0 and 2**63-1 (got {seed})")
+    method: Method = "exact" if force_exact else "monte-carlo" if force_mc else "auto"
+    attacker = Side.troops(att, att_mult, label="attacker")
+    defender = Side.troops(dfd, def_mult, label="defender")
+    result = fight_odds(
+        attacker,
+        defender,
+        model="server" if model == "server" else "per-casualty",
+        method=method,
+        runs=runs,
+        target_error=target_error,
+        max_runs=max_runs,
+        seed=seed,
+        max_memory=max_memory * 2**20,
+    )
+    for note in result.notes:
+        click.echo(f"bellum: warning: {note}", err=True)
+    if plot is not None:
+        write_plot(result, plot)
+    if as_json:
+        doc = to_json_dict(result)
+        doc["inputs"] = {
+            "att": att,
+            "def": dfd,
+            "att_mult": att_mult,
+            "def_mult": def_mult,
+        }
+        click.echo(json.dumps(doc))
+        return
+    click.echo(
+        f"attacker {att} troops x{att_mult:g} (strength {attacker.initial_strength:g}) vs "
+        f"defender {dfd} troops x{def_mult:g} (strength {defender.initial_strength:g})"
+    )
+    click.echo(render_text(result, color=_use_color()))
+    if plot is not None:
+        click.echo(f"plot written to {plot}")

@@ -1,0 +1,45 @@
+"""The odds engine: exact and Monte Carlo outcome distributions of fights.
+
+Three lines compute the odds of 150 mil attacking 40 mil in 2x terrain::
+
+    from bellum.odds import Side, fight_odds
+    result = fight_odds(Side.troops(150), Side.troops(40, 2.0))
+    result.p_attacker_wins
+
+A :class:`Side` is the side's strength and casualties as functions of the
+rounds it has lost, so any ruleset that allocates casualties
+deterministically (Empire units, several piles of mil) can be fed in through
+:meth:`Side.from_arrays`.  :mod:`bellum.odds.report` renders any
+:class:`OddsResult`, whatever produced it.
+"""
+
+from __future__ import annotations
+
+from bellum.odds.engine import (
+    EXACT_LIMITS,
+    Method,
+    choose_method,
+    fight_odds,
+)
+from bellum.odds.montecarlo import Model, server_fight
+from bellum.odds.result import (
+    QUANTILES,
+    FightEndStates,
+    LossDistribution,
+    OddsResult,
+)
+from bellum.odds.side import Side
+
+__all__ = [
+    "EXACT_LIMITS",
+    "QUANTILES",
+    "FightEndStates",
+    "LossDistribution",
+    "Method",
+    "Model",
+    "OddsResult",
+    "Side",
+    "choose_method",
+    "fight_odds",
+    "server_fight",
+]

@@ -1,0 +1,258 @@
+"""Monte Carlo estimates of a fight's end-state distribution.
+
+Two kinds:
+
+* :func:`monte_carlo` - fast, vectorised over runs with numpy (or a numba loop
+  when the ``[fast]`` extra is installed).  One integer seed feeds a
+  ``numpy.random.SeedSequence``; batch ``i`` draws from its ``i``-th spawned
+  child, so a seed, a model and a run schedule replay the same numbers.  It
+  samples the same model as the exact solvers, not the server's draw stream.
+* :func:`server_fight` / :func:`server_reference` - plain Python, driven by
+  :class:`bellum.dice.ServerRandom` draw for draw like the 4.4.1 loop of spec
+  §6.2 (it reproduces the Appendix B.1 line).  Slow; it exists to validate the
+  exact server solver against the real draw sequence.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+
+from bellum.dice import ServerRandom, seed_sequence
+from bellum.errors import UsageError
+from bellum.odds import _kernels
+from bellum.odds._common import (
+    JITTER_CHOICES,
+    WINDOW_MAX,
+    WINDOW_MIN,
+    FloatArray,
+    jitter_value,
+    jittered_probabilities,
+    server_odds,
+)
+from bellum.odds.exact import resolve_backend
+from bellum.odds.result import FightEndStates, IntArray
+from bellum.odds.side import Side
+
+Model = Literal["server", "per-casualty"]
+
+#: Runs per batch; target-error mode checks the standard error between batches.
+BATCH_RUNS = 20_000
+#: Default cap on the number of runs in target-error mode.
+DEFAULT_MAX_RUNS = 10_000_000
+#: Runs when neither a run count nor a target error is given.
+DEFAULT_RUNS = 100_000
+
+
+@dataclass(frozen=True)
+class MonteCarloRun:
+    """Counts of end states from ``runs`` simulated fights and what produced them."""
+
+    end_states: FightEndStates
+    runs: int
+    seed: int
+    steps: int
+    standard_error: float
+    cap_reached: bool
+
+
+def standard_error(wins: float, runs: int) -> float:
+    """Binomial standard error of an estimated probability ``wins / runs``."""
+    if runs <= 0:
+        return math.inf
+    p = wins / runs
+    return math.sqrt(max(p * (1.0 - p), 0.0) / runs)
+
+
+def monte_carlo(
+    att: Side,
+    dfd: Side,
+    *,
+    model: Model = "server",
+    runs: int | None = None,
+    target_error: float | None = None,
+    max_runs: int = DEFAULT_MAX_RUNS,
+    seed: int | None = None,
+    backend: Literal["auto", "numpy", "numba"] = "auto",
+) -> MonteCarloRun:
+    """Simulate fights: ``runs`` of them, or batches until the standard error of
+    P(attacker wins) is at most ``target_error`` (at most ``max_runs``).
+
+    In target-error mode at least two batches run before the standard error
+    is trusted, so a lopsided fight that shows no loss in the first batch
+    does not stop early on a standard error of 0.
+    """
+    if runs is not None and target_error is not None:
+        raise UsageError("give either a run count or a target error, not both")
+    if runs is not None and runs < 1:
+        raise UsageError(f"the number of runs must be at least 1 (got {runs})")
+    if target_error is not None and not target_error > 0:
+        raise UsageError(f"the target error must be positive (got {target_error})")
+    if max_runs < 1:
+        raise UsageError(f"the run cap must be at least 1 (got {max_runs})")
+    if runs is None and target_error is None:
+        runs = DEFAULT_RUNS
+    used_seed, ss = seed_sequence(seed)
+    use_numba = resolve_backend(backend) == "numba"
+    batch = _batch_function(model, use_numba)
+    att_c = np.zeros(att.rounds, dtype=np.int64)
+    def_c = np.zeros(dfd.rounds, dtype=np.int64)
+    done = 0
+    steps = 0
+    cap_reached = False
+    while True:
+        if runs is not None:
+            want = min(BATCH_RUNS, runs - done)
+        else:
+            want = min(BATCH_RUNS, max_runs - done)
+        (child,) = ss.spawn(1)
+        rng = np.random.Generator(np.random.PCG64(child))
+        steps += batch(att.strength, dfd.strength, want, rng, att_c, def_c)
+        done += want
+        se = standard_error(float(att_c.sum()), done)
+        if runs is not None:
+            if done >= runs:
+                break
+        elif target_error is not None and done >= 2 * BATCH_RUNS and se <= target_error:
+            break
+        elif done >= max_runs:
+            cap_reached = target_error is not None and se > target_error
+            break
+    return MonteCarloRun(
+        FightEndStates(att_c / done, def_c / done), done, used_seed, steps, se, cap_reached
+    )
+
+
+Batch = Callable[..., int]
+
+
+def _batch_function(model: Model, use_numba: bool) -> Batch:
+    server = model == "server"
+    kernel = _kernels.compiled("mc_loops") if use_numba else _numpy_batch
+
+    def run(
+        sa: FloatArray,
+        sd: FloatArray,
+        n: int,
+        rng: np.random.Generator,
+        att_c: IntArray,
+        def_c: IntArray,
+    ) -> int:
+        return int(kernel(sa, sd, n, rng, att_c, def_c, server))
+
+    return run
+
+
+def _numpy_batch(
+    sa: FloatArray,
+    sd: FloatArray,
+    n: int,
+    rng: np.random.Generator,
+    att_c: IntArray,
+    def_c: IntArray,
+    server: bool,
+) -> int:
+    """One numpy pass per round over the runs still fighting.
+
+    Per-casualty runs recompute their probability every round; server runs
+    keep a frozen probability and the rounds left in their window, and draw a
+    new window (jitter and length) when it runs out.
+    """
+    ka = sa.size - 1
+    kd = sd.size - 1
+    a = np.zeros(n, dtype=np.int64)
+    d = np.zeros(n, dtype=np.int64)
+    p = np.zeros(n)
+    left = np.zeros(n, dtype=np.int64)
+    steps = 0
+    while a.size:
+        if server:
+            new = np.flatnonzero(left == 0)
+            if new.size:
+                odds = sa[a[new]] / (sa[a[new]] + sd[d[new]])
+                table = jittered_probabilities(odds)
+                pick = rng.integers(0, JITTER_CHOICES, size=new.size)
+                p[new] = table[np.arange(new.size), pick]
+                left[new] = rng.integers(WINDOW_MIN, WINDOW_MAX + 1, size=new.size)
+            left -= 1
+        else:
+            s = sa[a]
+            p = s / (s + sd[d])
+        hit = rng.random(a.size) < p
+        d += hit
+        a += ~hit
+        steps += a.size
+        over = (d == kd) | (a == ka)
+        if over.any():
+            _record(a[over], d[over], kd, att_c, def_c)
+            going = ~over
+            a, d, p, left = a[going], d[going], p[going], left[going]
+    return steps
+
+
+def _record(
+    a: IntArray,
+    d: IntArray,
+    kd: int,
+    att_c: IntArray,
+    def_c: IntArray,
+) -> None:
+    """Count finished fights into the end-state histograms."""
+    won = d == kd
+    att_c += np.bincount(a[won], minlength=att_c.size)
+    def_c += np.bincount(d[~won], minlength=def_c.size)
+
+
+def server_fight(rng: ServerRandom, att: Side, dfd: Side) -> tuple[str, int, int]:
+    """One fight exactly as the 4.4.1 loop draws it (spec §6.2).
+
+    Returns the ``!``/``@`` line and the rounds each side lost.  Draw order:
+    ``roll(11)`` then ``roll(43)`` before the loop, one ``chance`` per round,
+    and at a re-evaluation ``roll(43)`` then ``roll(11)`` - also after the last
+    round, as the server does.
+    """
+    sa, sd = att.strength, dfd.strength
+    a = d = 0
+
+    def jitter(o: float, x: float) -> float:
+        return jitter_value(server_odds(o, x), (rng.roll(11) - 6) / 100.0)
+
+    p = jitter(float(sa[0]), float(sd[0]))
+    countdown = 7 + rng.roll(43)
+    out: list[str] = []
+    success = sd[0] == 0
+    while not success and sa[a] > 0:
+        if rng.chance(p):
+            out.append("!")
+            d += 1
+            success = sd[d] == 0
+        else:
+            out.append("@")
+            a += 1
+        if countdown <= 0:
+            countdown = 7 + rng.roll(43)
+            p = jitter(float(sa[a]), float(sd[d]))
+        else:
+            countdown -= 1
+    return "".join(out), a, d
+
+
+def server_reference(att: Side, dfd: Side, runs: int, seed: int) -> MonteCarloRun:
+    """``runs`` fights of :func:`server_fight` on one ``ServerRandom(seed)`` stream."""
+    rng = ServerRandom(seed)
+    att_c = np.zeros(att.rounds, dtype=np.int64)
+    def_c = np.zeros(dfd.rounds, dtype=np.int64)
+    steps = 0
+    for _ in range(runs):
+        _, a, d = server_fight(rng, att, dfd)
+        steps += a + d
+        if d == dfd.rounds:
+            att_c[a] += 1
+        else:
+            def_c[d] += 1
+    se = standard_error(float(att_c.sum()), runs)
+    return MonteCarloRun(FightEndStates(att_c / runs, def_c / runs), runs, seed, steps, se, False)

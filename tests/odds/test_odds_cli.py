@@ -1,0 +1,137 @@
+"""``bellum odds fight`` end to end, through the real entry point."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bellum.cli import main
+
+
+def run(args: list[str], capsys: pytest.CaptureFixture[str]) -> tuple[int, str, str]:
+    with pytest.raises(SystemExit) as exc:
+        main(["odds", "fight", *args])
+    out, err = capsys.readouterr()
+    return int(exc.value.code or 0), out, err
+
+
+def test_default_is_exact_server_model(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(["--att", "150", "--def", "80"], capsys)
+    assert code == 0
+    assert "model server, method exact" in out
+    assert "P(attacker wins)" in out and "95%" in out and "│" in out
+    assert "\x1b" not in out  # captured output is not a terminal
+
+
+def test_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = run(
+        ["--att", "30", "--def", "20", "--def-mult", "1.5", "--model", "per-casualty", "--json"],
+        capsys,
+    )
+    doc = json.loads(out)
+    assert code == 0
+    for key in (
+        "p_attacker_wins",
+        "method",
+        "model",
+        "pruned_mass",
+        "expected_losses",
+        "quantiles",
+        "distributions",
+        "end_states",
+        "inputs",
+        "schema_version",
+    ):
+        assert key in doc
+    assert doc["method"] == "exact" and doc["model"] == "per-casualty"
+    assert set(doc["quantiles"]["attacker"]) == {"5", "25", "50", "75", "95"}
+
+
+def test_monte_carlo_echoes_seed_and_error(capsys: pytest.CaptureFixture[str]) -> None:
+    _, out, _ = run(
+        ["--att", "30", "--def", "20", "--runs", "2000", "--seed", "4", "--json"], capsys
+    )
+    doc = json.loads(out)
+    assert doc["method"] == "monte-carlo" and doc["seed"] == 4 and doc["standard_error"] > 0
+
+
+def test_unreachable_target_error_warns(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(
+        [
+            "--att",
+            "30",
+            "--def",
+            "30",
+            "--target-error",
+            "1e-6",
+            "--max-runs",
+            "40000",
+            "--seed",
+            "1",
+        ],
+        capsys,
+    )
+    assert code == 0
+    assert err.startswith("bellum: warning:") and "--max-runs" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--att", "0", "--def", "5"], "--att must be a positive"),
+        (["--att", "5", "--def", "-5"], "--def must be a positive"),
+        (["--att", "5", "--def", "5", "--att-mult", "0"], "--att-mult"),
+        (["--att", "5", "--def", "5", "--exact", "--monte-carlo"], "one of"),
+        (["--att", "5", "--def", "5", "--exact", "--runs", "9"], "Monte Carlo"),
+        (["--att", "5", "--def", "5", "--target-error", "0"], "target error"),
+        (["--att", "5000", "--def", "5000", "--exact", "--max-memory", "1"], "--max-memory"),
+        (["--att", "100000", "--def", "100000", "--exact"], "--monte-carlo"),
+        (["--att", "2000000", "--def", "2000000", "--runs", "100000"], "lower --runs"),
+        (["--att", "9000000", "--def", "9000000", "--target-error", "1e-4"], "--target-error"),
+        (["--att", "1000", "--def", "1000", "--seed", "-1"], "--seed"),
+        (["--att", "5", "--def", "5", "--plot", "/nonexistent/dir/x.png"], "cannot write"),
+    ],
+)
+def test_bad_input_is_one_line(
+    args: list[str], words: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, _, err = run(args, capsys)
+    assert code in (1, 2)
+    assert err.startswith("bellum: error:") and words in err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+def test_plot_writes_a_png(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "odds.png"
+    code, _, _ = run(["--att", "40", "--def", "30", "--plot", str(target)], capsys)
+    assert code == 0 and target.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_plot_without_matplotlib_says_how_to_install(tmp_path: Path) -> None:
+    # A subprocess where importing matplotlib fails, as on an install without [plot].
+    code = (
+        "import sys; sys.modules['matplotlib'] = None; from bellum.cli import main; "
+        f"main(['odds', 'fight', '--att', '5', '--def', '5', '--plot', r'{tmp_path / 'x.png'}'])"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 1
+    assert proc.stderr.strip() == (
+        "bellum: error: plotting needs matplotlib: pip install 'bellum[plot]'"
+    )
+
+
+def test_no_color_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
+    from bellum.cli import odds as cli_odds
+
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not cli_odds._use_color()
+    monkeypatch.delenv("NO_COLOR")
+    assert cli_odds._use_color()
