@@ -141,7 +141,7 @@ def unit_casualty(c: Combat, f: Fighter, k: int, mode: Mode) -> int:
         return taken
     if mode is Mode.DEFEND and u.loaded:
         return taken
-    if not c.dice.pct_chance(u.retreat - u.eff):
+    if not c.morale or not c.dice.pct_chance(u.retreat - u.eff):
         return taken
     c.notify(u.owner, f"{lead}{u.name()} fails morale check!")
     u.mission = ""

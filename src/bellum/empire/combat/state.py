@@ -126,6 +126,8 @@ class Combat:
     target_pending: int = 0
     money_made: int = 0
     sneak: bool = False
+    #: False while the odds engine replays casualties: no morale checks, no draws.
+    morale: bool = True
 
     # -- output ---------------------------------------------------------------
 
