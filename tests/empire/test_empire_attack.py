@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import world_from
+from conftest import EXAMPLES, world_from
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, attack
@@ -104,7 +104,7 @@ mil = 500
 
 
 def test_failed_attack_b3_item_2() -> None:
-    w = world_from(FAILED_ATTACK)
+    w = load_world(EXAMPLES / "failed.toml")
     r = run(w, "2,0", ["29", "y"])
     assert r.outcome == "defeated"
     assert "                      Estimated odds:        2%\n" in r.transcript()
@@ -207,25 +207,7 @@ def test_partial_support_arguments_complain_and_request_everything(vector_a_path
 
 
 def test_capital_sack_b3_item_7() -> None:
-    w = world_from(
-        """
-[[sector]]
-at = [22, 0]
-des = "wilderness"
-owner = 1
-eff = 100
-mob = 127
-mil = 200
-[[sector]]
-at = [24, 0]
-des = "capital"
-owner = 2
-eff = 100
-mob = 80
-mil = 5
-civ = 100
-"""
-    )
+    w = load_world(EXAMPLES / "capital.toml")
     r = run(w, "24,0", ["150", "0"])
     assert r.outcome == "captured"
     text = r.transcript()
