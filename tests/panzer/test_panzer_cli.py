@@ -72,13 +72,19 @@ def test_odds_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "panzer", "odds", EXAMPLE)
     assert code == 0
     for text in (
-        "P(success)",
-        "Loss table",
-        "Losses of the attackers",
-        "#",
+        "Exact outcome of the assault on",
+        "P(attacker wins)",
+        "  P(retreated)",
+        "P(failed)",
+        "expected attacker losses:",
+        "(model panzer-assault, method exact",
+        "attacker losses",
+        "█",
+        "losses in men-equivalents",
         "total probability 1.0",
     ):
         assert text in out
+    assert "\x1b[" not in out
     _, out, _ = run(capsys, "panzer", "odds", EXAMPLE, "--json")
     doc = json.loads(out)
     assert doc["schema"] == "bellum.panzer.odds/1" and doc["check"] is None

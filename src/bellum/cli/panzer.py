@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import click
@@ -13,6 +15,8 @@ import click
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
 from bellum.errors import UsageError
+from bellum.odds.report import render_text, write_plot
+from bellum.odds.result import OddsResult
 from bellum.panzer.assault import AssaultBreakdown, CombatRange, SideTotals, plan_assault
 from bellum.panzer.distribution import (
     Agreement,
@@ -22,7 +26,7 @@ from bellum.panzer.distribution import (
     monte_carlo,
 )
 from bellum.panzer.report import assault_json, breakdown_json, odds_json, rules_json
-from bellum.panzer.results import OUTCOMES, AssaultResult, SideLoss, resolve_plan
+from bellum.panzer.results import AssaultResult, SideLoss, resolve_plan
 from bellum.panzer.rules import RULE_KEYS, Rules
 from bellum.panzer.scenario import load_scenario, save_scenario
 
@@ -174,62 +178,27 @@ def result_lines(result: AssaultResult) -> list[str]:
     return lines
 
 
-def _buckets(law: dict[int, float], lo: int, hi: int, rows: int) -> list[tuple[str, float]]:
-    """``law`` summed over at most ``rows`` equal ranges of losses between lo and hi."""
-    step = max(1, -(-(hi - lo + 1) // rows))
-    out = []
-    for start in range(lo, hi + 1, step):
-        end = min(hi, start + step - 1)
-        p = sum(q for k, q in law.items() if start <= k <= end)
-        out.append((str(start) if start == end else f"{start}-{end}", p))
-    return out
+def odds_lines(
+    dist: Distribution,
+    bd: AssaultBreakdown,
+    check: Agreement | None,
+    result: OddsResult | None = None,
+) -> list[str]:
+    """The odds engine's report of the assault, then what only a Panzer assault has to say.
 
-
-def _histogram(dist: Distribution, attacker: bool, width: int = 40, rows: int = 16) -> list[str]:
-    law = dist.losses(attacker)
-    if not law:
-        return []
-    buckets = _buckets(law, min(law), max(law), rows)
-    top = max(p for _, p in buckets) or 1.0
-    label = max(len(b) for b, _ in buckets)
-    return [
-        f"  {b:>{label}} | {'#' * round(width * p / top):<{width}} {100 * p:6.2f}%"
-        for b, p in buckets
-    ]
-
-
-def _loss_table(dist: Distribution, rows: int = 30) -> list[str]:
-    """Both sides' loss laws side by side, in ranges when there are more than ``rows`` values."""
-    att, dfd = dist.losses(True), dist.losses(False)
-    keys = set(att) | set(dfd)
-    lo, hi = min(keys), max(keys)
-    size = rows if hi - lo + 1 > rows else hi - lo + 1
-    table = [
-        (label, f"{100 * pa:.3f}%", f"{100 * pd:.3f}%")
-        for (label, pa), (_, pd) in zip(
-            _buckets(att, lo, hi, size), _buckets(dfd, lo, hi, size), strict=True
-        )
-        if pa or pd
-    ]
-    return _table(("loss", "P(attackers)", "P(defenders)"), table, "012")
-
-
-def odds_lines(dist: Distribution, bd: AssaultBreakdown, check: Agreement | None) -> list[str]:
+    The summary, loss table and histograms are ``bellum.odds.report``'s, as for
+    ``bellum odds fight``; around them: the target, the loss unit and spread, the total
+    probability as a check on the enumeration, and the ``--check`` comparison.
+    """
+    result = dist.odds_result() if result is None else result
     lines = [
         _bold(f"Exact outcome of the assault on {bd.target}"),
-        f"  P(success)   {100 * dist.p_success:7.3f}%",
+        render_text(result, color=_colour()),
+        "",
+        "losses in men-equivalents, surrenders included; standard deviation:"
+        f" attacker {dist.loss_sd(True):.2f}, defender {dist.loss_sd(False):.2f}",
+        f"total probability {dist.total:.12f}",
     ]
-    for name in OUTCOMES:
-        lines.append(f"    {name:<12} {100 * dist.outcome(name):7.3f}%")
-    lines.append(
-        f"  expected losses: attackers {dist.expected_loss(True):.3f}"
-        f" (sd {dist.loss_sd(True):.3f}), defenders {dist.expected_loss(False):.3f}"
-        f" (sd {dist.loss_sd(False):.3f}) men-equivalents"
-    )
-    lines += ["", _bold("Loss table (men-equivalents)"), *_loss_table(dist)]
-    for attacker, who in ((True, "attackers"), (False, "defenders")):
-        lines += ["", _bold(f"Losses of the {who}"), *_histogram(dist, attacker)]
-    lines.append(f"\n  total probability {dist.total:.12f}")
     if check is not None:
         lines += ["", _bold(f"Monte Carlo of the resolver, {check.runs} runs")]
         z_rows = [(q, f"{e:.5f}", f"{s:.5f}", f"{z:+.2f}") for q, e, s, z in check.rows]
@@ -310,25 +279,40 @@ def explain(scenario: str, as_json: bool) -> None:
     help="Also run the resolver N times and compare.",
 )
 @click.option("--seed", type=click.IntRange(0, 2**32 - 1), help="Seed of the --check Monte Carlo.")
-def odds(scenario: str, as_json: bool, runs: int, seed: int | None) -> None:
-    """Print the exact outcome distribution of the assault of SCENARIO.toml."""
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=None,
+    help="Also write a PNG of the distributions (needs bellum[plot]).",
+)
+def odds(scenario: str, as_json: bool, runs: int, seed: int | None, plot: Path | None) -> None:
+    """Print the exact outcome distribution of the assault of SCENARIO.toml.
+
+    Shown like ``bellum odds fight`` (docs/odds.md), with the assault's own lines around it.
+    """
+    if seed is not None and not runs:
+        raise UsageError("--seed only applies with --check N")
     s = load_scenario(scenario)
     plan = plan_assault(s)
+    started = time.perf_counter()
     dist = exact_distribution(plan)
+    result = dist.odds_result(seconds=time.perf_counter() - started)
     check = None
     used = None
     if runs:
         used = new_seed() if seed is None else seed
         check = compare(dist, monte_carlo(plan, runs, used))
-    elif seed is not None:
-        raise UsageError("--seed only applies with --check N")
+    if plot is not None:
+        write_plot(result, plot)
     if as_json:
-        _emit(odds_json(dist, plan.breakdown, s.name, check, used), None)
-    else:
-        lines = odds_lines(dist, plan.breakdown, check)
-        if used is not None:
-            lines.append(f"  Monte Carlo seed {used}")
-        _emit(None, lines)
+        _emit(odds_json(dist, plan.breakdown, s.name, check, used, result), None)
+        return
+    lines = odds_lines(dist, plan.breakdown, check, result)
+    if used is not None:
+        lines.append(f"  Monte Carlo seed {used}")
+    if plot is not None:
+        lines.append(f"plot written to {plot}")
+    _emit(None, lines)
 
 
 @panzer.command("rules")

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from bellum.errors import CommandError
-from bellum.odds.result import QUANTILES, LossDistribution, OddsResult
+from bellum.odds.result import ATTACKER_WINS, QUANTILES, LossDistribution, OddsResult
 
 #: Version of the JSON document written by :func:`to_json_dict`.
 JSON_SCHEMA_VERSION = 1
@@ -62,16 +62,28 @@ def method_line(result: OddsResult) -> str:
 
 
 def summary(result: OddsResult, *, color: bool = False) -> str:
-    """Outcome probabilities, expected losses and the method line."""
-    width = max(len(name) for name in result.outcomes)
-    lines = []
+    """Outcome probabilities, expected losses and the method line.
+
+    When the attacker wins in several named ways (a Panzer assault's defenders
+    eliminated, retreated, ...) their total comes first as P(attacker wins),
+    with the ways indented under it, so the headline reads as in a fight while
+    the listed outcomes still add up to 1.
+    """
+    split = result.winning_split
+    rows: list[tuple[str, float]] = []
+    if split:
+        rows.append((f"P({ATTACKER_WINS})", result.p_attacker_wins))
     for name, p in result.outcomes.items():
-        label = f"P({name})".ljust(width + 3)
+        indent = "  " if split and name in result.attacker_wins else ""
+        rows.append((f"{indent}P({name})", p))
+    width = max(len(label) for label, _ in rows)
+    lines = []
+    for label, p in rows:
         value = percent(p)
         if p == 0.0 and result.pruned_mass:
             # What was dropped bounds what was not seen.
             value = f"below {percent(result.pruned_mass)} (pruned)"
-        lines.append(f"{label} {_BOLD + value + _RESET if color else value}")
+        lines.append(f"{label.ljust(width)} {_BOLD + value + _RESET if color else value}")
     for side, dist in result.losses.items():
         lines.append(f"expected {side} losses: {dist.mean():.2f}")
     lines.append(f"({method_line(result)})")
@@ -164,8 +176,8 @@ def to_json_dict(result: OddsResult) -> dict[str, Any]:
         "method": result.method,
         "outcomes": {k: float(v) for k, v in result.outcomes.items()},
     }
-    if "attacker wins" in result.outcomes:
-        doc["p_attacker_wins"] = float(result.outcomes["attacker wins"])
+    if result.names_attacker_wins:
+        doc["p_attacker_wins"] = result.p_attacker_wins
     if result.method == "monte-carlo":
         doc["seed"] = result.seed
         doc["runs"] = result.runs
@@ -216,8 +228,18 @@ def write_plot(result: OddsResult, path: Path) -> None:
     ax = axes[0]
     names = list(result.outcomes)
     values = [100 * result.outcomes[k] for k in names]
-    bars = ax.bar(range(len(names)), values, color=["tab:blue", "tab:red"][: len(names)])
-    ax.set_xticks(range(len(names)), names)
+    # The attacker's ways of winning in blue, the rest in red (the headline in blue when
+    # the result names no winner).
+    colors = [
+        "tab:blue"
+        if name in result.attacker_wins or (i == 0 and not result.names_attacker_wins)
+        else "tab:red"
+        for i, name in enumerate(names)
+    ]
+    bars = ax.bar(range(len(names)), values, color=colors)
+    # More than two names do not fit side by side under a 4-inch axis.
+    tilt = {"rotation": 30, "ha": "right"} if len(names) > 2 else {}
+    ax.set_xticks(range(len(names)), names, **tilt)
     ax.set_ylim(0, 105)
     ax.set_ylabel("probability (%)")
     ax.set_title("outcome")

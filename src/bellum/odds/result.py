@@ -26,6 +26,11 @@ QUANTILES: tuple[float, ...] = (0.05, 0.25, 0.5, 0.75, 0.95)
 # quantile from jumping to the next value because of rounding alone.
 _QUANTILE_SLACK = 1e-12
 
+ATTACKER_WINS = "attacker wins"
+DEFENDER_WINS = "defender wins"
+ATTACKER = "attacker"
+DEFENDER = "defender"
+
 
 @dataclass(frozen=True, eq=False)
 class LossDistribution:
@@ -95,10 +100,15 @@ class FightEndStates:
 class OddsResult:
     """Named outcomes, per-side loss distributions, and how they were obtained.
 
-    ``outcomes`` is ordered; its first entry is the headline probability, the
-    one ``standard_error`` refers to for Monte Carlo results.  ``pruned_mass``
-    is the probability an exact solver dropped (``None`` for Monte Carlo);
-    ``seed``/``runs``/``standard_error`` are ``None`` for exact results.
+    ``outcomes`` is ordered and its names are mutually exclusive; its first
+    entry is the headline probability.  ``attacker_wins`` names the outcomes in
+    which the attacker wins: a fight has the one ``"attacker wins"``, a Panzer
+    assault several ways of succeeding (defenders eliminated, retreated, ...),
+    and the report shows their total as P(attacker wins) above them.  For Monte
+    Carlo results ``standard_error`` is that of :attr:`p_attacker_wins`.
+    ``pruned_mass`` is the probability an exact solver dropped (``None`` for
+    Monte Carlo); ``seed``/``runs``/``standard_error`` are ``None`` for exact
+    results.
     ``notes`` are one-line remarks for the user (for instance a run cap that was
     reached); rules code never prints them itself.
     """
@@ -115,6 +125,7 @@ class OddsResult:
     notes: tuple[str, ...] = ()
     end_states: FightEndStates | None = None
     details: Mapping[str, object] = field(default_factory=dict)
+    attacker_wins: tuple[str, ...] = (ATTACKER_WINS,)
 
     @property
     def headline(self) -> tuple[str, float]:
@@ -123,12 +134,23 @@ class OddsResult:
         return name, self.outcomes[name]
 
     @property
+    def names_attacker_wins(self) -> bool:
+        """Whether any outcome is one in which the attacker wins (else P(win) is unknown)."""
+        return any(name in self.outcomes for name in self.attacker_wins)
+
+    @property
+    def winning_split(self) -> bool:
+        """Whether the attacker wins in several named ways, shown under their total."""
+        return sum(name in self.outcomes for name in self.attacker_wins) > 1
+
+    @property
     def p_attacker_wins(self) -> float:
-        """P(attacker wins), the headline of a fight result."""
-        return float(self.outcomes.get(ATTACKER_WINS, self.headline[1]))
+        """P(attacker wins): the sum of the :attr:`attacker_wins` outcomes, else the headline."""
+        if not self.names_attacker_wins:
+            return float(self.headline[1])
+        return float(sum(self.outcomes.get(name, 0.0) for name in self.attacker_wins))
 
 
-ATTACKER_WINS = "attacker wins"
 DEFENDER_WINS = "defender wins"
 ATTACKER = "attacker"
 DEFENDER = "defender"

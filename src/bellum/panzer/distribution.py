@@ -22,7 +22,10 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TypeVar
 
+import numpy as np
+
 from bellum.dice import ServerRandom
+from bellum.odds.result import ATTACKER, DEFENDER, LossDistribution, OddsResult
 from bellum.panzer.assault import AssaultPlan, CombatRange, plan_assault
 from bellum.panzer.battlefield import Hex
 from bellum.panzer.chance import Chance, enumerate_outcomes
@@ -43,6 +46,10 @@ from bellum.panzer.scenario import Scenario
 from bellum.panzer.units import Unit
 
 K = TypeVar("K", bound=Hashable)
+
+#: The ``model`` an assault's :class:`~bellum.odds.result.OddsResult` names: the §7-§10 resolver.
+ODDS_MODEL = "panzer-assault"
+FAILED = "failed"
 T = TypeVar("T")
 
 
@@ -62,7 +69,7 @@ class Distribution:
 
     @property
     def p_success(self) -> float:
-        return 1.0 - self.outcome("failed")
+        return 1.0 - self.outcome(FAILED)
 
     def losses(self, attacker: bool) -> dict[int, float]:
         """Marginal law of one side's loss."""
@@ -83,6 +90,45 @@ class Distribution:
     @property
     def total(self) -> float:
         return sum(self.joint.values())
+
+    def loss_distribution(self, attacker: bool) -> LossDistribution:
+        """One side's loss law as the odds engine's pmf (men-equivalents, ascending)."""
+        law = self.losses(attacker)
+        return LossDistribution.from_weights(
+            np.fromiter(law.keys(), dtype=np.int64, count=len(law)),
+            np.fromiter(law.values(), dtype=np.float64, count=len(law)),
+        )
+
+    def odds_result(self, *, seed: int | None = None, seconds: float | None = None) -> OddsResult:
+        """This law as a generic :class:`~bellum.odds.result.OddsResult`.
+
+        So that an assault is shown exactly like a fight (``bellum.odds.report``: summary, loss
+        table with quantiles, histograms, JSON, plot).  Every outcome of :data:`OUTCOMES` is
+        kept, the ways of succeeding first: they are what the report totals as P(attacker
+        wins), and they still add up to 1 with "failed".  Sides are named as in a fight
+        (``attacker``/``defender``) so one consumer reads both; losses stay in
+        men-equivalents.  An exact law prunes nothing (``pruned_mass`` 0); a Monte Carlo one
+        reports its runs, ``seed`` and the standard error of P(success).
+        """
+        wins = tuple(name for name in OUTCOMES if name != FAILED)
+        exact = self.runs == 0
+        p = self.p_success
+        return OddsResult(
+            outcomes={name: self.outcome(name) for name in (*wins, FAILED)},
+            losses={
+                ATTACKER: self.loss_distribution(True),
+                DEFENDER: self.loss_distribution(False),
+            },
+            method="exact" if exact else "monte-carlo",
+            model=ODDS_MODEL,
+            seed=None if exact else seed,
+            runs=None if exact else self.runs,
+            standard_error=None if exact else math.sqrt(max(0.0, p * (1 - p)) / self.runs),
+            pruned_mass=0.0 if exact else None,
+            seconds=seconds,
+            details={"loss_unit": "men-equivalents", "total_probability": self.total},
+            attacker_wins=wins,
+        )
 
 
 def _merge(items: Iterable[tuple[K, float]]) -> dict[K, float]:

@@ -10,6 +10,8 @@ import dataclasses
 import math
 from typing import Any
 
+from bellum.odds.report import to_json_dict
+from bellum.odds.result import OddsResult
 from bellum.panzer.assault import AssaultBreakdown, CombatRange, SideTotals
 from bellum.panzer.distribution import Agreement, Distribution
 from bellum.panzer.results import AssaultResult, SideLoss
@@ -135,8 +137,18 @@ def odds_json(
     scenario_name: str,
     check: Agreement | None,
     seed: int | None,
+    result: OddsResult | None = None,
 ) -> dict[str, Any]:
-    return {
+    """The Panzer odds document, followed by the odds engine's keys for the same law.
+
+    The Panzer keys come first and keep their meaning; the generic keys (``p_attacker_wins``,
+    ``method``, ``model``, ``expected_losses``, ``quantiles``, ``distributions``, ...) are those
+    of ``bellum odds fight --json``, so one reader handles both.  ``outcomes`` is in both and
+    holds the same numbers.  ``result`` is ``dist`` as an odds result (timed by the caller);
+    without it the conversion is done here.
+    """
+    generic = to_json_dict(dist.odds_result() if result is None else result)
+    doc: dict[str, Any] = {
         "schema": ODDS_SCHEMA,
         "scenario": scenario_name,
         "target": str(bd.target),
@@ -162,6 +174,9 @@ def odds_json(
             "max_abs_z": check.max_abs_z,
         },
     }
+    for key, value in generic.items():
+        doc.setdefault(key, value)
+    return doc
 
 
 def rules_json(rules: Rules) -> dict[str, Any]:
