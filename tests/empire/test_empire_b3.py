@@ -104,3 +104,24 @@ def test_no_interdiction_without_the_option() -> None:
     assert "interdiction" not in r.transcript()
     assert w.sector((2, 0)).mil == 99
     assert w.units[0].eff == 100
+
+
+def test_plane_support_flies_through_flak() -> None:
+    w = load_world(EXAMPLES / "air-support.toml")
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["100", "0"]))
+    text = r.transcript()
+    assert "flying over wilderness at 3,1\nflying over wilderness at 2,0\n" in text
+    assert "firing 4 flak guns in 2,0...\n" in text
+    assert "attacker\t0.00\t0.00\t0.00\t0.82\n" in text
+    assert r.final_attack == 182  # 100 x 1.82
+    airfield = w.sector((4, 2))
+    assert airfield.get("petrol") == 50 - 2 * 3 and airfield.get("shell") == 40 - 2 * 4
+    assert all(p.mob < 60 and p.eff < 100 for p in w.planes.values())
+
+
+def test_planes_without_a_mission_stay_home() -> None:
+    w = load_world(EXAMPLES / "air-support.toml")
+    for p in w.planes.values():
+        p.mission = ""
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["100", "0"]))
+    assert "flying over" not in r.transcript() and r.final_attack == 100

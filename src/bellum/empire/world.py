@@ -251,6 +251,8 @@ class Plane:
     tech: float = 0.0
     wing: str = ""
     mission: str = ""
+    op_center: Coord | None = None
+    op_radius: int = 0
     ship: int | None = None
     land: int | None = None
     hardened: bool = False

@@ -302,6 +302,8 @@ def parse_world(
         p.ship = e.int("ship", lo=0) if "ship" in e.data else None
         p.land = e.int("land", lo=0) if "land" in e.data else None
         p.hardened = e.get("hardened", bool, False)
+        p.op_center = e.coord("op_center", geo) if "op_center" in e.data else None
+        p.op_radius = e.int("op_radius", 0, 0)
         e.finish()
         world.planes[uid] = p
 
@@ -545,8 +547,10 @@ def world_to_data(world: World) -> dict[str, Any]:
                 "ship": p.ship,
                 "land": p.land,
                 "hardened": p.hardened,
+                "op_center": xy(p.op_center),
+                "op_radius": p.op_radius,
             },
-            {"wing": "", "mission": "", "hardened": False},
+            {"wing": "", "mission": "", "hardened": False, "op_radius": 0},
         )
         for _, p in sorted(world.planes.items())
     ]

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
-from bellum.empire.combat.state import Combat
+from bellum.empire import air
+from bellum.empire.combat.state import Combat, ldround
 from bellum.empire.combat.strength import defense_total, offense_total
 from bellum.empire.geometry import Coord
 from bellum.empire.supply import in_supply
-from bellum.empire.tables import land_acc, land_dam, land_frg, ship_frange, ship_glim, techfact
-from bellum.empire.world import LandUnit, Sector, Ship
+from bellum.empire.tables import (
+    land_acc,
+    land_dam,
+    land_frg,
+    plane_acc,
+    plane_load,
+    plane_range,
+    ship_frange,
+    ship_glim,
+    techfact,
+)
+from bellum.empire.world import LandUnit, Plane, Sector, Ship
 
 
 def fort_range(c: Combat, s: Sector) -> float:
@@ -159,9 +170,119 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
     return total
 
 
-def plane_damage(c: Combat, victim: int, helped: int) -> int:
-    """§5.3 planes: support missions are not flown yet (no planes join; no draws)."""
-    return 0
+def _covers(c: Combat, p: Plane, at: Coord) -> bool:
+    """The plane's op area holds ``at`` and ``at`` is within its reach (§5.3)."""
+    geo = c.world.geometry
+    reach = plane_range(p.type, p.tech)
+    if not p.type.has("missile"):
+        reach //= 2
+    return geo.mapdist(at, p.op_center or p.xy) <= p.op_radius and geo.mapdist(at, p.xy) <= reach
+
+
+def bomb_damage(c: Combat, p: Plane) -> int:
+    """``bombdmg`` (§5.3): a random number of bombs, each with its own aim."""
+    load = plane_load(p.type, p.tech)
+    if load <= 0:
+        return 0
+    dmg = 0
+    for _ in range(min(c.dice.roll(load) + 1, load)):
+        dmg += c.dice.roll(6)
+        h = c.dice.roll(100)
+        dmg += 8 if h >= 90 else 5 if h < 100 - plane_acc(p.type, p.tech) else 1
+    return dmg
+
+
+def _take(s: Sector, item: str, n: int) -> bool:
+    if s.get(item) < n:
+        return False
+    s.put(item, s.get(item) - n)
+    return True
+
+
+def air_route(c: Combat, start: Coord, end: Coord) -> list[Sector]:
+    """The sectors a plane flies over from ``start`` to ``end`` (straight, first direction)."""
+    geo = c.world.geometry
+    route = []
+    here = start
+    while here != end:
+        here = min(geo.neighbours(here), key=lambda n: geo.mapdist(n, end))
+        route.append(c.world.sector(here))
+    return route
+
+
+def plane_damage(c: Combat, victim: int, helped: int, defending: bool = False) -> int:
+    """§5.3 planes on support missions; air combat en route is §16.5's summary (air.py).
+
+    Missiles fly straight in (they may blow up on launch) until the country's
+    missile damage reaches 100; other tactical planes fly from their bases,
+    armed with fuel and bombs there, through flak and fighters, and the
+    survivors hit twice their bomb damage.
+    """
+    w = c.world
+    if helped == 0 or victim == helped:
+        return 0
+    assert c.target is not None
+    p_at = c.target.xy
+    side_mission = "dsupport" if defending else "osupport"
+    total = 0
+    for cnum in sorted(w.nations):
+        if not w.helps(cnum, helped, victim):
+            continue
+        mine = [
+            p
+            for _, p in sorted(w.planes.items())
+            if p.owner == cnum
+            and p.mob >= 1
+            and p.mission in ("support", side_mission)
+            and _covers(c, p, p_at)
+        ]
+        missile_dmg = 0
+        for p in [p for p in mine if p.type.has("missile") and not p.type.has("marine")]:
+            if missile_dmg >= 100:
+                break
+            if not _take(w.sector(p.xy), "shell", plane_load(p.type, p.tech)):
+                continue
+            w.planes.pop(p.uid, None)
+            blowup = (0.05 + (100 - p.eff) / 100) * (1 - techfact(p.tech, 1))
+            if c.dice.chance(blowup):
+                c.notify(cnum, f"{p.name()} explodes on launch!")
+                continue
+            missile_dmg += bomb_damage(c, p)
+        total += missile_dmg
+        flyers = [
+            p
+            for p in mine
+            if not p.type.has("missile")
+            and p.eff >= 40
+            and p.type.has("tactical")
+            and not p.type.has("ASW")
+            and air.base_ok(c, p)
+        ]
+        escorts = [
+            p
+            for _, p in sorted(w.planes.items())
+            if p.owner == cnum and p.mission == "escort" and p.mob >= 1 and _covers(c, p, p_at)
+        ]
+        for base in sorted({p.xy for p in flyers}, key=lambda xy: (xy[1], xy[0])):
+            flights = []
+            dist = w.geometry.mapdist(base, p_at)
+            for p in [p for p in flyers if p.xy == base] + [e for e in escorts if e.xy == base]:
+                escort = p.mission == "escort"
+                s = w.sector(base)
+                if not _take(s, "petrol", p.type.fuel):
+                    continue
+                if not escort and not _take(s, "shell", plane_load(p.type, p.tech)):
+                    s.put("petrol", s.get("petrol") + p.type.fuel)
+                    continue
+                cost = (10 if escort else 20) / (p.eff / 100) * (2 * dist)
+                p.mob -= ldround(cost / max(1, plane_range(p.type, p.tech)) + 5)
+                flights.append(air.Flight(p, escort=escort))
+            air.fly(c, air_route(c, base, p_at), flights)
+            for f in flights:
+                if f.flying and not f.escort:
+                    c.dice.roll(100)
+                    total += 2 * bomb_damage(c, f.plane)
+    return total
 
 
 def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
@@ -196,7 +317,7 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
             du = unit_damage(c, a, d) / 100
             c.dsup += du
         if defense_total(c) < 1.2 * c.ototal:
-            dp = plane_damage(c, a, d) / 100
+            dp = plane_damage(c, a, d, defending=True) / 100
             c.dsup += dp
     c.ototal = offense_total(c)
     if c.osup != 1 or (computed and c.dsup != 1):
