@@ -94,7 +94,7 @@ def test_command_line_rules_are_not_saved_into_the_world(
     out = tmp_path / "o.toml"
     r = bellum(
         "empire", "attack", "2,0", "--world", str(vector_a_path), "--as", "1", "--seed", "1",
-        "--out", str(out), "--profile", "info-page", "--option", "scout_estimate=off",
+        "--out", str(out), "--profile", "info-page", "--option", "scout_estimate=off", "--option", "info_fight=off",
         stdin="150\n0\n",
     )  # fmt: skip
     assert r.returncode == 0, r.stderr

@@ -93,6 +93,18 @@ def test_exact_odds_match_the_real_command() -> None:
     assert abs(exact - runs.p_win) <= 4 * runs.standard_error
 
 
+def test_per_casualty_odds_match_the_info_page_fight() -> None:
+    """The per-casualty solver vs 600 runs of `attack` under ``info_fight`` (4 standard errors)."""
+    w = small()
+    w.overrides["info_fight"] = True
+    plan = make_plan(w, 1, "2,0", ["0,0=140"], [])
+    c, _ = prepare(w, 1, plan)
+    exact = fight_odds(*fight_sides(c), model="per-casualty").p_attacker_wins
+    runs = resolver_runs(w, 1, plan, 600, seed=12)
+    assert 0.05 < exact < 0.95
+    assert abs(exact - runs.p_win) <= 4 * runs.standard_error
+
+
 def test_bad_plans_are_one_line_errors() -> None:
     w = small()
     with pytest.raises(UsageError, match="not next to"):

@@ -14,8 +14,15 @@ from bellum.empire.worldfile import load_world
 from bellum.errors import UsageError
 
 
-def run(w: World, target: str, answers: list[str], profile: str, seed: int = 1) -> CombatResult:
-    apply_rules(w, profile)
+def run(
+    w: World,
+    target: str,
+    answers: list[str],
+    profile: str,
+    seed: int = 1,
+    options: list[str] | None = None,
+) -> CombatResult:
+    apply_rules(w, profile, options)
     return attack(w, target, 1, ServerRandom(seed), ScriptedPrompter(list(answers)))
 
 
@@ -121,7 +128,7 @@ def test_efficiency_damage_profiles(vector_a_path: object) -> None:
     server = load_world(EXAMPLES / "vector-a.toml")
     run(server, "2,0", ["150", "0"], "server-4.4.1")
     info = load_world(EXAMPLES / "vector-a.toml")
-    r = run(info, "2,0", ["150", "0"], "info-page")
+    r = run(info, "2,0", ["150", "0"], "info-page", options=["info_fight=off"])
     assert r.attacker_casualties + r.defender_casualties == 54  # same fight line
     assert server.sector((2, 0)).eff == 96  # PCT(5) = 4 %
     assert info.sector((2, 0)).eff == 95  # 54 // 10 = 5 %
@@ -316,3 +323,25 @@ def test_attacking_an_ally_asks_first() -> None:
     assert r.transcript().endswith(
         "Sector is owned by Neutralia, your ally, attack [yn]? n\nAttack aborted\n"
     )
+
+
+def test_info_page_fight_recomputes_the_odds_every_casualty() -> None:
+    """The info page's fight: no jitter, no windows; the draws are one chance per round."""
+    w = load_world(EXAMPLES / "vector-a.toml")
+    r = run(w, "2,0", ["150", "0"], "server-4.4.1", options=["info_fight=on"])
+    line = r.transcript().split("Final odds:       65%\n")[1].split("\n")[0]
+    # replay the same draws by hand: one chance(p) per round, p from the current strengths
+    from bellum.dice import ServerRandom as Dice
+
+    d = Dice(1)
+    d.roundavg(-1.0)
+    d.roundavg(-1.0)
+    a, f, out = 150, 40, []
+    while a > 0 and f > 0:
+        if d.chance(a / (a + 2 * f)):
+            f -= 1
+            out.append("!")
+        else:
+            a -= 1
+            out.append("@")
+    assert line == "".join(out)

@@ -415,9 +415,9 @@ def paradrop_cmd(
 @click.option(
     "--model",
     type=click.Choice(["server", "per-casualty"]),
-    default="server",
-    show_default=True,
-    help="server: the 4.4.1 fight loop; per-casualty: the info page's description.",
+    default=None,
+    help="server: the 4.4.1 fight loop; per-casualty: the info page's description "
+    "(default: the one the world's rules use).",
 )
 @click.option("--exact", "force_exact", is_flag=True, help="Force the exact solver.")
 @click.option("--monte-carlo", "force_mc", is_flag=True, help="Force Monte Carlo of the model.")
@@ -444,7 +444,7 @@ def odds_cmd(
     options: tuple[str, ...],
     mil: tuple[str, ...],
     units: tuple[int, ...],
-    model: str,
+    model: str | None,
     force_exact: bool,
     force_mc: bool,
     runs: int | None,
@@ -471,6 +471,8 @@ def odds_cmd(
     att, dfd = fight_sides(combat)
     used = new_seed() if seed is None else seed
     method: Method = "exact" if force_exact else "monte-carlo" if force_mc else "auto"
+    if model is None:
+        model = "per-casualty" if world.option("info_fight") else "server"
     result = fight_odds(
         att,
         dfd,

@@ -37,6 +37,7 @@ SWITCHES: tuple[Switch, ...] = (
     ),
     Switch("info_sector_mobility", "the target loses max(20, proportional) mobility (§11)"),
     Switch("info_efficiency", "the target loses casualties/10 percent efficiency (§11)"),
+    Switch("info_fight", "odds recomputed after every casualty, no jitter or windows (§6.6)"),
 )
 
 PROFILES: dict[str, tuple[str, dict[str, bool]]] = {

@@ -65,9 +65,14 @@ def _jitter(c: Combat, p: float) -> float:
 
 
 def fight(c: Combat) -> None:
-    """§6.2: one casualty per round; the odds are redrawn every 9..51 rounds."""
-    p = _jitter(c, c.odds0)
-    countdown = 7 + c.dice.roll(43)
+    """§6.2: one casualty per round; the odds are redrawn every 9..51 rounds.
+
+    Under the info page's rules (``info_fight``) the odds are simply the
+    current strengths' ratio, recomputed after every casualty.
+    """
+    per_casualty = bool(c.world.option("info_fight"))
+    p = c.odds0 if per_casualty else _jitter(c, c.odds0)
+    countdown = 0 if per_casualty else 7 + c.dice.roll(43)
     while not c.success and c.ototal > 0:
         if c.dice.chance(p):
             c.put("!")
@@ -81,7 +86,9 @@ def fight(c: Combat) -> None:
             c.ototal = offense_total(c)
         if (c.a_cas + c.d_cas) % 70 == 69:
             c.put("\n")
-        if countdown <= 0:
+        if per_casualty:
+            p = odds(c.ototal, c.dtotal)
+        elif countdown <= 0:
             countdown = 7 + c.dice.roll(43)
             p = _jitter(c, odds(c.ototal, c.dtotal))
         else:
