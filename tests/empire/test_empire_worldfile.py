@@ -101,10 +101,10 @@ def test_save_is_atomic(
     out.write_text("original")
 
     def boom(src: str, dst: str) -> None:
-        raise OSError("disk full")
+        raise OSError(28, "disk full")
 
     monkeypatch.setattr(os, "replace", boom)
-    with pytest.raises(OSError):
+    with pytest.raises(InputError, match=r"w\.toml: cannot write: disk full"):
         save_world(load_world(vector_a_path), out)
     assert out.read_text() == "original"
     assert [p.name for p in tmp_path.iterdir()] == ["w.toml"]

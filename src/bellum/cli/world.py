@@ -4,9 +4,7 @@
 from __future__ import annotations
 
 import json
-import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +18,7 @@ from bellum.empire.store import Store, replay
 from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
 from bellum.empire.worldfile import dumps, load_world, world_to_data
 from bellum.errors import InputError, UsageError
+from bellum.fileio import write_atomic
 
 db_option = click.option(
     "--db",
@@ -171,18 +170,7 @@ def export_cmd(db: Path, out: Path, as_toml: bool) -> None:
     if str(out) == "-":
         sys.stdout.write(text)
         return
-    _write_atomic(out, text)
-
-
-def _write_atomic(path: Path, text: str) -> None:
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="ascii", newline="") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(out, text, encoding="ascii")
 
 
 @world_group.command("show")

@@ -7,8 +7,6 @@ renames it over the target, so an interrupted run never leaves half a world.
 
 from __future__ import annotations
 
-import os
-import tempfile
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +30,7 @@ from bellum.empire.world import (
     World,
 )
 from bellum.errors import InputError
+from bellum.fileio import write_atomic
 
 SCHEMA_VERSION = 1
 T = TypeVar("T")
@@ -594,19 +593,8 @@ def dumps(doc: dict[str, Any]) -> str:
 
 
 def save_world(world: World, path: str | Path) -> None:
-    """Write ``world`` atomically: a temporary file in the same folder, then a rename."""
-    p = Path(path)
-    text = dumps(world_to_data(world))
-    fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent or ".")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, p)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    """Write ``world`` atomically (:func:`bellum.fileio.write_atomic`)."""
+    write_atomic(path, dumps(world_to_data(world)))
 
 
 def article(noun: str) -> str:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import dataclasses
 import os
-import tempfile
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from typing import Any
 import tomli_w
 
 from bellum.errors import InputError
+from bellum.fileio import write_atomic
 from bellum.panzer.battlefield import Battlefield, Hex, ParameterData, edge
 from bellum.panzer.rules import Rules
 from bellum.panzer.tables import QUALITIES
@@ -426,23 +426,6 @@ def scenario_to_dict(s: Scenario, extra: Mapping[str, Any] | None = None) -> dic
     if extra:
         doc.update(extra)
     return doc
-
-
-def write_atomic(path: str | os.PathLike[str], text: str) -> None:
-    """Write ``text`` to a temporary file beside ``path`` and rename it into place."""
-    target = Path(path)
-    directory = target.parent if str(target.parent) else Path(".")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise InputError(f"{target}: cannot write: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, target)
-    except OSError as exc:
-        os.unlink(tmp)
-        raise InputError(f"{target}: cannot write: {exc.strerror}") from None
 
 
 def save_scenario(
