@@ -345,3 +345,9 @@ def test_info_page_fight_recomputes_the_odds_every_casualty() -> None:
             a -= 1
             out.append("@")
     assert line == "".join(out)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-1"])
+def test_command_line_numbers_must_be_usable(value: str) -> None:
+    with pytest.raises(UsageError, match="option combat_mob"):
+        apply_rules(world_from(""), None, [f"combat_mob={value}"])

@@ -345,8 +345,8 @@ def _run(
 
 
 @empire.command("assault", cls=CoordCommand)
-@click.argument("target", required=False)
-@click.argument("ship", required=False)
+@click.argument("target", metavar="[TARGET]", required=False)
+@click.argument("ship", metavar="[SHIP]", required=False)
 @click.argument("support", nargs=-1)
 @_common
 def assault_cmd(
@@ -361,8 +361,8 @@ def assault_cmd(
 
 
 @empire.command("board", cls=CoordCommand)
-@click.argument("victim", required=False)
-@click.argument("source", metavar="FROM", required=False)
+@click.argument("victim", metavar="[VICTIM]", required=False)
+@click.argument("source", metavar="[FROM]", required=False)
 @_common
 def board_cmd(victim: str | None, source: str | None, **common: Any) -> None:
     """Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM."""
@@ -370,8 +370,8 @@ def board_cmd(victim: str | None, source: str | None, **common: Any) -> None:
 
 
 @empire.command("lboard", cls=CoordCommand)
-@click.argument("victim", required=False)
-@click.argument("source", metavar="FROM", required=False)
+@click.argument("victim", metavar="[VICTIM]", required=False)
+@click.argument("source", metavar="[FROM]", required=False)
 @_common
 def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
     """Board the enemy land unit number VICTIM from your sector FROM (x,y)."""
@@ -379,10 +379,10 @@ def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
 
 
 @empire.command("paradrop", cls=CoordCommand)
-@click.argument("planes", required=False)
-@click.argument("escorts", required=False)
-@click.argument("ap", metavar="AP", required=False)
-@click.argument("route", required=False)
+@click.argument("planes", metavar="[PLANES]", required=False)
+@click.argument("escorts", metavar="[ESCORTS]", required=False)
+@click.argument("ap", metavar="[AP]", required=False)
+@click.argument("route", metavar="[ROUTE]", required=False)
 @_common
 def paradrop_cmd(
     planes: str | None, escorts: str | None, ap: str | None, route: str | None, **common: Any

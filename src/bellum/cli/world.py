@@ -235,7 +235,7 @@ def history_cmd(db: Path, as_json: bool) -> None:
 
 
 @empire.command("replay")
-@click.argument("command_id", metavar="ID", type=int)
+@click.argument("command_id", metavar="ID", type=click.IntRange(1, 2**63 - 1))
 @db_option
 @click.option("--show", is_flag=True, help="Print the replayed transcript.")
 def replay_cmd(command_id: int, db: Path, show: bool) -> None:

@@ -87,6 +87,8 @@ def make_plan(
     origin = world.nations[country].origin
     geo = world.geometry
     t = geo.parse(target_text, origin)
+    if world.sector(t).owner == country:
+        raise CommandError("You can't attack your own sector.")
     plan = Plan(target=t)
     neighbours = set(geo.neighbours(t))
     for item in mil:
@@ -94,6 +96,8 @@ def make_plan(
         if not sep or not n.strip().lstrip("-").isdigit():
             raise UsageError(f"--mil needs SECT=N such as 0,0=150, not '{item}'")
         xy = geo.parse(sect, origin)
+        if xy in plan.mil:
+            raise UsageError(f"--mil {sect} is given twice")
         if xy not in neighbours:
             raise UsageError(f"--mil {sect}: not next to {target_text}")
         count = int(n)
@@ -140,6 +144,11 @@ def prepare(world: World, country: int, plan: Plan) -> tuple[Combat, list[str]]:
     if prompter.unused_mil:
         xy = sorted(prompter.unused_mil)[0]
         raise CommandError(f"--mil {w.fmt(xy, country)}: no mil can attack from there")
+    for o in c.offs:
+        wanted = plan.mil.get(o.xy, 0)
+        if o.troops < wanted:
+            where = w.fmt(o.xy, country)
+            raise CommandError(f"--mil {where}={wanted}: at most {o.troops} mil can attack from there")
     missing = plan.units - {f.unit.uid for f in c.a_units}
     if missing:
         raise CommandError(f"--unit {min(missing)}: the unit cannot attack (see the reasons above)")
@@ -152,7 +161,14 @@ def prepare(world: World, country: int, plan: Plan) -> tuple[Combat, list[str]]:
     defenders.react(c)
     support.mine_bonus(c)
     fight.header(c)
-    said = [e.text.rstrip("\n") for e in c.events if e.kind == "text"]
+    chosen = {f.unit.name() for f in c.a_units}
+    said = [
+        line
+        for e in c.events
+        if e.kind == "text"
+        for line in e.text.rstrip("\n").split("\n")
+        if "has a base attack value" not in line or line.split(" has a base")[0] in chosen
+    ]
     return c, said
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from bellum.empire.world import DEFAULT_OPTIONS, PROFILE_SWITCHES, World
+from bellum.empire.world import DEFAULT_OPTIONS, PROFILE_SWITCHES, World, check_option
 from bellum.errors import UsageError
 
 
@@ -64,6 +64,20 @@ OPTION_HELP: dict[str, str] = {
     "MOB_ACCESS": "sector mobility may go below zero",
     "RAILWAYS": "trains run on railway sectors",
     "BLITZ": "commands cost no BTUs",
+    "HIDDEN": "the HIDDEN option (read, not used by combat)",
+    "MARKET": "the MARKET option (read, not used by combat)",
+    "land_mob_max": "most mobility a land unit can have; also the fortification cap",
+    "combat_mob": "mobility a unit loses per unit of its side's loss factor (§8)",
+    "assault_penalty": "non-marines' share of their value in assault and board (§3.1)",
+    "etu_per_update": "ETUs per update: the mobility units gain (§13.3)",
+    "land_mob_scale": "land mobility gained per ETU",
+    "morale_base": "retreat percentage of captured units (§10.2)",
+    "people_damage": "how hard people are hit by shells and mines (§0.8)",
+    "unit_damage": "how hard land units are hit (§0.8)",
+    "collateral_dam": "share of interdiction damage that hits the sector (§14.1)",
+    "fire_range_factor": "scales fortress firing ranges (§0.5)",
+    "flakscale": "flak damage multiplier (§16.5)",
+    "max_btus": "most BTUs a nation can hold",
 }
 
 
@@ -83,12 +97,17 @@ def parse_value(name: str, text: str) -> Any:
         raise UsageError(f"option {name} takes on/off, not '{text}'")
     try:
         if isinstance(default, int):
-            return int(text)
-        if isinstance(default, float):
-            return float(text)
+            value: Any = int(text)
+        elif isinstance(default, float):
+            value = float(text)
+        else:
+            return text
     except ValueError:
         raise UsageError(f"option {name} takes a number, not '{text}'") from None
-    return text
+    problem = check_option(name, value)
+    if problem:
+        raise UsageError(f"option {name}: {problem}")
+    return value
 
 
 def apply_rules(world: World, profile: str | None = None, options: list[str] | None = None) -> None:

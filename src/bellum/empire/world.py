@@ -415,3 +415,33 @@ PROFILE_SWITCHES: dict[str, dict[str, bool]] = {
     "server-4.4.1": dict.fromkeys(INFO_SWITCHES, False),
     "info-page": dict.fromkeys(INFO_SWITCHES, True),
 }
+
+#: Missions the combat code knows (``mission`` of units, ships and planes).
+MISSIONS = (
+    "",
+    "reserve",
+    "interdiction",
+    "support",
+    "osupport",
+    "dsupport",
+    "escort",
+    "air",
+    "air-defense",
+    "zdone",
+)
+
+#: Econfig values that must be positive (a zero would divide or freeze the rules).
+POSITIVE_OPTIONS = ("land_mob_max", "etu_per_update", "land_mob_scale", "max_btus")
+
+
+def check_option(key: str, value: Any) -> str | None:
+    """What is wrong with ``value`` for option ``key``, or None if it is fine."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return f"{value} is not a number bellum can use"
+    if value < 0:
+        return f"{value} is negative"
+    if key in POSITIVE_OPTIONS and value == 0:
+        return "must be more than 0"
+    return None

@@ -18,6 +18,7 @@ from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,
     ITEMS,
+    MISSIONS,
     LandUnit,
     Nation,
     NewsItem,
@@ -28,6 +29,7 @@ from bellum.empire.world import (
     Ship,
     Telegram,
     World,
+    check_option,
 )
 from bellum.errors import InputError
 from bellum.fileio import write_atomic
@@ -84,6 +86,19 @@ class _Entry:
         if (v[0] + v[1]) % 2:
             raise self.fail(key, f"{v[0]},{v[1]} is not a sector (x + y must be even)")
         return geo.norm(v[0], v[1])
+
+    def tech(self, default: float) -> float:
+        """A technology level: a finite number, 0 or more."""
+        v = self.get("tech", float, default)
+        if not 0 <= v < 1e6:
+            raise self.fail("tech", f"{v} is not a technology level (0 or more)")
+        return v
+
+    def mission(self) -> str:
+        v = self.get("mission", str, "")
+        if v not in MISSIONS:
+            raise self.fail("mission", f"unknown mission '{v}' (one of {', '.join(MISSIONS[1:])})")
+        return v
 
     def lookup(self, key: str, table: Callable[[str], T], what: str) -> T:
         name = self.get(key, str)
@@ -150,6 +165,9 @@ def parse_world(
             isinstance(DEFAULT_OPTIONS[k], float) and type(v) is int
         ):
             raise InputError(f"{source}:options: {k}: expected {type(DEFAULT_OPTIONS[k]).__name__}")
+        problem = check_option(k, v)
+        if problem:
+            raise InputError(f"{source}:options: {k}: {problem}")
         if k == "profile" and v not in PROFILES:
             raise InputError(f"{source}:options: profile: unknown profile '{v}'")
         world.options[k] = v
@@ -163,7 +181,7 @@ def parse_world(
         e.where = f"{source}:nation {n.name}"
         n.money = e.int("money", 0)
         n.btu = e.int("btu", 640)
-        n.tech = e.get("tech", float, 0.0)
+        n.tech = e.tech(0.0)
         n.happiness = e.get("happiness", float, 0.0)
         n.origin = e.coord("origin", geo, (0, 0))
         n.capital = e.coord("capital", geo) if "capital" in e.data else None
@@ -240,9 +258,9 @@ def parse_world(
         sh.name = e.get("name", str, "")
         sh.eff = e.int("eff", 100, 0, 100)
         sh.mob = e.int("mob", 0, -127, 127)
-        sh.tech = e.get("tech", float, float(kind.tech))
+        sh.tech = e.tech(float(kind.tech))
         sh.fleet = e.get("fleet", str, "")
-        sh.mission = e.get("mission", str, "")
+        sh.mission = e.mission()
         sh.rpath = e.get("rpath", str, "")
         sh.rflags = e.get("rflags", str, "")
         sh.off = e.get("off", bool, False)
@@ -265,10 +283,10 @@ def parse_world(
         u = LandUnit(uid=uid, type=ltype, owner=owner, x=x, y=y)
         u.eff = e.int("eff", 100, 0, 100)
         u.mob = e.int("mob", 0, -127, 127)
-        u.tech = e.get("tech", float, float(ltype.tech))
+        u.tech = e.tech(float(ltype.tech))
         u.army = e.get("army", str, "")
         u.fort = e.int("fort", 0, 0, 127)
-        u.mission = e.get("mission", str, "")
+        u.mission = e.mission()
         u.op_center = e.coord("op_center", geo) if "op_center" in e.data else None
         u.op_radius = e.int("op_radius", 0, 0)
         u.retreat = e.int("retreat", 42, 0, 100)
@@ -295,9 +313,9 @@ def parse_world(
         p = Plane(uid=uid, type=ptype, owner=owner, x=x, y=y)
         p.eff = e.int("eff", 100, 0, 100)
         p.mob = e.int("mob", 0, -127, 127)
-        p.tech = e.get("tech", float, float(ptype.tech))
+        p.tech = e.tech(float(ptype.tech))
         p.wing = e.get("wing", str, "")
-        p.mission = e.get("mission", str, "")
+        p.mission = e.mission()
         p.ship = e.int("ship", lo=0) if "ship" in e.data else None
         p.land = e.int("land", lo=0) if "land" in e.data else None
         p.hardened = e.get("hardened", bool, False)
