@@ -131,3 +131,13 @@ def test_cli_json(tmp_path: Path) -> None:
     assert doc["method"] == "exact" and 0 < doc["p_attacker_wins"] < 1
     assert doc["plan"]["mil"] == {"0,0": 140} and doc["resolver"]["runs"] == 20
     assert world.read_text() == SMALL
+
+
+def test_plans_beyond_the_limits_are_refused() -> None:
+    w = small()
+    with pytest.raises(CommandError, match=r"--mil 0,0=100000: at most 199 mil"):
+        prepare(w, 1, make_plan(w, 1, "2,0", ["0,0=100000"], []))
+    with pytest.raises(UsageError, match="given twice"):
+        make_plan(w, 1, "2,0", ["0,0=5", "0,0=6"], [])
+    with pytest.raises(CommandError, match=r"You can't attack your own sector\."):
+        make_plan(w, 1, "0,0", [], [])

@@ -148,7 +148,7 @@ def prepare(world: World, country: int, plan: Plan) -> tuple[Combat, list[str]]:
         wanted = plan.mil.get(o.xy, 0)
         if o.troops < wanted:
             where = w.fmt(o.xy, country)
-            raise CommandError(f"--mil {where}={wanted}: at most {o.troops} mil can attack from there")
+            raise CommandError(f"--mil {where}={wanted}: at most {o.troops} mil can attack there")
     missing = plan.units - {f.unit.uid for f in c.a_units}
     if missing:
         raise CommandError(f"--unit {min(missing)}: the unit cannot attack (see the reasons above)")
