@@ -328,3 +328,22 @@ def test_store_replay_runs_under_the_options_the_command_had(tmp_path: Path) -> 
     assert ("world", "options") in rec.changes
     assert replay(store, cid).ok
     store.close()
+
+
+def test_store_new_database_killed_midway_can_be_made_again(tmp_path: Path) -> None:
+    """A half-built database is a hidden scratch file; the target never exists half-made."""
+    db = tmp_path / "k.db"
+    scratch = tmp_path / ".k.db.new"
+    scratch.write_bytes(b"SQLite format 3\x00" + bytes(100))  # what a killed run leaves
+    Store.create(db, load_world(VECTOR_A)).close()
+    assert db.exists() and not scratch.exists()
+    assert Store.open(db).summary()["schema_version"] == SCHEMA_VERSION
+
+
+def test_store_replace_starts_over_an_unusable_database(tmp_path: Path) -> None:
+    db = tmp_path / "k.db"
+    sqlite3.connect(db).close()  # an SQLite file without bellum's schema
+    with pytest.raises(InputError, match="already exists"):
+        Store.create(db, load_world(VECTOR_A))
+    Store.create(db, load_world(VECTOR_A), replace=True).close()
+    assert Store.open(db).world().sector((2, 0)).mil == 40

@@ -37,11 +37,14 @@ def _size(text: str | None) -> tuple[int, int] | None:
         return None
     try:
         w, h = (int(v) for v in text.lower().split("x"))
-        Geometry(w, h)
     except ValueError:
         raise UsageError(
             f"--size: expected WIDTHxHEIGHT, both even (64x32), not '{text}'"
         ) from None
+    try:
+        Geometry(w, h)
+    except ValueError as exc:
+        raise UsageError(f"--size: {exc}") from None
     return w, h
 
 

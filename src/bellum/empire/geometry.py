@@ -16,6 +16,9 @@ DIRECTION_KEYS = "ujnbgy"
 
 Coord = tuple[int, int]
 
+#: The largest world side bellum accepts (a million sectors already take seconds to load).
+MAX_SIDE = 1024
+
 _COORD_RE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
 
 
@@ -31,6 +34,8 @@ class Geometry:
             raise ValueError(
                 f"world size must be positive and even, not {self.width}x{self.height}"
             )
+        if max(self.width, self.height) > MAX_SIDE:
+            raise ValueError(f"world size {self.width}x{self.height}: at most {MAX_SIDE} a side")
 
     def norm(self, x: int, y: int) -> Coord:
         """Absolute coordinates wrapped into the world."""

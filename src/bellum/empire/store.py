@@ -235,21 +235,39 @@ class Store:
         if p.exists():
             if not replace:
                 raise InputError(f"{p}: already exists (use --replace to start it over)")
-            store = cls.open(p)
-        else:
-            with _guard(p):
-                conn = _connect(p, busy_timeout())
-                conn.execute("PRAGMA journal_mode = WAL")
-                store = cls(p, conn)
+            try:
+                existing = cls.open(p)
+            except InputError:
+                existing = None  # not a usable bellum database: build a new one over it
+            if existing is not None:
+                try:
+                    existing._fill(world, dump)
+                except BaseException:
+                    existing.close()
+                    raise
+                return existing
+        # A new database is built beside the target and renamed into place, so a
+        # killed run leaves only a hidden scratch file, never a half-made database.
+        scratch = p.with_name(f".{p.name}.new")
+        for leftover in (scratch, Path(f"{scratch}-wal"), Path(f"{scratch}-shm")):
+            leftover.unlink(missing_ok=True)
+        with _guard(scratch):
+            conn = _connect(scratch, busy_timeout())
+            conn.execute("PRAGMA journal_mode = WAL")
+        building = cls(scratch, conn)
         try:
-            store._fill(world, dump)
+            building._fill(world, dump)
         except BaseException:
-            store.close()
-            if not replace:
-                for leftover in (p, Path(f"{p}-wal"), Path(f"{p}-shm")):
-                    leftover.unlink(missing_ok=True)
+            building.close()
+            for leftover in (scratch, Path(f"{scratch}-wal"), Path(f"{scratch}-shm")):
+                leftover.unlink(missing_ok=True)
             raise
-        return store
+        building.close()
+        for stale in (Path(f"{p}-wal"), Path(f"{p}-shm")):
+            stale.unlink(missing_ok=True)
+        with _guard(p):
+            os.replace(scratch, p)
+        return cls.open(p)
 
     def _fill(self, world: World, dump: Dump | None) -> None:
         """Replace everything in the database by ``world`` and ``dump``, in one transaction."""

@@ -149,7 +149,10 @@ def parse_world(
     size = w.get("size", list, [64, 32])
     if not (len(size) == 2 and all(type(i) is int and i > 0 and i % 2 == 0 for i in size)):
         raise w.fail("size", f"expected [width, height], positive and even, got {size!r}")
-    geo = Geometry(size[0], size[1])
+    try:
+        geo = Geometry(size[0], size[1])
+    except ValueError as exc:
+        raise w.fail("size", str(exc)) from None
     fill = (
         w.lookup("fill", tables.sector, "sector type") if "fill" in w.data else tables.sector("sea")
     )
