@@ -24,9 +24,9 @@ def main(argv: list[str] | None = None) -> None:
     """Entry point of the console script and of ``python -m bellum``."""
     try:
         cli.main(args=argv, prog_name="bellum", standalone_mode=False)
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        sys.exit(1)
+    except (click.exceptions.Abort, KeyboardInterrupt):
+        click.echo("\nInterrupted; nothing was saved.", err=True)
+        sys.exit(130)
     except click.ClickException as exc:
         exc.show()
         sys.exit(exc.exit_code)

@@ -67,6 +67,8 @@ def _country(world: World, key: str) -> Nation:
     n = world.find_nation(key)
     if n is None:
         names = ", ".join(f"{c.cnum} ({c.name})" for c in world.nations.values())
+        if not names:
+            raise UsageError(f"no country '{key}': this world has no countries")
         raise UsageError(f"no country '{key}' in this world; countries: {names}")
     return n
 
