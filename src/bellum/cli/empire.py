@@ -8,6 +8,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from statistics import mean
 from typing import Any
 
 import click
@@ -501,6 +502,10 @@ def odds_cmd(
                 "runs": resolver.runs,
                 "p_attacker_wins": resolver.p_win,
                 "standard_error": resolver.standard_error,
+                "expected_losses": {
+                    "attacker": mean(resolver.attacker_losses),
+                    "defender": mean(resolver.defender_losses),
+                },
                 "seed": used,
             }
         click.echo(json.dumps(doc))
@@ -512,7 +517,8 @@ def odds_cmd(
     if resolver is not None:
         click.echo(
             f"the real command, played {resolver.runs} times (seed {used}): "
-            f"P(attacker wins) {100 * resolver.p_win:.2f}% +- {100 * resolver.standard_error:.2f}%"
+            f"P(attacker wins) {100 * resolver.p_win:.2f}% +- {100 * resolver.standard_error:.2f}%,"
+            f" losses {mean(resolver.attacker_losses):.2f} / {mean(resolver.defender_losses):.2f}"
         )
     if plot is not None:
         click.echo(f"plot written to {plot}")

@@ -50,7 +50,6 @@ PROFILES: dict[str, tuple[str, dict[str, bool]]] = {
         PROFILE_SWITCHES["info-page"],
     ),
 }
-DEFAULT_PROFILE = "server-4.4.1"
 
 #: Independent options with one line each (econfig values are listed in the docs).
 OPTION_HELP: dict[str, str] = {

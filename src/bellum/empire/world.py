@@ -41,8 +41,6 @@ ITEMS = (
     "uw",
     "rad",
 )
-#: Item names of the tables' ``cargo`` capacities, by world item name.
-CARGO_KEY = {"civ": "civil", "mil": "milit"}
 
 
 class Relation(IntEnum):

@@ -80,7 +80,7 @@ def _flow(
     if isinstance(wanted, str):
         c.say(wanted)
         wanted = (True, True, True, True)
-    o = OffObject(ship=sh, mil0=sh.mil, mob0=sh.mob, infected=infected(sh.plague))
+    o = OffObject(ship=sh, infected=infected(sh.plague))
     c.offs = [o]
     ask_mil(c, o, lambda avail: assault_limit(c, sh, t, avail))
     force.ask_units(c, o, force.ArmyAnswers(c))

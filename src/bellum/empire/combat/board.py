@@ -141,7 +141,7 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
                 f"You don't have any mobility (sector or land units) in {c.at(s.xy)}!\n"
                 + BOARD_USAGE
             )
-        o = OffObject(sector=s, mil0=s.mil, mob0=s.mob, infected=infected(s.plague))
+        o = OffObject(sector=s, infected=infected(s.plague))
     else:
         if not src.isdigit():
             raise UsageFailure(BOARD_USAGE)
@@ -155,7 +155,7 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     if o.sector is None:
         if sh is None or sh.owner != a:
             raise _refuse(c, f"Ship #{src} is not your ship!")
-        o.mil0, o.mob0, o.infected = sh.mil, sh.mob, infected(sh.plague)
+        o.infected = infected(sh.plague)
     if o.xy != v.xy:
         raise _refuse(c, f"Ship #{vnum} is not in the same sector!")
     if sh is not None:
@@ -201,7 +201,7 @@ def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: Comb
     if u.xy != s.xy:
         raise _refuse(c, f"Land unit #{unum} is not in the same sector!")
     c.target_unit, c.defender = u, u.owner
-    o = OffObject(sector=s, mil0=s.mil, mob0=s.mob, infected=infected(s.plague))
+    o = OffObject(sector=s, infected=infected(s.plague))
     c.offs = [o]
     result.defender, result.target = u.owner, u.name()
     show_vessel(c, u)

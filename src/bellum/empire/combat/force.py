@@ -9,7 +9,7 @@ from bellum.empire.combat.strength import attack_value, sector_offense
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_frg
-from bellum.empire.world import LandUnit, Relation, Sector
+from bellum.empire.world import LandUnit, Relation
 
 UNIT_HELP = """y - yes this unit
 n - no this unit
@@ -31,8 +31,6 @@ def attack_offs(c: Combat) -> list[OffObject]:
             offs.append(
                 OffObject(
                     sector=s,
-                    mil0=s.mil,
-                    mob0=s.mob,
                     om=sector_offense(s, c.aggressor),
                     infected=infected(s.plague),
                 )
@@ -202,7 +200,3 @@ def spy_value(u: LandUnit) -> int:
     if u.type.has("recon"):
         return int(u.type.spy * u.eff / 100 + 2)
     return int(u.type.spy * u.eff / 100)
-
-
-def is_offsector(c: Combat, s: Sector) -> bool:
-    return any(o.sector is s for o in c.offs)

@@ -138,7 +138,7 @@ def _flow(
         _lose(c, result, lost + troops)
         return
     target.show_sector(c, t)
-    drop = Drop(ap=ap.xy, troops=troops, troops0=troops, mil0=troops)
+    drop = Drop(ap=ap.xy, troops=troops, troops0=troops)
     c.offs = [drop]
     c.d_troops = t.mil
     c.target_infected = infected(t.plague)

@@ -54,8 +54,6 @@ class OffObject:
     ship: Ship | None = None
     troops: int = 0
     troops0: int = 0
-    mil0: int = 0
-    mob0: int = 0
     pending: int = 0
     om: float = 1.0
     infected: bool = False

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bellum.empire.combat.state import Combat, Mode, OffObject, ldround
+from bellum.empire.combat.state import Combat, Mode, ldround
 from bellum.empire.tables import land_att, land_def, ship_armor
 from bellum.empire.world import LandUnit, Sector, Ship
 
@@ -100,7 +100,3 @@ def odds(o: float, d: float) -> float:
     if d <= 0:
         return 1.0
     return o / (o + d)
-
-
-def off_troops(offs: list[OffObject]) -> int:
-    return sum(o.troops for o in offs)
