@@ -13,7 +13,16 @@ from enum import Enum
 from bellum.dice import ServerRandom
 from bellum.empire.events import Event, Prompter, Sink
 from bellum.empire.geometry import Coord
-from bellum.empire.world import LandUnit, NewsItem, Plague, Sector, Ship, Telegram, World
+from bellum.empire.world import (
+    LandUnit,
+    NewsItem,
+    Plague,
+    Relation,
+    Sector,
+    Ship,
+    Telegram,
+    World,
+)
 
 
 class Mode(Enum):
@@ -164,13 +173,12 @@ class Combat:
     def news(self, victim: int, text: str, goodwill: int) -> None:
         """A news item; bad news may turn the victim hostile (spec §15)."""
         self.world.news.append(NewsItem(self.aggressor, victim, text))
-        if victim and goodwill < 0 and victim != self.aggressor:
-            from bellum.empire.world import Relation
-
-            if self.dice.chance(-goodwill / 20):
-                vn = self.world.nations.get(victim)
-                if vn and vn.rel(self.aggressor) != Relation.AT_WAR:
-                    vn.relations[self.aggressor] = Relation.HOSTILE
+        if not victim or goodwill >= 0 or victim == self.aggressor:
+            return
+        if self.dice.chance(-goodwill / 20):
+            vn = self.world.nations.get(victim)
+            if vn and vn.rel(self.aggressor) != Relation.AT_WAR:
+                vn.relations[self.aggressor] = Relation.HOSTILE
 
     # -- names ----------------------------------------------------------------
 
