@@ -510,13 +510,29 @@ def combat_range(
     return CombatRange(losing, assault, defense, cv, low * cv / reference, high * cv / reference)
 
 
+def _no_assault(s: Scenario) -> str:
+    """Why a scenario without ``[assault]`` cannot be assaulted, saying what the file is.
+
+    A state written by ``assault --out`` has no ``[assault]`` table on purpose (the assault
+    is over); saying so beats a bare "no [assault] table" when it is fed back.
+    """
+    last = s.last_assault
+    if last is None:
+        return f"{s.source}: no [assault] table says which hex to assault"
+    what = ", ".join(f"{key} {last[key]}" for key in ("target", "outcome", "seed") if key in last)
+    return (
+        f"{s.source}: this is the state after an assault ([last_assault]: {what}) and orders "
+        "no new one: add an [assault] table (target, units) to assault again"
+    )
+
+
 def plan_assault(
     s: Scenario, target: Hex | None = None, units: Sequence[str] | None = None
 ) -> AssaultPlan:
     """Check the assault and compute its breakdown: the deterministic half of the resolver."""
     if target is None or units is None:
         if s.assault is None:
-            raise CommandError(f"{s.source}: no [assault] table says which hex to assault")
+            raise CommandError(_no_assault(s))
         target = s.assault.target if target is None else target
         units = s.assault.units if units is None else units
     attackers, defenders = _participants(s, target, units)
