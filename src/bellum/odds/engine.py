@@ -23,7 +23,10 @@ Carlo always runs in numpy under ``auto``: the compiled loop is no faster
 than numpy's vectorised one, so loading numba would only add time.
 
 A forced exact solution is refused when it needs more memory than
-``max_memory`` or more than 100 times the threshold's work.
+``max_memory`` or more than 100 times the threshold's work; a Monte Carlo
+estimate is refused when :func:`mc_seconds` puts it above
+:data:`MAX_MC_SECONDS` (so a huge fight fails in one line at once instead of
+running for minutes).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Everything here works on the generic result - named outcomes and one loss
 distribution per side - so a raw fight, a Panzer assault or an Empire planned
 attack render the same way: a summary, a loss table, unicode histograms,
-a JSON document (schema in ``docs/odds.md``) and an optional PNG plot.
+a JSON document (schema in ``docs/odds.md``) and an optional plot (png, pdf, svg, ...).
 Functions return strings or write the requested file; the CLI prints.
 """
 
