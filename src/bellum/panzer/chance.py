@@ -103,7 +103,7 @@ def rounded_uniform_pmf(low: float, high: float) -> dict[int, float]:
     return out
 
 
-@lru_cache(maxsize=64)
+@lru_cache(maxsize=4)  # one range per side; the defenders' is read twice
 def _live_rounded_uniform(low: float, high: float) -> tuple[tuple[int, float], ...]:
     """:func:`rounded_uniform_pmf` as sorted ``(k, p)`` pairs, computed once per range.
 

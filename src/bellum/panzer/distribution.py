@@ -255,6 +255,9 @@ SECONDS_PER_FOLD_STEP = 6e-6
 SECONDS_PER_RESOLVED_UNIT = 5e-5
 #: Longest estimated computation started without being asked to change the input.
 MAX_SECONDS = 30.0
+#: Most rounded losses one combat result may span: the enumeration holds them all in memory
+#: at once (about 100 bytes each), whatever the time estimate says.
+MAX_LOSS_VALUES = 1_000_000
 
 
 def _loss_values(cr: CombatRange) -> int:
@@ -290,16 +293,18 @@ def exact_seconds(plan: AssaultPlan) -> float:
 def check_exact_size(plan: AssaultPlan) -> None:
     """Refuse, in one line, an assault whose exact law would take minutes to enumerate."""
     seconds = exact_seconds(plan)
-    if seconds <= MAX_SECONDS:
-        return
     bd = plan.breakdown
+    widest = max(_loss_values(bd.against_defenders), _loss_values(bd.against_attackers))
+    if seconds <= MAX_SECONDS and widest <= MAX_LOSS_VALUES:
+        return
     widths = " and ".join(
         f"{cr.high - cr.low:.3g} ({cr.losing_side})"
         for cr in (bd.against_defenders, bd.against_attackers)
     )
     raise CommandError(
         f"{plan.scenario.source}: the exact odds of this assault would take about "
-        f"{seconds:,.0f} s (limit {MAX_SECONDS:g} s; loss ranges {widths} men-equivalents wide, "
+        f"{seconds:,.0f} s (limit {MAX_SECONDS:g} s, at most {MAX_LOSS_VALUES:,} losses per "
+        f"side; loss ranges {widths} men-equivalents wide, "
         f"{len(plan.attackers)} attackers, {len(plan.defenders)} defenders): lower the units' "
         "strengths or assault values, the Parameter Data assault_high, or the number of units"
     )
