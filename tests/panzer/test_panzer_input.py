@@ -278,3 +278,14 @@ def test_a_file_written_by_assault_out_says_what_it_is(tmp_path: Path) -> None:
     # Saved again, the file still says where it came from.
     save_scenario(state, tmp_path / "again.toml")
     assert load_scenario(tmp_path / "again.toml").last_assault == state.last_assault
+
+
+def test_arithmetic_that_overflows_is_refused_before_the_dice() -> None:
+    # Each value is in range, but assault 1000 x 100,000 men over a defense of 1e-300
+    # divides to infinity; the loss draw used to crash with "cannot convert float NaN".
+    s = build(
+        [unit("a", "3,3", strength=100_000, assault=1000), unit("d", "4,4", "D", defense=1e-300)]
+    )
+    with pytest.raises(CommandError) as err:
+        plan_assault(s)
+    assert str(err.value).startswith("test.toml: the losses to D came out as inf")

@@ -569,4 +569,26 @@ def plan_assault(
         assault_low=p.assault_low,
         assault_high=p.assault_high,
     )  # fmt: skip
+    _check_finite(s, breakdown)
     return AssaultPlan(s, attackers, defenders, breakdown)
+
+
+def _check_finite(s: Scenario, bd: AssaultBreakdown) -> None:
+    """Refuse an assault whose arithmetic overflowed, in one line, before any die is rolled.
+
+    Every input is finite and bounded, but extreme combinations (a defense of 1e-300, a
+    reference combat value of 1e-9 with large assault values) can still divide their way
+    to infinity, which would otherwise crash the loss draw with an OverflowError.
+    """
+    checks = (
+        ("the attackers' modified assault", bd.attackers.modified_assault),
+        ("the defenders' modified assault", bd.defenders.modified_assault),
+        (f"the losses to {bd.against_defenders.losing_side}", bd.against_defenders.high),
+        (f"the losses to {bd.against_attackers.losing_side}", bd.against_attackers.high),
+    )
+    for what, value in checks:
+        if not math.isfinite(value):
+            raise CommandError(
+                f"{s.source}: {what} came out as {value}: the scenario's values are too far "
+                "apart (a defense near 0, a tiny combat.reference_combat_value, huge factors)"
+            )
