@@ -83,16 +83,16 @@ def test_unreachable_target_error_warns(capsys: pytest.CaptureFixture[str]) -> N
 @pytest.mark.parametrize(
     ("args", "words"),
     [
-        (["--att", "0", "--def", "5"], "--att must be a positive"),
-        (["--att", "5", "--def", "-5"], "--def must be a positive"),
+        (["--att", "0", "--def", "5"], "--att must be between 1 and"),
+        (["--att", "5", "--def", "-5"], "--def must be between 1 and"),
         (["--att", "5", "--def", "5", "--att-mult", "0"], "--att-mult"),
         (["--att", "5", "--def", "5", "--exact", "--monte-carlo"], "one of"),
         (["--att", "5", "--def", "5", "--exact", "--runs", "9"], "Monte Carlo"),
         (["--att", "5", "--def", "5", "--target-error", "0"], "target error"),
         (["--att", "5000", "--def", "5000", "--exact", "--max-memory", "1"], "--max-memory"),
         (["--att", "100000", "--def", "100000", "--exact"], "--monte-carlo"),
-        (["--att", "2000000", "--def", "2000000", "--runs", "100000"], "lower --runs"),
-        (["--att", "9000000", "--def", "9000000", "--target-error", "1e-4"], "--target-error"),
+        (["--att", "200000", "--def", "200000", "--runs", "100000"], "lower --runs"),
+        (["--att", "200000", "--def", "200000", "--target-error", "1e-4"], "--target-error"),
         (["--att", "1000", "--def", "1000", "--seed", "-1"], "--seed"),
         (["--att", "5", "--def", "5", "--plot", "/nonexistent/dir/x.png"], "cannot write"),
     ],
@@ -128,10 +128,61 @@ def test_plot_without_matplotlib_says_how_to_install(tmp_path: Path) -> None:
 
 
 def test_no_color_is_respected(monkeypatch: pytest.MonkeyPatch) -> None:
-    from bellum.cli import odds as cli_odds
+    from bellum.term import use_color
 
     monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not cli_odds._use_color()
+    assert not use_color()
     monkeypatch.delenv("NO_COLOR")
-    assert cli_odds._use_color()
+    assert use_color()
+
+
+def test_an_empty_no_color_leaves_colour_on(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # no-color.org: NO_COLOR disables colour only when present *and not empty*.
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setenv("NO_COLOR", "")
+    code, out, _ = run(["--att", "20", "--def", "10"], capsys)
+    assert code == 0 and "\x1b[" in out
+    monkeypatch.setenv("NO_COLOR", "yes")
+    code, out, _ = run(["--att", "20", "--def", "10"], capsys)
+    assert code == 0 and "\x1b[" not in out
+
+
+@pytest.mark.parametrize(
+    ("args", "words"),
+    [
+        (["--att", "100000000", "--def", "10"], "--att must be between 1 and 10000000"),
+        (["--att", "0", "--def", "10"], "--att must be between 1 and 10000000"),
+        (["--att", "10", "--def", "10", "--att-mult", "inf"], "--att-mult must be a positive"),
+        (["--att", "10", "--def", "10", "--att-mult", "nan"], "--att-mult must be a positive"),
+        (["--att", "10", "--def", "10", "--def-mult", "-inf"], "--def-mult must be a positive"),
+        (["--att", "10", "--def", "10", "--att-mult", "1e300"], "up to 1e+06"),
+        (["--att", "10", "--def", "10", "--def-mult", "1e-300"], "--def and --def-mult: "),
+        (["--att", "10", "--def", "10", "--plot", "x.txt"], "extension .txt; use one of .png"),
+        (["--att", "10", "--def", "10", "--plot", "plot"], "no extension; use one of .png"),
+    ],
+)
+def test_bad_option_values_exit_2(
+    args: list[str], words: str, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = run(args, capsys)
+    assert code == 2 and out == ""
+    assert err.startswith("bellum: error:") and words in err and err.count("\n") == 1
+
+
+def test_a_monte_carlo_of_hours_is_refused_up_front(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(["--att", "10000000", "--def", "10000000", "--runs", "1000"], capsys)
+    assert code == 1 and "Monte Carlo of this fight would take about" in err
+    assert "fewer troops" in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize(("suffix", "magic"), [(".pdf", b"%PDF"), (".svg", b"<?xml")])
+def test_plot_format_follows_the_extension(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], suffix: str, magic: bytes
+) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / f"odds{suffix}"
+    code, out, _ = run(["--att", "40", "--def", "30", "--plot", str(target)], capsys)
+    assert code == 0 and target.read_bytes().startswith(magic) and str(target) in out

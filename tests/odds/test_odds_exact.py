@@ -202,8 +202,11 @@ def test_symmetric_per_casualty_fight_is_even(n: int, mult: float, backend: str)
     np.testing.assert_allclose(states.attacker_wins, states.defender_wins, rtol=0, atol=1e-14)
 
 
-@pytest.mark.parametrize("backend", BACKENDS[2:])
-def test_numba_and_numpy_agree_on_a_larger_server_fight(backend: str) -> None:
+@pytest.mark.skipif(
+    not numba_wanted(),
+    reason="numba is not installed (pip install 'bellum[fast]') or BELLUM_NO_NUMBA is set",
+)
+def test_numba_and_numpy_agree_on_a_larger_server_fight() -> None:
     att, dfd = Side.troops(150), Side.troops(70, 2.0)
     a, pa = server_exact(att, dfd, backend="numpy")
     b, pb = server_exact(att, dfd, backend="numba")

@@ -13,9 +13,10 @@ import numpy as np
 import pytest
 
 from bellum.dice import ServerRandom
-from bellum.errors import UsageError
+from bellum.errors import InputError, UsageError
 from bellum.odds import Side, _kernels, fight_odds, server_fight
 from bellum.odds._common import numba_wanted
+from bellum.odds.engine import MAX_MC_SECONDS, expected_steps, mc_seconds
 from bellum.odds.montecarlo import monte_carlo, server_reference
 
 B1_LINE = "!@!!!!!!!!!@!@!!@!!!!!@!!!!!@!!@!@@!!!@@!@!!!!@!!!@!!!"
@@ -156,3 +157,15 @@ def test_a_numba_that_cannot_load_is_skipped_or_explained(monkeypatch: pytest.Mo
     assert engine.choose_backend("auto", "server", huge, huge, True, 0) == "numpy"
     with pytest.raises(InputError, match="cannot be loaded"):
         exact.resolve_backend("numba")
+
+
+def test_monte_carlo_time_is_estimated_before_it_runs() -> None:
+    even = Side.troops(1000)
+    assert 1000 <= expected_steps(even, even) <= 2000  # a race: about 1.8 x 1000 measured
+    lopsided = expected_steps(Side.troops(1000, 9.0), Side.troops(1000))
+    assert 1000 <= lopsided < 1200
+    assert mc_seconds(even, even, 100_000, "numpy") < MAX_MC_SECONDS
+    huge = Side.troops(10_000_000)
+    assert mc_seconds(huge, huge, 1000, "numba") > MAX_MC_SECONDS
+    with pytest.raises(InputError, match=r"would take about .* fewer troops"):
+        fight_odds(huge, huge, method="monte-carlo", runs=1000)

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
+import pytest
 
+from bellum.errors import CommandError, UsageError
 from bellum.odds import LossDistribution, OddsResult, Side, fight_odds
 from bellum.odds.report import histogram, loss_table, percent, render_text, to_json_dict
 
@@ -72,3 +75,18 @@ def test_an_outcome_lost_to_pruning_is_shown_as_bounded() -> None:
     result = fight_odds(Side.troops(150), Side.troops(40, 2.0), "server", "exact")
     assert result.outcomes["defender wins"] == 0.0
     assert "P(defender wins) below" in render_text(result)
+
+
+def test_write_plot_names_the_extensions_it_supports(tmp_path: Path) -> None:
+    # The one writer every --plot goes through (odds fight, panzer odds, empire odds).
+    pytest.importorskip("matplotlib")
+    from bellum.odds.report import write_plot
+
+    with pytest.raises(UsageError) as err:
+        write_plot(generic_result(), tmp_path / "x.txt")
+    assert "extension .txt" in str(err.value) and ".png, .pdf, .svg" in str(err.value)
+    assert not (tmp_path / "x.txt").exists()
+    with pytest.raises(CommandError, match="cannot write the plot to"):
+        write_plot(generic_result(), tmp_path / "missing" / "x.png")
+    write_plot(generic_result(), tmp_path / "x.PDF")
+    assert (tmp_path / "x.PDF").read_bytes().startswith(b"%PDF")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -151,3 +152,115 @@ def test_refused_assault_leaves_the_out_file_untouched(
     out_file.write_text("keep")
     code, _, err = run(capsys, "panzer", "assault", str(bad), "--out", str(out_file))
     assert code == 1 and "assaulting side" in err and out_file.read_text() == "keep"
+
+
+QUALITY = EXAMPLES / "quality-fatigue.toml"
+
+
+def variant(tmp_path: Path, *changes: tuple[str, str]) -> str:
+    """The quality-fatigue example with pieces of text replaced (each must occur)."""
+    text = QUALITY.read_text()
+    for old, new in changes:
+        assert old in text
+        text = text.replace(old, new, 1)
+    path = tmp_path / "variant.toml"
+    path.write_text(text)
+    return str(path)
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "1e308"])
+@pytest.mark.parametrize("command", ["explain", "assault", "odds"])
+def test_non_finite_unit_values_are_one_line_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, value: str, command: str
+) -> None:
+    path = variant(tmp_path, ("assault = 6", f"assault = {value}"))
+    code, out, err = run(capsys, "panzer", command, path)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "variant.toml: unit ru-gds: assault = " in err
+
+
+@pytest.mark.parametrize("value", ["nan", "inf", "1e308"])
+def test_non_finite_rule_values_are_one_line_errors(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, value: str
+) -> None:
+    rule = f'[rules]\n"quality.bonus_scale.assault" = {value}\n\n[map]'
+    path = variant(tmp_path, ("[map]", rule))
+    for command in ("explain", "assault", "odds"):
+        code, _, err = run(capsys, "panzer", command, path)
+        assert code == 1 and err.count("\n") == 1
+        assert "[rules]: rule quality.bonus_scale.assault = " in err
+
+
+def test_odds_refuses_an_enumeration_of_minutes_up_front(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    # Strength 100,000 at assault 1000 against Parameter Data HCV 1000: the defenders' loss
+    # range is ten million values wide (it used to run for minutes, then for hours).
+    path = variant(
+        tmp_path,
+        ("strength = 600\nassault = 6", "strength = 100000\nassault = 1000"),
+        ("[map]", "[parameter_data]\nassault_high = 1000\n\n[map]"),
+    )
+    code, out, err = run(capsys, "panzer", "odds", path)
+    assert code == 1 and out == "" and err.count("\n") == 1
+    assert "the exact odds of this assault would take about" in err and "assault_high" in err
+
+
+def test_odds_refuses_a_check_of_minutes(capsys: pytest.CaptureFixture[str]) -> None:
+    code, _, err = run(capsys, "panzer", "odds", str(QUALITY), "--check", "10000000")
+    assert code == 1 and "--check 10000000 would resolve the assault" in err
+    assert "or fewer" in err and err.count("\n") == 1
+
+
+def test_odds_plot_with_an_unknown_extension(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, err = run(capsys, "panzer", "odds", str(QUALITY), "--plot", str(tmp_path / "x.txt"))
+    assert code == 2 and out == "" and "extension .txt; use one of .png" in err
+    assert err.count("\n") == 1 and not (tmp_path / "x.txt").exists()
+
+
+@pytest.mark.parametrize("how", ["same", "dot", "symlink", "hardlink"])
+def test_assault_out_refuses_to_overwrite_the_scenario(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, how: str
+) -> None:
+    scenario = tmp_path / "s.toml"
+    scenario.write_text(QUALITY.read_text())
+    given = tmp_path / "s.toml"
+    if how == "dot":
+        given = tmp_path / "." / "s.toml"
+    elif how == "symlink":
+        given = tmp_path / "link.toml"
+        given.symlink_to(scenario)
+    elif how == "hardlink":
+        given = tmp_path / "hard.toml"
+        given.hardlink_to(scenario)
+    code, out, err = run(
+        capsys, "panzer", "assault", str(scenario), "--seed", "1", "--out", str(given)
+    )
+    assert code == 2 and out == "" and "is the scenario itself" in err and err.count("\n") == 1
+    assert scenario.read_text() == QUALITY.read_text()
+
+
+def test_the_state_after_an_assault_says_what_it_is(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    after = tmp_path / "after.toml"
+    code, _, _ = run(capsys, "panzer", "assault", str(QUALITY), "--seed", "1", "--out", str(after))
+    assert code == 0
+    for command in ("assault", "explain", "odds"):
+        code, _, err = run(capsys, "panzer", command, str(after))
+        assert code == 1 and err.count("\n") == 1
+        assert "after.toml: this is the state after an assault ([last_assault]: target 4,4" in err
+        assert "add an [assault] table" in err
+
+
+def test_an_empty_no_color_leaves_colour_on(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # no-color.org: only a NO_COLOR that is present and not empty turns colour off.
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True)
+    monkeypatch.setenv("NO_COLOR", "")
+    assert "\x1b[" in run(capsys, "panzer", "explain", str(QUALITY))[1]
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert "\x1b[" not in run(capsys, "panzer", "explain", str(QUALITY))[1]

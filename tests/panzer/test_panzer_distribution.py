@@ -148,3 +148,35 @@ def test_the_check_detects_a_wrong_law() -> None:
     assert 0.02 < moved < 0.2
     sample = monte_carlo(plan, 20_000, 11)
     assert compare(Distribution(shifted), sample).max_abs_z > 4.5
+
+
+def test_exact_work_is_estimated_and_refused_before_it_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from bellum.errors import CommandError
+    from bellum.panzer import distribution
+
+    plan = plan_assault(load_scenario(EXAMPLES / "quality-fatigue.toml"))
+    assert 0 < distribution.exact_seconds(plan) < 1  # the example takes well under a second
+    monkeypatch.setattr(distribution, "MAX_LOSS_VALUES", 10)
+    with pytest.raises(CommandError, match="at most 10 losses per side"):
+        exact_distribution(plan)
+    monkeypatch.setattr(distribution, "MAX_LOSS_VALUES", 10**6)
+    monkeypatch.setattr(distribution, "MAX_SECONDS", 1e-9)
+    with pytest.raises(CommandError, match="would take about"):
+        exact_distribution(plan)
+
+
+def test_a_wide_loss_range_is_enumerated_in_linear_time() -> None:
+    """The rounded-uniform pmf is built once per range, not once per enumerated value."""
+    from bellum.panzer.chance import _live_rounded_uniform
+
+    s = build(
+        [unit("a", "3,3", strength=2000, assault=50), unit("d", "4,4", "D", strength=50)],
+        params={"assault_high": 500},
+    )
+    _live_rounded_uniform.cache_clear()
+    dist = exact_distribution(s)
+    assert dist.total == pytest.approx(1.0, abs=1e-9)
+    info = _live_rounded_uniform.cache_info()
+    assert info.misses == 2 and info.hits > 1000

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -145,7 +146,8 @@ def bad(doc: dict[str, Any]) -> str:
         ({"hex": "20,20"}, "off the 8x8 map"),
         ({"colour": "red"}, "unknown key 'colour'"),
         ({"mode": "flying"}, "mode 'flying'"),
-        ({"assault": -1}, "must not be negative"),
+        ({"assault": -1}, "unit a: assault = -1 must be between 0 and 1000"),
+        ({"strength": 1_000_000}, "unit a: strength 1000000 must be between 1 and 100000"),
     ],
 )
 def test_bad_units(fields: dict[str, Any], expected: str) -> None:
@@ -222,3 +224,68 @@ def test_saving_into_a_missing_directory_fails_cleanly(tmp_path: Path) -> None:
 def test_dump_is_valid_toml() -> None:
     s = load_scenario(EXAMPLES / "hexsides.toml")
     assert "schema_version = 1" in tomli_w.dumps(scenario_to_dict(s))
+
+
+NOT_FINITE = [math.nan, math.inf, -math.inf]
+
+
+@pytest.mark.parametrize("value", [*NOT_FINITE, 1e308, 10**400])
+@pytest.mark.parametrize("key", ["assault", "defense", "hard_attack", "movement_left"])
+def test_unit_numbers_must_be_finite_and_sensible(key: str, value: float) -> None:
+    message = bad(build_doc([unit("a", "3,3") | {key: value}, DEF]))
+    assert f"unit a: {key} = " in message
+    assert "finite" in message or "between 0 and" in message
+
+
+@pytest.mark.parametrize("value", [*NOT_FINITE, 1e308])
+@pytest.mark.parametrize(
+    "key",
+    ["quality.bonus_scale.assault", "combat.reference_combat_value", "unknowns.fatigue.cap",
+     "morale.inferred.check_trigger", "assault_rules.mixed_org_penalty_pct"],
+)  # fmt: skip
+def test_rule_numbers_must_be_finite_and_in_range(key: str, value: float) -> None:
+    # NaN used to slip through the minimum/maximum comparisons; 1e308 overflowed later.
+    message = bad(build_doc([DEF], rules={key: value}))
+    assert f"[rules]: rule {key} = " in message
+    assert "finite" in message or "at most" in message or "at least" in message
+
+
+@pytest.mark.parametrize("value", [*NOT_FINITE, 1e308])
+def test_parameter_data_numbers_must_be_finite_and_in_range(value: float) -> None:
+    message = bad(build_doc([DEF], params={"assault_high": value}))
+    assert "[parameter_data]: assault_high = " in message
+    message = bad(build_doc([DEF], params={"mine_prob_pct": 101}))
+    assert "mine_prob_pct = 101 must be between 0 and 100" in message
+    message = bad(build_doc([DEF], params={"terrain": {"forest": value}}))
+    assert "[parameter_data.terrain]: forest = " in message
+    message = bad(build_doc([DEF], params={"movement_cost": {"forest": -1}}))
+    assert "[parameter_data.movement_cost]: forest = -1 must be between 0 and 1000" in message
+
+
+def test_a_file_written_by_assault_out_says_what_it_is(tmp_path: Path) -> None:
+    from bellum.panzer import resolve_assault
+
+    result = resolve_assault(load_scenario(EXAMPLES / "quality-fatigue.toml"), seed=3)
+    after = tmp_path / "after.toml"
+    save_scenario(result.scenario, after, {"last_assault": {"target": "4,4", "seed": 3}})
+    state = load_scenario(after)
+    assert state.last_assault == {"target": "4,4", "seed": 3}
+    with pytest.raises(CommandError) as err:
+        plan_assault(state)
+    assert "is the state after an assault" in str(err.value) and "add an [assault]" in str(
+        err.value
+    )
+    # Saved again, the file still says where it came from.
+    save_scenario(state, tmp_path / "again.toml")
+    assert load_scenario(tmp_path / "again.toml").last_assault == state.last_assault
+
+
+def test_arithmetic_that_overflows_is_refused_before_the_dice() -> None:
+    # Each value is in range, but assault 1000 x 100,000 men over a defense of 1e-300
+    # divides to infinity; the loss draw used to crash with "cannot convert float NaN".
+    s = build(
+        [unit("a", "3,3", strength=100_000, assault=1000), unit("d", "4,4", "D", defense=1e-300)]
+    )
+    with pytest.raises(CommandError) as err:
+        plan_assault(s)
+    assert str(err.value).startswith("test.toml: the losses to D came out as inf")

@@ -3,18 +3,19 @@
 from __future__ import annotations
 
 import json
-import os
-import sys
+import math
 from pathlib import Path
 
 import click
 
 from bellum.cli.app import cli
-from bellum.errors import UsageError
+from bellum.errors import InputError, UsageError
 from bellum.odds import Method, Side, fight_odds
 from bellum.odds.engine import DEFAULT_MAX_MEMORY, MODELS
 from bellum.odds.montecarlo import DEFAULT_MAX_RUNS
-from bellum.odds.report import render_text, to_json_dict, write_plot
+from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
+from bellum.odds.side import MAX_ROUNDS
+from bellum.term import use_color
 
 
 @cli.group()
@@ -22,9 +23,17 @@ def odds() -> None:
     """Exact and Monte Carlo outcome distributions of fights."""
 
 
-def _use_color() -> bool:
-    """Colour only on a terminal, and never when NO_COLOR is set (no-color.org)."""
-    return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+#: Largest --att-mult / --def-mult: far above any Empire multiplier, and small enough that
+#: troops times multiplier stays an exact, finite strength.
+MAX_MULT = 1e6
+
+
+def _side(n: int, mult: float, label: str, options: str) -> Side:
+    """A side from option values; what the side refuses is a bad option (exit status 2)."""
+    try:
+        return Side.troops(n, mult, label=label)
+    except InputError as exc:
+        raise UsageError(f"{options}: {exc}") from None
 
 
 @odds.command()
@@ -80,7 +89,7 @@ def _use_color() -> bool:
     "--plot",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also write a PNG of the distributions (needs bellum[plot]).",
+    help="Also plot the distributions to FILE (.png, .pdf, .svg, ...; needs bellum[plot]).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
 def fight(
@@ -106,18 +115,20 @@ def fight(
     if force_exact and force_mc:
         raise UsageError("choose one of --exact and --monte-carlo")
     for name, n in (("--att", att), ("--def", dfd)):
-        if n <= 0:
-            raise UsageError(f"{name} must be a positive number of troops (got {n})")
+        if not 0 < n <= MAX_ROUNDS:
+            raise UsageError(f"{name} must be between 1 and {MAX_ROUNDS} troops (got {n})")
     for name, m in (("--att-mult", att_mult), ("--def-mult", def_mult)):
-        if not m > 0:
-            raise UsageError(f"{name} must be a positive multiplier (got {m})")
+        if not (math.isfinite(m) and 0 < m <= MAX_MULT):
+            raise UsageError(f"{name} must be a positive multiplier up to {MAX_MULT:g} (got {m})")
     if max_memory <= 0:
         raise UsageError(f"--max-memory must be positive (got {max_memory})")
     if seed is not None and not 0 <= seed < 2**63:
         raise UsageError(f"--seed must be between 0 and 2**63-1 (got {seed})")
+    if plot is not None:
+        plot_format(plot)
     method: Method = "exact" if force_exact else "monte-carlo" if force_mc else "auto"
-    attacker = Side.troops(att, att_mult, label="attacker")
-    defender = Side.troops(dfd, def_mult, label="defender")
+    attacker = _side(att, att_mult, "attacker", "--att and --att-mult")
+    defender = _side(dfd, def_mult, "defender", "--def and --def-mult")
     result = fight_odds(
         attacker,
         defender,
@@ -147,6 +158,6 @@ def fight(
         f"attacker {att} troops x{att_mult:g} (strength {attacker.initial_strength:g}) vs "
         f"defender {dfd} troops x{def_mult:g} (strength {defender.initial_strength:g})"
     )
-    click.echo(render_text(result, color=_use_color()))
+    click.echo(render_text(result, color=use_color()))
     if plot is not None:
         click.echo(f"plot written to {plot}")

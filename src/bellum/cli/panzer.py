@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -15,12 +14,13 @@ import click
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
 from bellum.errors import UsageError
-from bellum.odds.report import render_text, write_plot
+from bellum.odds.report import plot_format, render_text, write_plot
 from bellum.odds.result import OddsResult
 from bellum.panzer.assault import AssaultBreakdown, CombatRange, SideTotals, plan_assault
 from bellum.panzer.distribution import (
     Agreement,
     Distribution,
+    check_runs,
     compare,
     exact_distribution,
     monte_carlo,
@@ -29,6 +29,7 @@ from bellum.panzer.report import assault_json, breakdown_json, odds_json, rules_
 from bellum.panzer.results import AssaultResult, SideLoss, resolve_plan
 from bellum.panzer.rules import RULE_KEYS, Rules
 from bellum.panzer.scenario import load_scenario, save_scenario
+from bellum.term import use_color
 
 SCENARIO = click.argument("scenario", type=click.Path(dir_okay=False, path_type=str))
 JSON = click.option(
@@ -44,12 +45,8 @@ def panzer() -> None:
 # --------------------------------------------------------------------------- rendering helpers
 
 
-def _colour() -> bool:
-    return "NO_COLOR" not in os.environ and sys.stdout.isatty()
-
-
 def _bold(text: str) -> str:
-    return click.style(text, bold=True) if _colour() else text
+    return click.style(text, bold=True) if use_color() else text
 
 
 def _table(headers: Sequence[str], rows: Sequence[Sequence[object]], right: str = "") -> list[str]:
@@ -193,7 +190,7 @@ def odds_lines(
     result = dist.odds_result() if result is None else result
     lines = [
         _bold(f"Exact outcome of the assault on {bd.target}"),
-        render_text(result, color=_colour()),
+        render_text(result, color=use_color()),
         "",
         "losses in men-equivalents, surrenders included; standard deviation:"
         f" attacker {dist.loss_sd(True):.2f}, defender {dist.loss_sd(False):.2f}",
@@ -231,6 +228,11 @@ def _emit(doc: dict[str, Any] | None, lines: list[str] | None) -> None:
 )
 def assault(scenario: str, seed: int | None, as_json: bool, out: str | None) -> None:
     """Resolve the assault of SCENARIO.toml and explain every number."""
+    if out is not None and _same_file(out, scenario):
+        raise UsageError(
+            f"--out {out} is the scenario itself: write the state after the assault to "
+            "another file, so that the scenario can still be replayed"
+        )
     s = load_scenario(scenario)
     plan = plan_assault(s)
     used = new_seed() if seed is None else seed
@@ -246,6 +248,14 @@ def assault(scenario: str, seed: int | None, as_json: bool, out: str | None) -> 
         lines.append(f"State after the assault written to {out}")
     lines.append(f"Replay with --seed {used}")
     _emit(None, lines)
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether two paths name one file: the same path, a link to it, or a hard link."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:  # one of them does not exist (yet): compare where they would be
+        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _last_assault(result: AssaultResult) -> dict[str, Any]:
@@ -283,7 +293,7 @@ def explain(scenario: str, as_json: bool) -> None:
     "--plot",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also write a PNG of the distributions (needs bellum[plot]).",
+    help="Also plot the distributions to FILE (.png, .pdf, .svg, ...; needs bellum[plot]).",
 )
 def odds(scenario: str, as_json: bool, runs: int, seed: int | None, plot: Path | None) -> None:
     """Print the exact outcome distribution of the assault of SCENARIO.toml.
@@ -292,8 +302,12 @@ def odds(scenario: str, as_json: bool, runs: int, seed: int | None, plot: Path |
     """
     if seed is not None and not runs:
         raise UsageError("--seed only applies with --check N")
+    if plot is not None:
+        plot_format(plot)
     s = load_scenario(scenario)
     plan = plan_assault(s)
+    if runs:
+        check_runs(plan, runs)
     started = time.perf_counter()
     dist = exact_distribution(plan)
     result = dist.odds_result(seconds=time.perf_counter() - started)

@@ -23,7 +23,10 @@ Carlo always runs in numpy under ``auto``: the compiled loop is no faster
 than numpy's vectorised one, so loading numba would only add time.
 
 A forced exact solution is refused when it needs more memory than
-``max_memory`` or more than 100 times the threshold's work.
+``max_memory`` or more than 100 times the threshold's work; a Monte Carlo
+estimate is refused when :func:`mc_seconds` puts it above
+:data:`MAX_MC_SECONDS` (so a huge fight fails in one line at once instead of
+running for minutes).
 """
 
 from __future__ import annotations
@@ -72,8 +75,12 @@ NUMBA_FROM_STATES: dict[str, float] = {"per-casualty": 2e8, "server": 1e4}
 NUMBA_FROM_STEPS: dict[str, float] = {"per-casualty": math.inf, "server": 5e7}
 #: A forced exact solution may take at most this many times the auto limit.
 FORCED_FACTOR = 100
-#: Largest number of casualty-steps a Monte Carlo estimate may need (~10 min).
-MAX_MC_STEPS = 5e10
+#: Monte Carlo cost on a 2-core machine: one simulated casualty, and one numpy pass (a
+#: round) over a batch of runs, whatever the number of runs still fighting in it.
+MC_SECONDS_PER_STEP = 1e-8
+MC_SECONDS_PER_PASS = 3e-5
+#: Longest Monte Carlo estimate started without being asked to change the options.
+MAX_MC_SECONDS = 60.0
 #: Default memory allowed to an exact solver, in bytes.
 DEFAULT_MAX_MEMORY = 1 << 30
 
@@ -174,14 +181,8 @@ def fight_odds(
     else:
         expected_runs = runs if runs is not None else DEFAULT_RUNS
         change = "lower --runs"
-    # Every run lasts at least min(A, D) rounds; refuse what would take hours.
-    least = expected_runs * min(att.rounds, dfd.rounds)
-    if least > MAX_MC_STEPS:
-        raise InputError(
-            f"Monte Carlo would simulate at least {least:.3g} casualties "
-            f"(limit {MAX_MC_STEPS:.0e}): {change}"
-        )
     used = choose_backend(backend, model, att, dfd, False, expected_runs)
+    _check_mc_size(att, dfd, expected_runs, used, change)
     mc = monte_carlo(
         att,
         dfd,
@@ -211,6 +212,57 @@ def fight_odds(
         seconds=time.perf_counter() - start,
         notes=notes,
         details={"backend": used, "casualty_steps": mc.steps},
+    )
+
+
+def expected_steps(att: Side, dfd: Side) -> float:
+    """Casualties one simulated fight is expected to take, from the opening odds.
+
+    With the attacker winning a round with probability ``p``, the defender is beaten after
+    about ``D / p`` rounds and the attacker after ``A / (1 - p)``: the fight lasts about the
+    shorter of the two (``2·A`` for an even fight), never less than ``min(A, D)``.
+    """
+    a, d = att.rounds, dfd.rounds
+    p = att.initial_strength / (att.initial_strength + dfd.initial_strength)
+    steps = min(d / p if p > 0 else math.inf, a / (1 - p) if p < 1 else math.inf)
+    return float(min(max(steps, min(a, d)), a + d - 1))
+
+
+def mc_seconds(att: Side, dfd: Side, runs: int, backend: str) -> float:
+    """Rough run time of ``runs`` simulated fights (see the ``MC_SECONDS_*`` constants).
+
+    numpy pays one pass per round for every batch, however few runs are left in it; the
+    compiled numba loop has no such overhead.
+    """
+    steps = expected_steps(att, dfd)
+    seconds = runs * steps * MC_SECONDS_PER_STEP
+    if backend == "numpy":
+        seconds += math.ceil(runs / BATCH_RUNS) * steps * MC_SECONDS_PER_PASS
+    return seconds
+
+
+def _check_mc_size(att: Side, dfd: Side, runs: int, backend: str, change: str) -> None:
+    """Refuse, in one line, a Monte Carlo estimate that would run for minutes."""
+    seconds = mc_seconds(att, dfd, runs, backend)
+    if seconds <= MAX_MC_SECONDS:
+        return
+    steps = expected_steps(att, dfd)
+    # The most runs within the limit (one pass overhead per batch, counted generously).
+    per_run = steps * MC_SECONDS_PER_STEP
+    fixed = 0.0
+    if backend == "numpy":
+        per_run += steps * MC_SECONDS_PER_PASS / BATCH_RUNS
+        fixed = steps * MC_SECONDS_PER_PASS
+    fits = max(0, math.floor((MAX_MC_SECONDS - fixed) / per_run))
+    if fits:
+        advice = f"{change} (about {fits} runs fit)"
+    else:
+        advice = "even one run is too long: fight fewer troops"
+        if backend == "numpy":
+            advice += " or install bellum[fast] (numba)"
+    raise InputError(
+        f"Monte Carlo of this fight would take about {seconds:,.0f} s ({runs} runs of about "
+        f"{steps:.3g} casualties each, {backend}; limit {MAX_MC_SECONDS:g} s): {advice}"
     )
 
 

@@ -3,7 +3,7 @@
 Everything here works on the generic result - named outcomes and one loss
 distribution per side - so a raw fight, a Panzer assault or an Empire planned
 attack render the same way: a summary, a loss table, unicode histograms,
-a JSON document (schema in ``docs/odds.md``) and an optional PNG plot.
+a JSON document (schema in ``docs/odds.md``) and an optional plot (png, pdf, svg, ...).
 Functions return strings or write the requested file; the CLI prints.
 """
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from bellum.errors import CommandError
+from bellum.errors import CommandError, UsageError
 from bellum.odds.result import ATTACKER_WINS, QUANTILES, LossDistribution, OddsResult
 
 #: Version of the JSON document written by :func:`to_json_dict`.
@@ -210,12 +210,13 @@ def _jsonable(value: object) -> object:
     return value
 
 
-def write_plot(result: OddsResult, path: Path) -> None:
-    """Save the outcome probabilities and loss distributions as a PNG.
+#: Plot formats offered: those matplotlib writes with its own code or the Pillow it depends
+#: on.  ``pgf`` (needs LaTeX) and the raw buffers are left out on purpose.
+PLOT_FORMATS = ("png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff")
 
-    matplotlib is an optional extra, imported here (Agg backend, no display)
-    so that nothing else pays for it.
-    """
+
+def _pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend (no display), or a one-line error."""
     try:
         import matplotlib
 
@@ -223,6 +224,39 @@ def write_plot(result: OddsResult, path: Path) -> None:
         import matplotlib.pyplot as plt
     except ImportError:
         raise CommandError("plotting needs matplotlib: pip install 'bellum[plot]'") from None
+    return plt
+
+
+def plot_format(path: Path) -> str:
+    """The format a plot at ``path`` is written in, from its extension.
+
+    Checked before any work is done (the CLI calls it while parsing options), so a
+    misspelt ``--plot`` fails in one line instead of after the computation, and a name
+    without an extension is refused rather than silently written with one appended.
+    """
+    plt = _pyplot()
+    supported = plt.figure().canvas.get_supported_filetypes()
+    plt.close("all")
+    fmt = Path(path).suffix.lower().lstrip(".")
+    usable = [f for f in PLOT_FORMATS if f in supported]
+    if fmt not in usable:
+        given = f"extension .{fmt}" if fmt else "no extension"
+        raise UsageError(
+            f"cannot write a plot to {path}: {given}; use one of "
+            + ", ".join(f".{f}" for f in usable)
+        )
+    return fmt
+
+
+def write_plot(result: OddsResult, path: Path) -> None:
+    """Save the outcome probabilities and loss distributions as an image.
+
+    The format comes from the extension (:func:`plot_format`: png, pdf, svg, ...).
+    matplotlib is an optional extra, imported here (Agg backend, no display)
+    so that nothing else pays for it.
+    """
+    fmt = plot_format(path)
+    plt = _pyplot()
     n = len(result.losses)
     fig, axes = plt.subplots(1, n + 1, figsize=(4 * (n + 1), 3.6), constrained_layout=True)
     ax = axes[0]
@@ -254,8 +288,11 @@ def write_plot(result: OddsResult, path: Path) -> None:
         ax.set_ylabel("probability (%)")
     fig.suptitle(method_line(result), fontsize=8)
     try:
-        fig.savefig(path, dpi=100)
+        fig.savefig(path, dpi=100, format=fmt)
     except OSError as exc:
         raise CommandError(f"cannot write the plot to {path}: {exc.strerror}") from None
+    except (ValueError, RuntimeError) as exc:  # a format whose writer is missing here
+        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise CommandError(f"cannot write the plot to {path}: {why}") from None
     finally:
         plt.close(fig)

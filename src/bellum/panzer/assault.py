@@ -510,13 +510,29 @@ def combat_range(
     return CombatRange(losing, assault, defense, cv, low * cv / reference, high * cv / reference)
 
 
+def _no_assault(s: Scenario) -> str:
+    """Why a scenario without ``[assault]`` cannot be assaulted, saying what the file is.
+
+    A state written by ``assault --out`` has no ``[assault]`` table on purpose (the assault
+    is over); saying so beats a bare "no [assault] table" when it is fed back.
+    """
+    last = s.last_assault
+    if last is None:
+        return f"{s.source}: no [assault] table says which hex to assault"
+    what = ", ".join(f"{key} {last[key]}" for key in ("target", "outcome", "seed") if key in last)
+    return (
+        f"{s.source}: this is the state after an assault ([last_assault]: {what}) and orders "
+        "no new one: add an [assault] table (target, units) to assault again"
+    )
+
+
 def plan_assault(
     s: Scenario, target: Hex | None = None, units: Sequence[str] | None = None
 ) -> AssaultPlan:
     """Check the assault and compute its breakdown: the deterministic half of the resolver."""
     if target is None or units is None:
         if s.assault is None:
-            raise CommandError(f"{s.source}: no [assault] table says which hex to assault")
+            raise CommandError(_no_assault(s))
         target = s.assault.target if target is None else target
         units = s.assault.units if units is None else units
     attackers, defenders = _participants(s, target, units)
@@ -553,4 +569,26 @@ def plan_assault(
         assault_low=p.assault_low,
         assault_high=p.assault_high,
     )  # fmt: skip
+    _check_finite(s, breakdown)
     return AssaultPlan(s, attackers, defenders, breakdown)
+
+
+def _check_finite(s: Scenario, bd: AssaultBreakdown) -> None:
+    """Refuse an assault whose arithmetic overflowed, in one line, before any die is rolled.
+
+    Every input is finite and bounded, but extreme combinations (a defense of 1e-300, a
+    reference combat value of 1e-9 with large assault values) can still divide their way
+    to infinity, which would otherwise crash the loss draw with an OverflowError.
+    """
+    checks = (
+        ("the attackers' modified assault", bd.attackers.modified_assault),
+        ("the defenders' modified assault", bd.defenders.modified_assault),
+        (f"the losses to {bd.against_defenders.losing_side}", bd.against_defenders.high),
+        (f"the losses to {bd.against_attackers.losing_side}", bd.against_attackers.high),
+    )
+    for what, value in checks:
+        if not math.isfinite(value):
+            raise CommandError(
+                f"{s.source}: {what} came out as {value}: the scenario's values are too far "
+                "apart (a defense near 0, a tiny combat.reference_combat_value, huge factors)"
+            )

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Protocol, TypeVar
 
 from bellum.dice import ServerRandom
@@ -102,6 +103,21 @@ def rounded_uniform_pmf(low: float, high: float) -> dict[int, float]:
     return out
 
 
+@lru_cache(maxsize=4)  # one range per side; the defenders' is read twice
+def _live_rounded_uniform(low: float, high: float) -> tuple[tuple[int, float], ...]:
+    """:func:`rounded_uniform_pmf` as sorted ``(k, p)`` pairs, computed once per range.
+
+    The enumerator replays a step once per loss value, and each replay asks for the same
+    range: without the cache every replay would rebuild the whole pmf, which makes a wide
+    loss range quadratic instead of linear.
+    """
+    return tuple(sorted(rounded_uniform_pmf(low, high).items()))
+
+
+def _live(options: Sequence[tuple[T, float]]) -> list[tuple[T, float]]:
+    return [(v, p) for v, p in options if p > 0]
+
+
 class _Replay:
     """One run of a step with the choices fixed by ``path`` (first option past its end)."""
 
@@ -110,8 +126,8 @@ class _Replay:
         self.widths: list[int] = []
         self.prob = 1.0
 
-    def _choose(self, options: Sequence[tuple[T, float]]) -> T:
-        live = [(v, p) for v, p in options if p > 0]
+    def _choose(self, live: Sequence[tuple[T, float]]) -> T:
+        """The option this replay's path picks among ``live`` (all of positive probability)."""
         i = len(self.widths)
         if i == len(self.path):
             self.path.append(0)
@@ -121,22 +137,21 @@ class _Replay:
         return value
 
     def uniform_rounded(self, low: float, high: float) -> tuple[float, int]:
-        pmf = rounded_uniform_pmf(low, high)
-        k = self._choose([(k, p) for k, p in sorted(pmf.items())])
+        k = self._choose(_live_rounded_uniform(low, high))
         return float(k), k
 
     def roundavg(self, x: float) -> int:
         f = math.floor(x)
-        return self._choose([(f, 1 - (x - f)), (f + 1, x - f)])
+        return self._choose(_live([(f, 1 - (x - f)), (f + 1, x - f)]))
 
     def die(self, sides: int, pass_at_most: int) -> int:
         # Only roll <= pass_at_most matters, so one representative roll per verdict.
         passing = min(max(pass_at_most, 0), sides)
-        return self._choose([(1, passing / sides), (sides, (sides - passing) / sides)])
+        return self._choose(_live([(1, passing / sides), (sides, (sides - passing) / sides)]))
 
     def pick(self, weights: Sequence[float]) -> int:
         total = sum(weights)
-        return self._choose([(i, w / total) for i, w in enumerate(weights)])
+        return self._choose(_live([(i, w / total) for i, w in enumerate(weights)]))
 
     def uniform(self, low: float, high: float) -> float:
         raise NotImplementedError("exact enumeration does not track continuous draws")

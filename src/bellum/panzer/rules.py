@@ -8,6 +8,7 @@ set of values validated against it.  Scenarios override keys in their ``[rules]`
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
@@ -16,6 +17,11 @@ from bellum.errors import InputError
 RuleValue = bool | int | float | str
 
 TAGS = ("EXACT", "INFERRED", "UNKNOWN", "OPTIONAL")
+
+#: Ceiling of a numeric rule that names no maximum of its own (factors, multipliers).  No
+#: reading of the rules needs a factor near it; it keeps absurd values such as 1e308, which
+#: overflow to infinity in the assault arithmetic, out of a scenario.
+DEFAULT_MAXIMUM = 100.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -31,6 +37,11 @@ class RuleKey:
     minimum: float | None = None
     maximum: float | None = None
     number_or_choice: bool = False
+
+    @property
+    def upper_bound(self) -> float:
+        """The highest value a number may take: :attr:`maximum` or :data:`DEFAULT_MAXIMUM`."""
+        return self.maximum if self.maximum is not None else DEFAULT_MAXIMUM
 
 
 def _k(
@@ -131,7 +142,7 @@ RULE_KEYS: tuple[RuleKey, ...] = (
        "factor on every assault value during night turns", minimum=0.0),
     # §6-7 combat results
     _k("combat.reference_combat_value", 1000.0, "UNKNOWN", "7.1",
-       "combat value at which the losses range from LCV to HCV", minimum=1e-9),
+       "combat value at which the losses range from LCV to HCV", minimum=1e-9, maximum=1e9),
     _k("combat.distribution", "proportional_to_equivalent_strength", "UNKNOWN", "7.3",
        "how a side's loss is spread over its units",
        choices=("proportional_to_equivalent_strength", "single_random_weighted")),
@@ -171,7 +182,7 @@ RULE_KEYS: tuple[RuleKey, ...] = (
     _k("unknowns.advance.respect_stacking_maximum", True, "UNKNOWN", "10.6",
        "advancing attackers stop at the stacking maximum"),
     _k("unknowns.advance.attackers_movement_after", 0.0, "UNKNOWN", "10.6",
-       "movement points every assaulting unit is left with", minimum=0.0),
+       "movement points every assaulting unit is left with", minimum=0.0, maximum=1000.0),
     # §10.5 fanatical nations
     _k("fanatical_nations.nations", "Japan", "EXACT", "10.5",
        "comma-separated nations that never surrender nor leave bunkers/pillboxes"),
@@ -219,11 +230,16 @@ def _validate(key: RuleKey, value: object, where: str) -> RuleValue:
         return value
     is_number = isinstance(value, int | float) and not isinstance(value, bool)
     if is_number and (key.number_or_choice or isinstance(key.default, int | float)):
-        number = float(value)  # type: ignore[arg-type]
+        try:
+            number = float(value)  # type: ignore[arg-type]
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
+            raise InputError(f"{bad} must be a finite number")
         if key.minimum is not None and number < key.minimum:
             raise InputError(f"{bad} must be at least {key.minimum:g}")
-        if key.maximum is not None and number > key.maximum:
-            raise InputError(f"{bad} must be at most {key.maximum:g}")
+        if number > key.upper_bound:
+            raise InputError(f"{bad} must be at most {key.upper_bound:g}")
         return int(number) if isinstance(key.default, int) and number.is_integer() else number
     expected = " or ".join(key.choices) if key.choices else type(key.default).__name__
     raise InputError(f"{bad} must be {expected}")

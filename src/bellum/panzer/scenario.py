@@ -7,6 +7,7 @@ The format is documented in ``docs/panzer-scenario.md``.  Every problem is one
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -47,6 +48,21 @@ _UNIT_KEYS = frozenset(
 )  # fmt: skip
 _SIZES = ("battalion", "company", "platoon", "other")
 
+# Sensible ranges of the numbers a scenario gives.  Real counters and Parameter Data sit far
+# inside them; the bounds only keep NaN, infinities and absurd values (1e308) out, because
+# those would otherwise surface as overflows deep inside the assault arithmetic or make the
+# exact odds enumerate for hours.
+#: Highest strength of one unit (men, vehicles or guns).
+MAX_STRENGTH = 100_000
+#: Highest assault, defense or hard attack value of one unit.
+MAX_UNIT_VALUE = 1_000.0
+#: Highest movement points (left or allowance) and movement cost.
+MAX_MOVEMENT = 1_000.0
+#: Highest value of any Parameter Data number (percentages are capped at 100 instead).
+MAX_PARAMETER = 1_000_000.0
+#: Terrain and hexside protection, in percent, either sign (``unknowns.modifiers.terrain_sign``).
+MAX_PROTECTION_PCT = 100.0
+
 
 @dataclass(frozen=True, kw_only=True)
 class AssaultOrder:
@@ -67,6 +83,8 @@ class Scenario:
     description: str = ""
     night: bool = False
     source: str = "<scenario>"
+    #: The ``[last_assault]`` table of a state written by ``assault --out`` (kept on save).
+    last_assault: Mapping[str, Any] | None = None
 
     def unit(self, unit_id: str) -> Unit:
         for u in self.units:
@@ -100,11 +118,27 @@ class _Reader:
             raise self.fail(f"{key} must be a string" if key in self.table else f"missing {key}")
         return value
 
-    def number(self, key: str, default: float | None = None) -> float:
+    def number(
+        self,
+        key: str,
+        default: float | None = None,
+        *,
+        low: float = -math.inf,
+        high: float = math.inf,
+    ) -> float:
+        """A finite number in ``[low, high]``; NaN, infinities and huge integers are refused."""
         value = self.table.get(key, default)
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise self.fail(f"{key} must be a number" if key in self.table else f"missing {key}")
-        return float(value)
+        try:
+            number = float(value)
+        except OverflowError:
+            number = math.inf
+        if not math.isfinite(number):
+            raise self.fail(f"{key} = {value!r} must be a finite number")
+        if not low <= number <= high:
+            raise self.fail(f"{key} = {value!r} must be between {low:g} and {high:g}")
+        return number
 
     def integer(self, key: str, default: int | None = None) -> int:
         value = self.table.get(key, default)
@@ -151,10 +185,9 @@ def _load_params(raw: Mapping[str, Any], where: str) -> ParameterData:
             raise r.fail(f"unknown key {key!r}")
     for key in scalars:
         if key in raw:
-            changes[key] = r.number(key)
-            if changes[key] < 0:  # type: ignore[operator]
-                raise r.fail(f"{key} must not be negative")
-    for key, field in zip(
+            high = 100.0 if key.endswith("_pct") else MAX_PARAMETER
+            changes[key] = r.number(key, low=0.0, high=high)
+    for key, field, low, high in zip(
         tables,
         (
             "terrain_protection_pct",
@@ -162,11 +195,13 @@ def _load_params(raw: Mapping[str, Any], where: str) -> ParameterData:
             "movement_cost",
             "hexside_movement_cost",
         ),
+        (-MAX_PROTECTION_PCT, -MAX_PROTECTION_PCT, 0.0, 0.0),
+        (MAX_PROTECTION_PCT, MAX_PROTECTION_PCT, MAX_MOVEMENT, MAX_MOVEMENT),
         strict=True,
     ):
         sub = _Reader(r.sub(key), f"{where}: [parameter_data.{key}]")
         merged = dict(getattr(base, field))
-        merged.update({name: sub.number(name) for name in sub.table})
+        merged.update({name: sub.number(name, low=low, high=high) for name in sub.table})
         changes[field] = merged
     if "impassable_hexsides" in raw:
         changes["impassable_hexsides"] = frozenset(
@@ -231,7 +266,8 @@ def _load_unit(raw: Mapping[str, Any], where: str) -> Unit:
          f"state {state_s!r} must be normal, disrupted or broken"),
         (quality in QUALITIES, f"quality {quality!r} is outside A-F"),
         (0 <= fatigue <= 300, f"fatigue {fatigue} is outside 0-300"),
-        (strength >= 1, f"strength {strength} must be at least 1"),
+        (1 <= strength <= MAX_STRENGTH,
+         f"strength {strength} must be between 1 and {MAX_STRENGTH}"),
         (size in _SIZES, f"size {size!r} must be one of {', '.join(_SIZES)}"),
     )  # fmt: skip
     for ok, message in checks:
@@ -241,10 +277,10 @@ def _load_unit(raw: Mapping[str, Any], where: str) -> Unit:
     for key in org.table:
         if key not in ("army", "corps", "division"):
             raise org.fail(f"unknown key {key!r}")
-    assault, defense = r.number("assault"), r.number("defense")
-    hard_attack = r.number("hard_attack", 0.0)
-    if min(assault, defense, hard_attack) < 0:
-        raise r.fail("assault, defense and hard_attack must not be negative")
+    values = {"low": 0.0, "high": MAX_UNIT_VALUE}
+    assault, defense = r.number("assault", **values), r.number("defense", **values)
+    hard_attack = r.number("hard_attack", 0.0, **values)
+    moves = {"low": 0.0, "high": MAX_MOVEMENT}
     movement = raw.get("movement_left")
     allowance = raw.get("movement_allowance")
     return Unit(
@@ -265,8 +301,8 @@ def _load_unit(raw: Mapping[str, Any], where: str) -> Unit:
         state=State(state_s),
         infantry=r.flag("infantry") if "infantry" in raw else None,
         size=size,
-        movement_left=None if movement is None else r.number("movement_left"),
-        movement_allowance=None if allowance is None else r.number("movement_allowance"),
+        movement_left=None if movement is None else r.number("movement_left", **moves),
+        movement_allowance=None if allowance is None else r.number("movement_allowance", **moves),
         organization=Organization(
             army=org.text("army", ""),
             corps=org.text("corps", ""),
@@ -314,6 +350,7 @@ def scenario_from_dict(raw: Mapping[str, Any], source: str = "<scenario>") -> Sc
             raise a.fail("units must be a non-empty list of unit ids")
         order = AssaultOrder(target=Hex.parse(raw["assault"].get("target"), a.where),
                              units=tuple(ids))  # fmt: skip
+    last = r.sub("last_assault") if "last_assault" in raw else None
     return Scenario(
         name=r.text("name", Path(source).stem),
         description=r.text("description", ""),
@@ -324,6 +361,7 @@ def scenario_from_dict(raw: Mapping[str, Any], source: str = "<scenario>") -> Sc
         rules=rules,
         assault=order,
         source=source,
+        last_assault=last,
     )
 
 
@@ -423,6 +461,8 @@ def scenario_to_dict(s: Scenario, extra: Mapping[str, Any] | None = None) -> dic
     doc["units"] = [_unit_to_dict(u) for u in s.units]
     if s.assault is not None:
         doc["assault"] = {"target": str(s.assault.target), "units": list(s.assault.units)}
+    if s.last_assault is not None:
+        doc["last_assault"] = dict(s.last_assault)
     if extra:
         doc.update(extra)
     return doc
