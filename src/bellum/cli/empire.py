@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -27,7 +26,8 @@ from bellum.empire.store import Invocation
 from bellum.empire.world import DEFAULT_OPTIONS, Nation, World
 from bellum.errors import UsageError
 from bellum.odds import Method, fight_odds
-from bellum.odds.report import render_text, to_json_dict, write_plot
+from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
+from bellum.term import use_color
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
 
@@ -466,6 +466,8 @@ def odds_cmd(
     """
     if force_exact and force_mc:
         raise UsageError("choose one of --exact and --monte-carlo")
+    if plot is not None:
+        plot_format(plot)
     world = open_world(world_path, db).world
     apply_rules(world, profile, list(options))
     n = _country(world, country)
@@ -513,7 +515,7 @@ def odds_cmd(
     for line in said:
         click.echo(line)
     click.echo("(exact odds leave out morale checks and fort/ship/unit/plane support)")
-    click.echo(render_text(result, color=sys.stdout.isatty() and not os.environ.get("NO_COLOR")))
+    click.echo(render_text(result, color=use_color()))
     if resolver is not None:
         click.echo(
             f"the real command, played {resolver.runs} times (seed {used}): "
