@@ -247,11 +247,13 @@ def dump_to_world(
     or never-built units, ships and planes) are not part of the world.
     """
     tables = tables or stock()
+    if dump.table("sect") is None and dump.table("nat") is None:
+        raise InputError(f"{dump.source}: no sect or nat table: not an Empire dump, or empty")
     size = size or infer_size(dump)
     if size is None:
         raise InputError(
             f"{dump.source}: the dump leaves out sectors, so its world size is unknown;"
-            " give it (WORLD_X x WORLD_Y of the game's econfig)"
+            " give it with --size WIDTHxHEIGHT or --econfig FILE (WORLD_X, WORLD_Y)"
         )
     try:
         geo = Geometry(*size)
@@ -318,7 +320,11 @@ def dump_to_world(
         if (x + y) % 2:
             raise row.fail("xloc", f"{x},{y} is not a sector (x + y must be even)")
         if (x, y) in world.sectors:
-            raise row.fail("xloc", f"sector {x},{y} appears twice")
+            raise row.fail(
+                "xloc",
+                f"sector {x},{y} appears twice (is the world {geo.width}x{geo.height}?"
+                " give the game's size with --size or --econfig)",
+            )
         des = sect_types.get(row.num("des", 0))
         if des is None:
             raise row.fail("des", f"unknown sector type {row.raw('des')}")
