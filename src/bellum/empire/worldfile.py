@@ -8,7 +8,7 @@ renames it over the target, so an interrupted run never leaves half a world.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -136,6 +136,32 @@ def _plague(e: _Entry) -> Plague:
         raise e.fail("plague", f"unknown stage '{name}'") from None
 
 
+K = TypeVar("K")
+
+#: What each kind of object is called in messages.
+_KIND_NAMES = {"ship": ("ship", "ship type"), "unit": ("unit", "land unit type"),
+               "plane": ("plane", "plane type")}  # fmt: skip
+
+
+def _objects(
+    top: _Entry, kind: str, seen: Mapping[int, object], types: Mapping[str, K], world: World
+) -> Iterator[tuple[_Entry, tuple[int, K, int, int, int]]]:
+    """The ``[[kind]]`` entries with their checked number, type, owner and position."""
+    noun, type_noun = _KIND_NAMES[kind]
+    for i, raw in enumerate(top.get(kind, list, [])):
+        e = _Entry(f"{top.where}:{kind}[{i}]", raw)
+        uid = e.int("uid", lo=0)
+        e.where = f"{top.where}:{kind} #{uid}"
+        if uid in seen:
+            raise e.fail("uid", f"{noun} number used twice")
+        kind_type = e.lookup("type", lambda k: types[k], type_noun)
+        owner = e.int("owner", lo=1)
+        if owner not in world.nations:
+            raise e.fail("owner", f"no country {owner}")
+        x, y = e.coord("at", world.geometry)
+        yield e, (uid, kind_type, owner, x, y)
+
+
 def parse_world(
     data: dict[str, Any], source: str = "<world>", tables: Tables | None = None
 ) -> World:
@@ -246,17 +272,7 @@ def parse_world(
             if (x, y) not in world.sectors:
                 world.sectors[(x, y)] = Sector(x=x, y=y, type=fill, eff=fill_eff)
 
-    for i, raw in enumerate(top.get("ship", list, [])):
-        e = _Entry(f"{source}:ship[{i}]", raw)
-        uid = e.int("uid", lo=0)
-        e.where = f"{source}:ship #{uid}"
-        if uid in world.ships:
-            raise e.fail("uid", "ship number used twice")
-        kind = e.lookup("type", lambda k: tables.ships[k], "ship type")
-        owner = e.int("owner", lo=1)
-        if owner not in world.nations:
-            raise e.fail("owner", f"no country {owner}")
-        x, y = e.coord("at", geo)
+    for e, (uid, kind, owner, x, y) in _objects(top, "ship", world.ships, tables.ships, world):
         sh = Ship(uid=uid, type=kind, owner=owner, x=x, y=y)
         sh.name = e.get("name", str, "")
         sh.eff = e.int("eff", 100, 0, 100)
@@ -272,17 +288,7 @@ def parse_world(
         e.finish()
         world.ships[uid] = sh
 
-    for i, raw in enumerate(top.get("unit", list, [])):
-        e = _Entry(f"{source}:unit[{i}]", raw)
-        uid = e.int("uid", lo=0)
-        e.where = f"{source}:unit #{uid}"
-        if uid in world.units:
-            raise e.fail("uid", "unit number used twice")
-        ltype = e.lookup("type", lambda k: tables.land[k], "land unit type")
-        owner = e.int("owner", lo=1)
-        if owner not in world.nations:
-            raise e.fail("owner", f"no country {owner}")
-        x, y = e.coord("at", geo)
+    for e, (uid, ltype, owner, x, y) in _objects(top, "unit", world.units, tables.land, world):
         u = LandUnit(uid=uid, type=ltype, owner=owner, x=x, y=y)
         u.eff = e.int("eff", 100, 0, 100)
         u.mob = e.int("mob", 0, -127, 127)
@@ -302,17 +308,7 @@ def parse_world(
         e.finish()
         world.units[uid] = u
 
-    for i, raw in enumerate(top.get("plane", list, [])):
-        e = _Entry(f"{source}:plane[{i}]", raw)
-        uid = e.int("uid", lo=0)
-        e.where = f"{source}:plane #{uid}"
-        if uid in world.planes:
-            raise e.fail("uid", "plane number used twice")
-        ptype = e.lookup("type", lambda k: tables.planes[k], "plane type")
-        owner = e.int("owner", lo=1)
-        if owner not in world.nations:
-            raise e.fail("owner", f"no country {owner}")
-        x, y = e.coord("at", geo)
+    for e, (uid, ptype, owner, x, y) in _objects(top, "plane", world.planes, tables.planes, world):
         p = Plane(uid=uid, type=ptype, owner=owner, x=x, y=y)
         p.eff = e.int("eff", 100, 0, 100)
         p.mob = e.int("mob", 0, -127, 127)
