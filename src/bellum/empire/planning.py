@@ -141,8 +141,9 @@ def prepare(world: World, country: int, plan: Plan) -> tuple[Combat, list[str]]:
         raise CommandError(str(exc)) from None
     except Aborted:
         raise CommandError("the plan cannot be carried out") from None
-    if prompter.unused_mil:
-        xy = sorted(prompter.unused_mil)[0]
+    unused = sorted(xy for xy in prompter.unused_mil if plan.mil[xy] > 0)
+    if unused:
+        xy = unused[0]
         raise CommandError(f"--mil {w.fmt(xy, country)}: no mil can attack from there")
     for o in c.offs:
         wanted = plan.mil.get(o.xy, 0)
