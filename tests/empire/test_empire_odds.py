@@ -78,29 +78,25 @@ def test_strength_arrays_follow_the_casualty_rules() -> None:
     assert w.sector((2, 0)).mil == 40  # the plan ran on a copy
 
 
-def test_exact_odds_match_the_real_command() -> None:
-    """Exact (server model, no morale: retreat 0 %) vs 600 full runs of `attack`.
+@pytest.mark.parametrize("model", ["server", "per-casualty"])
+@pytest.mark.parametrize("with_unit", [True, False])
+def test_exact_odds_match_the_real_command(model: str, with_unit: bool) -> None:
+    """Exact vs 600 full runs of `attack`, both models, with and without a land unit.
 
-    The bound is 4 standard errors of the runs' mean (99.99 % two-sided); the
-    seeds are fixed, so the test is deterministic.
+    The per-casualty model is the command under ``info_fight``.  Morale plays no
+    part (the unit's retreat is 0 %).  The bound is 4 standard errors of the
+    runs' mean (99.99 % two-sided); the seeds are fixed, so the test is
+    deterministic.
     """
     w = small()
+    if not with_unit:
+        del w.units[0]
+        w.sector((2, 0)).mil = 100  # a close fight: P(win) about 0.45
+    w.overrides["info_fight"] = model == "per-casualty"
     plan = make_plan(w, 1, "2,0", ["0,0=140"], [])
     c, _ = prepare(w, 1, plan)
-    exact = fight_odds(*fight_sides(c)).p_attacker_wins
+    exact = fight_odds(*fight_sides(c), model=model).p_attacker_wins  # type: ignore[arg-type]
     runs = resolver_runs(w, 1, plan, 600, seed=11)
-    assert 0.05 < exact < 0.95
-    assert abs(exact - runs.p_win) <= 4 * runs.standard_error
-
-
-def test_per_casualty_odds_match_the_info_page_fight() -> None:
-    """The per-casualty solver vs 600 runs of `attack` under ``info_fight`` (4 standard errors)."""
-    w = small()
-    w.overrides["info_fight"] = True
-    plan = make_plan(w, 1, "2,0", ["0,0=140"], [])
-    c, _ = prepare(w, 1, plan)
-    exact = fight_odds(*fight_sides(c), model="per-casualty").p_attacker_wins
-    runs = resolver_runs(w, 1, plan, 600, seed=12)
     assert 0.05 < exact < 0.95
     assert abs(exact - runs.p_win) <= 4 * runs.standard_error
 
