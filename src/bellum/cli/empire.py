@@ -260,9 +260,9 @@ def strength_cmd(
         s = r.sector
         mines = "?" if r.mines is None else str(r.mines)
         click.echo(
-            f"{world.fmt(s.xy, n.cnum):>6} {s.type.mnemonic} {s.eff:>4}% {s.mil:>4}"
-            f" {int(r.units):>6} {mines:>6} {r.mult:>5.2f} {r.sector_defense:>8}"
-            f" {r.reacting_defense:>9} {r.total:>8}"
+            f"{world.fmt(s.xy, n.cnum):>6} {s.type.mnemonic}{f'{s.eff}%':>8}{s.mil:>5}"
+            f"{int(r.units):>7}{mines:>7}{r.mult:>6.2f}{r.sector_defense:>9}"
+            f"{r.reacting_defense:>10}{r.total:>9}"
         )
     if not rows:
         click.echo("No sectors of yours there.")
