@@ -340,10 +340,17 @@ def test_store_new_database_killed_midway_can_be_made_again(tmp_path: Path) -> N
     assert Store.open(db).summary()["schema_version"] == SCHEMA_VERSION
 
 
-def test_store_replace_starts_over_an_unusable_database(tmp_path: Path) -> None:
-    db = tmp_path / "k.db"
-    sqlite3.connect(db).close()  # an SQLite file without bellum's schema
-    with pytest.raises(InputError, match="already exists"):
-        Store.create(db, load_world(VECTOR_A))
-    Store.create(db, load_world(VECTOR_A), replace=True).close()
-    assert Store.open(db).world().sector((2, 0)).mil == 40
+def test_store_replace_refuses_files_that_are_not_bellum_databases(tmp_path: Path) -> None:
+    """--replace starts over a bellum database, never a world file or another database."""
+    toml = tmp_path / "world.toml"
+    toml.write_text(VECTOR_A.read_text())
+    with pytest.raises(InputError, match="only starts over a bellum database"):
+        Store.create(toml, load_world(VECTOR_A), replace=True)
+    assert toml.read_text() == VECTOR_A.read_text()
+    foreign = tmp_path / "other.db"
+    conn = sqlite3.connect(foreign)
+    conn.execute("CREATE TABLE notes (t TEXT)")
+    conn.commit()
+    conn.close()
+    with pytest.raises(InputError, match="only starts over a bellum database"):
+        Store.create(foreign, load_world(VECTOR_A), replace=True)

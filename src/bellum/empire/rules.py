@@ -102,7 +102,8 @@ def parse_value(name: str, text: str) -> Any:
         else:
             return text
     except ValueError:
-        raise UsageError(f"option {name} takes a number, not '{text}'") from None
+        kind = "a whole number" if isinstance(default, int) else "a number"
+        raise UsageError(f"option {name} takes {kind}, not '{text}'") from None
     problem = check_option(name, value)
     if problem:
         raise UsageError(f"option {name}: {problem}")

@@ -237,15 +237,14 @@ class Store:
                 raise InputError(f"{p}: already exists (use --replace to start it over)")
             try:
                 existing = cls.open(p)
-            except InputError:
-                existing = None  # not a usable bellum database: build a new one over it
-            if existing is not None:
-                try:
-                    existing._fill(world, dump)
-                except BaseException:
-                    existing.close()
-                    raise
-                return existing
+            except InputError as exc:
+                raise InputError(f"{exc}; --replace only starts over a bellum database") from None
+            try:
+                existing._fill(world, dump)
+            except BaseException:
+                existing.close()
+                raise
+            return existing
         # A new database is built beside the target and renamed into place, so a
         # killed run leaves only a hidden scratch file, never a half-made database.
         scratch = p.with_name(f".{p.name}.new")

@@ -428,6 +428,9 @@ MISSIONS = (
     "zdone",
 )
 
+#: No econfig value of a real game comes near this; larger ones overflow the rules' arithmetic.
+OPTION_MAX = 1e6
+
 #: Econfig values that must be positive (a zero would divide or freeze the rules).
 POSITIVE_OPTIONS = ("land_mob_max", "etu_per_update", "land_mob_scale", "max_btus")
 
@@ -442,4 +445,6 @@ def check_option(key: str, value: Any) -> str | None:
         return f"{value} is negative"
     if key in POSITIVE_OPTIONS and value == 0:
         return "must be more than 0"
+    if value > OPTION_MAX:
+        return f"{value} is too large (at most {OPTION_MAX:g})"
     return None
