@@ -216,3 +216,13 @@ def test_capital_sack_b3_item_7() -> None:
     assert w.nations[2].money == 12500
     assert w.nations[1].money == 25000 + 12500
     assert w.nations[2].capital_sacked
+
+
+def test_missing_target_is_asked_for(vector_a_path: Path) -> None:
+    w = load_world(vector_a_path)
+    r = attack(w, None, 1, ServerRandom(1), ScriptedPrompter(["2,0", "150", "0"]))
+    assert r.transcript() == "Sector :  2,0\n" + B1_TRANSCRIPT
+    eof = attack(load_world(vector_a_path), None, 1, ServerRandom(1), ScriptedPrompter([]))
+    assert eof.outcome == "usage" and eof.transcript().endswith(
+        "Usage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]\n"
+    )

@@ -112,3 +112,23 @@ def test_unknown_option_on_the_command_line(vector_a_path: Path) -> None:
     )
     assert r.returncode == 2
     assert "unknown option 'NOPE'; options:" in r.stderr and "Traceback" not in r.stderr
+
+
+def test_negative_numbers_are_arguments_not_options(tmp_path: Path) -> None:
+    world = ROOT / "examples" / "empire" / "board.toml"
+    r = bellum(
+        "empire",
+        "board",
+        "-1",
+        "0",
+        "--world",
+        str(world),
+        "--as",
+        "1",
+        "--seed",
+        "1",
+        "--out",
+        str(tmp_path / "b.toml"),
+    )
+    assert r.returncode == 2
+    assert r.stdout.startswith("Usage: board <to-SHIP>") and "No such option" not in r.stderr

@@ -135,5 +135,5 @@ def test_plans_beyond_the_limits_are_refused() -> None:
         prepare(w, 1, make_plan(w, 1, "2,0", ["0,0=100000"], []))
     with pytest.raises(UsageError, match="given twice"):
         make_plan(w, 1, "2,0", ["0,0=5", "0,0=6"], [])
-    with pytest.raises(CommandError, match=r"You can't attack your own sector\."):
-        make_plan(w, 1, "0,0", [], [])
+    with pytest.raises(CommandError, match=r"You are not adjacent to 0,0"):
+        prepare(w, 1, make_plan(w, 1, "0,0", [], []))

@@ -82,14 +82,14 @@ def _seed(seed: int | None) -> int:
     return used
 
 
-_NEGATIVE_COORD = re.compile(r"^-\d+,-?\d+$")
+_NEGATIVE_COORD = re.compile(r"^-\d+(,-?\d+)?$")
 
 
 class CoordCommand(click.Command):
-    """A command whose arguments may be negative coordinates such as ``-14,2``.
+    """A command whose arguments may be negative: coordinates such as ``-14,2`` or ``-1``.
 
     Click would take them for options; a leading blank keeps them arguments
-    (the coordinate parser ignores blanks).
+    (the parsers ignore blanks, and the blank is stripped before it is stored).
     """
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
@@ -132,7 +132,7 @@ def empire() -> None:
 
 
 @empire.command("attack", cls=CoordCommand)
-@click.argument("target")
+@click.argument("target", metavar="[TARGET]", required=False)
 @click.argument("support", nargs=-1)
 @world_option
 @db_option
@@ -146,7 +146,7 @@ def empire() -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @rules_options
 def attack_cmd(
-    target: str,
+    target: str | None,
     support: tuple[str, ...],
     world_path: Path | None,
     db: Path | None,
@@ -159,11 +159,15 @@ def attack_cmd(
 ) -> None:
     """Attack the sector TARGET (x,y in your coordinates) from your adjacent sectors.
 
+    Without TARGET you are asked for it, like on the server.
+
     SUPPORT are the server's four optional answers (forts, ships, arty, planes),
     e.g. `y y n n`; without them all support is requested.  Prompts are
     answered interactively, or line by line from piped input.
     """
-    call = Invocation("attack", [target], {"support_args": list(support)})
+    call = Invocation(
+        "attack", [target.strip() if target else target], {"support_args": list(support)}
+    )
     source = open_world(world_path, db, command=call, out=out)
     world = source.world
     apply_rules(world, profile, list(options))
@@ -250,7 +254,8 @@ def strength_cmd(
     apply_rules(world, profile, list(options))
     n = _country(world, country)
     if sectors:
-        picked = [world.sector(world.geometry.parse(s, n.origin)) for s in sectors]
+        wanted = dict.fromkeys(world.geometry.parse(s, n.origin) for s in sectors)
+        picked = [world.sector(xy) for xy in wanted]
     else:
         picked = [s for _, s in sorted(world.sectors.items(), key=lambda kv: kv[0][::-1])]
     rows = strength(world, n.cnum, picked)
@@ -330,7 +335,7 @@ def _run(
     ``args`` are the command's arguments (``None`` for the missing ones, which
     the server then asks for); the world is saved only if the command changed it.
     """
-    call = Invocation(command.__name__, list(args), dict(extra))
+    call = Invocation(command.__name__, [a.strip() if a else a for a in args], dict(extra))
     source = open_world(world_path, db, command=call, out=out)
     world = source.world
     apply_rules(world, profile, list(options))

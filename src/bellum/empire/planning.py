@@ -87,8 +87,6 @@ def make_plan(
     origin = world.nations[country].origin
     geo = world.geometry
     t = geo.parse(target_text, origin)
-    if world.sector(t).owner == country:
-        raise CommandError("You can't attack your own sector.")
     plan = Plan(target=t)
     neighbours = set(geo.neighbours(t))
     for item in mil:

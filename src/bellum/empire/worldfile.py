@@ -85,6 +85,8 @@ class _Entry:
             raise self.fail(key, f"expected [x, y], got {v!r}")
         if (v[0] + v[1]) % 2:
             raise self.fail(key, f"{v[0]},{v[1]} is not a sector (x + y must be even)")
+        if not (-geo.width <= v[0] < geo.width and -geo.height <= v[1] < geo.height):
+            raise self.fail(key, f"{v[0]},{v[1]} is off the {geo.width}x{geo.height} map")
         return geo.norm(v[0], v[1])
 
     def tech(self, default: float) -> float:

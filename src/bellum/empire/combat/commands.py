@@ -16,7 +16,7 @@ ATTACK_USAGE = "Usage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]"
 
 def attack(
     world: World,
-    sector: str | Coord,
+    sector: str | Coord | None,
     aggressor: int,
     dice: ServerRandom,
     prompter: Prompter,
@@ -26,21 +26,25 @@ def attack(
     """``attack <SECT>`` (spec §16.1): take an adjacent sector with mil and land units.
 
     ``sector`` is the player's ``x,y`` text (relative to the aggressor's origin)
-    or absolute coordinates.  The world is changed in place; the result says
-    whether anything happened that is worth saving.
+    or absolute coordinates; ``None`` asks for it like the server (``Sector :``).
+    The world is changed in place; the result says whether anything happened
+    that is worth saving.
     """
     c = Combat(world, dice, prompter, aggressor, Mode.ATTACK, sink=sink)
     result = CombatResult(command="attack", seed=dice.seed, outcome="aborted", aggressor=aggressor)
 
     def flow() -> None:
         nation = world.nations[aggressor]
-        if isinstance(sector, str):
+        given = sector
+        if given is None:
+            given = flows.ask_text(c, None, "Sector :  ", ATTACK_USAGE)
+        if isinstance(given, str):
             try:
-                xy = world.geometry.parse(sector, nation.origin)
+                xy = world.geometry.parse(given, nation.origin)
             except UsageError:
                 raise UsageFailure(ATTACK_USAGE) from None
         else:
-            xy = world.geometry.norm(*sector)
+            xy = world.geometry.norm(*given)
         _attack_flow(c, xy, support_args or [], result)
 
     return flows.run_flow(c, result, flow)
