@@ -11,7 +11,7 @@ from test_empire_cli import bellum
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, board, lboard
 from bellum.empire.events import ScriptedPrompter
-from bellum.empire.world import World
+from bellum.empire.world import LandUnit, World
 from bellum.empire.worldfile import load_world, save_world
 
 B36_BOARD = """\
@@ -504,3 +504,19 @@ def test_ship_orders_survive_a_world_file_round_trip(tmp_path: Path) -> None:
     cs = again.ships[1]
     assert (cs.fleet, cs.mission, cs.rpath, cs.rflags, cs.off) == ("a", "escort", "yy", "b", True)
     assert (cs.speed, cs.armor) == (30, 23)
+
+
+def test_info_page_reduces_land_units_aboard_a_captured_ship() -> None:
+    """§10.5: the server keeps their efficiency; the newer info page cuts them to 10 %."""
+    results = {}
+    for switch in (False, True):
+        w = load_world(EXAMPLES / "board.toml")
+        cargo = w.ships[1]
+        w.units[90] = LandUnit(uid=90, type=w.tables.land["inf"], owner=cargo.owner,
+                               x=cargo.x, y=cargo.y, eff=80, ship=cargo.uid)  # fmt: skip
+        w.overrides["info_capture"] = switch
+        r = board(w, "1", "0", 1, ServerRandom(1), ScriptedPrompter(["50"]))
+        assert r.success
+        results[switch] = (w.units[90].owner, w.units[90].eff)
+    assert results[False] == (1, 80)
+    assert results[True] == (1, 10)

@@ -38,6 +38,7 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("info_sector_mobility", "the target loses max(20, proportional) mobility (§11)"),
     Switch("info_efficiency", "the target loses casualties/10 percent efficiency (§11)"),
     Switch("info_fight", "odds recomputed after every casualty, no jitter or windows (§6.6)"),
+    Switch("info_capture", "land units aboard a captured ship are reduced to 10 % too (§10.5)"),
 )
 
 PROFILES: dict[str, tuple[str, dict[str, bool]]] = {

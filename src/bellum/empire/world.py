@@ -396,6 +396,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "info_sector_mobility": False,
     "info_efficiency": False,
     "info_fight": False,
+    "info_capture": False,
 }
 
 #: Where the seed document and the 4.4.1 server disagree (spec §18.3); see rules.py.
@@ -407,6 +408,7 @@ INFO_SWITCHES = (
     "info_sector_mobility",
     "info_efficiency",
     "info_fight",
+    "info_capture",
 )
 #: The switch values of each rule profile.
 PROFILE_SWITCHES: dict[str, dict[str, bool]] = {

@@ -277,6 +277,8 @@ def take_vessel(c: Combat) -> bool:
         for _, u in sorted(w.units.items()):
             if u.ship == ship.uid and u.owner == d:
                 _take_unit(c, u)
+                if w.option("info_capture"):
+                    u.eff = 10
     else:
         assert unit is not None
         _take_unit(c, unit)
