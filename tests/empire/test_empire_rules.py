@@ -351,3 +351,48 @@ def test_info_page_fight_recomputes_the_odds_every_casualty() -> None:
 def test_command_line_numbers_must_be_usable(value: str) -> None:
     with pytest.raises(UsageError, match="option combat_mob"):
         apply_rules(world_from(""), None, [f"combat_mob={value}"])
+
+
+def test_info_page_unit_needs_the_mobility_of_its_whole_march() -> None:
+    """Seed step 2: a unit must have the mobility its march into the target costs."""
+    server = load_world(EXAMPLES / "cavalry.toml")
+    server.units[0].mob = 1
+    said = run(server, "2,0", ["150", "n", "n"], "server-4.4.1").transcript()
+    assert "cav  cavalry #0 has a base attack value of" in said
+    info = load_world(EXAMPLES / "cavalry.toml")
+    info.units[0].mob = 1
+    said = run(info, "2,0", ["150", "n"], "info-page").transcript()
+    assert "cav  cavalry #0 does not have enough mobility (26 needed)\n" in said
+    assert "cav  cavalry #0 has a base attack value" not in said
+
+
+def _mined_landing(profile: str) -> str:
+    from bellum.empire.combat import assault
+
+    w = load_world(EXAMPLES / "landing.toml")
+    w.sector((0, 0)).mines = 500
+    apply_rules(w, profile)
+    r = assault(w, "0,0", "0", 1, ServerRandom(1), ScriptedPrompter(["0", "y", "y"]))
+    assert r.outcome == "captured"
+    return r.transcript()
+
+
+def test_info_page_sets_off_no_mines_after_an_assault() -> None:
+    """Seed step 14: post-attack interdiction, mines included, belongs to attack only."""
+    assert "Blammo! Landmines detected in 0,0!" in _mined_landing("server-4.4.1")
+    said = _mined_landing("info-page")
+    assert "Blammo" not in said
+    assert "now occupies 0,0" in said
+
+
+def test_info_page_charges_the_mil_move_in_mobility(vector_a_path: object) -> None:
+    """The page charges move-in mobility; 4.4.1 forgets it (fix_movein_mobility)."""
+    moved_in = {}
+    for profile in ("server-4.4.1", "info-page"):
+        w = load_world(vector_a_path)  # type: ignore[arg-type]
+        run(w, "2,0", ["150", "50"], profile)
+        moved_in[profile] = w.sector((0, 0)).mob
+    assert moved_in["info-page"] < moved_in["server-4.4.1"]
+    w = load_world(vector_a_path)  # type: ignore[arg-type]
+    apply_rules(w, "info-page", ["fix_movein_mobility=off"])
+    assert w.option("fix_movein_mobility") is False

@@ -39,6 +39,14 @@ SWITCHES: tuple[Switch, ...] = (
     Switch("info_efficiency", "the target loses casualties/10 percent efficiency (§11)"),
     Switch("info_fight", "odds recomputed after every casualty, no jitter or windows (§6.6)"),
     Switch("info_capture", "land units aboard a captured ship are reduced to 10 % too (§10.5)"),
+    Switch(
+        "info_march_mobility",
+        "an attacking unit needs the mobility of its whole march into the target (§2.4)",
+    ),
+    Switch(
+        "info_no_landing_mines",
+        "no land mines for units landing by assault (post-attack interdiction is attack's, §14)",
+    ),
 )
 
 PROFILES: dict[str, tuple[str, dict[str, bool]]] = {

@@ -397,6 +397,8 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "info_efficiency": False,
     "info_fight": False,
     "info_capture": False,
+    "info_march_mobility": False,
+    "info_no_landing_mines": False,
 }
 
 #: Where the seed document and the 4.4.1 server disagree (spec §18.3); see rules.py.
@@ -409,11 +411,13 @@ INFO_SWITCHES = (
     "info_efficiency",
     "info_fight",
     "info_capture",
+    "info_march_mobility",
+    "info_no_landing_mines",
 )
 #: The switch values of each rule profile.
 PROFILE_SWITCHES: dict[str, dict[str, bool]] = {
     "server-4.4.1": dict.fromkeys(INFO_SWITCHES, False),
-    "info-page": dict.fromkeys(INFO_SWITCHES, True),
+    "info-page": dict.fromkeys(INFO_SWITCHES, True) | {"fix_movein_mobility": True},
 }
 
 #: Missions the combat code knows (``mission`` of units, ships and planes).

@@ -324,7 +324,8 @@ def move_in(c: Combat) -> None:
         u.ship = None
         moved.append(u)
         c.say(f"{u.name()} now occupies {c.at(t.xy)}")
-    if moved and c.world.option("INTERDICT_ATT"):
+    landing_mines = c.world.option("INTERDICT_ATT") and not c.world.option("info_no_landing_mines")
+    if moved and landing_mines:
         movein.mine_checks(c, list(reversed(moved)))
     victim = t or c.target_ship or c.target_unit
     assert victim is not None

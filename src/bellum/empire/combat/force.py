@@ -154,7 +154,8 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers, most: int | None = 
             assert c.target is not None
             p = attcost(w, c.aggressor, c.target, unit_kind(u))
             q = unitcost(u, p)
-        if p >= 1.0 and u.mob < min(127, math.ceil(q)):
+        whole_march = p >= 1.0 or c.world.option("info_march_mobility")
+        if whole_march and u.mob < min(127, math.ceil(q)):
             c.say(f"{u.name()} does not have enough mobility ({min(127, math.ceil(q))} needed)")
             continue
         av = attack_value(u, c.mode, c.world.option("assault_penalty"))
