@@ -17,9 +17,9 @@ from pathlib import Path
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
-from bellum.empire.dump import dump_to_world, read_dump
 from bellum.empire.events import ScriptedPrompter
-from bellum.empire.store import Invocation, RecordingPrompter, Store
+from bellum.empire.io.sqlite.store import Invocation, RecordingPrompter, Store
+from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
 
 ROOT = Path(__file__).resolve().parents[1]
 DUMP = ROOT.parent / "shared" / "data" / "empire-dumps" / "smoke-final.xdump"

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bellum.empire.store import Store, replay
+from bellum.empire.io.sqlite.store import Store, replay
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The real Empire dumps live next to the repository (never committed to it).

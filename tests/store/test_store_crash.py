@@ -25,8 +25,8 @@ from store_support import assert_history_replays, front_world_toml
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
 from bellum.empire.events import ScriptedPrompter
-from bellum.empire.store import Invocation, RecordingPrompter, Store
-from bellum.empire.worldfile import parse_world
+from bellum.empire.io.sqlite.store import Invocation, RecordingPrompter, Store
+from bellum.empire.io.toml import parse_world
 
 FORK = multiprocessing.get_context("fork")
 SUPPORT = ["n", "n", "n", "n"]

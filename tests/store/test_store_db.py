@@ -18,12 +18,12 @@ from store_support import (
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
-from bellum.empire.dump import dump_to_world, read_dump
 from bellum.empire.events import ScriptedPrompter
-from bellum.empire.storage.codec import world_rows
-from bellum.empire.storage.schema import SCHEMA_VERSION, migrate
-from bellum.empire.store import Invocation, RecordingPrompter, Store, replay
-from bellum.empire.worldfile import load_world
+from bellum.empire.io.sqlite.codec import world_rows
+from bellum.empire.io.sqlite.schema import SCHEMA_VERSION, migrate
+from bellum.empire.io.sqlite.store import Invocation, RecordingPrompter, Store, replay
+from bellum.empire.io.toml import load_world
+from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
 from bellum.errors import CommandError, InputError
 
 VECTOR_A = ROOT / "examples" / "empire" / "vector-a.toml"

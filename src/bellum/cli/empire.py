@@ -19,10 +19,10 @@ from bellum.empire.combat import CombatResult, assault, attack, board, lboard, p
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event
 from bellum.empire.geometry import Geometry
+from bellum.empire.io.sqlite.store import Invocation
 from bellum.empire.planning import fight_sides, make_plan, prepare
 from bellum.empire.planning import resolver_runs as resolver_runs_of
 from bellum.empire.rules import apply_rules, describe, profile_names
-from bellum.empire.store import Invocation
 from bellum.empire.world import DEFAULT_OPTIONS, Nation, World
 from bellum.errors import UsageError
 from bellum.odds import Method, fight_odds

@@ -13,9 +13,9 @@ from typing import Any
 import click
 
 from bellum.empire.events import Prompter
-from bellum.empire.store import Invocation, RecordingPrompter, Session, Store
+from bellum.empire.io.sqlite.store import Invocation, RecordingPrompter, Session, Store
+from bellum.empire.io.toml import load_world, save_world
 from bellum.empire.world import World
-from bellum.empire.worldfile import load_world, save_world
 from bellum.errors import UsageError
 
 #: The database used when a command is given neither ``--world`` nor ``--db``.

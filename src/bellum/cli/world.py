@@ -12,11 +12,11 @@ import click
 
 from bellum.cli.empire import empire
 from bellum.cli.source import DEFAULT_DB
-from bellum.empire.dump import dump_to_world, read_dump, world_to_dump
 from bellum.empire.geometry import Geometry
-from bellum.empire.store import Store, replay
+from bellum.empire.io.sqlite.store import Store, replay
+from bellum.empire.io.toml import dumps, load_world, world_to_data
+from bellum.empire.io.xdump.mapping import dump_to_world, read_dump, world_to_dump
 from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
-from bellum.empire.worldfile import dumps, load_world, world_to_data
 from bellum.errors import InputError, UsageError
 from bellum.fileio import write_atomic
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from bellum.dice import ServerRandom, new_seed
-from bellum.empire.worldfile import load_world, save_world
+from bellum.empire.io.toml import load_world, save_world
 
 if TYPE_CHECKING:
     from bellum.empire.combat import CombatResult

@@ -30,10 +30,10 @@ from typing import Any
 import bellum
 import bellum.empire.combat as combat
 from bellum.dice import ServerRandom
-from bellum.empire.dumpfile import Dump, Record, Table, split_fields
 from bellum.empire.events import Event, Prompter
-from bellum.empire.storage.codec import canonical, rows_world, world_rows
-from bellum.empire.storage.schema import SCHEMA_VERSION, migrate, version_of
+from bellum.empire.io.sqlite.codec import canonical, rows_world, world_rows
+from bellum.empire.io.sqlite.schema import SCHEMA_VERSION, migrate, version_of
+from bellum.empire.io.xdump.syntax import Dump, Record, Table, split_fields
 from bellum.empire.tables import stock
 from bellum.empire.world import DEFAULT_OPTIONS, World
 from bellum.errors import CommandError, InputError
