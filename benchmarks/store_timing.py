@@ -17,9 +17,10 @@ from pathlib import Path
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
-from bellum.empire.dump import dump_to_world, read_dump
-from bellum.empire.events import ScriptedPrompter
-from bellum.empire.store import Invocation, RecordingPrompter, Store
+from bellum.empire.events import RecordingPrompter, ScriptedPrompter
+from bellum.empire.io.sqlite.store import Store
+from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
+from bellum.empire.orders import Order
 
 ROOT = Path(__file__).resolve().parents[1]
 DUMP = ROOT.parent / "shared" / "data" / "empire-dumps" / "smoke-final.xdump"
@@ -56,8 +57,7 @@ def main() -> None:
             session = store.begin_command()
             prompter = RecordingPrompter(ScriptedPrompter(["19"]))
             result = attack(session.world, ATTACK[0], 1, ServerRandom(7), prompter, ATTACK[1:])
-            call = Invocation("attack", ATTACK[:1], {"support_args": ATTACK[1:]})
-            session.commit(call, prompter.answers, result)
+            session.commit(Order("attack", tuple(ATTACK)), prompter.answers, result)
             store.close()
 
         def cli_import(i: int) -> None:

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from bellum.empire.io.toml import parse_world
 from bellum.empire.world import World
-from bellum.empire.worldfile import parse_world
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples" / "empire"

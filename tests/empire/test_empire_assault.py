@@ -12,8 +12,8 @@ from test_empire_cli import bellum
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, assault
 from bellum.empire.events import ScriptedPrompter
+from bellum.empire.io.toml import load_world
 from bellum.empire.world import Relation, World
-from bellum.empire.worldfile import load_world
 
 B33_TRANSCRIPT = """\
 0,0 is a 100% 2 wilderness with approximately 10 military.

@@ -10,8 +10,8 @@ from conftest import EXAMPLES, world_from
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, attack
 from bellum.empire.events import ScriptedPrompter
+from bellum.empire.io.toml import load_world
 from bellum.empire.world import World
-from bellum.empire.worldfile import load_world
 
 B1_TRANSCRIPT = """\
 2,0 is a 100% 2 wilderness with approximately 40 military.

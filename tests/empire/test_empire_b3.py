@@ -8,7 +8,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import ScriptedPrompter
-from bellum.empire.worldfile import load_world
+from bellum.empire.io.toml import load_world
 
 
 def test_reaction_mines_and_unsupplied_engineer_b3_item_4() -> None:

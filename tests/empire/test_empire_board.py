@@ -11,8 +11,8 @@ from test_empire_cli import bellum
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, board, lboard
 from bellum.empire.events import ScriptedPrompter
+from bellum.empire.io.toml import load_world, save_world
 from bellum.empire.world import LandUnit, World
-from bellum.empire.worldfile import load_world, save_world
 
 B36_BOARD = """\
 Approaching cs   cargo ship (#1)...

@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from test_empire_cli import bellum
 
+from bellum.empire.io.toml import parse_world
 from bellum.empire.planning import fight_sides, make_plan, prepare, resolver_runs
 from bellum.empire.world import World
-from bellum.empire.worldfile import parse_world
 from bellum.errors import CommandError, UsageError
 from bellum.odds import fight_odds
 

@@ -11,8 +11,8 @@ from test_empire_cli import bellum
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, paradrop
 from bellum.empire.events import ScriptedPrompter
+from bellum.empire.io.toml import load_world
 from bellum.empire.world import Plane, World
-from bellum.empire.worldfile import load_world
 
 B38_TRANSCRIPT = """\
 No escorts...

@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, attack
 from bellum.empire.events import ScriptedPrompter
+from bellum.empire.io.toml import world_to_data
 from bellum.empire.world import World
-from bellum.empire.worldfile import world_to_data
 
 # The target 2,0 and its six neighbours; 0,0 and 1,31 may attack, 4,0 is a
 # refuge for retreating defenders (so no unit is ever left with nowhere to go).

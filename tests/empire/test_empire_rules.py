@@ -8,9 +8,9 @@ from conftest import EXAMPLES, world_from
 from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, attack
 from bellum.empire.events import ScriptedPrompter
+from bellum.empire.io.toml import load_world
 from bellum.empire.rules import apply_rules
 from bellum.empire.world import Relation, World
-from bellum.empire.worldfile import load_world
 from bellum.errors import UsageError
 
 

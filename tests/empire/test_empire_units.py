@@ -7,8 +7,8 @@ from conftest import EXAMPLES
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
 from bellum.empire.events import ScriptedPrompter
+from bellum.empire.io.toml import load_world
 from bellum.empire.world import Plague
-from bellum.empire.worldfile import load_world
 
 B2_FIGHT = """\
 

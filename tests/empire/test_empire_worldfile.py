@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from conftest import NATIONS
 
-from bellum.empire.worldfile import load_world, parse_world, save_world, world_to_data
+from bellum.empire.io.toml import load_world, parse_world, save_world, world_to_data
 from bellum.errors import InputError
 
 

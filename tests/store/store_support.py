@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from bellum.empire.store import Store, replay
+from bellum.empire.io.sqlite.store import Store
+from bellum.empire.service import replay
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The real Empire dumps live next to the repository (never committed to it).

@@ -24,9 +24,10 @@ from store_support import assert_history_replays, front_world_toml
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
-from bellum.empire.events import ScriptedPrompter
-from bellum.empire.store import Invocation, RecordingPrompter, Store
-from bellum.empire.worldfile import parse_world
+from bellum.empire.events import RecordingPrompter, ScriptedPrompter
+from bellum.empire.io.sqlite.store import Store
+from bellum.empire.io.toml import parse_world
+from bellum.empire.orders import Order
 
 FORK = multiprocessing.get_context("fork")
 SUPPORT = ["n", "n", "n", "n"]
@@ -41,8 +42,7 @@ def _run_attack(store: Store, target: str, seed: int, hook: Callable[[str], None
     session = store.begin_command()
     prompter = RecordingPrompter(ScriptedPrompter(list(ANSWERS)))
     result = attack(session.world, target, 1, ServerRandom(seed), prompter, SUPPORT)
-    call = Invocation("attack", [target], {"support_args": SUPPORT})
-    session.commit(call, prompter.answers, result, hook=hook)
+    session.commit(Order("attack", (target, *SUPPORT)), prompter.answers, result, hook=hook)
 
 
 def _crash_child(db: Path, ready: Event, go: Event, kill_at: int | None) -> None:
@@ -192,7 +192,7 @@ def test_store_concurrent_commands_lose_no_update(tmp_path: Path) -> None:
         store.close()
     assert len(history) == 16 and all(h.outcome == "captured" for h in history)
     # Both processes' commands interleave, yet every charge and capture is there.
-    assert {h.invocation.args[0] for h in history} == {t for plan in plans for t in plan}
+    assert {h.order.args[0] for h in history} == {t for plan in plans for t in plan}
     charged = sum(h.result["btu_charged"] for h in history)
     assert world.nations[1].btu == 640 - charged
     assert all(world.sectors[(x, 0)].owner == 1 for x in range(2, 64, 4))

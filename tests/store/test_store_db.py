@@ -18,12 +18,14 @@ from store_support import (
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
-from bellum.empire.dump import dump_to_world, read_dump
-from bellum.empire.events import ScriptedPrompter
-from bellum.empire.storage.codec import world_rows
-from bellum.empire.storage.schema import SCHEMA_VERSION, migrate
-from bellum.empire.store import Invocation, RecordingPrompter, Store, replay
-from bellum.empire.worldfile import load_world
+from bellum.empire.events import RecordingPrompter, ScriptedPrompter
+from bellum.empire.io.sqlite.codec import world_rows
+from bellum.empire.io.sqlite.schema import SCHEMA_VERSION, migrate
+from bellum.empire.io.sqlite.store import Store
+from bellum.empire.io.toml import load_world
+from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
+from bellum.empire.orders import Order
+from bellum.empire.service import replay
 from bellum.errors import CommandError, InputError
 
 VECTOR_A = ROOT / "examples" / "empire" / "vector-a.toml"
@@ -263,7 +265,7 @@ def test_store_replay_in_process_rebuilds_the_world_before_each_command(tmp_path
         worlds.append(world_rows(session.world))
         prompter = RecordingPrompter(ScriptedPrompter(["50", "0"]))
         result = attack(session.world, "2,0", 1, ServerRandom(seed), prompter, [])
-        session.commit(Invocation("attack", ["2,0"]), prompter.answers, result)
+        session.commit(Order("attack", ("2,0",)), prompter.answers, result)
     for cid, rows in enumerate(worlds, 1):
         assert world_rows(store.world_before(cid)) == rows
         assert replay(store, cid).ok
@@ -322,7 +324,7 @@ def test_store_replay_runs_under_the_options_the_command_had(tmp_path: Path) -> 
     session.world.options["fix_movein_mobility"] = True  # as --option on the command line
     prompter = RecordingPrompter(ScriptedPrompter(["150", "40"]))
     result = attack(session.world, "2,0", 1, ServerRandom(1), prompter, [])
-    cid = session.commit(Invocation("attack", ["2,0"]), prompter.answers, result)
+    cid = session.commit(Order("attack", ("2,0",)), prompter.answers, result)
     rec = store.command(cid)
     assert rec.options["fix_movein_mobility"] is True and rec.options["land_mob_max"] == 127
     assert ("world", "options") in rec.changes
@@ -354,3 +356,47 @@ def test_store_replace_refuses_files_that_are_not_bellum_databases(tmp_path: Pat
     conn.close()
     with pytest.raises(InputError, match="only starts over a bellum database"):
         Store.create(foreign, load_world(VECTOR_A), replace=True)
+
+
+def test_store_schema_2_history_is_read_as_orders_and_replays(tmp_path: Path) -> None:
+    """A database from before orders were stored keeps its history: each command's name,
+    arguments and keyword arguments are read as the order, which replays bit for bit."""
+    new = tmp_path / "new.db"
+    Store.create(new, load_world(VECTOR_A)).close()
+    r = bellum("empire", "attack", "2,0", "y", "y", "n", "n", "--db", str(new), "--as", "1",
+               "--seed", "1", stdin="150\n0\n")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    columns = ("at, name, args, extra, country, seed, answers, options, version, profile,"
+               " outcome, result, events, transcript")  # fmt: skip
+    src = sqlite3.connect(new)
+    command = src.execute(f"SELECT {columns} FROM command").fetchone()
+    objects = src.execute("SELECT kind, key, data FROM object").fetchall()
+    changes = src.execute("SELECT command, kind, key, before, after FROM change").fetchall()
+    src.close()
+    assert json.loads(command[2]) == ["2,0"] and json.loads(command[3]) == {
+        "support_args": ["y", "y", "n", "n"]
+    }
+    old = tmp_path / "old.db"
+    conn = sqlite3.connect(old, isolation_level=None)
+    conn.execute("BEGIN")
+    migrate(conn, 0, 2)  # the schema before orders were stored, with one command in it
+    conn.executemany("INSERT INTO object (kind, key, data) VALUES (?, ?, ?)", objects)
+    conn.execute(f"INSERT INTO command ({columns}) VALUES ({', '.join('?' * 14)})", command)
+    conn.executemany("INSERT INTO change VALUES (?, ?, ?, ?, ?)", changes)
+    conn.execute("COMMIT")
+    conn.close()
+    hist = bellum("empire", "history", "--db", str(old), "--json")
+    (entry,) = json.loads(hist.stdout)
+    assert entry["order"] == "attack 2,0 y y n n" and entry["args"] == ["2,0"]
+    store = Store.open(old)
+    assert store.summary()["schema_version"] == SCHEMA_VERSION
+    assert store.command(1).order == Order.parse("attack 2,0 y y n n")
+    store.close()
+    assert assert_history_replays(old) == 1
+    # The next command is stored with its order's text.
+    r = bellum("empire", "attack", "2,0", "--db", str(old), "--as", "1", "--seed", "2", stdin="")
+    check = sqlite3.connect(old)
+    rows = check.execute("SELECT order_text FROM command ORDER BY id").fetchall()
+    check.close()
+    assert rows == [(None,), ("attack 2,0",)]
+    assert assert_history_replays(old) == 2

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 from store_support import SIZES, bellum, dump_path
 
-from bellum.empire.dump import dump_to_world, infer_size, read_dump, world_to_dump
-from bellum.empire.dumpfile import parse_dump, quote, split_fields, unquote
+from bellum.empire.io.xdump.mapping import dump_to_world, infer_size, read_dump, world_to_dump
+from bellum.empire.io.xdump.syntax import parse_dump, quote, split_fields, unquote
 from bellum.empire.world import Plague, Relation
 from bellum.errors import InputError
 
@@ -196,7 +196,7 @@ def test_store_dump_export_then_import_gives_the_changed_world_back(name: str) -
     new, sectors never in the dump), the exported dump reads back as the same world."""
     import random
 
-    from bellum.empire.storage.codec import world_rows
+    from bellum.empire.io.sqlite.codec import world_rows
     from bellum.empire.world import LandUnit, Relation
 
     dump = read_dump(dump_path(name))
@@ -236,8 +236,8 @@ def test_store_dump_export_then_import_gives_the_changed_world_back(name: str) -
 def test_store_dump_of_a_world_file_reads_back_as_the_same_world() -> None:
     from store_support import ROOT
 
-    from bellum.empire.storage.codec import world_rows
-    from bellum.empire.worldfile import load_world
+    from bellum.empire.io.sqlite.codec import world_rows
+    from bellum.empire.io.toml import load_world
 
     world = load_world(ROOT / "examples" / "empire" / "vector-a.toml")
     text = world_to_dump(world)

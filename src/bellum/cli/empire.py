@@ -13,18 +13,17 @@ from typing import Any
 import click
 
 from bellum.cli.app import cli
-from bellum.cli.source import WorldSource, open_world
-from bellum.dice import ServerRandom, new_seed
-from bellum.empire.combat import CombatResult, assault, attack, board, lboard, paradrop
+from bellum.dice import new_seed
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event
 from bellum.empire.geometry import Geometry
+from bellum.empire.orders import Order
 from bellum.empire.planning import fight_sides, make_plan, prepare
 from bellum.empire.planning import resolver_runs as resolver_runs_of
 from bellum.empire.rules import apply_rules, describe, profile_names
-from bellum.empire.store import Invocation
+from bellum.empire.service import WorldSource, open_source
 from bellum.empire.world import DEFAULT_OPTIONS, Nation, World
-from bellum.errors import UsageError
+from bellum.errors import InputError, UsageError
 from bellum.odds import Method, fight_odds
 from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
 from bellum.term import use_color
@@ -82,6 +81,20 @@ def _seed(seed: int | None) -> int:
     return used
 
 
+def open_world(
+    world_path: Path | None, db: Path | None, *, write: bool = False, out: Path | None = None
+) -> WorldSource:
+    """The world of one command (``--world``, ``--db`` or ``./bellum.db``), released when
+    the command ends: an order that was not kept (an error, Ctrl-C) is rolled back."""
+    if world_path is not None and db is not None:
+        raise UsageError("give either --world or --db, not both")
+    source = open_source(world_path, db, write=write, out=out)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None:
+        ctx.call_on_close(source.close)
+    return source
+
+
 _NEGATIVE_COORD = re.compile(r"^-\d+(,-?\d+)?$")
 
 
@@ -129,69 +142,6 @@ def rules_options(f: Callable[..., None]) -> Callable[..., None]:
 @cli.group()
 def empire() -> None:
     """Wolfpack Empire 4.4: attack, assault, paradrop, board and friends."""
-
-
-@empire.command("attack", cls=CoordCommand)
-@click.argument("target", metavar="[TARGET]", required=False)
-@click.argument("support", nargs=-1)
-@world_option
-@db_option
-@as_option
-@click.option("--seed", type=click.IntRange(0, 2**32 - 1), help="Seed the server's generator.")
-@click.option(
-    "--out",
-    type=click.Path(dir_okay=False, path_type=Path),
-    help="Write the resulting world here instead of back to --world.",
-)
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
-@rules_options
-def attack_cmd(
-    target: str | None,
-    support: tuple[str, ...],
-    world_path: Path | None,
-    db: Path | None,
-    country: str,
-    seed: int | None,
-    out: Path | None,
-    as_json: bool,
-    profile: str | None,
-    options: tuple[str, ...],
-) -> None:
-    """Attack the sector TARGET (x,y in your coordinates) from your adjacent sectors.
-
-    Without TARGET you are asked for it, like on the server.
-
-    SUPPORT are the server's four optional answers (forts, ships, arty, planes),
-    e.g. `y y n n`; without them all support is requested.  Prompts are
-    answered interactively, or line by line from piped input.
-    """
-    call = Invocation(
-        "attack", [target.strip() if target else target], {"support_args": list(support)}
-    )
-    source = open_world(world_path, db, command=call, out=out)
-    world = source.world
-    apply_rules(world, profile, list(options))
-    nation = _country(world, country)
-    used = _seed(seed)
-    result = attack(
-        world,
-        target,
-        nation.cnum,
-        ServerRandom(used),
-        source.prompter(StreamPrompter(quiet=as_json)),
-        list(support),
-        sink=None if as_json else _live,
-    )
-    _finish(result, source, as_json)
-
-
-def _finish(result: CombatResult, source: WorldSource, as_json: bool) -> None:
-    source.commit(result)
-    if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
-    code = EXIT_BY_OUTCOME.get(result.outcome, 0)
-    if code:
-        sys.exit(code)
 
 
 @empire.command("show", cls=CoordCommand)
@@ -302,23 +252,28 @@ def rules_cmd(
         click.echo(f"{kind:<8} {name:<22} {value:<4} {text}")
 
 
-def _common(f: Callable[..., None]) -> Callable[..., None]:
-    """The options every combat command shares: world, country, seed, output and JSON."""
-    f = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")(f)
-    f = click.option(
-        "--out",
-        type=click.Path(dir_okay=False, path_type=Path),
-        help="Write the resulting world here instead of back to --world.",
-    )(f)
-    f = click.option(
-        "--seed", type=click.IntRange(0, 2**32 - 1), help="Seed the server's generator."
-    )(f)
-    return rules_options(as_option(db_option(world_option(f))))
+seed_option = click.option(
+    "--seed", type=click.IntRange(0, 2**32 - 1), help="Seed the server's generator."
+)
+out_option = click.option(
+    "--out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the resulting world here instead of back to --world.",
+)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 
 
-def _run(
-    command: Callable[..., CombatResult],
-    args: tuple[str | None, ...],
+def combat_options(f: Callable[..., None]) -> Callable[..., None]:
+    """The options of every combat command, in the order ``--help`` lists them."""
+    f = rules_options(f)
+    for option in (json_option, out_option, seed_option, as_option, db_option, world_option):
+        f = option(f)
+    return f
+
+
+def run_order(
+    name: str,
+    words: list[str | None],
     *,
     world_path: Path | None,
     db: Path | None,
@@ -328,35 +283,54 @@ def _run(
     as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
-    **extra: list[str],
 ) -> None:
-    """Run one of the naval or airborne commands on the world, like ``attack``.
+    """Run the order ``name words...`` on the world and keep what it did.
 
-    ``args`` are the command's arguments (``None`` for the missing ones, which
-    the server then asks for); the world is saved only if the command changed it.
+    ``words`` are the command's arguments (``None`` for the missing ones, which
+    the server then asks for); the world is saved only if the order changed it.
     """
-    call = Invocation(command.__name__, [a.strip() if a else a for a in args], dict(extra))
-    source = open_world(world_path, db, command=call, out=out)
-    world = source.world
-    apply_rules(world, profile, list(options))
-    nation = _country(world, country)
-    result = command(
-        world,
-        *args,
-        nation.cnum,
-        ServerRandom(_seed(seed)),
-        source.prompter(StreamPrompter(quiet=as_json)),
+    try:
+        order = Order.of(name, words)
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
+    source = open_world(world_path, db, write=True, out=out)
+    apply_rules(source.world, profile, list(options))
+    nation = _country(source.world, country)
+    result = source.run(
+        order,
+        country=nation.cnum,
+        seed=_seed(seed),
+        prompter=StreamPrompter(quiet=as_json),
         sink=None if as_json else _live,
-        **extra,
     )
-    _finish(result, source, as_json)
+    if as_json:
+        click.echo(json.dumps(result.to_json(), indent=2))
+    code = EXIT_BY_OUTCOME.get(result.outcome, 0)
+    if code:
+        sys.exit(code)
+
+
+@empire.command("attack", cls=CoordCommand)
+@click.argument("target", metavar="[TARGET]", required=False)
+@click.argument("support", nargs=-1)
+@combat_options
+def attack_cmd(target: str | None, support: tuple[str, ...], **common: Any) -> None:
+    """Attack the sector TARGET (x,y in your coordinates) from your adjacent sectors.
+
+    Without TARGET you are asked for it, like on the server.
+
+    SUPPORT are the server's four optional answers (forts, ships, arty, planes),
+    e.g. `y y n n`; without them all support is requested.  Prompts are
+    answered interactively, or line by line from piped input.
+    """
+    run_order("attack", [target, *support], **common)
 
 
 @empire.command("assault", cls=CoordCommand)
 @click.argument("target", metavar="[TARGET]", required=False)
 @click.argument("ship", metavar="[SHIP]", required=False)
 @click.argument("support", nargs=-1)
-@_common
+@combat_options
 def assault_cmd(
     target: str | None, ship: str | None, support: tuple[str, ...], **common: Any
 ) -> None:
@@ -365,25 +339,25 @@ def assault_cmd(
     SUPPORT are the four optional answers (forts, ships, arty, planes).  A
     missing TARGET or SHIP is asked for like the server does.
     """
-    _run(assault, (target, ship), support_args=list(support), **common)
+    run_order("assault", [target, ship, *support], **common)
 
 
 @empire.command("board", cls=CoordCommand)
 @click.argument("victim", metavar="[VICTIM]", required=False)
 @click.argument("source", metavar="[FROM]", required=False)
-@_common
+@combat_options
 def board_cmd(victim: str | None, source: str | None, **common: Any) -> None:
     """Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM."""
-    _run(board, (victim, source), **common)
+    run_order("board", [victim, source], **common)
 
 
 @empire.command("lboard", cls=CoordCommand)
 @click.argument("victim", metavar="[VICTIM]", required=False)
 @click.argument("source", metavar="[FROM]", required=False)
-@_common
+@combat_options
 def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
     """Board the enemy land unit number VICTIM from your sector FROM (x,y)."""
-    _run(lboard, (victim, source), **common)
+    run_order("lboard", [victim, source], **common)
 
 
 @empire.command("paradrop", cls=CoordCommand)
@@ -391,7 +365,7 @@ def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
 @click.argument("escorts", metavar="[ESCORTS]", required=False)
 @click.argument("ap", metavar="[AP]", required=False)
 @click.argument("route", metavar="[ROUTE]", required=False)
-@_common
+@combat_options
 def paradrop_cmd(
     planes: str | None, escorts: str | None, ap: str | None, route: str | None, **common: Any
 ) -> None:
@@ -401,7 +375,7 @@ def paradrop_cmd(
     letter; the planes gather at the assembly point AP and fly ROUTE, a path
     (e.g. jjh) or a destination sector.
     """
-    _run(paradrop, (planes, escorts, ap, route), **common)
+    run_order("paradrop", [planes, escorts, ap, route], **common)
 
 
 @empire.command("odds", cls=CoordCommand)

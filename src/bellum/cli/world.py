@@ -11,12 +11,12 @@ from typing import Any
 import click
 
 from bellum.cli.empire import empire
-from bellum.cli.source import DEFAULT_DB
-from bellum.empire.dump import dump_to_world, read_dump, world_to_dump
 from bellum.empire.geometry import Geometry
-from bellum.empire.store import Store, replay
+from bellum.empire.io.sqlite.store import Store
+from bellum.empire.io.toml import dumps, load_world, world_to_data
+from bellum.empire.io.xdump.mapping import dump_to_world, read_dump, world_to_dump
+from bellum.empire.service import DEFAULT_DB, history, replay
 from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
-from bellum.empire.worldfile import dumps, load_world, world_to_data
 from bellum.errors import InputError, UsageError
 from bellum.fileio import write_atomic
 
@@ -202,38 +202,16 @@ def show_cmd(db: Path) -> None:
 @click.option("--json", "as_json", is_flag=True, help="Print the history as JSON.")
 def history_cmd(db: Path, as_json: bool) -> None:
     """List the commands stored in a world database, oldest first."""
-    store = Store.open(db)
-    try:
-        records = store.history()
-    finally:
-        store.close()
+    records = history(db)
     if as_json:
-        click.echo(
-            json.dumps(
-                [
-                    {
-                        "id": r.id,
-                        "at": r.at,
-                        "command": r.invocation.name,
-                        "args": r.invocation.args,
-                        "extra": r.invocation.extra,
-                        "country": r.country,
-                        "seed": r.seed,
-                        "answers": r.answers,
-                        "outcome": r.outcome,
-                    }
-                    for r in records
-                ],
-                indent=2,
-            )
-        )
+        click.echo(json.dumps([r.to_json() for r in records], indent=2))
         return
     click.echo("  id  at (UTC)             command  as  seed        outcome     arguments")
     for r in records:
         at = r.at[:19].replace("T", " ")
         click.echo(
-            f"{r.id:>4}  {at:<19}  {r.invocation.name:<8} {r.country:>2}  {r.seed:<11}"
-            f" {r.outcome:<11} {' '.join(r.invocation.words())}"
+            f"{r.id:>4}  {at:<19}  {r.order.name:<8} {r.country:>2}  {r.seed:<11}"
+            f" {r.outcome:<11} {' '.join(r.order.args)}"
         )
 
 
@@ -254,7 +232,7 @@ def replay_cmd(command_id: int, db: Path, show: bool) -> None:
     rec = report.command
     if report.ok:
         click.echo(
-            f"command {rec.id} ({' '.join([rec.invocation.name, *rec.invocation.words()])},"
+            f"command {rec.id} ({' '.join([rec.order.name, *rec.order.args])},"
             f" seed {rec.seed}): reproduced"
             f" ({len(report.transcript)} characters, {len(rec.changes)} objects changed)",
             err=show,

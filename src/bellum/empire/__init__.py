@@ -7,21 +7,22 @@ Three lines resolve an attack::
     result = empire.attack(world, "2,0", country=1, seed=1, answers=["150", "0"])
 
 ``result.transcript()`` is what the server would print; ``world`` now holds the
-state after the command (save it with :func:`save_world`).
+state after the command (save it with :func:`save_world`).  Every command runs
+the same way, from the text a player would type::
+
+    result = empire.run_command(world, 'paradrop 0 "" 0,0 jj', country=1, seed=1)
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
-from bellum.dice import ServerRandom, new_seed
-from bellum.empire.worldfile import load_world, save_world
-
-if TYPE_CHECKING:
-    from bellum.empire.combat import CombatResult
-    from bellum.empire.events import Prompter, Sink
-    from bellum.empire.world import World
+from bellum.empire.combat import CombatResult
+from bellum.empire.combat.dispatch import run_command
+from bellum.empire.events import Prompter, Sink
+from bellum.empire.io.toml import load_world, save_world
+from bellum.empire.orders import Order
+from bellum.empire.world import World
 
 
 def attack(
@@ -35,28 +36,16 @@ def attack(
     prompter: Prompter | None = None,
     sink: Sink | None = None,
 ) -> CombatResult:
-    """Run ``attack <target>`` as ``country`` (number or name), answering prompts from ``answers``.
-
-    Without ``seed`` a fresh one is drawn; it is in ``result.seed`` for replay.
-    Pass your own ``prompter`` to answer interactively instead.
-    """
-    from bellum.empire.combat import attack as run_attack
-    from bellum.empire.events import ScriptedPrompter
-    from bellum.errors import UsageError
-
-    nation = world.find_nation(str(country))
-    if nation is None:
-        raise UsageError(f"no country '{country}' in this world")
-    dice = ServerRandom(new_seed() if seed is None else seed)
-    return run_attack(
+    """``attack <target> [support]``: :func:`run_command` for the commonest order."""
+    return run_command(
         world,
-        target,
-        nation.cnum,
-        dice,
-        prompter or ScriptedPrompter(list(answers)),
-        list(support),
+        Order("attack", (target, *support)),
+        country=country,
+        seed=seed,
+        answers=answers,
+        prompter=prompter,
         sink=sink,
     )
 
 
-__all__ = ["attack", "load_world", "save_world"]
+__all__ = ["CombatResult", "Order", "World", "attack", "load_world", "run_command", "save_world"]

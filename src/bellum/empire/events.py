@@ -55,6 +55,33 @@ class ScriptedPrompter:
         return self.answers.pop(0)
 
 
+@dataclass
+class RecordingPrompter:
+    """Passes questions on and remembers every answer, so the command can be replayed."""
+
+    inner: Prompter
+    answers: list[str | None] = field(default_factory=list)
+
+    def ask(self, prompt: str) -> str | None:
+        answer = self.inner.ask(prompt)
+        self.answers.append(answer)
+        return answer
+
+
+@dataclass
+class ReplayPrompter:
+    """Gives recorded answers back in order (end of input included), then end of input."""
+
+    answers: list[str | None]
+    used: int = 0
+
+    def ask(self, prompt: str) -> str | None:
+        if self.used >= len(self.answers):
+            return None
+        self.used += 1
+        return self.answers[self.used - 1]
+
+
 Sink = Callable[[Event], None]
 
 

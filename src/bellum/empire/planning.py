@@ -25,10 +25,12 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from bellum.dice import ServerRandom
-from bellum.empire.combat import commands, defenders, fight, force, support, target
+from bellum.empire.combat import defenders, fight, force, support, target
+from bellum.empire.combat.dispatch import run_command
 from bellum.empire.combat.state import Aborted, Combat, Failure, Mode, UsageFailure, infected
 from bellum.empire.combat.strength import defense_total, offense_total
 from bellum.empire.geometry import Coord
+from bellum.empire.orders import Order
 from bellum.empire.world import World
 from bellum.errors import CommandError, UsageError
 from bellum.odds import Side
@@ -46,8 +48,10 @@ class Plan:
     units: set[int] = field(default_factory=set)
     support: tuple[bool, bool, bool, bool] = (True, True, True, True)
 
-    def support_args(self) -> list[str]:
-        return ["y" if s else "n" for s in self.support]
+    def order(self, world: World, country: int) -> Order:
+        """The ``attack`` order this plan answers, in ``country``'s coordinates."""
+        words = ["y" if s else "n" for s in self.support]
+        return Order("attack", (world.fmt(self.target, country), *words))
 
 
 @dataclass
@@ -220,13 +224,11 @@ def resolver_runs(world: World, country: int, plan: Plan, runs: int, seed: int) 
     seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(runs)]
     wins, a_loss, d_loss = 0, [], []
     origin = world.nations[country].origin
+    order = plan.order(world, country)
     for s in seeds:
         w = world.copy()
         w.overrides["scout_estimate"] = False
-        r = commands.attack(
-            w, plan.target, country, ServerRandom(s), PlanPrompter(w, origin, plan),
-            plan.support_args(),
-        )  # fmt: skip
+        r = run_command(w, order, country=country, seed=s, prompter=PlanPrompter(w, origin, plan))
         if r.outcome in ("aborted", "refused", "usage"):
             raise CommandError(f"the attack did not reach the fight: {r.transcript().strip()}")
         wins += r.success or r.outcome == "unoccupied"

@@ -9,16 +9,23 @@ step       module
 4          :mod:`~bellum.empire.combat.defenders`
 5          :mod:`~bellum.empire.combat.support`
 6, 7, 8    :mod:`~bellum.empire.combat.fight`
-9-12       :mod:`~bellum.empire.combat.capture` and :mod:`.commands`
+9-12       :mod:`~bellum.empire.combat.capture` and :mod:`.conclude`
 13, 14     :mod:`~bellum.empire.combat.movein`
-15         :mod:`~bellum.empire.combat.commands`
+15         :mod:`~bellum.empire.combat.flows` (BTUs) and :mod:`.result`
 =========  ==========================================================
+
+Each command is a flow over those steps in its own module (:mod:`.attack`,
+:mod:`.assault`, :mod:`.paradrop`, :mod:`.board` for ``board`` and
+``lboard``), run by :func:`~bellum.empire.combat.flows.run_flow`;
+:func:`~bellum.empire.combat.dispatch.run_order` runs any of them from an
+:class:`~bellum.empire.orders.Order`.
 """
 
 from bellum.empire.combat.assault import assault
+from bellum.empire.combat.attack import attack
 from bellum.empire.combat.board import board, lboard
-from bellum.empire.combat.commands import attack
+from bellum.empire.combat.dispatch import run_order
 from bellum.empire.combat.paradrop import paradrop
 from bellum.empire.combat.result import CombatResult
 
-__all__ = ["CombatResult", "assault", "attack", "board", "lboard", "paradrop"]
+__all__ = ["CombatResult", "assault", "attack", "board", "lboard", "paradrop", "run_order"]

@@ -1,9 +1,9 @@
-"""What the four other combat commands share: running a flow, reading numbers, the end.
+"""What the five combat commands share: running a flow, reading numbers, the end.
 
-``attack`` keeps its own flow in :mod:`.commands`; ``assault``, ``paradrop``,
-``board`` and ``lboard`` (spec §16.2-16.4) run through :func:`run_flow`, which
-turns the flow's exceptions into the server's closing lines and a
-:class:`~bellum.empire.combat.commands.CombatResult`.
+Every command (``attack``, ``assault``, ``paradrop``, ``board`` and ``lboard``,
+spec §16.1-16.4) runs its flow through :func:`run_flow`, which checks the BTUs
+(§15) and turns the flow's exceptions into the server's closing lines and a
+:class:`~bellum.empire.combat.result.CombatResult`.
 """
 
 from __future__ import annotations

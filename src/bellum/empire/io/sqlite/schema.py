@@ -71,7 +71,14 @@ CREATE INDEX change_by_object ON change (kind, key);
 UPDATE schema_version SET version = 2;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2)
+#: Version 3: the order as the player typed it (``attack 2,0 y y n n``), which replay
+#: parses; older rows keep ``name``/``args``/``extra`` and are read from those.
+_V3 = """
+ALTER TABLE command ADD COLUMN order_text TEXT;
+UPDATE schema_version SET version = 3;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

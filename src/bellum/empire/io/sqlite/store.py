@@ -9,10 +9,12 @@ objects that changed, records itself in the history, and commits.  WAL
 mode lets readers (``show``, ``history``) work while a command runs; a
 second command waits up to the busy timeout for the first.
 
-Each command stores its inputs (arguments, answers to prompts, seed, rule
-options), its events and result, and a before/after image of every object
-it changed.  The before-images give back the world as it was before any
-stored command, which is what ``replay`` re-runs the command on.
+Each command stores its inputs (the order's text, answers to prompts, seed,
+rule options), its events and result, and a before/after image of every
+object it changed.  The before-images give back the world as it was before
+any stored command, which is what :func:`bellum.empire.service.replay`
+re-runs the command on.  The store itself runs nothing: it knows worlds and
+records, not commands.
 """
 
 from __future__ import annotations
@@ -25,18 +27,20 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import bellum
-import bellum.empire.combat as combat
-from bellum.dice import ServerRandom
-from bellum.empire.dumpfile import Dump, Record, Table, split_fields
-from bellum.empire.events import Event, Prompter
-from bellum.empire.storage.codec import canonical, rows_world, world_rows
-from bellum.empire.storage.schema import SCHEMA_VERSION, migrate, version_of
+from bellum.empire.events import Event
+from bellum.empire.io.sqlite.codec import canonical, rows_world, world_rows
+from bellum.empire.io.sqlite.schema import SCHEMA_VERSION, migrate, version_of
+from bellum.empire.io.xdump.syntax import Dump, Record, Table, split_fields
+from bellum.empire.orders import Order
 from bellum.empire.tables import stock
 from bellum.empire.world import DEFAULT_OPTIONS, World
 from bellum.errors import CommandError, InputError
+
+if TYPE_CHECKING:
+    from bellum.empire.combat.result import CombatResult
 
 #: How long a command waits for another one holding the database, in seconds
 #: (``BELLUM_BUSY_TIMEOUT`` in the environment overrides it).
@@ -45,81 +49,13 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 Rows = dict[tuple[str, str], str]
 
 
-class RecordingPrompter:
-    """Passes questions on and remembers every answer, so the command can be replayed."""
-
-    def __init__(self, inner: Prompter) -> None:
-        self.inner = inner
-        self.answers: list[str | None] = []
-
-    def ask(self, prompt: str) -> str | None:
-        answer = self.inner.ask(prompt)
-        self.answers.append(answer)
-        return answer
-
-
-@dataclass
-class ReplayPrompter:
-    """Gives the recorded answers back in order, then end of input."""
-
-    answers: list[str | None]
-    used: int = 0
-
-    def ask(self, prompt: str) -> str | None:
-        if self.used >= len(self.answers):
-            return None
-        self.used += 1
-        return self.answers[self.used - 1]
-
-
-#: Combat commands replay can re-run: functions of :mod:`bellum.empire.combat` called as
-#: ``command(world, *args, country, dice, prompter, **extra)``.
-REPLAYABLE = ("attack", "assault", "board", "lboard", "paradrop")
-
-
-@dataclass(frozen=True)
-class Invocation:
-    """A combat command as the CLI called it, which is what replay calls again.
-
-    ``args`` are the positional arguments after the world (``None`` for those the
-    player left out, which the command then asks for), ``extra`` the keyword
-    arguments, e.g. ``Invocation("attack", ["2,0"], {"support_args": ["y", "n"]})``.
-    """
-
-    name: str
-    args: list[str | None]
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def words(self) -> list[str]:
-        """The arguments as the player typed them, for listings."""
-        out = [a for a in self.args if a is not None]
-        for v in self.extra.values():
-            out += [str(x) for x in v] if isinstance(v, list) else [str(v)]
-        return out
-
-    def run(
-        self,
-        world: World,
-        country: int,
-        seed: int,
-        prompter: Prompter,
-        sink: Callable[[Event], None] | None = None,
-    ) -> Any:
-        """Run the command on ``world`` (what replay re-executes)."""
-        command = getattr(combat, self.name, None) if self.name in REPLAYABLE else None
-        if command is None:
-            raise CommandError(f"cannot replay '{self.name}': bellum does not know this command")
-        dice = ServerRandom(seed)
-        return command(world, *self.args, country, dice, prompter, sink=sink, **self.extra)
-
-
 @dataclass
 class CommandRecord:
     """One command of the history, as stored."""
 
     id: int
     at: str
-    invocation: Invocation
+    order: Order
     country: int
     seed: int
     answers: list[str | None]
@@ -131,6 +67,23 @@ class CommandRecord:
     events: list[Event]
     transcript: str
     changes: dict[tuple[str, str], tuple[str | None, str | None]] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``history --json`` entry (docs/store.md): the order, and its arguments as
+        ``args`` (missing ones ``null``) and ``extra`` (the support words)."""
+        support = {"support_args": self.order.support()} if self.order.syntax.support else {}
+        return {
+            "id": self.id,
+            "at": self.at,
+            "command": self.order.name,
+            "order": self.order.text(),
+            "args": self.order.slots(),
+            "extra": support,
+            "country": self.country,
+            "seed": self.seed,
+            "answers": self.answers,
+            "outcome": self.outcome,
+        }
 
 
 def busy_timeout() -> float:
@@ -410,12 +363,15 @@ class Store:
 
     @staticmethod
     def _record(row: tuple[Any, ...]) -> CommandRecord:
-        (cid, at, name, args, extra, country, seed, answers, options, version, profile, outcome,
-         result, events, transcript) = row  # fmt: skip
+        (cid, at, name, args, extra, order, country, seed, answers, options, version, profile,
+         outcome, result, events, transcript) = row  # fmt: skip
         return CommandRecord(
             cid,
             at,
-            Invocation(name, json.loads(args), json.loads(extra)),
+            # Schema 2 and older kept the Python call; schema 3 keeps the order's text.
+            Order.parse(order)
+            if order is not None
+            else Order.from_call(name, json.loads(args), json.loads(extra)),
             country,
             seed,
             json.loads(answers),
@@ -469,8 +425,8 @@ class Store:
 
 
 _SELECT_COMMAND = (
-    "SELECT id, at, name, args, extra, country, seed, answers, options, version, profile, outcome,"
-    " result, events, transcript FROM command"
+    "SELECT id, at, name, args, extra, order_text, country, seed, answers, options, version,"
+    " profile, outcome, result, events, transcript FROM command"
 )
 
 
@@ -491,18 +447,16 @@ class Session:
 
     def commit(
         self,
-        invocation: Invocation,
+        order: Order,
         answers: list[str | None],
-        result: Any,
-        profile: str = "stock",
+        result: CombatResult,
         hook: Callable[[str], None] | None = None,
     ) -> int:
         """Record the command and write the objects it changed; returns its history id.
 
-        ``result`` is a :class:`~bellum.empire.combat.commands.CombatResult`; a
-        result that did not change the world (refused, aborted) is recorded with
-        no changes, like a world file that is not rewritten.  ``hook`` is called
-        between steps (tests use it to kill the process mid-write).
+        A result that did not change the world (refused, aborted) is recorded
+        with no changes, like a world file that is not rewritten.  ``hook`` is
+        called between steps (tests use it to kill the process mid-write).
         """
         c = self.store.conn
         after = world_rows(self.world) if result.world_changed else self.before
@@ -512,17 +466,19 @@ class Session:
             if self.before.get((k, key)) != after.get((k, key))
         ]
         options = {k: self.world.option(k) for k in DEFAULT_OPTIONS} | self.world.options
+        support = {"support_args": order.support()} if order.syntax.support else {}
         with _guard(self.store.path):
             try:
                 cur = c.execute(
-                    "INSERT INTO command (at, name, args, extra, country, seed, answers, options,"
-                    " version, profile, outcome, result, events, transcript)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO command (at, name, args, extra, order_text, country, seed,"
+                    " answers, options, version, profile, outcome, result, events, transcript)"
+                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (
                         datetime.now(UTC).isoformat(timespec="milliseconds"),
-                        invocation.name,
-                        json.dumps(invocation.args),
-                        json.dumps(invocation.extra),
+                        order.name,
+                        json.dumps(order.slots()),
+                        json.dumps(support),
+                        order.text(),
                         result.aggressor,
                         result.seed,
                         json.dumps(answers),
@@ -566,76 +522,3 @@ class Session:
             self.done = True
             if self.store.conn.in_transaction:
                 self.store.conn.execute("ROLLBACK")
-
-
-# -- replay ------------------------------------------------------------------------
-
-
-@dataclass
-class ReplayReport:
-    """How a replayed command compared with its record."""
-
-    command: CommandRecord
-    transcript: str
-    same_transcript: bool  # the text and every event (telegrams too) are the same
-    same_changes: bool
-    differences: list[str]
-
-    @property
-    def ok(self) -> bool:
-        return self.same_transcript and self.same_changes
-
-
-def replay(store: Store, cid: int) -> ReplayReport:
-    """Re-run command ``cid`` on the world as it was before it, with its seed and answers,
-    and compare the transcript and the changes with what was recorded."""
-    rec = store.command(cid)
-    world = store.world_before(cid)
-    before = world_rows(world)
-    # The command ran under the options recorded with it (a profile or --option given
-    # on its command line included); what it left in the world's options is an input
-    # too, so it is put back as recorded rather than compared.
-    stored_options = rec.changes.get(("world", "options"), (None, None))[1]
-    kept = json.loads(stored_options) if stored_options is not None else dict(world.options)
-    world.options = dict(rec.options)
-    result = rec.invocation.run(world, rec.country, rec.seed, ReplayPrompter(rec.answers))
-    world.options = kept
-    after = world_rows(world) if result.world_changed else before
-    changes = {
-        k: (before.get(k), after.get(k))
-        for k in set(before) | set(after)
-        if before.get(k) != after.get(k)
-    }
-    text = result.transcript()
-    diffs = []
-    if text != rec.transcript:
-        diffs.append(_first_difference(rec.transcript, text))
-    elif result.events != rec.events:
-        diffs.append(
-            f"events differ (telegrams or prompts): {_first_event(rec.events, result.events)}"
-        )
-    if changes != rec.changes:
-        keys = sorted(set(changes) ^ set(rec.changes)) or sorted(
-            k for k in changes if changes[k] != rec.changes.get(k)
-        )
-        diffs.append(
-            f"world changes differ: {len(changes)} replayed, {len(rec.changes)} recorded"
-            f" (first: {keys[0][0]} {keys[0][1]})"
-        )
-    same_text = text == rec.transcript and result.events == rec.events
-    return ReplayReport(rec, text, same_text, changes == rec.changes, diffs)
-
-
-def _first_event(recorded: list[Event], replayed: list[Event]) -> str:
-    for i, (x, y) in enumerate(zip(recorded, replayed, strict=False)):
-        if x != y:
-            return f"event {i + 1}: recorded {x!r}, replayed {y!r}"
-    return f"recorded {len(recorded)} events, replayed {len(replayed)}"
-
-
-def _first_difference(recorded: str, replayed: str) -> str:
-    a, b = recorded.splitlines(), replayed.splitlines()
-    for i, (x, y) in enumerate(zip(a, b, strict=False)):
-        if x != y:
-            return f"transcript line {i + 1}: recorded {x!r}, replayed {y!r}"
-    return f"transcript length: recorded {len(a)} lines, replayed {len(b)} lines"

@@ -6,7 +6,7 @@
 <timestamp>``, records, ``/<count>``).  This module only knows the syntax:
 it splits a dump into tables and records without interpreting them, and
 keeps every line as it was read, so that writing an unchanged dump back
-gives the same bytes.  What the records mean is :mod:`bellum.empire.dump`'s
+gives the same bytes.  What the records mean is :mod:`bellum.empire.io.xdump.mapping`'s
 business.
 """
 

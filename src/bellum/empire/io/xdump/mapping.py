@@ -3,7 +3,7 @@
 Import reads what combat needs from an ``empdump``/``xdump`` text dump
 (sectors, nations and relations, land units, ships, planes, their items)
 into a :class:`~bellum.empire.world.World`.  Everything else stays in the
-:class:`~bellum.empire.dumpfile.Dump`, record by record, so export can lay
+:class:`~bellum.empire.io.xdump.syntax.Dump`, record by record, so export can lay
 the world's current values over the original records: a field whose value
 did not change keeps the exact text it was read with, which makes an
 import followed by an export byte-identical.
@@ -21,7 +21,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from bellum.empire.dumpfile import (
+from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.io.xdump.syntax import (
     KNOWN_COLUMNS,
     Dump,
     Record,
@@ -31,7 +32,6 @@ from bellum.empire.dumpfile import (
     quote,
     unquote,
 )
-from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,

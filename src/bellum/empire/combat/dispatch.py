@@ -1,0 +1,73 @@
+"""Any combat command from its :class:`~bellum.empire.orders.Order` (spec §16).
+
+This is where an order's words become a command's arguments.  Every way of
+running a command (the CLI, replay from the store, the odds planner, the web
+application) comes through :func:`run_command`, the public entry point
+(``bellum.empire.run_command``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bellum.dice import ServerRandom, new_seed
+from bellum.empire.combat.assault import assault
+from bellum.empire.combat.attack import attack
+from bellum.empire.combat.board import board, lboard
+from bellum.empire.combat.paradrop import paradrop
+from bellum.empire.combat.result import CombatResult
+from bellum.empire.events import Prompter, ReplayPrompter, Sink
+from bellum.empire.orders import Order, as_order
+from bellum.empire.world import World
+from bellum.errors import InputError
+
+
+def run_command(
+    world: World,
+    order: str | Order,
+    *,
+    country: int | str,
+    seed: int | None = None,
+    answers: Sequence[str | None] = (),
+    prompter: Prompter | None = None,
+    sink: Sink | None = None,
+) -> CombatResult:
+    """Run ``order`` (``"attack 2,0 y y n n"`` or an :class:`Order`) as ``country``.
+
+    ``country`` is a number or a name.  Prompts are answered from ``answers``
+    (then end of input), or by your own ``prompter``; ``sink`` sees every
+    event as it happens.  Without ``seed`` a fresh one is drawn; it is in
+    ``result.seed`` for replay.  ``world`` is changed in place.
+    """
+    parsed = as_order(order)
+    nation = world.find_nation(str(country))
+    if nation is None:
+        raise InputError(f"no country '{country}' in this world")
+    dice = ServerRandom(new_seed() if seed is None else seed)
+    return run_order(
+        world, parsed, nation.cnum, dice, prompter or ReplayPrompter(list(answers)), sink=sink
+    )
+
+
+def run_order(
+    world: World,
+    order: Order,
+    aggressor: int,
+    dice: ServerRandom,
+    prompter: Prompter,
+    sink: Sink | None = None,
+) -> CombatResult:
+    """Run ``order`` as country ``aggressor``; missing arguments are asked for (§1.1)."""
+    a = order.slots()
+    match order.name:
+        case "attack":
+            return attack(world, a[0], aggressor, dice, prompter, order.support(), sink=sink)
+        case "assault":
+            return assault(world, a[0], a[1], aggressor, dice, prompter, order.support(), sink=sink)
+        case "paradrop":
+            return paradrop(world, a[0], a[1], a[2], a[3], aggressor, dice, prompter, sink=sink)
+        case "board":
+            return board(world, a[0], a[1], aggressor, dice, prompter, sink=sink)
+        case "lboard":
+            return lboard(world, a[0], a[1], aggressor, dice, prompter, sink=sink)
+    raise AssertionError(f"no flow for {order.name}")  # Order checks the name

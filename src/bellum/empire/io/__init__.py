@@ -1,0 +1,1 @@
+"""World formats and storage: TOML world files, the game's xdump, the SQLite store."""

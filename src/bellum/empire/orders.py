@@ -1,0 +1,148 @@
+"""Orders: a combat command as a player types it, e.g. ``attack 2,0 y y n n``.
+
+An :class:`Order` is the command's name and its argument words, nothing more.
+It is what every edge hands to :func:`bellum.empire.run_command` (the CLI from
+its arguments, a web form or the history from the text) and what the store
+keeps, so a command is recorded in the form the player gave it, not in the
+shape of a Python signature.
+
+The text follows the server's own command-line parser (``parse.c``): words
+are separated by blanks, and a double quote starts or ends a quoted stretch,
+so ``paradrop 0 "" 0,0 jj`` gives an empty escort list.  :meth:`Order.text`
+writes what :meth:`Order.parse` reads back (spec §1.1: a missing argument is
+asked for, so only trailing arguments may be left out).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from bellum.errors import InputError
+
+
+@dataclass(frozen=True)
+class Syntax:
+    """How one command takes its arguments (spec §16 usage lines).
+
+    ``slots`` are the named arguments, asked for when missing; with
+    ``support`` the words after them are the four support answers (§2.1).
+    """
+
+    slots: tuple[str, ...]
+    support: bool = False
+
+
+#: The combat commands bellum runs, in the order of spec §16.
+COMMANDS: dict[str, Syntax] = {
+    "attack": Syntax(("target",), support=True),
+    "assault": Syntax(("target", "ship"), support=True),
+    "paradrop": Syntax(("planes", "escorts", "ap", "route")),
+    "board": Syntax(("victim", "source")),
+    "lboard": Syntax(("victim", "source")),
+}
+
+
+@dataclass(frozen=True)
+class Order:
+    """A combat command and its argument words, e.g. ``Order("attack", ("2,0",))``.
+
+    ``str(order)`` is the text a player would type; ``Order.parse`` reads it.
+    """
+
+    name: str
+    args: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        syntax = COMMANDS.get(self.name)
+        if syntax is None:
+            raise InputError(
+                f"unknown command {self.name!r} (one of {', '.join(sorted(COMMANDS))})"
+            )
+        object.__setattr__(self, "args", tuple(self.args))
+        if not syntax.support and len(self.args) > len(syntax.slots):
+            raise InputError(
+                f"{self.name} takes at most {len(syntax.slots)} arguments, got {len(self.args)}"
+            )
+        for i, word in enumerate(self.args, 1):
+            if not isinstance(word, str):
+                raise InputError(f"{self.name}: argument {i} is not text: {word!r}")
+            if '"' in word or "\n" in word or "\r" in word:
+                raise InputError(
+                    f"{self.name}: argument {i} {word!r} cannot hold a double quote or a line break"
+                )
+
+    @classmethod
+    def parse(cls, text: str) -> Order:
+        """The order in ``text`` as the server splits it; blank text is an :class:`InputError`."""
+        words: list[str] = []
+        word: list[str] | None = None
+        quoted = False
+        for ch in text:
+            if not quoted and ch.isspace():
+                if word is not None:
+                    words.append("".join(word))
+                    word = None
+                continue
+            if word is None:
+                word = []
+            if ch == '"':
+                quoted = not quoted
+            else:
+                word.append(ch)
+        if word is not None:
+            words.append("".join(word))
+        if not words:
+            raise InputError("an order needs a command, e.g. 'attack 2,0'")
+        return cls(words[0], tuple(words[1:]))
+
+    @classmethod
+    def of(cls, name: str, words: list[str | None]) -> Order:
+        """The order from a command line's arguments, ``None`` for those left out.
+
+        Leading and trailing blanks are dropped, as the server's parser does.
+        """
+        given = list(words)
+        while given and given[-1] is None:
+            given.pop()
+        if None in given:
+            raise InputError(f"{name}: only the last arguments may be left out")
+        return cls(name, tuple(w.strip() for w in given if w is not None))
+
+    @classmethod
+    def from_call(cls, name: str, args: list[str | None], extra: dict[str, Any]) -> Order:
+        """The order recorded by a store of schema 2 or older (positional and keyword
+        arguments of the Python function, ``support_args`` the only keyword)."""
+        return cls.of(name, [*args, *extra.get("support_args", [])])
+
+    @property
+    def syntax(self) -> Syntax:
+        return COMMANDS[self.name]
+
+    def slots(self) -> list[str | None]:
+        """The named arguments in order, ``None`` for those the command will ask for."""
+        n = len(self.syntax.slots)
+        return [*self.args[:n], *[None] * (n - len(self.args[:n]))]
+
+    def support(self) -> list[str]:
+        """The support words after the named arguments (``attack`` and ``assault``)."""
+        return list(self.args[len(self.syntax.slots) :])
+
+    def text(self) -> str:
+        """The order as a player types it; :meth:`parse` gives it back."""
+        return " ".join([self.name, *(_quote(w) for w in self.args)])
+
+    def __str__(self) -> str:
+        return self.text()
+
+
+def _quote(word: str) -> str:
+    return f'"{word}"' if not word or any(ch.isspace() for ch in word) else word
+
+
+def as_order(order: str | Order) -> Order:
+    """``order`` itself, or the order its text says."""
+    return order if isinstance(order, Order) else Order.parse(order)
+
+
+__all__ = ["COMMANDS", "Order", "Syntax", "as_order"]

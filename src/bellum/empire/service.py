@@ -1,0 +1,246 @@
+"""The unit of work every edge shares: open a world, run one order, keep or drop it.
+
+The command line, the web application and the live-server client all do the
+same few things with a world: open it (a TOML world file or a world
+database), run one order on it with :func:`bellum.empire.run_command`, and
+keep what the order did - rewrite the file, or commit the order to the
+database's history in the transaction it ran in - or drop it.  The history
+can be listed and any stored order replayed.  This module is that sequence,
+with no terminal in it: edges decide only where questions and output go.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+
+from bellum.empire.combat.dispatch import run_command
+from bellum.empire.combat.result import CombatResult
+from bellum.empire.events import Event, Prompter, RecordingPrompter, ReplayPrompter, Sink
+from bellum.empire.io.sqlite.codec import world_rows
+from bellum.empire.io.sqlite.store import CommandRecord, Session, Store
+from bellum.empire.io.toml import load_world, save_world
+from bellum.empire.orders import Order, as_order
+from bellum.empire.world import World
+from bellum.errors import InputError
+
+#: The database used when a command is given neither a world file nor a database.
+DEFAULT_DB = Path("bellum.db")
+
+
+class WorldSource:
+    """A world to run one order on, and how to keep what the order did.
+
+    Use it as a context manager: leaving it without a kept order drops
+    whatever happened (a database rolls back).
+    """
+
+    world: World
+
+    def run(
+        self,
+        order: str | Order,
+        *,
+        country: int | str,
+        seed: int | None = None,
+        answers: Sequence[str | None] = (),
+        prompter: Prompter | None = None,
+        sink: Sink | None = None,
+    ) -> CombatResult:
+        """Run ``order`` on :attr:`world` (see :func:`~bellum.empire.run_command`) and keep
+        its effect, whatever the outcome; every answer given is recorded for replay."""
+        parsed = as_order(order)
+        recorder = RecordingPrompter(prompter or ReplayPrompter(list(answers)))
+        result = run_command(
+            self.world, parsed, country=country, seed=seed, prompter=recorder, sink=sink
+        )
+        self._keep(parsed, recorder.answers, result)
+        return result
+
+    def _keep(self, order: Order, answers: list[str | None], result: CombatResult) -> None:
+        """Keep the order's effect (called once, whatever the outcome)."""
+
+    def close(self) -> None:
+        """Release the world; an order not kept is dropped."""
+
+    def __enter__(self) -> WorldSource:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class FileSource(WorldSource):
+    """A TOML world file, rewritten atomically (or written to ``out``) when the order
+    changed the world."""
+
+    def __init__(self, path: Path, out: Path | None = None) -> None:
+        self.world = load_world(path)
+        self.dest = out or path
+
+    def _keep(self, order: Order, answers: list[str | None], result: CombatResult) -> None:
+        if result.world_changed:
+            save_world(self.world, self.dest)
+
+
+class DatabaseSource(WorldSource):
+    """A world database.  With ``write`` the order runs in one transaction, holding the
+    write lock from the moment the world is read, and joins the history.
+
+    With ``out`` the resulting world goes to that TOML file instead and the
+    database is left as it was (like ``out`` with a world file).
+    """
+
+    def __init__(self, path: Path, *, write: bool = False, out: Path | None = None) -> None:
+        self.store = Store.open(path)
+        self.out = out
+        self.session: Session | None = None
+        #: The history id of the kept order, once there is one.
+        self.recorded: int | None = None
+        try:
+            if write:
+                self.session = self.store.begin_command()
+                self.world = self.session.world
+            else:
+                self.world = self.store.world()
+        except BaseException:
+            self.store.close()
+            raise
+
+    def _keep(self, order: Order, answers: list[str | None], result: CombatResult) -> None:
+        if self.session is None:
+            raise InputError(f"{self.store.path}: opened for reading; cannot keep an order")
+        if self.out is not None:
+            self.session.rollback()
+            if result.world_changed:
+                save_world(self.world, self.out)
+            return
+        self.recorded = self.session.commit(order, answers, result)
+
+    def close(self) -> None:
+        if self.session is not None:
+            self.session.rollback()
+        self.store.close()
+
+
+def open_source(
+    world_path: Path | None,
+    db: Path | None,
+    *,
+    write: bool = False,
+    out: Path | None = None,
+) -> WorldSource:
+    """The world file at ``world_path``, else the database ``db`` (default ``./bellum.db``).
+
+    ``write`` opens it to run an order that may change it; without it the
+    world is only read.
+    """
+    if world_path is not None and db is not None:
+        raise InputError("give either a world file or a database, not both")
+    if world_path is not None:
+        return FileSource(world_path, out)
+    return DatabaseSource(db or DEFAULT_DB, write=write, out=out)
+
+
+def history(path: Path) -> list[CommandRecord]:
+    """Every order stored in the database at ``path``, oldest first."""
+    store = Store.open(path)
+    try:
+        return store.history()
+    finally:
+        store.close()
+
+
+# -- replay ------------------------------------------------------------------------
+
+
+@dataclass
+class ReplayReport:
+    """How a replayed order compared with its record."""
+
+    command: CommandRecord
+    transcript: str
+    same_transcript: bool  # the text and every event (telegrams too) are the same
+    same_changes: bool
+    differences: list[str]
+
+    @property
+    def ok(self) -> bool:
+        return self.same_transcript and self.same_changes
+
+
+def replay(store: Store, cid: int) -> ReplayReport:
+    """Re-run order ``cid`` on the world as it was before it, with its seed and answers,
+    and compare the transcript and the changes with what was recorded."""
+    rec = store.command(cid)
+    world = store.world_before(cid)
+    before = world_rows(world)
+    # The order ran under the options recorded with it (a profile or --option given
+    # on its command line included); what it left in the world's options is an input
+    # too, so it is put back as recorded rather than compared.
+    stored_options = rec.changes.get(("world", "options"), (None, None))[1]
+    kept = json.loads(stored_options) if stored_options is not None else dict(world.options)
+    world.options = dict(rec.options)
+    result = run_command(
+        world, rec.order, country=rec.country, seed=rec.seed, prompter=ReplayPrompter(rec.answers)
+    )
+    world.options = kept
+    after = world_rows(world) if result.world_changed else before
+    changes = {
+        k: (before.get(k), after.get(k))
+        for k in set(before) | set(after)
+        if before.get(k) != after.get(k)
+    }
+    text = result.transcript()
+    diffs = []
+    if text != rec.transcript:
+        diffs.append(_first_difference(rec.transcript, text))
+    elif result.events != rec.events:
+        diffs.append(
+            f"events differ (telegrams or prompts): {_first_event(rec.events, result.events)}"
+        )
+    if changes != rec.changes:
+        keys = sorted(set(changes) ^ set(rec.changes)) or sorted(
+            k for k in changes if changes[k] != rec.changes.get(k)
+        )
+        diffs.append(
+            f"world changes differ: {len(changes)} replayed, {len(rec.changes)} recorded"
+            f" (first: {keys[0][0]} {keys[0][1]})"
+        )
+    same_text = text == rec.transcript and result.events == rec.events
+    return ReplayReport(rec, text, same_text, changes == rec.changes, diffs)
+
+
+def _first_event(recorded: list[Event], replayed: list[Event]) -> str:
+    for i, (x, y) in enumerate(zip(recorded, replayed, strict=False)):
+        if x != y:
+            return f"event {i + 1}: recorded {x!r}, replayed {y!r}"
+    return f"recorded {len(recorded)} events, replayed {len(replayed)}"
+
+
+def _first_difference(recorded: str, replayed: str) -> str:
+    a, b = recorded.splitlines(), replayed.splitlines()
+    for i, (x, y) in enumerate(zip(a, b, strict=False)):
+        if x != y:
+            return f"transcript line {i + 1}: recorded {x!r}, replayed {y!r}"
+    return f"transcript length: recorded {len(a)} lines, replayed {len(b)} lines"
+
+
+__all__ = [
+    "DEFAULT_DB",
+    "DatabaseSource",
+    "FileSource",
+    "ReplayReport",
+    "WorldSource",
+    "history",
+    "open_source",
+    "replay",
+]
