@@ -9,7 +9,43 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Literal, Protocol
+
+#: What a question asks for.  ``argument``: a missing command argument;
+#: ``mil``: how many mil from a sector (``at``) or a ship (``ship``), at most
+#: ``max``; ``unit``: whether land unit ``uid`` joins (``[ynYNq?]``);
+#: ``move_in_mil`` / ``move_in_unit``: the same after a victory; ``abort``:
+#: the scouts' "Are you sure"; ``ally``: attacking an ally's sector; ``sneak``:
+#: a sneak attack's price; ``other``: anything else.
+PromptKind = Literal[
+    "argument", "mil", "unit", "move_in_mil", "move_in_unit", "abort", "ally", "sneak", "other"
+]
+
+
+class Prompt(str):
+    """A question: the exact text the server prints, plus what it asks for.
+
+    It *is* its text, so a prompter that only reads text keeps working, while
+    one that answers by meaning (a plan, named answers on the command line, a
+    web form) looks at :attr:`kind` and :attr:`info` instead of the wording.
+    """
+
+    kind: PromptKind
+    info: dict[str, Any]
+
+    def __new__(cls, text: str, kind: PromptKind = "other", **info: Any) -> Prompt:
+        self = super().__new__(cls, text)
+        self.kind = kind
+        self.info = info
+        return self
+
+    def __repr__(self) -> str:
+        return f"Prompt({str(self)!r}, {self.kind!r}, **{self.info!r})"
+
+
+def prompt_of(text: str, kind: PromptKind = "other") -> Prompt:
+    """``text`` as a :class:`Prompt` (kept as it is when it already is one)."""
+    return text if isinstance(text, Prompt) else Prompt(text, kind)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat.force import spy_value
 from bellum.empire.combat.state import Aborted, Combat, Fighter, ldround, roundint5, roundint10
 from bellum.empire.combat.strength import defense_total, defense_value, target_multiplier
+from bellum.empire.events import Prompt
 from bellum.empire.movement import path_cost, unit_kind, unitcost
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_def
@@ -49,7 +50,7 @@ def scout_estimate(c: Combat) -> None:
     c.say(f"          Estimated defense strength: {est:8d}")
     c.say(f"                      Estimated odds: {pct:8d}%")
     c.say()
-    answer = c.ask(f"Are you sure you want to {c.verb} [yn]? ")
+    answer = c.ask(Prompt(f"Are you sure you want to {c.verb} [yn]? ", "abort", odds=pct))
     if answer is None or answer[:1] not in ("y", "Y"):
         raise Aborted(no_troops=False)
 

@@ -22,6 +22,7 @@ from bellum.empire.combat.state import (
     atoi,
 )
 from bellum.empire.combat.strength import attack_value, defense_total, offense_total
+from bellum.empire.events import Prompt, prompt_of
 from bellum.errors import UsageError
 
 #: The line each command prints when it is aborted (spec §16).
@@ -92,7 +93,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
 
 def ask_text(c: Combat, given: str | None, prompt: str, usage: str) -> str:
     """An argument from the command line, else the server's prompt; EOF is a usage error."""
-    answer = given if given is not None else c.ask(prompt)
+    answer = given if given is not None else c.ask(prompt_of(prompt, "argument"))
     if answer is None or not answer.strip():
         raise UsageFailure(usage)
     return answer.strip()
@@ -130,10 +131,16 @@ def ask_mil(c: Combat, o: OffObject, limit_of: Callable[[int], int]) -> int:
     if limit <= 0:
         return 0
     if o.ship is not None:
-        prompt = f"Number of mil from {o.ship.title()} (max {limit}) : "
+        text = f"Number of mil from {o.ship.title()} (max {limit}) : "
+        prompt = Prompt(text, "mil", ship=o.ship.uid, max=limit)
     else:
         assert o.sector is not None
-        prompt = f"Number of mil from {o.sector.type.name} at {c.at(o.xy)} (max {limit}) : "
+        prompt = Prompt(
+            f"Number of mil from {o.sector.type.name} at {c.at(o.xy)} (max {limit}) : ",
+            "mil",
+            at=o.xy,
+            max=limit,
+        )
     answer = c.ask(prompt)
     n = atoi(answer)
     if answer is None or n < 0:

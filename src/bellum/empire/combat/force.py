@@ -6,6 +6,7 @@ import math
 
 from bellum.empire.combat.state import Aborted, Combat, Fighter, Mode, OffObject, atoi, infected
 from bellum.empire.combat.strength import attack_value, sector_offense
+from bellum.empire.events import Prompt
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_frg
@@ -57,7 +58,14 @@ def ask_sector_mil(c: Combat, o: OffObject) -> None:
         limit = avail
     if limit <= 0:
         return
-    answer = c.ask(f"Number of mil from {s.type.name} at {c.at(s.xy)} (max {limit}) : ")
+    answer = c.ask(
+        Prompt(
+            f"Number of mil from {s.type.name} at {c.at(s.xy)} (max {limit}) : ",
+            "mil",
+            at=s.xy,
+            max=limit,
+        )
+    )
     n = atoi(answer)
     if answer is None or n < 0:
         raise Aborted
@@ -169,7 +177,12 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers, most: int | None = 
             c.say(f"You may board with a maximum of {most} land units")
             announced = True
         c.say(f"{u.name()} has a base {verb} value of {av:.0f}")
-        prompt = f"{verb} with {u.name()} {_where(c, u)} ({u.army or '~'} {u.eff}%) [ynYNq?] "
+        prompt = Prompt(
+            f"{verb} with {u.name()} {_where(c, u)} ({u.army or '~'} {u.eff}%) [ynYNq?] ",
+            "unit",
+            uid=u.uid,
+            army=u.army,
+        )
         if not answers.choose(prompt, u.army):
             if answers.quit:
                 raise Aborted

@@ -7,6 +7,7 @@ from bellum.empire.combat.force import ArmyAnswers
 from bellum.empire.combat.state import Combat, Fighter, atoi, ldround
 from bellum.empire.combat.strength import sector_defense
 from bellum.empire.combat.support import ship_fire, ship_range, unit_fire, unit_range
+from bellum.empire.events import Prompt
 from bellum.empire.geometry import Coord
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.tables import land_vul
@@ -137,7 +138,8 @@ def move_in_mil(c: Combat) -> None:
         most = min(o.troops, int(s.mob / cost))
         if most <= 0:
             continue
-        n = atoi(c.ask(f"How many mil to move in from {c.at(s.xy)} ({most} max)? "))
+        text = f"How many mil to move in from {c.at(s.xy)} ({most} max)? "
+        n = atoi(c.ask(Prompt(text, "move_in_mil", at=s.xy, max=most)))
         if n <= 0:
             continue
         n = min(n, most, o.troops)
@@ -217,7 +219,12 @@ def move_in_units(c: Combat) -> None:
         u = f.unit
         if u.uid not in c.world.units or t.owner != c.aggressor:
             continue
-        prompt = f"Move in with {u.name()} ({u.army or '~'} {u.eff}%) [ynYNq?] "
+        prompt = Prompt(
+            f"Move in with {u.name()} ({u.army or '~'} {u.eff}%) [ynYNq?] ",
+            "move_in_unit",
+            uid=u.uid,
+            army=u.army,
+        )
         if answers.choose(prompt, u.army):
             movers.append(f)
         else:

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from bellum.dice import ServerRandom
-from bellum.empire.events import Event, Prompter, Sink
+from bellum.empire.events import Event, Prompter, Sink, prompt_of
 from bellum.empire.geometry import Coord
 from bellum.empire.world import (
     LandUnit,
@@ -166,6 +166,8 @@ class Combat:
             self.tell(owner, text)
 
     def ask(self, prompt: str) -> str | None:
+        """Ask through the prompter; plain text becomes a :class:`Prompt` of kind ``other``."""
+        prompt = prompt_of(prompt)
         answer = self.prompter.ask(prompt)
         self.emit(Event("prompt", prompt, answer=answer))
         return answer

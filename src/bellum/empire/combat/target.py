@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from bellum.empire.combat.state import Aborted, Combat, Failure, Mode, roundint10
+from bellum.empire.events import Prompt
 from bellum.empire.world import Relation, Sector
 
 
@@ -31,7 +32,8 @@ def slow_war(c: Combat, target: Sector) -> bool:
         return False
     me = w.nations[c.aggressor]
     if me.rel(d) == Relation.ALLIED:
-        answer = c.ask(f"Sector is owned by {c.name(d)}, your ally, {c.verb} [yn]? ")
+        text = f"Sector is owned by {c.name(d)}, your ally, {c.verb} [yn]? "
+        answer = c.ask(Prompt(text, "ally"))
         if answer is None or answer[:1] not in ("y", "Y"):
             raise Aborted(no_troops=False)
     if me.rel(d) == Relation.AT_WAR:
@@ -40,7 +42,11 @@ def slow_war(c: Combat, target: Sector) -> bool:
         raise Failure("You're not at war with them!")
     c.say("You're not at war with them!")
     answer = c.ask(
-        f"Do you really want to sneak attack (it will cost you ${SNEAK_ATTACK_COST}) [yn]? "
+        Prompt(
+            f"Do you really want to sneak attack (it will cost you ${SNEAK_ATTACK_COST}) [yn]? ",
+            "sneak",
+            cost=SNEAK_ATTACK_COST,
+        )
     )
     if answer is None or answer[:1] not in ("y", "Y"):
         c.say("Sneak attack cancelled!")
