@@ -25,7 +25,7 @@ from bellum.empire.io.sqlite.store import Session, Store
 from bellum.empire.io.toml import load_world, save_world
 from bellum.empire.orders import Order, as_order
 from bellum.empire.world import World
-from bellum.errors import InputError
+from bellum.errors import CommandError, InputError
 
 #: The database used when a command is given neither a world file nor a database.
 DEFAULT_DB = Path("bellum.db")
@@ -116,8 +116,11 @@ class DatabaseSource(WorldSource):
             raise
 
     def _keep(self, order: Order, answers: list[str | None], result: CombatResult) -> None:
-        if self.session is None:
-            raise InputError(f"{self.store.path}: opened for reading; cannot keep an order")
+        if self.session is None or self.session.done:
+            raise CommandError(
+                f"{self.store.path}: opened for reading, or its one order is done;"
+                " open it again to run another"
+            )
         if self.out is not None:
             self.session.rollback()
             if result.world_changed:
