@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import EXAMPLES
 
 from bellum.dice import ServerRandom
@@ -125,3 +126,19 @@ def test_planes_without_a_mission_stay_home() -> None:
         p.mission = ""
     r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["100", "0"]))
     assert "flying over" not in r.transcript() and r.final_attack == 100
+
+
+@pytest.mark.parametrize(("op_radius", "fires"), [(0, False), (2, True)])
+def test_a_ship_interdicts_only_inside_its_op_area(op_radius: int, fires: bool) -> None:
+    """Every mission needs its op area to cover the target (the server's in_oparea)."""
+    from bellum.empire.world import Ship
+
+    w = load_world(EXAMPLES / "interdiction.toml")
+    del w.units[1]
+    w.sectors[(3, 1)].type = w.tables.sector("sea")
+    w.ships[0] = Ship(uid=0, type=w.tables.ships["dd"], owner=2, x=3, y=1, mob=100,
+                      mission="interdiction", op_radius=op_radius,
+                      items={"mil": 10, "shell": 40, "gun": 10})  # fmt: skip
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["100", "n", "99"]))
+    assert r.outcome == "captured"
+    assert ("2 interdiction mission does" in r.transcript()) == fires

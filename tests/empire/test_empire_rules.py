@@ -396,3 +396,28 @@ def test_info_page_charges_the_mil_move_in_mobility(vector_a_path: object) -> No
     w = load_world(vector_a_path)  # type: ignore[arg-type]
     apply_rules(w, "info-page", ["fix_movein_mobility=off"])
     assert w.option("fix_movein_mobility") is False
+
+
+@pytest.mark.parametrize(
+    ("lrange", "mission", "reacts"),
+    [
+        (None, "reserve", True),  # the type's whole radius
+        (None, "", True),  # on the page any defensive unit reacts
+        (0, "reserve", False),  # lrange 0 keeps the unit home, reserve or not
+        (0, "", False),
+        (1, "", True),  # 4,0 is next to 2,0
+    ],
+)
+def test_info_page_lrange_limits_how_far_a_unit_reacts(
+    lrange: int | None, mission: str, reacts: bool
+) -> None:
+    """Seed step 4: players limit their units' reaction radius with ``lrange``."""
+    extra = (f"lrange = {lrange}\n" if lrange is not None else "") + (
+        f'mission = "{mission}"\nop_radius = 3\n' if mission else ""
+    )
+    w = world_from(REACTION.replace("mil = 100\n", f"mil = 100\n{extra}"))
+    said = run(w, "2,0", ["150", "0"], "info-page").transcript()
+    assert ("Defense strength with reacting units" in said) == reacts
+    server = world_from(REACTION.replace("mil = 100\n", f"mil = 100\n{extra}"))
+    said = run(server, "2,0", ["150", "0"], "server-4.4.1").transcript()
+    assert ("Defense strength with reacting units" in said) == (mission == "reserve"), "4.4.1"

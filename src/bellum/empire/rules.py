@@ -47,6 +47,9 @@ SWITCHES: tuple[Switch, ...] = (
         "info_no_landing_mines",
         "no land mines for units landing by assault (post-attack interdiction is attack's, §14)",
     ),
+    Switch(
+        "info_lrange", "a unit reacts no farther than its lrange; lrange 0 keeps it home (§4.5)"
+    ),
 )
 
 PROFILES: dict[str, tuple[str, dict[str, bool]]] = {

@@ -23,6 +23,8 @@ def _covers(c: Combat, center: Coord | None, radius: int, at: Coord) -> bool:
 def mission_interdiction(c: Combat) -> int:
     """§14.1: hostile ships and land units on interdiction missions fire at the move-in.
 
+    Like every mission, only where the op area covers the target.
+
     Planes on interdiction missions do not fly yet (see the notes in docs).
     """
     t = c.target
@@ -38,7 +40,7 @@ def mission_interdiction(c: Combat) -> int:
             if sh.owner != cnum or sh.mission != "interdiction" or sh.mob < 1:
                 continue
             dist = geo.mapdist(sh.xy, t.xy)
-            if dist > 8 or sh.type.has("sub"):
+            if dist > 8 or sh.type.has("sub") or not _covers(c, sh.op_center, sh.op_radius, sh.xy):
                 continue
             if ship_range(c, sh) >= dist:
                 dam += ship_fire(c, sh)
