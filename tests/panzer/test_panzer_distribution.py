@@ -144,10 +144,10 @@ def test_the_check_detects_a_wrong_law() -> None:
         (a, d, "retreated" if o == "failed" and (a + d) % 11 == 0 else o): p
         for (a, d, o), p in exact.joint.items()
     }
-    moved = exact.outcome("failed") - Distribution(shifted).outcome("failed")
+    moved = exact.outcome("failed") - Distribution.from_joint(shifted).outcome("failed")
     assert 0.02 < moved < 0.2
     sample = monte_carlo(plan, 20_000, 11)
-    assert compare(Distribution(shifted), sample).max_abs_z > 4.5
+    assert compare(Distribution.from_joint(shifted), sample).max_abs_z > 4.5
 
 
 def test_exact_work_is_estimated_and_refused_before_it_starts(
@@ -158,10 +158,10 @@ def test_exact_work_is_estimated_and_refused_before_it_starts(
 
     plan = plan_assault(load_scenario(EXAMPLES / "quality-fatigue.toml"))
     assert 0 < distribution.exact_seconds(plan) < 1  # the example takes well under a second
-    monkeypatch.setattr(distribution, "MAX_LOSS_VALUES", 10)
-    with pytest.raises(CommandError, match="at most 10 losses per side"):
+    monkeypatch.setattr(distribution, "MAX_CELLS", 10)
+    with pytest.raises(CommandError, match=r"limits 30 s, 8e-05 MB"):
         exact_distribution(plan)
-    monkeypatch.setattr(distribution, "MAX_LOSS_VALUES", 10**6)
+    monkeypatch.setattr(distribution, "MAX_CELLS", 10**6)
     monkeypatch.setattr(distribution, "MAX_SECONDS", 1e-9)
     with pytest.raises(CommandError, match="would take about"):
         exact_distribution(plan)

@@ -166,12 +166,26 @@ RULE_KEYS: tuple[RuleKey, ...] = (
     _k("morale.inferred.broken_requires_max_fatigue", True, "INFERRED", "9.2",
        "a Disrupted unit failing again becomes Broken only at Maximum Fatigue"),
     _k("morale.inferred.check_trigger", "any_loss", "UNKNOWN", "9.3",
-       "who checks morale: units that lost strength, every unit, or a loss fraction (0-1]",
-       choices=("any_loss", "always"), minimum=1e-9, maximum=1.0, number_or_choice=True),
+       "who checks morale: loss_over_loss_plus_base = L/(L + max(check_base_min, "
+       "S/check_base_divisor)) in men-equivalents (§16.2), cwb_25 = L/(L+25), any_loss "
+       "(revision 1), always, or a loss fraction (0-1]",
+       choices=("loss_over_loss_plus_base", "cwb_25", "any_loss", "always"),
+       minimum=1e-9, maximum=1.0, number_or_choice=True),
+    _k("morale.inferred.check_base_min", 25.0, "INFERRED", "16.2",
+       "smallest B of the check probability L/(L+B)", minimum=0.0, maximum=1e6),
+    _k("morale.inferred.check_base_divisor", 10.0, "INFERRED", "16.2",
+       "B is at least the unit's strength before the assault divided by this",
+       minimum=1e-3, maximum=1e6),
     # §10 outcome
     _k("unknowns.outcome.success_rule", "attacker_not_disrupted", "INFERRED", "10.1",
-       "when the assault succeeds",
-       choices=("attacker_not_disrupted", "attacker_not_disrupted_and_defender_failed")),
+       "when the assault succeeds: defender_broken_or_outlost (§16.3), morale_only (§16.3 "
+       "without 3b), attacker_not_disrupted (revision 1), "
+       "attacker_not_disrupted_and_defender_failed",
+       choices=("defender_broken_or_outlost", "morale_only", "attacker_not_disrupted",
+                "attacker_not_disrupted_and_defender_failed")),
+    _k("unknowns.outcome.loss_compare", "absolute", "UNKNOWN", "16.3",
+       "'the defenders lost more': in men-equivalents, or as fractions of each side's strength",
+       choices=("absolute", "fraction")),
     _k("unknowns.retreat.disrupt_on_retreat", True, "UNKNOWN", "10.2",
        "retreating defenders become Disrupted"),
     _k("unknowns.retreat.avoid_enemy_zoc", True, "UNKNOWN", "10.2",
