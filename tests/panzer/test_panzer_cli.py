@@ -27,7 +27,7 @@ def test_assault_prints_the_breakdown_and_replays_with_the_seed(
 ) -> None:
     code, out, _ = run(capsys, "panzer", "assault", EXAMPLE, "--seed", "5")
     assert code == 0
-    for text in ("terrain", "-25.0%", "village", "combat value", "Outcome:", "--seed 5"):
+    for text in ("terrain", "-20.0%", "village", "combat value", "Outcome:", "--seed 5"):
         assert text in out
     assert "\x1b[" not in out  # no colour when not a terminal
     assert run(capsys, "panzer", "assault", EXAMPLE, "--seed", "5")[1] == out
@@ -108,7 +108,8 @@ def test_explain_rolls_no_dice(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert code == 0 and "one vehicle per 10 men or fraction -> 7" in out and "drew" not in out
     _, out, _ = run(capsys, "panzer", "explain", EXAMPLE, "--json")
-    assert json.loads(out)["against_defenders"]["low"] == pytest.approx(2.7)
+    # 20/100 per 1000 (§16.1) at combat value 720: 14.4 .. 72, x0.8 in the village (§16.5)
+    assert json.loads(out)["against_defenders"]["low"] == pytest.approx(11.52)
 
 
 def test_rules_lists_every_key_with_value_and_tag(capsys: pytest.CaptureFixture[str]) -> None:
@@ -199,11 +200,12 @@ def test_odds_refuses_an_enumeration_of_minutes_up_front(
     path = variant(
         tmp_path,
         ("strength = 600\nassault = 6", "strength = 100000\nassault = 1000"),
-        ("[map]", "[parameter_data]\nassault_high = 1000\n\n[map]"),
+        ("[map]", "[parameter_data]\nassault_defender_high = 1000\n\n[map]"),
     )
     code, out, err = run(capsys, "panzer", "odds", path)
     assert code == 1 and out == "" and err.count("\n") == 1
-    assert "the exact odds of this assault would take about" in err and "assault_high" in err
+    assert "the exact odds of this assault would take about" in err
+    assert "assault_defender_high" in err
 
 
 def test_odds_refuses_a_check_of_minutes(capsys: pytest.CaptureFixture[str]) -> None:

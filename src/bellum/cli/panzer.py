@@ -98,8 +98,8 @@ def _range_line(cr: CombatRange, bd: AssaultBreakdown, drawn: SideLoss | None) -
     text = (
         f"  losses to {cr.losing_side}: {_num(cr.assault)} / {cr.defense:.3f}"
         f" = combat value {cr.combat_value:.2f} -> {cr.low:.2f} .. {cr.high:.2f} men-equiv"
-        f" (LCV {bd.assault_low:g}, HCV {bd.assault_high:g},"
-        f" reference {bd.reference_combat_value:g})"
+        f" ({cr.pair.name}_low {cr.pair.low:g}, _high {cr.pair.high:g}"
+        f" per {bd.reference_combat_value:g})"
     )
     if drawn is not None:
         text += f"; drew {drawn.drawn:.3f}, rounded {drawn.rounded}"

@@ -42,7 +42,7 @@ import numpy.typing as npt
 from bellum.dice import ServerRandom
 from bellum.errors import CommandError
 from bellum.odds.result import ATTACKER, DEFENDER, LossDistribution, OddsResult
-from bellum.panzer.assault import AssaultPlan, CombatRange, plan_assault
+from bellum.panzer.assault import AssaultBreakdown, AssaultPlan, CombatRange, plan_assault
 from bellum.panzer.battlefield import Hex
 from bellum.panzer.chance import Chance, enumerate_outcomes
 from bellum.panzer.results import (
@@ -506,6 +506,7 @@ def _relevant(rule: str) -> tuple[tuple[bool, ...], tuple[bool, ...]]:
     return tuple(reads(True, f) for f in range(4)), tuple(reads(False, f) for f in range(4))
 
 
+@cache
 def _project(state: SideState, keep: tuple[bool, ...]) -> SideState:
     return SideState(*(b and k for b, k in zip(vars(state).values(), keep, strict=True)))
 
@@ -678,8 +679,16 @@ def check_exact_size(plan: AssaultPlan) -> None:
         f"{seconds:,.0f} s and {cells * 8 / 1e6:,.3g} MB (limits {MAX_SECONDS:g} s, "
         f"{MAX_CELLS * 8 / 1e6:,.3g} MB; loss ranges {widths} men-equivalents wide, "
         f"{len(plan.attackers)} attackers, {len(plan.defenders)} defenders): lower the units' "
-        "strengths or assault values, the Parameter Data assault_high, or the number of units"
+        f"strengths or assault values, the Parameter Data {_high_keys(bd)}, or the number of units"
     )
+
+
+def _high_keys(bd: AssaultBreakdown) -> str:
+    """The Parameter Data keys that set how wide the loss ranges are."""
+    names = dict.fromkeys(
+        f"{cr.pair.name}_high" for cr in (bd.against_defenders, bd.against_attackers)
+    )
+    return " and ".join(names)
 
 
 def check_runs(plan: AssaultPlan, runs: int, option: str = "--check") -> None:
@@ -747,19 +756,21 @@ class Agreement:
         return max((abs(z) for *_, z in self.rows), default=0.0)
 
 
+def _z(exact: float, sampled: float, se: float) -> float:
+    """Standard errors between a sample and the exact value; rounding noise counts as 0."""
+    if abs(sampled - exact) <= 1e-9 * max(1.0, abs(exact)):
+        return 0.0
+    return (sampled - exact) / se if se > 0 else math.inf
+
+
 def compare(exact: Distribution, sample: Distribution) -> Agreement:
     """z-scores of every outcome probability and both expected losses."""
     n = sample.runs
     rows: list[tuple[str, float, float, float]] = []
     for name in OUTCOMES:
         p, q = exact.outcome(name), sample.outcome(name)
-        se = math.sqrt(p * (1 - p) / n)
-        rows.append((f"P({name})", p, q, (q - p) / se if se > 0 else (0.0 if q == p else math.inf)))
+        rows.append((f"P({name})", p, q, _z(p, q, math.sqrt(max(0.0, p * (1 - p)) / n))))
     for attacker, label in ((True, "attackers"), (False, "defenders")):
-        m, s = exact.expected_loss(attacker), exact.loss_sd(attacker)
-        q = sample.expected_loss(attacker)
-        se = s / math.sqrt(n)
-        rows.append(
-            (f"E[loss {label}]", m, q, (q - m) / se if se > 0 else (0.0 if q == m else math.inf))
-        )
+        m, q = exact.expected_loss(attacker), sample.expected_loss(attacker)
+        rows.append((f"E[loss {label}]", m, q, _z(m, q, exact.loss_sd(attacker) / math.sqrt(n))))
     return Agreement(n, tuple(rows))

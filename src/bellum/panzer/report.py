@@ -65,8 +65,6 @@ def breakdown_json(bd: AssaultBreakdown, result: AssaultResult | None = None) ->
         if bd.hard_share is None
         else {"defenders": bd.hard_share[0], "attackers": bd.hard_share[1]},
         "reference_combat_value": bd.reference_combat_value,
-        "assault_low": bd.assault_low,
-        "assault_high": bd.assault_high,
         "against_defenders": _range(
             bd.against_defenders, None if result is None else result.losses_to_defenders
         ),
