@@ -37,7 +37,8 @@ class UnitTerm:
     equivalent: int
     assault_value: float
     assault_note: str
-    penalised_vehicles: float
+    penalised_vehicles: float  # vehicles attacking at half strength (§4.4)
+    vehicle_note: str  # why men count as vehicles (mot/mech infantry in Travel Mode), or ""
     assault_total: float
     defense_value: float
     defense_note: str
@@ -125,6 +126,30 @@ class AssaultBreakdown:
         return a / d if d > 0 else (math.inf if a > 0 else math.nan)
 
 
+def odds_text(ratio: float, sep: str = " : ") -> str:
+    """Odds as a player says them: ``3.2 : 1``, ``1 : 2.5``, ``12 : 1``."""
+
+    def number(x: float) -> str:
+        return f"{x:.1f}" if x < 9.95 else f"{x:,.0f}"
+
+    if math.isnan(ratio):
+        return f"0{sep}0"
+    if math.isinf(ratio):
+        return f"\u221e{sep}1"
+    if ratio <= 0:
+        return f"0{sep}1"
+    return f"{number(ratio)}{sep}1" if ratio >= 1 else f"1{sep}{number(1 / ratio)}"
+
+
+@dataclass(frozen=True)
+class RetreatHex:
+    """A hex the defenders could retreat into if they lose (§10.2), before stacking."""
+
+    hex: Hex
+    stacked: int  # men-equivalents already in it
+    in_enemy_zoc: bool  # adjacent to an enemy unit (positions before the assault)
+
+
 @dataclass(frozen=True)
 class AssaultPlan:
     """The participants, frozen before any die is rolled, and the breakdown of the numbers."""
@@ -133,6 +158,29 @@ class AssaultPlan:
     attackers: tuple[Unit, ...]
     defenders: tuple[Unit, ...]
     breakdown: AssaultBreakdown
+    retreats: tuple[RetreatHex, ...]
+
+
+def retreat_hexes(
+    s: Scenario, target: Hex, attack_hexes: Sequence[Hex], side: str
+) -> tuple[RetreatHex, ...]:
+    """Neighbours of ``target`` the defenders of ``side`` may retreat into (§10.2, DEFAULT).
+
+    On the map, free of enemy units, crossable, and at distance 2 or more from every attack
+    hex.  Only stacking depends on the retreating unit; it is checked when one retreats.
+    """
+    enemy_hexes = {v.hex for v in s.units if v.side != side}
+    return tuple(
+        RetreatHex(
+            h,
+            sum(v.equivalent for v in s.units_at(h)),
+            any(h.adjacent(e) for e in enemy_hexes),
+        )
+        for h in s.battlefield.neighbors_on_map(target)
+        if h not in enemy_hexes
+        and s.battlefield.crossable(target, h, s.params)
+        and all(h.distance(a) > 1 for a in attack_hexes)
+    )
 
 
 # --------------------------------------------------------------------------- §1.1 eligibility
@@ -471,6 +519,15 @@ def combine_factor(modifiers: Sequence[Modifier], r: Rules) -> float:
 # --------------------------------------------------------------------------- §3, §6, §7.1
 
 
+def _vehicle_note(u: Unit) -> str:
+    if u.kind is Kind.PERSONNEL and u.counts_as_vehicle:
+        return (
+            f"mot/mech infantry in Travel Mode counts as vehicles (§4.2, §4.4): "
+            f"{u.strength} men = {u.strength / MEN_PER_VEHICLE:g} vehicles"
+        )
+    return ""
+
+
 def _side(
     s: Scenario,
     units: Sequence[Unit],
@@ -496,6 +553,7 @@ def _side(
                 assault_value=value,
                 assault_note=anote,
                 penalised_vehicles=pen,
+                vehicle_note=_vehicle_note(u),
                 assault_total=value * (u.equivalent - 0.5 * MEN_PER_VEHICLE * pen),
                 defense_value=dvalue,
                 defense_note=dnote,
@@ -610,7 +668,8 @@ def plan_assault(
         reference_combat_value=ref,
     )  # fmt: skip
     _check_finite(s, breakdown)
-    return AssaultPlan(s, attackers, defenders, breakdown)
+    retreats = retreat_hexes(s, target, attack_hexes, defenders[0].side)
+    return AssaultPlan(s, attackers, defenders, breakdown, retreats)
 
 
 def _check_finite(s: Scenario, bd: AssaultBreakdown) -> None:

@@ -317,24 +317,18 @@ def _is_fanatical(u: Unit, r: Rules) -> bool:
 
 
 def retreat_candidates(plan: AssaultPlan, u: Unit, placed: Mapping[Hex, int]) -> list[Hex]:
-    """Legal retreat hexes for ``u`` (§10.2), best preference class only."""
-    s, target = plan.scenario, plan.breakdown.target
-    enemies = [v for v in s.units if v.side != u.side]
-    enemy_hexes = {v.hex for v in enemies}
-    legal = []
-    for h in s.battlefield.neighbors_on_map(target):
-        if h in enemy_hexes or not s.battlefield.crossable(target, h, s.params):
-            continue
-        if any(h.distance(a) <= 1 for a in plan.breakdown.attack_hexes):
-            continue
-        stacked = sum(v.equivalent for v in s.units_at(h)) + placed.get(h, 0)
-        if stacked + u.equivalent > s.params.stacking_maximum:
-            continue
-        legal.append(h)
+    """Legal retreat hexes for ``u`` (§10.2), best preference class only.
+
+    The plan's :attr:`~bellum.panzer.assault.AssaultPlan.retreats` within the stacking maximum
+    (counting the men-equivalents ``placed`` there by earlier retreats); hexes outside enemy
+    zones of control first when ``unknowns.retreat.avoid_enemy_zoc``.
+    """
+    s = plan.scenario
+    room = s.params.stacking_maximum - u.equivalent
+    legal = [r for r in plan.retreats if r.stacked + placed.get(r.hex, 0) <= room]
     if s.rules.flag("unknowns.retreat.avoid_enemy_zoc"):
-        free = [h for h in legal if not any(h.adjacent(e) for e in enemy_hexes)]
-        legal = free or legal
-    return legal
+        legal = [r for r in legal if not r.in_enemy_zoc] or legal
+    return [r.hex for r in legal]
 
 
 def defender_fate(plan: AssaultPlan, u: Unit, placed: Mapping[Hex, int], chance: Chance) -> Fate:
