@@ -227,6 +227,12 @@ def test_odds_refuses_an_enumeration_of_minutes_up_front(
     assert code == 1 and out == "" and err.count("\n") == 1
     assert "the exact odds of this assault would take about" in err
     assert "assault_defender_high" in err
+    # explain still explains, and says why it gives no chance of success
+    code, out, _ = run(capsys, "panzer", "explain", path)
+    assert code == 0 and "; P(success) not computed (exact odds would take about" in out
+    assert (
+        json.loads(run(capsys, "panzer", "explain", path, "--json")[1])["p_attacker_wins"] is None
+    )
 
 
 def test_odds_refuses_a_check_of_minutes(capsys: pytest.CaptureFixture[str]) -> None:

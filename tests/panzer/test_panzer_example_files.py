@@ -70,3 +70,16 @@ def test_surrounded_defenders_have_no_retreat() -> None:
     dist = exact_distribution(load_scenario(EXAMPLES / "surrender.toml"))
     assert dist.outcome("retreated") == 0 and dist.outcome("surrendered") > 0.5
     assert 0 < dist.outcome("failed") < 0.01 and 0.35 < dist.outcome("eliminated") < 0.45
+
+
+def test_brigade() -> None:
+    from bellum.panzer import exact_distribution
+
+    s = load_scenario(EXAMPLES / "brigade.toml")
+    bd = plan_assault(s).breakdown
+    assert modifier(bd, "terrain")[0] == -20 and bd.defenders.modifiers[0].pct == 10
+    assert bd.combined_arms.applies and bd.combined_arms.penalised == 0
+    assert [h.exempt for h in bd.combined_arms.hexes if h.vehicles] == [True, True]
+    assert bd.attackers.units[4].defense_value == 8  # deployed mot/mech: Infantry Defense
+    assert round(bd.odds, 1) == 1.3
+    assert 0.22 < exact_distribution(s).p_success < 0.24
