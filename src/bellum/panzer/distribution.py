@@ -67,7 +67,6 @@ from bellum.panzer.units import Unit
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 K = TypeVar("K", bound=Hashable)
-T = TypeVar("T")
 S = TypeVar("S", bound=Hashable)
 
 #: The ``model`` an assault's :class:`~bellum.odds.result.OddsResult` names: the §7-§10 resolver.
@@ -619,7 +618,7 @@ def _defenders(
 #: Rough costs on a 2-core machine: enumerating one unit's loss in one row of a side, and one
 #: cell of a fold array touched when a unit is folded in; one resolution of the resolver per
 #: unit (``--resolver-runs``).
-SECONDS_PER_UNIT_ROW = 2e-5
+SECONDS_PER_UNIT_ROW = 4e-5
 SECONDS_PER_CELL = 2e-9
 SECONDS_PER_RESOLVED_UNIT = 5e-5
 #: Longest estimated computation started without being asked to change the input.
