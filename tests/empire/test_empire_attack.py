@@ -55,7 +55,7 @@ def test_vector_a_world_afterwards(vector_a_path: Path) -> None:
     assert tgt.dist == (2, 0)
     assert w.nations[1].btu == 636
     assert [t.text for t in w.telegrams] == [
-        "1 lost 14 troops taking 2,0",
+        "1 (#1) lost 14 troops taking 2,0",
         "We lost 40 troops defending",
     ]
     assert len(w.news) == 1
@@ -65,7 +65,7 @@ def test_attacking_again_is_refused(vector_a_path: Path) -> None:
     w = load_world(vector_a_path)
     run(w, "2,0", ["150", "0"])
     r = run(w, "2,0", [], seed=2)
-    assert r.transcript() == "You can't attack your own sector.\n"
+    assert r.transcript() == "You can't attack your own sector.\ncommand failed\n"
     assert (r.outcome, r.btu_charged, r.world_changed) == ("refused", 3, False)
 
 
@@ -124,7 +124,7 @@ def test_same_seed_same_transcript() -> None:
 @pytest.mark.parametrize(
     ("target", "message", "outcome"),
     [
-        ("10,0", "You are not adjacent to 10,0\n", "refused"),
+        ("10,0", "You are not adjacent to 10,0\ncommand failed\n", "refused"),
         ("1,0", "Usage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]\n", "usage"),
         ("x", "Usage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]\n", "usage"),
     ],

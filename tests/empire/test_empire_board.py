@@ -79,7 +79,7 @@ def test_b3_item_6_board_from_a_destroyer() -> None:
     assert (plane.owner, plane.eff, plane.ship) == (1, 10, 1)
     assert [t.text for t in w.telegrams] == [
         "cs   cargo ship (#1) is being approached by dd   destroyer (#0)...",
-        "1 lost 3 troops boarding cs   cargo ship (#1)",
+        "1 (#1) lost 3 troops boarding cs   cargo ship (#1)",
         "We lost 20 troops defending",
     ]
     assert w.news[0].text == "1 seadogs board one of 2's ships"
@@ -415,7 +415,10 @@ def test_board_refusals(victim: str, source: str, expected: str, outcome: str) -
     assert r.outcome == outcome and not r.world_changed
     assert r.btu_charged == (0 if outcome == "usage" else 3)
     if victim == "5":
-        assert w.telegrams[-1].text == "1 dd   destroyer (#0) failed to catch bb   battleship (#5)"
+        assert (
+            w.telegrams[-1].text
+            == "1 (#1) dd   destroyer (#0) failed to catch bb   battleship (#5)"
+        )
         w.telegrams.pop()
     assert w == before
 
@@ -470,7 +473,7 @@ def test_prompts_for_missing_arguments() -> None:
     r = run_lboard(w, None, None, ["2", "6,0", "0"])
     assert r.transcript().startswith("Victim land unit #?  2\nBoarding party from? 6,0\n")
     assert r.transcript().endswith("Land unit boarding aborted\nNo troops for lboard...\n")
-    assert w.telegrams[-1].text == "1 considered lboarding you @6,0"
+    assert w.telegrams[-1].text == "1 (#1) considered lboarding you @6,0"
 
 
 def test_cli_board_and_lboard(tmp_path: Path) -> None:

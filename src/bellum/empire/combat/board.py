@@ -102,7 +102,7 @@ def _boarding(
 def _refuse(c: Combat, text: str) -> Failure:
     """A legality check failed after the arguments were read (§1.2): the abort line follows."""
     verb = "Board aborted" if c.mode is Mode.BOARD else "Land unit boarding aborted"
-    return Failure(f"{text}\n{verb}")
+    return Failure(f"{text}\n{verb}", ended_ok=True)
 
 
 def _own_sector(c: Combat, text: str, usage: str) -> Sector:
@@ -162,7 +162,7 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
         if sh.mob <= 0:
             raise _refuse(c, f"{sh.title()} has no mobility!")
         if techfact(sh.tech, sh.speed) * sh.eff <= techfact(v.tech, v.speed) * v.eff:
-            c.tell(v.owner, f"{c.name(a)} {sh.title()} failed to catch {v.title()}")
+            c.tell(v.owner, f"{c.natid(a)} {sh.title()} failed to catch {v.title()}")
             raise _refuse(c, "Victim ship moves faster than you do!")
     if v.type.has("sub") and w.sector(v.xy).type.is_sea:
         raise _refuse(c, "You can't board a submarine!")
