@@ -395,11 +395,12 @@ def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
 def paradrop_cmd(
     planes: str | None, escorts: str | None, ap: str | None, route: str | None, **common: Any
 ) -> None:
-    """Drop paratroopers from transport PLANES, guarded by ESCORTS ('' for none).
+    """Drop paratroopers from transport PLANES, guarded by ESCORTS ('.' for none).
 
-    PLANES and ESCORTS are plane numbers (1/4/7), a sector (x,y) or a wing
-    letter; the planes gather at the assembly point AP and fly ROUTE, a path
-    (e.g. jjh) or a destination sector.
+    PLANES and ESCORTS are plane lists as the server reads them: numbers
+    (1/4/7), '*', a sector or area (x,y or lx:hx,ly:hy), '@x,y:d' or a wing
+    letter ('~': no wing).  The planes gather at the assembly point AP and
+    fly ROUTE, a path (e.g. jjh) or a destination sector (docs/paradrop.md).
     """
     _run(paradrop, (planes, escorts, ap, route), **common)
 
