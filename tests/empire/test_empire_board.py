@@ -265,7 +265,8 @@ items = { gun = 20, shell = 40 }
     )
     r = run_board(w2, "1", "0", ["0"], seed=1)
     text = r.transcript()
-    assert text.startswith("Approaching cs   cargo ship (#1)...\nIncoming shells do ")
+    # the terminal bell first, as a 4.4.1 server sends it
+    assert text.startswith("Approaching cs   cargo ship (#1)...\n\aIncoming shells do ")
     assert "They're firing at us sir!\n" in text
     assert w2.ships[0].eff < 100 or 0 not in w2.ships
     assert w2.ships[2].items["shell"] < 40

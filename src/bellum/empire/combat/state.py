@@ -24,6 +24,11 @@ from bellum.empire.world import (
     World,
 )
 
+#: The terminal bell the server sends before its loudest news (``Incoming shells``,
+#: ``Blammo!``) to players with the beep flag, which every new country has; the
+#: byte is written and the terminal decides what to do with it.
+BELL = "\a"
+
 
 class Mode(Enum):
     """The command, with the verb the server uses in its messages."""

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bellum.empire import air
-from bellum.empire.combat.state import Combat
+from bellum.empire.combat.state import BELL, Combat
 from bellum.empire.combat.strength import defense_total, offense_total
 from bellum.empire.geometry import Coord
 from bellum.empire.supply import in_supply
@@ -114,7 +114,7 @@ def ship_damage(
             continue
         dmg = ship_fire(c, sh)
         if approach and dmg:
-            c.say(f"Incoming shells do {dmg} damage!")
+            c.say(f"{BELL}Incoming shells do {dmg} damage!")
         f *= 1 - 0.01 * dmg
     return int(100 - 100 * f)
 
