@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, world_from
+from conftest import EXAMPLES, ROOT, world_from
 from test_empire_cli import bellum
 
 from bellum.dice import ServerRandom
@@ -384,8 +384,8 @@ ship = 1
 mil = 10
 """
 
-BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP> or <from-SECT>]\n"
-LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-SECT>]\n"
+BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP>|<from-sector>]\n"
+LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-sector>]\n"
 
 
 @pytest.mark.parametrize(
@@ -524,3 +524,33 @@ def test_info_page_reduces_land_units_aboard_a_captured_ship() -> None:
         results[switch] = (w.units[90].owner, w.units[90].eff)
     assert results[False] == (1, 80)
     assert results[True] == (1, 10)
+
+
+@pytest.mark.parametrize(
+    ("seed", "at", "rpath", "rflags"), [(2, (6, 0), "", ""), (9, (4, 0), "j", "ug")]
+)
+def test_retreat_when_boarded_uses_up_the_path(
+    seed: int, at: tuple[int, int], rpath: str, rflags: str
+) -> None:
+    """The retreat consumes its path step by step; an emptied path drops the orders.
+
+    As a 4.4.1 server's dump shows after the same runs (tests/vectors/board-retreat-*):
+    seed 2 sails the whole path, seed 9 stops on a mine after one step.
+    """
+    w = load_world(ROOT / "tests" / "vectors" / "worlds" / "retreat.toml")
+    r = run_board(w, "1", "0", ["5"], seed=seed)
+    assert r.outcome == "defeated"
+    for uid in (1, 2):
+        assert (w.ships[uid].xy, w.ships[uid].rpath, w.ships[uid].rflags) == (at, rpath, rflags)
+
+
+def test_no_retreat_without_the_order_or_after_a_capture() -> None:
+    w = load_world(ROOT / "tests" / "vectors" / "worlds" / "retreat.toml")
+    w.ships[1].rflags = "g"
+    run_board(w, "1", "0", ["5"], seed=2)
+    assert w.ships[1].xy == (2, 0) and w.ships[1].rpath == "jj"
+    won = load_world(ROOT / "tests" / "vectors" / "worlds" / "retreat.toml")
+    won.ships[1].mil = 1
+    r = run_board(won, "1", "0", ["50"], seed=2)
+    assert r.outcome == "captured"
+    assert won.ships[1].xy == (2, 0) and won.ships[2].xy == (2, 0)

@@ -77,7 +77,7 @@ def setup(world_path: Path, out: Path) -> None:
             f"edit c {n.cnum} c {at(cap)} o {at(n.origin)} s 4 b {n.btu} M {n.money} T {n.tech}"
         )
     for xy, s in sorted(w.sectors.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        if (s.type.mnemonic, s.eff) == (fill, fill_eff) and not (s.owner or s.items or s.mob):
+        if (s.type.mnemonic, s.eff) == (fill, fill_eff) and not (s.owner or s.items or s.mob or s.mines):
             continue
         if s.type.mnemonic != fill:
             cmds.append(f"desi {at(xy)} {s.type.mnemonic}")
@@ -89,11 +89,17 @@ def setup(world_path: Path, out: Path) -> None:
         cmds.append(f"build l {at(u.xy)} {u.type.mnemonic}")
         cmds.append(f"edit u {uid} O {u.owner} e {u.eff} M {u.mob} t {int(u.tech)}")
         cmds += [f"edit u {uid} {ITEM_KEY[i]} {n}" for i, n in u.items.items()]
+    player: dict[int, list[str]] = {}
     for uid, sh in sorted(w.ships.items()):
         cmds.append(f"build s {at(sh.xy)} {sh.type.mnemonic}")
         cmds.append(f"edit s {uid} O {sh.owner} E {sh.eff} M {sh.mob} T {int(sh.tech)}")
         cmds += [f"edit s {uid} {ITEM_KEY[i]} {n}" for i, n in sh.items.items()]
-    player: dict[int, list[str]] = {}
+        if sh.fleet:
+            player.setdefault(sh.owner, []).append(f"fleetadd {sh.fleet} {uid}")
+        if sh.rpath:
+            which = sh.fleet if "g" in sh.rflags else str(uid)
+            orders = sh.rflags.replace("g", "")
+            player.setdefault(sh.owner, []).append(f"retreat {which} {sh.rpath} {orders}")
     for uid, p in sorted(w.planes.items()):
         cmds.append(f"build p {at(p.xy)} {p.type.mnemonic}")
         wing = f" w {p.wing}" if p.wing else ""
