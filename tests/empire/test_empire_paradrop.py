@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +24,7 @@ from bellum.empire.events import ScriptedPrompter
 from bellum.empire.geometry import Geometry
 from bellum.empire.selection import parse_numbers, parse_xy, select
 from bellum.empire.store import Store
+from bellum.empire.world import LandUnit
 from bellum.empire.worldfile import load_world
 from bellum.errors import InputError
 
@@ -250,3 +252,35 @@ def test_cli_example_and_an_illegal_drop_zone(tmp_path: Path) -> None:
     assert own.exit_code == 1
     assert own.stdout.endswith("You can't air-assault your own sector!\ncommand failed\n")
     assert load_world(world) == mountain
+
+
+def test_x_light_transports_fly_from_a_land_unit() -> None:
+    """Stock tables have no x-light transport, but the server lets one fly from a land unit:
+    it takes fuel and paratroopers from the unit, which must be 50 % efficient, not loaded
+    and the plane owner's or an ally's."""
+    w = load_world(EXAMPLES / "paradrop.toml")
+    tc = w.tables.planes["tc"]
+    w.planes[0].type = replace(tc, flags=tc.flags | {"x-light"})
+    w.units[0] = LandUnit(
+        uid=0, type=w.tables.land["tra"], owner=1, x=0, y=0, eff=100, tech=200.0,
+        items={"mil": 30, "petrol": 5},
+    )  # fmt: skip
+    w.planes[0].land = 0
+    r = paradrop(w, "0", ".", "0,0", "4,0", 1, ServerRandom(7), ScriptedPrompter([]))
+    assert "tc   transport chopper #0 equipped\n" in r.transcript()
+    assert w.units[0].items == {"mil": 20, "petrol": 3}
+    assert w.sector((0, 0)).mil == 100 and w.sector((0, 0)).get("petrol") == 100
+    for change, message in (
+        ("eff", "No planes could be equipped for the mission.\n"),
+        ("owner", "(note) An ally does not own the unit tc   transport chopper #0 is on\n"),
+    ):
+        again = load_world(EXAMPLES / "paradrop.toml")
+        again.planes[0].type, again.planes[0].land = w.planes[0].type, 0
+        again.units[0] = replace(w.units[0], items={"mil": 30, "petrol": 5})
+        if change == "eff":
+            again.units[0].eff = 49
+        else:
+            again.units[0].owner = 2
+        r = paradrop(again, "0", ".", "0,0", "4,0", 1, ServerRandom(7), ScriptedPrompter([]))
+        assert message in r.transcript()
+        assert "standing by" not in r.transcript()
