@@ -284,3 +284,16 @@ def test_x_light_transports_fly_from_a_land_unit() -> None:
         r = paradrop(again, "0", ".", "0,0", "4,0", 1, ServerRandom(7), ScriptedPrompter([]))
         assert message in r.transcript()
         assert "standing by" not in r.transcript()
+
+
+def test_planes_that_stood_by_lose_their_mission_even_if_none_flies() -> None:
+    w = load_world(EXAMPLES / "paradrop.toml")
+    w.planes[0].mission, w.planes[0].op_center, w.planes[0].op_radius = "escort", (0, 0), 2
+    w.sector((0, 0)).put("petrol", 0)
+    r = paradrop(w, "0", ".", "0,0", "4,0", 1, ServerRandom(7), ScriptedPrompter([]))
+    assert r.transcript().endswith(
+        "tc   transport chopper #0 standing by\ntc   transport chopper #0 not enough petrol"
+        " there!\nNo planes could be equipped for the mission.\ncommand failed\n"
+    )
+    assert (r.outcome, r.world_changed, w.planes[0].mission) == ("refused", True, "")
+    assert w.nations[1].btu == 640 - 3

@@ -115,10 +115,11 @@ def _flow(
     missions = {p.uid: p.mission for p in transports + fighters}
     bombers = air.pick(c, transports, ap, len(path), "paradrop")
     guards = air.pick(c, fighters, ap, len(path), "escort")
+    cleared = any(missions[f.plane.uid] for f in bombers + guards)
     launched: set[int] = set()
     air.arm(c, bombers, 2 * len(path), "paradrop", launched)
     if not bombers:
-        result.world_changed = any(missions[f.plane.uid] for f in guards)
+        result.world_changed = cleared  # standing by cleared their missions for good
         raise Failure("No planes could be equipped for the mission.")
     air.arm(c, guards, 2 * len(path), "escort", launched)
     result.world_changed = True
