@@ -77,7 +77,8 @@ def setup(world_path: Path, out: Path) -> None:
             f"edit c {n.cnum} c {at(cap)} o {at(n.origin)} s 4 b {n.btu} M {n.money} T {n.tech}"
         )
     for xy, s in sorted(w.sectors.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-        if (s.type.mnemonic, s.eff) == (fill, fill_eff) and not (s.owner or s.items or s.mob or s.mines):
+        plain = not (s.owner or s.items or s.mob or s.mines)
+        if (s.type.mnemonic, s.eff) == (fill, fill_eff) and plain:
             continue
         if s.type.mnemonic != fill:
             cmds.append(f"desi {at(xy)} {s.type.mnemonic}")
