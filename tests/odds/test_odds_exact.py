@@ -114,7 +114,7 @@ def assert_matches(got: FightEndStates, ref: Ref, tol: float = 1e-12) -> None:
 
 def loops_per_casualty(att: Side, dfd: Side) -> FightEndStates:
     aw, dw = np.zeros(att.rounds), np.zeros(dfd.rounds)
-    _kernels.per_casualty_loops(att.strength, dfd.strength[::-1].copy(), aw, dw)
+    _kernels.per_casualty_loops(att.strength, dfd.strength[::-1].copy(), 0.0, aw, dw)
     return FightEndStates(aw, dw)
 
 
@@ -213,6 +213,79 @@ def test_numba_and_numpy_agree_on_a_larger_server_fight() -> None:
     assert abs(pa - pb) < 1e-15
     np.testing.assert_allclose(a.attacker_wins, b.attacker_wins, rtol=0, atol=1e-14)
     np.testing.assert_allclose(a.defender_wins, b.defender_wins, rtol=0, atol=1e-14)
+
+
+EXACT_BACKENDS = BACKENDS[:1] + BACKENDS[2:]
+
+# Long enough that the default threshold drops cells far from the likely path.
+PRUNED_FIGHTS = [
+    ("per-casualty", Side.troops(3000), Side.troops(2800, 1.1)),
+    ("per-casualty", Side.from_groups([(900, 1.0), (700, 2.0)]), Side.troops(1500, 1.6)),
+    ("server", Side.troops(240), Side.troops(150, 1.5)),
+]
+
+
+@pytest.mark.parametrize("backend", EXACT_BACKENDS)
+@pytest.mark.parametrize(("model", "att", "dfd"), PRUNED_FIGHTS)
+def test_pruning_drops_no_more_than_it_reports(
+    model: str, att: Side, dfd: Side, backend: str
+) -> None:
+    solver: Callable[..., tuple[FightEndStates, float]] = (
+        server_exact if model == "server" else per_casualty_exact
+    )
+    full, nothing = solver(att, dfd, tau=0.0, backend=backend)
+    cut, pruned = solver(att, dfd, backend=backend)
+    assert nothing == 0.0
+    assert 0.0 < pruned <= 1e-12
+    # Pruning only removes paths: every end state keeps at most what it had, and
+    # what is missing adds up to the reported mass (up to rounding).
+    lost = np.concatenate(
+        [full.attacker_wins - cut.attacker_wins, full.defender_wins - cut.defender_wins]
+    )
+    assert lost.min() >= -1e-16
+    assert abs(lost.sum() - pruned) <= 1e-14
+
+
+@pytest.mark.parametrize("tau", [1e-6, 1e-9])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_coarse_per_casualty_threshold_is_accounted_for(tau: float, backend: str) -> None:
+    att, dfd = Side.troops(400), Side.troops(300, 1.4)
+    full, _ = per_casualty_exact(att, dfd, tau=0.0, backend="numpy")
+    if backend == "loops":
+        aw, dw = np.zeros(att.rounds), np.zeros(dfd.rounds)
+        sdr = dfd.strength[::-1].copy()
+        pruned = _kernels.per_casualty_loops(att.strength, sdr, tau, aw, dw)
+        cut = FightEndStates(aw, dw)
+    else:
+        cut, pruned = per_casualty_exact(att, dfd, tau=tau, backend=backend)  # type: ignore[arg-type]
+    assert pruned > tau
+    kept = cut.attacker_wins.sum() + cut.defender_wins.sum()
+    assert abs(kept + pruned - 1.0) < 1e-13
+    assert np.all(cut.attacker_wins <= full.attacker_wins + 1e-16)
+    assert np.all(cut.defender_wins <= full.defender_wins + 1e-16)
+
+
+def test_the_default_thresholds_bound_the_dropped_mass() -> None:
+    from bellum.odds.exact import MAX_PRUNED, per_casualty_tau, server_tau
+
+    small, big = Side.troops(10), Side.troops(10**6)
+    assert per_casualty_tau(small, small) == server_tau(small, small) == 1e-18
+    assert per_casualty_tau(big, big) * (2 * 10**6) <= MAX_PRUNED
+    assert server_tau(big, small) * (10**7) <= MAX_PRUNED
+
+
+@pytest.mark.skipif(
+    not numba_wanted(),
+    reason="numba is not installed (pip install 'bellum[fast]') or BELLUM_NO_NUMBA is set",
+)
+@pytest.mark.parametrize("tau", [None, 0.0, 1e-9])
+def test_numba_and_numpy_agree_on_a_larger_per_casualty_fight(tau: float | None) -> None:
+    att, dfd = Side.troops(2500, 1.3), Side.from_groups([(1200, 1.0), (1000, 1.8)])
+    a, pa = per_casualty_exact(att, dfd, tau=tau, backend="numpy")
+    b, pb = per_casualty_exact(att, dfd, tau=tau, backend="numba")
+    assert abs(pa - pb) < 1e-15
+    np.testing.assert_allclose(a.attacker_wins, b.attacker_wins, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(a.defender_wins, b.defender_wins, rtol=0, atol=1e-15)
 
 
 def test_pruning_is_reported() -> None:

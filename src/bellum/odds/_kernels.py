@@ -32,7 +32,7 @@ _RING = _W_MAX + 1
 _UNDERFLOW = 1e-280
 
 
-def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> None:
+def per_casualty_loops(sa: Array, sdr: Array, tau: float, att_w: Array, def_w: Array) -> float:
     """Anti-diagonal sweep of the per-casualty lattice in O(A + D) memory.
 
     ``cur[a]`` is the probability of the interior state (a, n - a) of diagonal
@@ -41,6 +41,10 @@ def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> Non
     a diagonal are a forward slice: with every operand a contiguous view, the
     two inner loops compile to SIMD code (10,000 x 10,000 in ~0.06 s instead of
     ~0.23 s for the same loops indexing ``sd[n - a]``).
+
+    Only the band ``[band_lo, band_hi]`` of each diagonal is swept: cells at
+    either end of it with less than ``tau`` (or exactly 0) are dropped, and the
+    dropped mass is returned (see :func:`bellum.odds.exact.per_casualty_tau`).
     """
     ka = sa.size - 1
     kd = sdr.size - 1
@@ -50,8 +54,8 @@ def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> Non
     cur[0] = 1.0
     band_lo = 0
     band_hi = 0
+    pruned = 0.0
     for n in range(ka + kd - 1):
-        # Only the band that can hold mass (see bellum.odds.exact._trim).
         lo = max(n - kd + 1, band_lo)
         hi = min(n, ka - 1, band_hi) + 1
         if lo >= hi:
@@ -80,11 +84,14 @@ def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> Non
             nxt[ka] = 0.0
         band_lo = lo
         band_hi = hi
-        while band_lo <= band_hi and nxt[band_lo] == 0.0:
+        while band_lo <= band_hi and (nxt[band_lo] < tau or nxt[band_lo] == 0.0):
+            pruned += nxt[band_lo]
             band_lo += 1
-        while band_hi >= band_lo and nxt[band_hi] == 0.0:
+        while band_hi >= band_lo and (nxt[band_hi] < tau or nxt[band_hi] == 0.0):
+            pruned += nxt[band_hi]
             band_hi -= 1
         cur, nxt = nxt, cur
+    return pruned
 
 
 def server_loops(

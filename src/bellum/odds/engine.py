@@ -39,7 +39,13 @@ import numpy as np
 
 from bellum.errors import InputError, UsageError
 from bellum.odds._common import numba_importable, numba_wanted
-from bellum.odds.exact import DEFAULT_TAU, per_casualty_exact, resolve_backend, server_exact
+from bellum.odds.exact import (
+    per_casualty_exact,
+    per_casualty_tau,
+    resolve_backend,
+    server_exact,
+    server_tau,
+)
 from bellum.odds.montecarlo import (
     BATCH_RUNS,
     DEFAULT_MAX_RUNS,
@@ -131,15 +137,18 @@ def fight_odds(
     seed: int | None = None,
     backend: Backend = "auto",
     max_memory: int = DEFAULT_MAX_MEMORY,
-    tau: float = DEFAULT_TAU,
+    prune: bool = True,
 ) -> OddsResult:
     """The outcome distribution of ``att`` fighting ``dfd`` under ``model``.
 
     ``method="auto"`` solves exactly unless the fight exceeds
     :data:`EXACT_LIMITS`; giving ``runs`` or ``target_error`` with ``auto``
-    also selects Monte Carlo.  Raises :class:`~bellum.errors.UsageError` for
-    contradictory options and :class:`~bellum.errors.InputError` for a fight
-    that cannot be solved exactly within ``max_memory``.
+    also selects Monte Carlo.  An exact solution drops states of negligible
+    probability (at most 1e-12 in all, reported as ``pruned_mass``);
+    ``prune=False`` keeps every state that has not underflowed to 0.  Raises
+    :class:`~bellum.errors.UsageError` for contradictory options and
+    :class:`~bellum.errors.InputError` for a fight that cannot be solved exactly
+    within ``max_memory``.
     """
     if model not in MODELS:
         raise UsageError(f"unknown model {model!r}: choose one of {', '.join(MODELS)}")
@@ -160,9 +169,11 @@ def fight_odds(
         _check_exact_size(att, dfd, model, backend, max_memory)
         used = choose_backend(backend, model, att, dfd, True, 0)
         if model == "server":
+            tau = server_tau(att, dfd) if prune else 0.0
             states, pruned = server_exact(att, dfd, tau=tau, backend=used)
         else:
-            states, pruned = per_casualty_exact(att, dfd, backend=used)
+            tau = per_casualty_tau(att, dfd) if prune else 0.0
+            states, pruned = per_casualty_exact(att, dfd, tau=tau, backend=used)
         return _result(
             att,
             dfd,
@@ -171,7 +182,7 @@ def fight_odds(
             model=model,
             pruned_mass=pruned,
             seconds=time.perf_counter() - start,
-            details={"backend": used},
+            details={"backend": used, "prune_threshold": tau},
         )
     if target_error is not None and target_error > 0:
         # Worst case p = 1/2 needs 1/(4 E²) runs; at least two batches run.

@@ -3,7 +3,9 @@
 * ``per-casualty`` (the info page): every round the defender loses with
   ``p = off / (off + def)`` of the current strengths.  Dynamic programming over
   the lattice of (attacker rounds lost, defender rounds lost), swept one
-  anti-diagonal at a time: O(A·D) time, O(A + D) memory, nothing pruned.
+  anti-diagonal at a time, O(A + D) memory.  Only the band of a diagonal that
+  holds mass is swept; cells at its ends below ``tau`` are dropped, so the
+  work is O((A + D) · band width) rather than O(A·D).
 * ``server`` (spec §6.2): the probability is jittered and frozen for windows
   of 9..51 rounds.  The state at a window boundary is (a, d); each window is a
   mixture over 11 jitters and 43 lengths of truncated binomial moves.  See
@@ -12,6 +14,8 @@
   dropped; the dropped mass is summed and reported as ``pruned_mass``.  Memory
   is a ring of 52 diagonals: O(A + D).
 
+Both report the probability they dropped (``pruned_mass``); by default it is
+at most :data:`MAX_PRUNED` = 1e-12, and ``tau=0`` solves without pruning.
 Both have a numpy implementation (always available) and a numba one (the
 ``[fast]`` extra); ``backend`` chooses, ``"auto"`` prefers numba when it is
 installed (:func:`bellum.odds.fight_odds` refines that by problem size).
@@ -42,7 +46,9 @@ from bellum.odds.side import Side
 
 Backend = Literal["auto", "numpy", "numba"]
 
-#: Window-start states below this probability are dropped by the server solver.
+#: The most probability an exact solver drops by default (the sum over dropped states).
+MAX_PRUNED = 1e-12
+#: The largest default threshold: states below it may be dropped.
 DEFAULT_TAU = 1e-18
 
 _RING = WINDOW_MAX + 1
@@ -74,37 +80,66 @@ def resolve_backend(backend: Backend) -> Literal["numpy", "numba"]:
     return backend
 
 
+def per_casualty_tau(att: Side, dfd: Side) -> float:
+    """The default threshold of the per-casualty solver.
+
+    The sweep drops cells only at the two ends of a diagonal's band, and the
+    band gains at most one cell per diagonal, so at most ``A + D`` cells are
+    ever dropped: a threshold of ``MAX_PRUNED / (A + D)`` bounds the dropped
+    mass by :data:`MAX_PRUNED` whatever the fight (and never above ``DEFAULT_TAU``).
+    """
+    return min(DEFAULT_TAU, MAX_PRUNED / (att.rounds + dfd.rounds))
+
+
+def server_tau(att: Side, dfd: Side) -> float:
+    """The default threshold of the server solver.
+
+    Each of the ``A·D`` window-start states is dropped at most once, so a
+    threshold of ``MAX_PRUNED / (A·D)`` bounds the dropped mass by
+    :data:`MAX_PRUNED` (and never above ``DEFAULT_TAU``).
+    """
+    return min(DEFAULT_TAU, MAX_PRUNED / (att.rounds * dfd.rounds))
+
+
 def per_casualty_exact(
-    att: Side, dfd: Side, *, backend: Backend = "auto"
+    att: Side, dfd: Side, *, tau: float | None = None, backend: Backend = "auto"
 ) -> tuple[FightEndStates, float]:
-    """The exact end-state distribution of the per-casualty model (pruned mass 0)."""
+    """The exact end-state distribution of the per-casualty model and the pruned mass.
+
+    ``tau=None`` prunes with :func:`per_casualty_tau` (dropped mass at most
+    :data:`MAX_PRUNED`); ``tau=0`` drops nothing but cells that underflowed to 0.
+    """
     sa, sd = att.strength, dfd.strength
+    cut = per_casualty_tau(att, dfd) if tau is None else tau
     att_w = np.zeros(att.rounds)
     def_w = np.zeros(dfd.rounds)
+    sdr = np.ascontiguousarray(sd[::-1])
     if resolve_backend(backend) == "numba":
-        sdr = np.ascontiguousarray(sd[::-1])
-        _kernels.compiled("per_casualty_loops")(sa, sdr, att_w, def_w)
+        kernel = _kernels.compiled("per_casualty_loops")
+        pruned = float(kernel(sa, sdr, cut, att_w, def_w))
     else:
-        _per_casualty_numpy(sa, sd, att_w, def_w)
-    return FightEndStates(att_w, def_w), 0.0
+        pruned = _per_casualty_numpy(sa, sdr, cut, att_w, def_w)
+    return FightEndStates(att_w, def_w), pruned
 
 
 def _per_casualty_numpy(
-    sa: FloatArray, sd: FloatArray, att_w: FloatArray, def_w: FloatArray
-) -> None:
-    """Vectorised anti-diagonal sweep; one diagonal per numpy pass."""
+    sa: FloatArray, sdr: FloatArray, tau: float, att_w: FloatArray, def_w: FloatArray
+) -> float:
+    """Vectorised anti-diagonal sweep; one diagonal per numpy pass.
+
+    ``sdr`` is the defender's strength array reversed, so that the defender
+    strengths along a diagonal are a slice.  The same band and pruning as
+    :func:`bellum.odds._kernels.per_casualty_loops`.
+    """
     ka = sa.size - 1
-    kd = sd.size - 1
-    # sd reversed so that the defender strengths along a diagonal are a slice.
-    sdr = np.ascontiguousarray(sd[::-1])
+    kd = sdr.size - 1
     cur = np.zeros(ka + 1)
     nxt = np.zeros(ka + 1)
     hit = np.empty(ka + 1)
     cur[0] = 1.0
     band_lo = band_hi = 0
+    pruned = 0.0
     for n in range(ka + kd - 1):
-        # Only the band of cells that can hold mass: zeros (underflow far from
-        # the likely path) stay zero, so skipping them changes nothing.
         lo = max(n - kd + 1, band_lo)
         hi = min(n, ka - 1, band_hi) + 1
         if lo >= hi:
@@ -122,24 +157,34 @@ def _per_casualty_numpy(
         if hi == ka:
             def_w[n - ka + 1] += nxt[ka]
             nxt[ka] = 0.0
-        band_lo, band_hi = _trim(nxt, lo, hi)
+        band_lo, band_hi, dropped = _trim(nxt, lo, hi, tau)
+        pruned += dropped
         cur, nxt = nxt, cur
+    return pruned
 
 
-def _trim(values: FloatArray, lo: int, hi: int) -> tuple[int, int]:
-    """The smallest ``[lo, hi]`` (inclusive) holding every nonzero of ``values[lo:hi+1]``."""
-    while lo <= hi and values[lo] == 0.0:
+def _trim(values: FloatArray, lo: int, hi: int, tau: float) -> tuple[int, int, float]:
+    """Shrink ``[lo, hi]`` (inclusive) past end cells below ``tau`` or 0; their sum."""
+    dropped = 0.0
+    while lo <= hi and (values[lo] < tau or values[lo] == 0.0):
+        dropped += float(values[lo])
         lo += 1
-    while hi >= lo and values[hi] == 0.0:
+    while hi >= lo and (values[hi] < tau or values[hi] == 0.0):
+        dropped += float(values[hi])
         hi -= 1
-    return lo, hi
+    return lo, hi, dropped
 
 
 def server_exact(
-    att: Side, dfd: Side, *, tau: float = DEFAULT_TAU, backend: Backend = "auto"
+    att: Side, dfd: Side, *, tau: float | None = None, backend: Backend = "auto"
 ) -> tuple[FightEndStates, float]:
-    """The exact end-state distribution of the server model and the pruned mass."""
+    """The exact end-state distribution of the server model and the pruned mass.
+
+    ``tau=None`` prunes with :func:`server_tau` (dropped mass at most
+    :data:`MAX_PRUNED`); ``tau=0`` drops nothing.
+    """
     sa, sd = att.strength, dfd.strength
+    tau = server_tau(att, dfd) if tau is None else tau
     att_w = np.zeros(att.rounds)
     def_w = np.zeros(dfd.rounds)
     if resolve_backend(backend) == "numba":
