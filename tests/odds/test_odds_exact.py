@@ -206,10 +206,23 @@ def test_symmetric_per_casualty_fight_is_even(n: int, mult: float, backend: str)
     not numba_wanted(),
     reason="numba is not installed (pip install 'bellum[fast]') or BELLUM_NO_NUMBA is set",
 )
-def test_numba_and_numpy_agree_on_a_larger_server_fight() -> None:
-    att, dfd = Side.troops(150), Side.troops(70, 2.0)
-    a, pa = server_exact(att, dfd, backend="numpy")
-    b, pb = server_exact(att, dfd, backend="numba")
+@pytest.mark.parametrize(
+    ("att", "dfd", "tau"),
+    [
+        (Side.troops(150), Side.troops(70, 2.0), None),
+        # Diagonals of more than 256 live states: several chunks per diagonal.
+        (Side.troops(420), Side.troops(400), None),
+        (Side.troops(420), Side.troops(400), 0.0),
+        # Lopsided: every window starts within 51 rounds of an edge.
+        (Side.troops(40, 0.4), Side.troops(700), None),
+        (Side.from_groups([(30, 1.0), (20, 3.0)]), Side.troops(25, 0.6), 0.0),
+    ],
+)
+def test_numba_and_numpy_agree_on_larger_server_fights(
+    att: Side, dfd: Side, tau: float | None
+) -> None:
+    a, pa = server_exact(att, dfd, tau=tau, backend="numpy")
+    b, pb = server_exact(att, dfd, tau=tau, backend="numba")
     assert abs(pa - pb) < 1e-15
     np.testing.assert_allclose(a.attacker_wins, b.attacker_wins, rtol=0, atol=1e-14)
     np.testing.assert_allclose(a.defender_wins, b.defender_wins, rtol=0, atol=1e-14)

@@ -9,7 +9,7 @@ lose), compared with a per-model threshold:
 model          with numba          numpy only
 ============== =================== ====================
 per-casualty   4·10⁸ states        4·10⁸ states
-server         1.5·10⁶ states      6·10⁴ states
+server         5·10⁶ states        2.5·10⁵ states
 ============== =================== ====================
 
 Each is about a few seconds of work on a 2-core machine (see
@@ -73,10 +73,10 @@ METHODS: tuple[str, ...] = ("auto", "exact", "monte-carlo")
 #: Largest ``A·D`` solved exactly when the method is ``auto``: (numba, numpy).
 EXACT_LIMITS: dict[str, tuple[float, float]] = {
     "per-casualty": (4e8, 4e8),
-    "server": (1.5e6, 6e4),
+    "server": (5e6, 2.5e5),
 }
 #: Smallest ``A·D`` for which ``backend="auto"`` uses numba in an exact solver.
-NUMBA_FROM_STATES: dict[str, float] = {"per-casualty": 2e8, "server": 1e4}
+NUMBA_FROM_STATES: dict[str, float] = {"per-casualty": 2e8, "server": 1.5e5}
 #: Smallest expected number of casualty-steps for which Monte Carlo uses numba.
 NUMBA_FROM_STEPS: dict[str, float] = {"per-casualty": math.inf, "server": 5e7}
 #: A forced exact solution may take at most this many times the auto limit.
@@ -95,7 +95,8 @@ def exact_memory(att: Side, dfd: Side, model: Model) -> int:
     """Bytes an exact solver needs beyond the sides themselves (an estimate)."""
     if model == "per-casualty":
         return 8 * (4 * (att.rounds + 1) + dfd.rounds + 1)
-    return 8 * (52 * (att.rounds + 1) + att.rounds + dfd.rounds)
+    # Two rings of 52 diagonals (numpy) and a chunk's triangles (52 x 53 x 320).
+    return 8 * (104 * (att.rounds + 52) + att.rounds + dfd.rounds + 52 * 53 * 320)
 
 
 def choose_method(att: Side, dfd: Side, model: Model, backend: Backend = "auto") -> str:
