@@ -348,3 +348,20 @@ def test_a_hopeless_giant_is_solved_without_sweeping_every_diagonal(backend: str
         states, _ = per_casualty_exact(Side.troops(10**6), Side.troops(3), backend=backend)  # type: ignore[arg-type]
     assert abs(states.attacker_wins.sum() + states.defender_wins.sum() - 1) < 1e-12
     assert states.attacker_wins[:3].sum() > 0.99999
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_constant_odds_are_a_negative_binomial_race(backend: str) -> None:
+    # Strengths that never change: every round is the same coin, and the attacker
+    # wins having lost k rounds with probability C(D-1+k, k) p**D q**k.
+    ka, kd = 45, 30
+    att, dfd = Side.from_arrays([3.0] * ka + [0.0]), Side.from_arrays([2.0] * kd + [0.0])
+    if backend == "loops":
+        got = loops_per_casualty(att, dfd)
+    else:
+        got, _ = per_casualty_exact(att, dfd, backend=backend)  # type: ignore[arg-type]
+    p = Fraction(3.0 / 5.0)
+    q = 1 - p
+    aw = [math.comb(kd - 1 + k, k) * p**kd * q**k for k in range(ka)]
+    dw = [math.comb(ka - 1 + k, k) * q**ka * p**k for k in range(kd)]
+    assert_matches(got, (aw, dw), tol=1e-15)
