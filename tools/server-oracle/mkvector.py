@@ -12,6 +12,7 @@ replays each vector through bellum.
 from __future__ import annotations
 
 import re
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -70,6 +71,25 @@ def changes(before: World, after: World) -> dict[str, list[dict[str, Any]]]:
     return {k: v for k, v in found.items() if v}
 
 
+def telegrams(tel_dir: Path) -> dict[str, str]:
+    """The text of every telegram the command sent, by recipient (country number as text).
+
+    A mailbox is a run of records: a 16-byte header (sender, type, continuation
+    flag, body length, date) and the body.
+    """
+    found: dict[str, str] = {}
+    for f in tel_dir.glob("tel*"):
+        data = f.read_bytes()
+        body, i = [], 0
+        while i < len(data):
+            (length,) = struct.unpack_from("<I", data, i + 4)
+            body.append(data[i + 16 : i + 16 + length].decode("latin-1"))
+            i += 16 + length
+        if body:
+            found[f.name[3:]] = "".join(body)
+    return dict(sorted(found.items(), key=lambda kv: int(kv[0])))
+
+
 def main(argv: list[str]) -> None:
     about = ""
     if "--about" in argv:
@@ -94,6 +114,7 @@ def main(argv: list[str]) -> None:
         "answers": answers,
         "seed": int(seed),
         "transcript": command_output((work / "out.txt").read_text()),
+        "telegrams": telegrams(work / "run" / "data" / "tel"),
         "after": changes(before, after),
     }
     dest = ROOT / "tests" / "vectors" / f"{name}.toml"

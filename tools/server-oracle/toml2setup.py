@@ -2,10 +2,12 @@
 
     python toml2setup.py WORLD.toml DIR
 
-writes DIR/setup (deity), DIR/setupN (commands of country N: plane missions)
-and DIR/size.  It covers what the scenarios here use: sectors (type, owner,
-old owner, efficiency, mobility, mines, items), nations (capital, origin,
-BTUs, money, tech, relations), planes, land units and ships.  A country must
+writes DIR/setup (deity), DIR/setupN (commands of country N: missions, fleets,
+retreat orders) and DIR/size.  It covers what the scenarios here use: sectors
+(type, owner, old owner, efficiency, mobility, mines, items, infrastructure,
+loyalty, guerrillas, plague), nations (capital, origin, BTUs, money, tech,
+relations), planes, land units (fortification, retreat percentage, army,
+cargo, missions) and ships (missions, fleets, retreat orders).  A country must
 own its capital to play: a nation without one gets a capital sector that
 exists only on the server, far from the action (a note says where).
 """
@@ -86,21 +88,62 @@ def setup(world_path: Path, out: Path) -> None:
         cmds.append(f"edit l {at(xy)} o {s.owner} O {s.oldowner} e {s.eff} m {s.mob}")
         if s.mines:
             cmds.append(f"edit l {at(xy)} M {s.mines}")
+        extra = [
+            f"{key} {value}"
+            for key, value in (
+                ("R", s.road),
+                ("r", s.rail),
+                ("d", s.defense),
+                ("l", s.loyalty),
+                ("X", s.che_target),
+                ("x", s.che),
+                ("a", s.avail),
+                ("p", int(s.plague)),
+            )
+            if value
+        ]
+        if extra:
+            cmds.append(f"edit l {at(xy)} " + " ".join(extra))
+    player: dict[int, list[str]] = {}
     for uid, u in sorted(w.units.items()):
         cmds.append(f"build l {at(u.xy)} {u.type.mnemonic}")
         cmds.append(f"edit u {uid} O {u.owner} e {u.eff} M {u.mob} t {int(u.tech)}")
         cmds += [f"edit u {uid} {ITEM_KEY[i]} {n}" for i, n in u.items.items()]
-    player: dict[int, list[str]] = {}
+        if u.retreat != 42:
+            cmds.append(f"edit u {uid} Z {u.retreat}")
+        if u.army:
+            cmds.append(f"edit u {uid} a {u.army}")
+        if u.plague:
+            cmds.append(f"edit u {uid} A {int(u.plague)}")
+        if u.mission:
+            centre = geo.fmt(u.op_center or u.xy, w.nations[u.owner].origin)
+            player.setdefault(u.owner, []).append(
+                f"mission land {uid} {MISSION_WORD[u.mission]} {centre} {u.op_radius}"
+            )
     for uid, sh in sorted(w.ships.items()):
         cmds.append(f"build s {at(sh.xy)} {sh.type.mnemonic}")
         cmds.append(f"edit s {uid} O {sh.owner} E {sh.eff} M {sh.mob} T {int(sh.tech)}")
         cmds += [f"edit s {uid} {ITEM_KEY[i]} {n}" for i, n in sh.items.items()]
+        if sh.plague:
+            cmds.append(f"edit s {uid} a {int(sh.plague)}")
+        if sh.mission:
+            centre = geo.fmt(sh.op_center or sh.xy, w.nations[sh.owner].origin)
+            player.setdefault(sh.owner, []).append(
+                f"mission ship {uid} {MISSION_WORD[sh.mission]} {centre} {sh.op_radius}"
+            )
         if sh.fleet:
             player.setdefault(sh.owner, []).append(f"fleetadd {sh.fleet} {uid}")
         if sh.rpath:
             which = sh.fleet if "g" in sh.rflags else str(uid)
             orders = sh.rflags.replace("g", "")
             player.setdefault(sh.owner, []).append(f"retreat {which} {sh.rpath} {orders}")
+    for uid, u in sorted(w.units.items()):
+        if u.ship is not None:
+            cmds.append(f"edit u {uid} S {u.ship}")
+        if u.land is not None:
+            cmds.append(f"edit u {uid} Y {u.land}")
+        if u.fort:
+            cmds.append(f"edit u {uid} F {u.fort}")
     for uid, p in sorted(w.planes.items()):
         cmds.append(f"build p {at(p.xy)} {p.type.mnemonic}")
         wing = f" w {p.wing}" if p.wing else ""
