@@ -33,10 +33,17 @@ UNIT_FIELDS = ("owner", "eff", "mob", "xy", "ship", "land")
 def command_output(text: str) -> str:
     """What the second command printed: between its prompt and the next one.
 
-    The client ends each command's output with one newline of its own.
+    The client ends each command's output with one newline of its own.  When
+    the answers run out at a prompt the session ends there, inside the command.
     """
     parts = PROMPT.split(text)
+    if len(parts) > 4:
+        sys.exit(f"more answers than prompts: {len(parts) - 3} commands ran")
     out = parts[2]
+    if len(parts) == 3:
+        # Input ran out at one of the command's prompts: the server said goodbye.
+        out = out[: out.rindex("Bye-bye\n")]
+        return out
     return out[:-1] if out.endswith("\n") else out
 
 
