@@ -333,8 +333,10 @@ class World:
         return self.rel(c, friend) == Relation.ALLIED and self.rel(c, foe) == Relation.AT_WAR
 
     def name_of(self, cnum: int) -> str:
+        """A country's name; country 0 is the deity, ``POGO`` as a new 4.4.1 game names it
+        (an unowned sector is shown as ``a 0% POGO sea``)."""
         n = self.nations.get(cnum)
-        return n.name if n else "deity" if cnum == 0 else f"country #{cnum}"
+        return n.name if n else DEITY_NAME if cnum == 0 else f"country #{cnum}"
 
     def find_nation(self, key: str) -> Nation | None:
         """A nation by number or by name."""
@@ -445,6 +447,9 @@ RETREAT_ORDERS: dict[str, str] = {
     "d": "depth-charged",
     "u": "boarded",
 }
+
+#: The name of country 0 in a new 4.4.1 game (the ``files`` program gives it).
+DEITY_NAME = "POGO"
 
 #: The server's missions as bellum names them (``mission`` of units, ships and planes);
 #: ``""`` is none.  The dump format spells some differently (see io/xdump/mapping.py).
