@@ -84,7 +84,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     except Aborted as exc:
         c.say(ABORT_LINE[c.mode])
         if exc.no_troops:
-            c.say(f"No troops for {c.verb}...")
+            _no_troops_line(c)
         result.outcome = "aborted"
         result.btu_charged = COMMAND_BTU
         if isinstance(exc, Lost):
@@ -112,10 +112,21 @@ def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
 
 
 def no_troops(c: Combat, where: str) -> None:
-    """§3.4: nothing to fight with; the defender hears that A thought about it."""
-    c.say(f"No troops for {c.verb}...")
-    c.tell(c.defender, f"{c.natid(c.aggressor)} considered {CONSIDERED[c.mode]} you @{where}")
+    """§3.4: nothing to fight with; the command is aborted."""
+    _no_troops_line(c, where)
     raise Aborted
+
+
+def _no_troops_line(c: Combat, where: str | None = None) -> None:
+    """``No troops for <verb>...``: the owner of the target (at ``where``, by default
+    where the target is) hears that A thought about it, every time the line is
+    printed (an abort after no troops prints it a second time)."""
+    target = c.target_ship or c.target_unit or c.target
+    if where is None and target is not None:
+        where = c.at(target.xy, c.defender)
+    if where is not None and c.defender != c.aggressor:
+        c.tell(c.defender, f"{c.natid(c.aggressor)} considered {CONSIDERED[c.mode]} you @{where}")
+    c.say(f"No troops for {c.verb}...")
 
 
 def ask_mil(c: Combat, o: OffObject, limit_of: Callable[[int], int]) -> int:
