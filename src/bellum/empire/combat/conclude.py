@@ -7,13 +7,13 @@ outcome and news, units written, capture, off-objects written, move-in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bellum.empire.combat import capture, fight, movein, target
 from bellum.empire.combat.result import COMMAND_BTU, CombatResult
 from bellum.empire.combat.state import Combat, Mode
 from bellum.empire.movement import attcost, unit_kind, unitcost
-from bellum.empire.world import LandUnit, Plague, Ship
+from bellum.empire.world import LandUnit, Plague, Sector, Ship
 
 
 @dataclass(frozen=True)
@@ -102,11 +102,13 @@ def assault_cost(c: Combat, u: LandUnit, ship: Ship | None) -> float:
     return float(cost)
 
 
-def unit_movein_cost(c: Combat, u: LandUnit) -> float:
-    """The mode's move-in cost of §13.3 for one attacking unit."""
+def unit_movein_cost(c: Combat, u: LandUnit, target: Sector | None = None) -> float:
+    """The mode's move-in cost of §13.3 for one attacking unit (attack: into ``target``,
+    by default the target as it is now)."""
     if c.mode is Mode.ATTACK:
-        assert c.target is not None
-        return unitcost(u, attcost(c.world, c.aggressor, c.target, unit_kind(u)))
+        target = target or c.target
+        assert target is not None
+        return unitcost(u, attcost(c.world, c.aggressor, target, unit_kind(u)))
     if c.mode in (Mode.BOARD, Mode.LBOARD):
         return BOARD_COST[u.type.has("marine")]
     ship = c.offs[0].ship if c.offs else None
@@ -151,6 +153,9 @@ def conclude(c: Combat, result: CombatResult) -> None:
         o.mil = o.mil - lost
     # 3. unit mobility, 4. the target's efficiency
     fight.unit_mobility(c)
+    # The occupier pays its way into the target as it was before this damage:
+    # the server charges it before it writes the damaged sector.
+    undamaged = replace(t) if t is not None else None
     if t is not None:
         capture.damage_target(c)
     else:
@@ -171,7 +176,7 @@ def conclude(c: Combat, result: CombatResult) -> None:
     captured = False
     if c.success:
         if t is not None:
-            if capture.occupy(c, lambda u: unit_movein_cost(c, u)):
+            if capture.occupy(c, lambda u: unit_movein_cost(c, u, undamaged)):
                 capture.take_sector(c, t)
                 captured = True
             elif t.civ == 0 and t.mil == 0 and not w.units_at(t.xy):
