@@ -20,6 +20,7 @@ from typing import Any
 
 import tomli_w
 
+from bellum.empire.io.toml import load_world
 from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
 from bellum.empire.world import World
 
@@ -113,6 +114,9 @@ def main(argv: list[str]) -> None:
     subprocess.run([str(HERE / "scenario.sh"), str(work)], check=True)
     size = tuple(int(v) for v in (work / "size").read_text().split())
     before = dump_to_world(read_dump(work / "initial.xdump"), size)
+    for kind, rows in changes(load_world(ROOT / world), before).items():
+        for row in rows:
+            print(f"warning: the server keeps {kind} {row} otherwise", file=sys.stderr)
     after = dump_to_world(read_dump(work / "final.xdump"), size)
     doc: dict[str, Any] = {
         "about": about,

@@ -65,7 +65,9 @@ def setup(world_path: Path, out: Path) -> None:
     cmds += [f"add {n.cnum} {n.name} {n.name} p" for n in sorted(w.nations.values(), key=_cnum)]
     for n in sorted(w.nations.values(), key=_cnum):
         cap = n.capital
-        if cap is None or w.sectors[cap].owner != n.cnum:
+        # A country plays only while it owns a capital, mountain or sanctuary there.
+        usable = ("capital", "mountain", "sanctuary")
+        if cap is None or w.sectors[cap].owner != n.cnum or w.sectors[cap].type.name not in usable:
             cap = geo.norm(geo.width // 2 + 4 * n.cnum, geo.height // 2)
             print(
                 f"note: country {n.cnum} gets a server-only capital at {at(cap)}", file=sys.stderr

@@ -51,7 +51,7 @@ def mission_interdiction(c: Combat) -> int:
             if dist > 8 or not _covers(c, u.op_center, u.op_radius, u.xy):
                 continue
             if unit_range(c, u) >= dist:
-                dam += unit_fire(c, u)
+                dam += max(0, unit_fire(c, u))
         if dam > 0:
             c.say(f"{c.name(cnum)} interdiction mission does {dam} damage!")
             total += dam

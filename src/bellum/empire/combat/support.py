@@ -20,6 +20,23 @@ from bellum.empire.tables import (
 )
 from bellum.empire.world import LandUnit, Plane, Sector, Ship
 
+#: The news of support fire (§5.3), by who fires, when helping the aggressor: each
+#: item may turn the victim hostile.  Fire in defense is news that never does.
+SUPPORT_NEWS = {
+    "fort": "fortress gunners support troops attacking {}",
+    "ship": "naval gunners support troops attacking {}",
+    "unit": "gunners support troops attacking {}",
+}
+SELF_DEFENSE_NEWS = "gunners fire on {} in self-defense"
+
+
+def _support_news(c: Combat, who: str, firer: int, victim: int, helped: int) -> None:
+    """The news item of one volley; the defender's (``helped``) side fires in self-defense."""
+    if helped == c.defender and victim == c.aggressor:
+        c.news(victim, f"{c.name(firer)} {SELF_DEFENSE_NEWS.format(c.name(victim))}", 0, firer)
+    else:
+        c.news(victim, f"{c.name(firer)} {SUPPORT_NEWS[who].format(c.name(victim))}", -2, firer)
+
 
 def fort_range(c: Combat, s: Sector) -> float:
     """§0.5: a fortress's firing range; -1 for anything that cannot fire."""
@@ -61,6 +78,7 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
                 f"{c.at(xy, s.owner)} fired on {c.name(victim)} in {c.at(p, s.owner)}"
                 f" in defense of {c.name(helped)}, doing {dmg} damage!",
             )
+        _support_news(c, "fort", s.owner, victim, helped)
     return total
 
 
@@ -113,9 +131,31 @@ def ship_damage(
         if ship_range(c, sh) < dist:
             continue
         dmg = ship_fire(c, sh)
-        if approach and dmg:
-            c.say(f"{BELL}Incoming shells do {dmg} damage!")
+        if not dmg:
+            continue
+        _support_news(c, "ship", sh.owner, victim, helped)
         f *= 1 - 0.01 * dmg
+        if approach:
+            c.say(f"{BELL}Incoming shells do {dmg} damage!")
+        there = c.at(p, sh.owner)
+        if sh.owner == helped:
+            if approach:
+                c.tell(
+                    sh.owner,
+                    f"{sh.title()} fired on {c.name(victim)} at {there} doing {dmg} damage.",
+                )
+        elif helped == c.defender and victim == c.aggressor:
+            c.tell(
+                sh.owner,
+                f"{sh.title()} fired on {c.name(victim)} at {there}"
+                f" in defense of {c.name(helped)}, doing {dmg} damage.",
+            )
+        else:
+            c.tell(
+                sh.owner,
+                f"{sh.title()} supported {c.name(helped)} attacks against {c.name(victim)}"
+                f" at {there}, doing {dmg} damage.",
+            )
     return int(100 - 100 * f)
 
 
@@ -125,16 +165,16 @@ def unit_range(c: Combat, u: LandUnit) -> int:
 
 
 def unit_fire(c: Combat, u: LandUnit) -> int:
-    """One land unit's volley at the target (§5.3), halved when it misses its aim."""
+    """One land unit's volley at the target (§5.3); -1 if it cannot fire."""
     if u.eff < 40 or u.loaded or u.mil <= 0:
-        return 0
+        return -1
     g = min(land_dam(u.type, u.tech), u.items.get("gun", 0))
     if g <= 0:
-        return 0
+        return -1
     in_supply(c.world, u, dice=c.dice)
     shells = u.items.get("shell", 0)
     if shells <= 0:
-        return 0
+        return -1
     d = sum(4 + c.dice.roll(6) for _ in range(g)) * u.eff / 100
     ammo = u.type.ammo
     if shells < ammo:
@@ -142,10 +182,7 @@ def unit_fire(c: Combat, u: LandUnit) -> int:
         u.items["shell"] = 0
     else:
         u.items["shell"] = shells - ammo
-    d2 = int(d)
-    if c.dice.pct_chance(land_acc(u.type, u.tech) - 1):
-        d2 //= 2
-    return d2
+    return int(d)
 
 
 def unit_damage(c: Combat, victim: int, helped: int) -> int:
@@ -162,8 +199,11 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
         if w.geometry.mapdist(u.xy, p) > unit_range(c, u):
             continue
         d2 = unit_fire(c, u)
-        if d2 <= 0:
+        if d2 < 0:
             continue
+        _support_news(c, "unit", u.owner, victim, helped)
+        if c.dice.pct_chance(land_acc(u.type, u.tech) - 1):
+            d2 //= 2
         total += d2
         if u.owner != helped:
             c.tell(u.owner, f"{u.name()} supported {c.name(helped)} at {c.at(p, u.owner)}")
