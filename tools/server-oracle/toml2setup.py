@@ -139,6 +139,10 @@ def setup(world_path: Path, out: Path) -> None:
             which = sh.fleet if "g" in sh.rflags else str(uid)
             orders = sh.rflags.replace("g", "")
             player.setdefault(sh.owner, []).append(f"retreat {which} {sh.rpath} {orders}")
+    # A sector held only by land units is abandoned when written before they exist.
+    for xy, s in sorted(w.sectors.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+        if s.owner and not s.civ and not s.mil and w.units_at(xy):
+            cmds.append(f"edit l {at(xy)} o {s.owner} O {s.oldowner}")
     for uid, u in sorted(w.units.items()):
         if u.ship is not None:
             cmds.append(f"edit u {uid} S {u.ship}")

@@ -12,8 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bellum.dice import ServerRandom
-from bellum.empire.combat import defenders, force, support
-from bellum.empire.combat.capture import pct
+from bellum.empire.combat import damage, defenders, force, support
 from bellum.empire.combat.conclude import conclude
 from bellum.empire.combat.flows import (
     Lost,
@@ -24,7 +23,6 @@ from bellum.empire.combat.flows import (
     initial_strength,
     run_flow,
 )
-from bellum.empire.combat.movein import _unit_hit
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.combat.state import (
     Combat,
@@ -37,11 +35,10 @@ from bellum.empire.combat.state import (
     ldround,
     roundint10,
 )
-from bellum.empire.combat.strength import sector_defense
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import techfact
-from bellum.empire.world import ITEMS, LandUnit, Relation, Sector, Ship, World
+from bellum.empire.world import LandUnit, Relation, Sector, Ship, World
 from bellum.errors import UsageError
 
 BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP>|<from-sector>]"
@@ -272,11 +269,11 @@ def approach_fire(c: Combat, o: OffObject, v: Ship, result: CombatResult) -> Non
     c.tell(d, f"Your fleet at {c.at(v.xy, d)} does {dam} damage to {seen_by_d}")
     if o.sector is not None:
         c.say(f"Enemy fleet at {c.at(v.xy)} does {dam} damage to {off}")
-        sector_hit(c, o.sector, dam)
+        damage.sector(c, o.sector, dam)
         return
     sh = o.ship
     assert sh is not None
-    ship_hit(c, sh, dam)
+    damage.ship(c, sh, dam)
     if sh.eff < 20:
         c.tell(d, f"{sh.title()} sunk!")
         c.say(f"{sh.title()} was just sunk!")
@@ -292,56 +289,6 @@ def _sink(c: Combat, sh: Ship) -> None:
     for pid in [p.uid for p in w.planes.values() if p.ship == sh.uid]:
         del w.planes[pid]
     del w.ships[sh.uid]
-
-
-def _items_damage(c: Combat, items: dict[str, int], p: int) -> None:
-    """Every commodity loses ``roundavg(n * p / 100)``; people scaled by ``people_damage``."""
-    for item in ITEMS:
-        n = items.get(item, 0)
-        lose = c.dice.roundavg(n * p * 0.01)
-        if item in PEOPLE:
-            lose = ldround(c.world.option("people_damage") * lose)
-        if n or lose:
-            items[item] = n - lose
-
-
-def ship_hit(c: Combat, sh: Ship, dam: int) -> None:
-    """§0.8: a ship hit by ``dam``, softened by its armor; its owner hears how hard."""
-    d = min(100, int(dam / (1 + sh.armor / 100)))
-    if d <= 0:
-        return
-    c.notify(sh.owner, f"\t{sh.title()} takes {d}")
-    sh.eff = c.dice.damage(sh.eff, d)
-    if sh.mob > 0:
-        sh.mob = c.dice.damage(sh.mob, d)
-    _items_damage(c, sh.items, d)
-
-
-def sector_hit(c: Combat, s: Sector, dam: int) -> None:
-    """§0.8: a sector hit by ``dam``: itself, its goods, then its units and parked planes."""
-    d1 = ldround(dam / sector_defense(s))
-    p = min(100, pct(d1))
-    s.eff = c.dice.damage(s.eff, p)
-    s.avail = c.dice.damage(s.avail, p)
-    s.road = c.dice.damage(s.road, p)
-    s.rail = c.dice.damage(s.rail, p)
-    s.defense = c.dice.damage(s.defense, p)
-    if s.mob > 0:
-        s.mob = c.dice.damage(s.mob, p)
-    _items_damage(c, s.items, p)
-    d2 = ldround(100.0 * (d1 * 0.3) / (d1 * 0.3 + 100.0))
-    if d2 <= 0:
-        return
-    w = c.world
-    for u in w.units_at(s.xy):
-        if u.owner == s.owner and not u.loaded:
-            _unit_hit(u, d2, c)
-    if d2 // 7 > 0:
-        for _, pl in sorted(w.planes.items()):
-            if pl.xy == s.xy and pl.owner == s.owner and pl.ship is None and pl.land is None:
-                pl.eff = c.dice.damage(pl.eff, d2 // 7)
-                if pl.mob > 0:
-                    pl.mob = c.dice.damage(pl.mob, d2 // 7)
 
 
 # -- retreat when boarded (§16.3) ----------------------------------------------------
@@ -516,7 +463,7 @@ def _mine(c: Combat, fleet: list[_Sailing], f: _Sailing) -> bool:
     m = 21.0 + c.dice.roll(21)
     if sh.type.has("sweep"):
         m /= 2.0
-    ship_hit(c, sh, ldround(m))
+    damage.ship(c, sh, ldround(m))
     s.mines -= 1
     if sh.eff < SHIP_MINEFF:
         _sink(c, sh)

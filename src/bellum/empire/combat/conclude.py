@@ -200,11 +200,15 @@ def conclude(c: Combat, result: CombatResult) -> None:
     if captured:
         if c.mode is Mode.ATTACK:
             movein.move_in_mil(c)
+            # The server reports the mil as they were before the units' move-in,
+            # whose interdiction may hurt them.
+            troops = victim.mil
             movein.move_in_units(c)
         else:
             move_in(c)
-        if victim.mil > 0:
-            c.say(f"{victim.mil} of your troops now occupy {c.target_name()}")
+            troops = victim.mil
+        if troops > 0:
+            c.say(f"{troops} of your troops now occupy {c.target_name()}")
     if c.money_made:
         c.say(f"You just made ${c.money_made}.00")
     if c.sneak:
@@ -302,7 +306,7 @@ def _take_unit(c: Combat, u: LandUnit) -> None:
 
 
 def _board_unit(c: Combat, u: LandUnit) -> None:
-    """A unit moving onto a captured ship (§13.4): it pays and goes aboard."""
+    """The unit that occupies a captured ship (§10.1): it pays and goes aboard."""
     ship = c.target_ship
     assert ship is not None
     pay(u, unit_movein_cost(c, u))
@@ -314,24 +318,7 @@ def _board_unit(c: Combat, u: LandUnit) -> None:
 def move_in(c: Combat) -> None:
     """§13.4: the victors' units, then the off-objects' troops (assault: with a lunch box)."""
     t = c.target
-    moved: list[LandUnit] = []
-    for f in list(c.a_units):
-        u = f.unit
-        if u.uid not in c.world.units:
-            continue
-        if c.target_ship is not None:
-            _board_unit(c, u)
-            continue
-        if t is None:
-            continue
-        pay(u, unit_movein_cost(c, u))
-        u.x, u.y = t.xy
-        u.ship = None
-        moved.append(u)
-        c.say(f"{u.name()} now occupies {c.at(t.xy)}")
-    landing_mines = c.world.option("INTERDICT_ATT") and not c.world.option("info_no_landing_mines")
-    if moved and landing_mines:
-        movein.mine_checks(c, list(reversed(moved)))
+    movein.move_land(c, list(c.a_units), lambda u: unit_movein_cost(c, u))
     victim = t or c.target_ship or c.target_unit
     assert victim is not None
     for o in c.offs:

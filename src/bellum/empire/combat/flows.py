@@ -91,6 +91,10 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
             result.world_changed = True
         if result.world_changed:
             nation.btu -= COMMAND_BTU
+    if any(e.kind == "telegram" and e.to == c.aggressor for e in c.events):
+        # What the server says before the next prompt; the telegrams of one
+        # command arrive within seconds and count as one.
+        c.say("You have a new telegram waiting ...")
     result.events = c.events
     return result
 

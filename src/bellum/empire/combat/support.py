@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bellum.empire import air
+from bellum.empire.combat import missions
 from bellum.empire.combat.state import BELL, Combat
 from bellum.empire.combat.strength import defense_total, offense_total
 from bellum.empire.geometry import Coord
@@ -11,14 +11,11 @@ from bellum.empire.tables import (
     land_acc,
     land_dam,
     land_frg,
-    plane_acc,
-    plane_load,
-    plane_range,
     ship_frange,
     ship_glim,
     techfact,
 )
-from bellum.empire.world import LandUnit, Plane, Sector, Ship
+from bellum.empire.world import LandUnit, Sector, Ship
 
 #: The news of support fire (§5.3), by who fires, when helping the aggressor: each
 #: item may turn the victim hostile.  Fire in defense is news that never does.
@@ -210,115 +207,10 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
     return total
 
 
-def _covers(c: Combat, p: Plane, at: Coord) -> bool:
-    """The plane's op area holds ``at`` and ``at`` is within its reach (§5.3)."""
-    geo = c.world.geometry
-    reach = plane_range(p.type, p.tech)
-    if not p.type.has("missile"):
-        reach //= 2
-    return geo.mapdist(at, p.op_center or p.xy) <= p.op_radius and geo.mapdist(at, p.xy) <= reach
-
-
-def bomb_damage(c: Combat, p: Plane) -> int:
-    """``bombdmg`` (§5.3): a random number of bombs, each with its own aim."""
-    load = plane_load(p.type, p.tech)
-    if load <= 0:
-        return 0
-    dmg = 0
-    for _ in range(min(c.dice.roll(load) + 1, load)):
-        dmg += c.dice.roll(6)
-        h = c.dice.roll(100)
-        dmg += 8 if h >= 90 else 5 if h < 100 - plane_acc(p.type, p.tech) else 1
-    return dmg
-
-
-def _take(s: Sector, item: str, n: int) -> bool:
-    if s.get(item) < n:
-        return False
-    s.put(item, s.get(item) - n)
-    return True
-
-
-def plane_damage(c: Combat, victim: int, helped: int, defending: bool = False) -> int:
-    """§5.3 planes on support missions; air combat en route is §16.5's summary (air.py).
-
-    Missiles fly straight in (they may blow up on launch) until the country's
-    missile damage reaches 100; other tactical planes fly from their bases,
-    armed with fuel and bombs there, through flak and fighters, and the
-    survivors hit twice their bomb damage.
-    """
-    w = c.world
-    if helped == 0 or victim == helped:
-        return 0
-    assert c.target is not None
-    p_at = c.target.xy
-    side_mission = "dsupport" if defending else "osupport"
-    total = 0
-    for cnum in sorted(w.nations):
-        if not w.helps(cnum, helped, victim):
-            continue
-        mine = [
-            p
-            for _, p in sorted(w.planes.items())
-            if p.owner == cnum
-            and p.mob >= 1
-            and p.mission in ("support", side_mission)
-            and _covers(c, p, p_at)
-        ]
-        missile_dmg = 0
-        for p in [p for p in mine if p.type.has("missile") and not p.type.has("marine")]:
-            if missile_dmg >= 100:
-                break
-            if not _take(w.sector(p.xy), "shell", plane_load(p.type, p.tech)):
-                continue
-            w.planes.pop(p.uid, None)
-            blowup = (0.05 + (100 - p.eff) / 100) * (1 - techfact(p.tech, 1))
-            if c.dice.chance(blowup):
-                c.notify(cnum, f"{p.name()} explodes on launch!")
-                continue
-            missile_dmg += bomb_damage(c, p)
-        total += missile_dmg
-        flyers = [
-            p
-            for p in mine
-            if not p.type.has("missile")
-            and p.eff >= 40
-            and p.type.has("tactical")
-            and not p.type.has("ASW")
-            and air.airbase_ok(c, p, oneway=False, noisy=False)
-        ]
-        escorts = [
-            p
-            for _, p in sorted(w.planes.items())
-            if p.owner == cnum and p.mission == "escort" and p.mob >= 1 and _covers(c, p, p_at)
-        ]
-        for base in sorted({p.xy for p in flyers}, key=lambda xy: (xy[1], xy[0])):
-            path = w.geometry.fly_path(base, p_at)
-            bombers: list[air.Flight] = []
-            guards: list[air.Flight] = []
-            for p in [p for p in flyers if p.xy == base] + [e for e in escorts if e.xy == base]:
-                escort = p.mission == "escort"
-                s = w.sector(base)
-                if not _take(s, "petrol", p.type.fuel):
-                    continue
-                if not escort and not _take(s, "shell", plane_load(p.type, p.tech)):
-                    s.put("petrol", s.get("petrol") + p.type.fuel)
-                    continue
-                p.mob -= air.mob_cost(p, 2 * len(path), escort)
-                (guards if escort else bombers).append(air.Flight(p))
-            if not bombers:
-                continue
-            air.fly(c, base, path, bombers, guards, set())
-            for f in bombers:
-                c.dice.roll(100)
-                total += 2 * bomb_damage(c, f.plane)
-            air.land(c, bombers + guards)
-    return total
-
-
 def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
     """§5.1: both sides' multipliers, in the server's order, then the support table."""
     a, d = c.aggressor, c.defender
+    assert c.target is not None
     af = as_ = au = ap = 0.0
     if wanted[0]:
         af = fort_damage(c, d, a) / 100
@@ -327,7 +219,7 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
     if wanted[2]:
         au = unit_damage(c, d, a) / 100
     if wanted[3]:
-        ap = plane_damage(c, d, a) / 100
+        ap = missions.dosupport(c, c.target.xy, d, a, "osupport") / 100
     c.osup = 1 + af + as_ + au + ap
     c.ototal = offense_total(c)
     dtotal = defense_total(c, 1.0)
@@ -348,7 +240,7 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
             du = unit_damage(c, a, d) / 100
             c.dsup += du
         if defense_total(c) < 1.2 * c.ototal:
-            dp = plane_damage(c, a, d, defending=True) / 100
+            dp = missions.dosupport(c, c.target.xy, a, d, "dsupport") / 100
             c.dsup += dp
     c.ototal = offense_total(c)
     if c.osup != 1 or (computed and c.dsup != 1):
