@@ -3,7 +3,8 @@
     python toml2setup.py WORLD.toml DIR
 
 writes DIR/setup (deity), DIR/setupN (commands of country N: missions, fleets,
-retreat orders) and DIR/size.  It covers what the scenarios here use: sectors
+retreat orders), DIR/names (each country's number and name) and DIR/size.
+It covers what the scenarios here use: sectors
 (type, owner, old owner, efficiency, mobility, mines, items, infrastructure,
 loyalty, guerrillas, plague), nations (capital, origin, BTUs, money, tech,
 relations), planes, land units (fortification, retreat percentage, army,
@@ -53,6 +54,10 @@ def setup(world_path: Path, out: Path) -> None:
     out.mkdir(parents=True, exist_ok=True)
     geo = w.geometry
     (out / "size").write_text(f"{geo.width} {geo.height}\n")
+    # Players log in by name, with their name as the password.
+    (out / "names").write_text(
+        "".join(f"{n.cnum} {n.name}\n" for n in sorted(w.nations.values(), key=_cnum))
+    )
     counts: dict[tuple[str, int], int] = {}
     for s in w.sectors.values():
         counts[s.type.mnemonic, s.eff] = counts.get((s.type.mnemonic, s.eff), 0) + 1
@@ -107,8 +112,22 @@ def setup(world_path: Path, out: Path) -> None:
         if extra:
             cmds.append(f"edit l {at(xy)} " + " ".join(extra))
     player: dict[int, list[str]] = {}
+    # The server numbers what it builds 0, 1, 2...: a gap in a world's numbers is
+    # filled by a throw-away object, scrapped once everything is built.
+    fillers: list[str] = []
+    built = {"l": 0, "s": 0, "p": 0}
+
+    def build(kind: str, key: str, uid: int, xy: str, mnemonic: str) -> list[str]:
+        lines = []
+        while built[kind] < uid:
+            lines.append(f"build {kind} {xy} {mnemonic}")
+            fillers.append(f"edit {key} {built[kind]} O 0")
+            built[kind] += 1
+        built[kind] += 1
+        return [*lines, f"build {kind} {xy} {mnemonic}"]
+
     for uid, u in sorted(w.units.items()):
-        cmds.append(f"build l {at(u.xy)} {u.type.mnemonic}")
+        cmds += build("l", "u", uid, at(u.xy), u.type.mnemonic)
         cmds.append(f"edit u {uid} O {u.owner} e {u.eff} M {u.mob} t {int(u.tech)}")
         cmds += [f"edit u {uid} {ITEM_KEY[i]} {n}" for i, n in u.items.items()]
         if u.retreat != 42:
@@ -123,7 +142,7 @@ def setup(world_path: Path, out: Path) -> None:
                 f"mission land {uid} {MISSION_WORD[u.mission]} {centre} {u.op_radius}"
             )
     for uid, sh in sorted(w.ships.items()):
-        cmds.append(f"build s {at(sh.xy)} {sh.type.mnemonic}")
+        cmds += build("s", "s", uid, at(sh.xy), sh.type.mnemonic)
         cmds.append(f"edit s {uid} O {sh.owner} E {sh.eff} M {sh.mob} T {int(sh.tech)}")
         cmds += [f"edit s {uid} {ITEM_KEY[i]} {n}" for i, n in sh.items.items()]
         if sh.plague:
@@ -151,7 +170,7 @@ def setup(world_path: Path, out: Path) -> None:
         if u.fort:
             cmds.append(f"edit u {uid} F {u.fort}")
     for uid, p in sorted(w.planes.items()):
-        cmds.append(f"build p {at(p.xy)} {p.type.mnemonic}")
+        cmds += build("p", "p", uid, at(p.xy), p.type.mnemonic)
         wing = f" w {p.wing}" if p.wing else ""
         cmds.append(f"edit p {uid} O {p.owner} e {p.eff} m {p.mob} t {int(p.tech)}{wing}")
         if p.ship is not None:
@@ -163,6 +182,7 @@ def setup(world_path: Path, out: Path) -> None:
             player.setdefault(p.owner, []).append(
                 f"mission plane {uid} {MISSION_WORD[p.mission]} {centre} {p.op_radius}"
             )
+    cmds += fillers
     for n in sorted(w.nations.values(), key=_cnum):
         for other, r in sorted(n.relations.items()):
             cmds.append(f"decl {RELATION_KEY[int(r)]} {other} {n.cnum}")
