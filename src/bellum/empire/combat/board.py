@@ -15,22 +15,25 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat import damage, defenders, force, support
 from bellum.empire.combat.conclude import conclude
 from bellum.empire.combat.flows import (
-    Lost,
+    announce_mil,
     ask_mil,
     ask_number,
     ask_text,
+    ask_word,
     fight_out,
     initial_strength,
     run_flow,
 )
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.combat.state import (
+    Aborted,
     Combat,
     Failure,
     Fighter,
     Mode,
     OffObject,
     UsageFailure,
+    atoi,
     infected,
     ldround,
     roundint10,
@@ -125,7 +128,7 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     w = c.world
     a = c.aggressor
     vnum = ask_number(c, victim, "Victim ship #?  ", BOARD_USAGE)
-    src = ask_text(c, source, "Boarding party from? ", BOARD_USAGE)
+    src = ask_word(c, source, "Boarding party from? ", BOARD_USAGE)
     o: OffObject
     if _is_sector(src):
         s = _own_sector(c, src, BOARD_USAGE)
@@ -141,9 +144,10 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
             )
         o = OffObject(sector=s, infected=infected(s.plague))
     else:
-        if not src.isdigit():
+        n = atoi(src)
+        if n < 0:
             raise UsageFailure(BOARD_USAGE)
-        o = OffObject(ship=w.ships.get(int(src)))
+        o = OffObject(ship=w.ships.get(n))
     v = w.ships.get(vnum)
     if v is None or v.owner == 0:
         raise _refuse(c, f"Ship #{vnum} is not in the same sector!")
@@ -152,24 +156,37 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     sh = o.ship
     if o.sector is None:
         if sh is None or sh.owner != a:
-            raise _refuse(c, f"Ship #{src} is not your ship!")
+            raise _refuse(c, f"Ship #{atoi(src)} is not your ship!")
         o.infected = infected(sh.plague)
-    if o.xy != v.xy:
-        raise _refuse(c, f"Ship #{vnum} is not in the same sector!")
-    if sh is not None:
-        if sh.mob <= 0:
-            raise _refuse(c, f"{sh.title()} has no mobility!")
-        if techfact(sh.tech, sh.speed) * sh.eff <= techfact(v.tech, v.speed) * v.eff:
-            c.tell(v.owner, f"{c.natid(a)} {sh.title()} failed to catch {v.title()}")
-            raise _refuse(c, "Victim ship moves faster than you do!")
-    if v.type.has("sub") and w.sector(v.xy).type.is_sea:
-        raise _refuse(c, "You can't board a submarine!")
+        announce_mil(c, o)
+        if sh.xy != v.xy and not w.sector(sh.xy).type.is_sea:
+            raise _refuse(c, f"{sh.title()} can not board from that far inland!")
+    else:
+        announce_mil(c, o)
+    problem = _cannot_board(c, o, v)
+    if problem:
+        raise _refuse(c, problem)
     c.target_ship, c.defender = v, v.owner
     c.offs = [o]
     result.defender, result.target = v.owner, v.title()
-    approach_fire(c, o, v, result)
+    avail = max(0, o.mil - 1)
+    if approach_fire(c, o, v, result):
+        # The server looks at the boarders again: what the shells left of them,
+        # and whether they can still catch the victim.
+        if sh is not None and (sh.uid not in w.ships or sh.owner != a):
+            c.say(f"Ship #{sh.uid} is not your ship!")
+            raise Aborted
+        if avail and avail + 1 > o.mil:
+            where = f"on {sh.title()}" if sh is not None else f"in {c.at(o.xy)}"
+            c.say(
+                f"WARNING: Your mil {where} has been reduced from {avail} to {max(0, o.mil - 1)}!"
+            )
+        problem = _cannot_board(c, o, v)
+        if problem:
+            c.say(problem)
+            raise Aborted
     show_vessel(c, v)
-    ask_mil(c, o, lambda avail: _party_limit(c, o, v.type.milit, "ship", avail))
+    ask_mil(c, o, lambda avail: _party_limit(c, o, v.type.milit, "ship", avail), announce=False)
     if o.troops > 0:
         if sh is not None:
             o.pending += (v.speed // 2) * v.eff // 100
@@ -183,6 +200,22 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     afloat = w.ships.get(v.uid)
     if not c.success and afloat is not None and afloat.owner and "u" in afloat.rflags:
         retreat_ship(c, afloat, afloat.owner)
+
+
+def _cannot_board(c: Combat, o: OffObject, v: Ship) -> str | None:
+    """Why the boarders cannot board ``v`` now (§1.2 board items), or None."""
+    sh = o.ship
+    if o.xy != v.xy:
+        return f"Ship #{v.uid} is not in the same sector!"
+    if sh is not None:
+        if sh.mob <= 0:
+            return f"{sh.title()} has no mobility!"
+        if techfact(sh.tech, sh.speed) * sh.eff <= techfact(v.tech, v.speed) * v.eff:
+            c.tell(v.owner, f"{c.natid(c.aggressor)} {sh.title()} failed to catch {v.title()}")
+            return "Victim ship moves faster than you do!"
+    if v.type.has("sub") and c.world.sector(v.xy).type.is_sea:
+        return "You can't board a submarine!"
+    return None
 
 
 def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:
@@ -254,8 +287,11 @@ def _fight(c: Combat, aboard: list[LandUnit], result: CombatResult) -> None:
     conclude(c, result)
 
 
-def approach_fire(c: Combat, o: OffObject, v: Ship, result: CombatResult) -> None:
-    """§5.5: the defender's ships near the victim (subs and the victim too) fire first."""
+def approach_fire(c: Combat, o: OffObject, v: Ship, result: CombatResult) -> bool:
+    """§5.5: the defender's ships near the victim (subs and the victim too) fire first.
+
+    Returns whether they hit the boarders.
+    """
     a, d = c.aggressor, c.defender
     off = c.off_name(o)
     c.say(f"Approaching {v.title()}...")
@@ -263,27 +299,28 @@ def approach_fire(c: Combat, o: OffObject, v: Ship, result: CombatResult) -> Non
     c.tell(d, f"{v.title()} is being approached by {seen_by_d}...")
     dam = support.ship_damage(c, a, d, at=v.xy, approach=True)
     if dam <= 0:
-        return
+        return False
     result.world_changed = True
     c.say("They're firing at us sir!")
     c.tell(d, f"Your fleet at {c.at(v.xy, d)} does {dam} damage to {seen_by_d}")
     if o.sector is not None:
-        c.say(f"Enemy fleet at {c.at(v.xy)} does {dam} damage to {off}")
         damage.sector(c, o.sector, dam)
-        return
+        c.say(f"Enemy fleet at {c.at(v.xy)} does {dam} damage to {off}")
+        return True
     sh = o.ship
     assert sh is not None
     damage.ship(c, sh, dam)
-    if sh.eff < 20:
-        c.tell(d, f"{sh.title()} sunk!")
-        c.say(f"{sh.title()} was just sunk!")
+    if sh.eff < SHIP_MINEFF:
         _sink(c, sh)
-        raise Lost
+        c.tell(d, f"{sh.title()} sunk!")
+        c.news(d, f"{c.name(a)} is repelled by {c.name(d)} while attempting to board a ship", -3)
+    return True
 
 
 def _sink(c: Combat, sh: Ship) -> None:
-    """A sunk ship goes down with everything aboard."""
+    """A sunk ship goes down with everything aboard; its owner hears of it."""
     w = c.world
+    c.notify(sh.owner, f"\t{sh.title()} sunk!")
     for uid in [u.uid for u in w.units.values() if u.ship == sh.uid]:
         del w.units[uid]
     for pid in [p.uid for p in w.planes.values() if p.ship == sh.uid]:

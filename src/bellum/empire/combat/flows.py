@@ -44,17 +44,6 @@ CONSIDERED = {
 }
 
 
-class Lost(Aborted):
-    """An abort after something irrevocable happened (a ship sunk, paratroopers lost).
-
-    The world is saved; no "No troops" line follows the abort line.  A flow may
-    also mark ``result.world_changed`` before an ordinary abort (shells fired).
-    """
-
-    def __init__(self) -> None:
-        super().__init__(no_troops=False)
-
-
 def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> CombatResult:
     """Run ``flow`` with the BTU check of §15 and the ends of §16 (usage, failure, abort).
 
@@ -87,8 +76,6 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
             _no_troops_line(c)
         result.outcome = "aborted"
         result.btu_charged = COMMAND_BTU
-        if isinstance(exc, Lost):
-            result.world_changed = True
         if result.world_changed:
             nation.btu -= COMMAND_BTU
     if any(e.kind == "telegram" and e.to == c.aggressor for e in c.events):
@@ -107,12 +94,31 @@ def ask_text(c: Combat, given: str | None, prompt: str, usage: str) -> str:
     return answer.strip()
 
 
-def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
-    """A ship or unit number (§1.1): a negative or unparsable one is a usage error."""
-    text = ask_text(c, given, prompt, usage)
-    if not text.isdigit():
+def ask_word(c: Combat, given: str | None, prompt: str, usage: str) -> str:
+    """An argument from the command line, else the server's prompt; only EOF is a usage
+    error (an empty answer is an answer)."""
+    answer = given if given is not None else c.ask(prompt_of(prompt, "argument"))
+    if answer is None:
         raise UsageFailure(usage)
-    return int(text)
+    return answer.strip()
+
+
+def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
+    """A ship or unit number (§1.1), read like C's ``atoi``: ``x`` is 0, a negative
+    number or EOF is a usage error."""
+    n = atoi(ask_word(c, given, prompt, usage))
+    if n < 0:
+        raise UsageFailure(usage)
+    return n
+
+
+def announce_mil(c: Combat, o: OffObject) -> None:
+    """The server's first look at an off-object: ``No mil`` or ``Only 1 mil`` there."""
+    where = f"on {o.ship.title()}" if o.ship is not None else f"in {c.at(o.xy)}"
+    if o.mil == 0:
+        c.say(f"No mil {where}")
+    elif o.mil == 1:
+        c.say(f"Only 1 mil {where}")
 
 
 def no_troops(c: Combat, where: str) -> None:
@@ -133,16 +139,15 @@ def _no_troops_line(c: Combat, where: str | None = None) -> None:
     c.say(f"No troops for {c.verb}...")
 
 
-def ask_mil(c: Combat, o: OffObject, limit_of: Callable[[int], int]) -> int:
+def ask_mil(c: Combat, o: OffObject, limit_of: Callable[[int], int], announce: bool = True) -> int:
     """§2.3 for a ship or a boarding sector: ``limit_of(avail)`` is the mode's limit.
 
-    Returns the mil committed (also stored as the object's troops).
+    ``announce`` first says how little mil there is, unless the flow already
+    did (see :func:`announce_mil`).  Returns the mil committed (also stored
+    as the object's troops).
     """
-    where = f"on {o.ship.title()}" if o.ship is not None else f"in {c.at(o.xy)}"
-    if o.mil == 0:
-        c.say(f"No mil {where}")
-    elif o.mil == 1:
-        c.say(f"Only 1 mil {where}")
+    if announce:
+        announce_mil(c, o)
     avail = max(0, o.mil - 1)
     if avail == 0:
         return 0
