@@ -223,8 +223,14 @@ def send_home(c: Combat) -> None:
 
 
 def write_attackers(c: Combat) -> None:
-    """§8: the attacking units are written: no mission, no fortification, pending cost paid."""
+    """§8: the attacking units are written: no mission, no fortification, pending cost paid.
+
+    The server then looks at each again and reports what the fight cost it.
+    """
     for f in c.a_units:
         u = f.unit
         u.mission, u.fort = "", 0
         u.mob = u.mob - int(f.pending)
+        if f.eff is not None and u.eff < f.eff:
+            c.say(f"{u.name()} damaged from {f.eff}% to {u.eff}%")
+            f.eff = u.eff

@@ -221,6 +221,8 @@ def defend_and_fight(
 def fight_out(c: Combat, result: CombatResult) -> None:
     """§6.1, §7 and §6.2: the header (its numbers go into the result), plague, the fight."""
     fight.header(c)
+    for f in c.a_units:
+        f.eff = f.unit.eff
     result.final_attack, result.final_defense = c.ototal, c.dtotal
     result.odds_percent = int(c.odds0 * 100)
     fight.plague(c)

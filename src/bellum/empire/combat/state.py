@@ -107,6 +107,8 @@ class Fighter:
     pending: float = 0.0
     supplied: bool = True
     origin: Coord | None = None
+    #: The efficiency the server last saw (an attacker's at the start of the fight).
+    eff: int | None = None
 
 
 @dataclass
