@@ -18,7 +18,6 @@ from bellum.empire.combat.flows import (
     announce_mil,
     ask_mil,
     ask_number,
-    ask_text,
     ask_word,
     fight_out,
     initial_strength,
@@ -221,7 +220,7 @@ def _cannot_board(c: Combat, o: OffObject, v: Ship) -> str | None:
 def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:
     w = c.world
     unum = ask_number(c, victim, "Victim land unit #?  ", LBOARD_USAGE)
-    src = ask_text(c, source, "Boarding party from? ", LBOARD_USAGE)
+    src = ask_word(c, source, "Boarding party from? ", LBOARD_USAGE)
     if not _is_sector(src):
         raise UsageFailure(f"You can only board land units from a sector.\n{LBOARD_USAGE}")
     s = _own_sector(c, src, LBOARD_USAGE)
@@ -232,17 +231,19 @@ def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: Comb
         raise _refuse(c, f"Land unit #{unum} is not in the same sector!")
     if u.owner == c.aggressor:
         raise _refuse(c, "Boarding yourself?  Try using the 'load' command.")
+    o = OffObject(sector=s, infected=infected(s.plague))
+    announce_mil(c, o)
     if u.xy != s.xy:
         raise _refuse(c, f"Land unit #{unum} is not in the same sector!")
     c.target_unit, c.defender = u, u.owner
-    o = OffObject(sector=s, infected=infected(s.plague))
     c.offs = [o]
     result.defender, result.target = u.owner, u.name()
     show_vessel(c, u)
     if u.type.has("spy"):
-        ask_mil(c, o, lambda avail: 1)
+        ask_mil(c, o, lambda avail: 1, announce=False)
     else:
-        ask_mil(c, o, lambda avail: _party_limit(c, o, u.type.milit, "unit", avail))
+        limit = _party_limit
+        ask_mil(c, o, lambda avail: limit(c, o, u.type.milit, "unit", avail), announce=False)
     if o.troops > 0:
         o.pending += max(1, o.troops // 5)
     c.d_troops = u.mil
