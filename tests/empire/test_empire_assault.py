@@ -202,7 +202,17 @@ def test_mountain_refused() -> None:
     assert r.transcript() == "You can't assault a mountain sector!\nAssault aborted\n"
 
 
-@pytest.mark.parametrize(("sector", "ship"), [("nowhere", "0"), ("0,0", "x"), (None, None)])
+def test_ship_number_read_like_atoi() -> None:
+    """The server reads "x" as ship #0 and fails the command on end of input
+    (tests/vectors/assault-no-ship.toml)."""
+    as_x = run(world_from(SEA), "0,0", "x", ["0"]).transcript()
+    assert as_x == run(world_from(SEA), "0,0", "0", ["0"]).transcript()
+    r = run(world_from(SEA), "0,0", None, [])
+    assert r.transcript().endswith("You may only assault from one ship!\ncommand failed\n")
+    assert (r.outcome, r.btu_charged) == ("refused", 3)
+
+
+@pytest.mark.parametrize(("sector", "ship"), [("nowhere", "0"), (None, None)])
 def test_usage(sector: str | None, ship: str | None) -> None:
     w = world_from(SEA)
     r = run(w, sector, ship, [])
@@ -307,7 +317,7 @@ def test_cli_assault_saves_only_when_something_happened(tmp_path: Path) -> None:
     again = bellum("empire", "assault", "0,0", "7", "--world", str(world), "--as", "1")
     assert again.returncode == 1
     assert again.stdout == "Ship #7 is not your ship!\nAssault aborted\n"
-    usage = bellum("empire", "assault", "0,0", "x", "--world", str(world), "--as", "1")
+    usage = bellum("empire", "assault", "nowhere", "0", "--world", str(world), "--as", "1")
     assert usage.returncode == 2 and usage.stdout.startswith("Usage: assault")
     assert load_world(world) == after
 

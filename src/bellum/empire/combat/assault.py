@@ -28,9 +28,10 @@ from bellum.empire.combat.state import (
     Mode,
     OffObject,
     UsageFailure,
+    atoi,
     infected,
 )
-from bellum.empire.events import Prompter, Sink
+from bellum.empire.events import Prompter, Sink, prompt_of
 from bellum.empire.world import Relation, Sector, Ship, World
 from bellum.errors import UsageError
 
@@ -69,12 +70,12 @@ def _flow(
     t = w.sector(xy)
     c.target, c.defender = t, t.owner
     result.defender, result.target = t.owner, c.at(t.xy)
-    number = ask_text(c, ship, "Assault from ship # ", ASSAULT_USAGE)
-    if number.startswith("-") and number[1:].isdigit():
+    # The server reads the ship like C's atoi; no answer at all reads as -1.
+    number = ship if ship else c.ask(prompt_of("Assault from ship # ", "argument"))
+    uid = atoi(number) if number is not None else -1
+    if uid < 0:
         raise Failure("You may only assault from one ship!")
-    if not number.isdigit():
-        raise UsageFailure(ASSAULT_USAGE)
-    sh = check_assault(c, int(number), t)
+    sh = check_assault(c, uid, t)
     target.show_sector(c, t)
     wanted = target.parse_support(support_args)
     if isinstance(wanted, str):
