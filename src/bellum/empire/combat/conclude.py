@@ -327,7 +327,8 @@ def move_in(c: Combat) -> None:
             continue
         o.mil = o.mil - n
         o.troops = 0
-        victim.mil = victim.mil + n
+        if not (c.target_unit is not None and c.target_unit.type.has("spy")):
+            victim.mil = victim.mil + n  # a spy holds no mil: those boarding it vanish
         if c.mode is Mode.ASSAULT and o.ship is not None and t is not None:
             lunch_box(o.ship, t.items, n)
 
