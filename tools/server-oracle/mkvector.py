@@ -116,9 +116,17 @@ def main(argv: list[str]) -> None:
     subprocess.run([str(HERE / "scenario.sh"), str(work)], check=True)
     size = tuple(int(v) for v in (work / "size").read_text().split())
     before = dump_to_world(read_dump(work / "initial.xdump"), size)
-    for kind, rows in changes(load_world(ROOT / world), before).items():
+    meant = load_world(ROOT / world)
+    for kind, rows in changes(meant, before).items():
         for row in rows:
             print(f"warning: the server keeps {kind} {row} otherwise", file=sys.stderr)
+    for kind in ("units", "ships", "planes"):
+        for uid, o in getattr(meant, kind).items():
+            there = getattr(before, kind).get(uid)
+            if there is not None and there.tech != o.tech:
+                print(
+                    f"warning: the server has {kind} #{uid} at tech {there.tech}", file=sys.stderr
+                )
     after = dump_to_world(read_dump(work / "final.xdump"), size)
     doc: dict[str, Any] = {
         "about": about,
