@@ -191,8 +191,8 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
             o.pending += (v.speed // 2) * v.eff // 100
         else:
             o.pending += max(1, o.troops // 5)
-    aboard = sum(1 for u in w.units.values() if u.ship == v.uid)
-    force.ask_units(c, o, force.ArmyAnswers(c), most=max(0, v.type.nland - aboard))
+    # The server lets as many units board as the ship type carries, whatever is aboard.
+    force.ask_units(c, o, force.ArmyAnswers(c), most=v.type.nland)
     c.d_troops = v.mil
     c.target_infected = infected(v.plague)
     _fight(c, [u for u in w.units_at(v.xy) if u.ship == v.uid], result)
