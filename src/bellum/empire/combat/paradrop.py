@@ -142,6 +142,7 @@ def _flow(
     c.offs = [drop]
     c.d_troops = t.mil
     c.target_infected = infected(t.plague)
+    result.attacker_casualties = lost  # lost before the fight; the fight's dead are added
     initial_strength(c, result, c.at(t.xy, c.defender))
     defend_and_fight(c, NO_SUPPORT, result)
     conclude(c, result)
