@@ -1,7 +1,9 @@
 """The ``bellum`` command line: one module per command group.
 
 Groups register themselves on :data:`bellum.cli.app.cli`; this module only
-wires them together and turns user errors into one-line messages.
+wires them together and turns user errors into one-line messages.  The
+commands parse options and print; opening worlds and running orders is
+:mod:`bellum.empire.service`'s, which no library module reaches back from.
 """
 
 from __future__ import annotations

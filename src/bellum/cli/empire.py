@@ -271,7 +271,7 @@ def combat_options(f: Callable[..., None]) -> Callable[..., None]:
     return f
 
 
-def run_order(
+def play_order(
     name: str,
     words: list[str | None],
     *,
@@ -323,7 +323,7 @@ def attack_cmd(target: str | None, support: tuple[str, ...], **common: Any) -> N
     e.g. `y y n n`; without them all support is requested.  Prompts are
     answered interactively, or line by line from piped input.
     """
-    run_order("attack", [target, *support], **common)
+    play_order("attack", [target, *support], **common)
 
 
 @empire.command("assault", cls=CoordCommand)
@@ -339,7 +339,7 @@ def assault_cmd(
     SUPPORT are the four optional answers (forts, ships, arty, planes).  A
     missing TARGET or SHIP is asked for like the server does.
     """
-    run_order("assault", [target, ship, *support], **common)
+    play_order("assault", [target, ship, *support], **common)
 
 
 @empire.command("board", cls=CoordCommand)
@@ -348,7 +348,7 @@ def assault_cmd(
 @combat_options
 def board_cmd(victim: str | None, source: str | None, **common: Any) -> None:
     """Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM."""
-    run_order("board", [victim, source], **common)
+    play_order("board", [victim, source], **common)
 
 
 @empire.command("lboard", cls=CoordCommand)
@@ -357,7 +357,7 @@ def board_cmd(victim: str | None, source: str | None, **common: Any) -> None:
 @combat_options
 def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
     """Board the enemy land unit number VICTIM from your sector FROM (x,y)."""
-    run_order("lboard", [victim, source], **common)
+    play_order("lboard", [victim, source], **common)
 
 
 @empire.command("paradrop", cls=CoordCommand)
@@ -375,7 +375,7 @@ def paradrop_cmd(
     letter; the planes gather at the assembly point AP and fly ROUTE, a path
     (e.g. jjh) or a destination sector.
     """
-    run_order("paradrop", [planes, escorts, ap, route], **common)
+    play_order("paradrop", [planes, escorts, ap, route], **common)
 
 
 @empire.command("odds", cls=CoordCommand)

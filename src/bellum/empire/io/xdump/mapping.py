@@ -17,11 +17,12 @@ otherwise needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.io._common import BYTE, CHE, MOBILITY, PERCENT, STOCK, fill_map, unownable
 from bellum.empire.io.xdump.syntax import (
     KNOWN_COLUMNS,
     Dump,
@@ -186,8 +187,8 @@ def _read_unit(row: _Row, u: LandUnit) -> None:
     u.op_radius = row.num("radius", 0)
     u.army = row.text("army")
     u.ship = _opt_id(row, "ship")
-    u.fort = row.num("harden", 0, 127)
-    u.retreat = row.num("retreat", 0, 100)
+    u.fort = row.num("harden", *BYTE)
+    u.retreat = row.num("retreat", *PERCENT)
     u.items = _items(row)
     u.plague = _plague(row)
     u.land = _opt_id(row, "land")
@@ -246,7 +247,28 @@ def dump_to_world(
     from a complete sector table.  Objects owned by nobody (the server's dead
     or never-built units, ships and planes) are not part of the world.
     """
-    tables = tables or stock()
+    world = _new_world(dump, size, options or {}, tables or stock())
+    _read_nations(dump, world)
+    _read_relations(dump, world)
+    _read_sectors(dump, world)
+    fill_map(world, world.tables.sector("sea"))
+    _read_ships_units_planes(dump, world)
+    for u in world.units.values():
+        if u.ship is not None and u.ship not in world.ships:
+            raise InputError(
+                f"{dump.source}: land unit #{u.uid} is on ship #{u.ship}: no such ship"
+            )
+        if u.land is not None and u.land not in world.units:
+            raise InputError(
+                f"{dump.source}: land unit #{u.uid} is on unit #{u.land}: no such unit"
+            )
+    return world
+
+
+def _new_world(
+    dump: Dump, size: tuple[int, int] | None, options: dict[str, Any], tables: Tables
+) -> World:
+    """An empty world of the dump's size, with ``options``; refuses what is no dump."""
     if dump.table("sect") is None and dump.table("nat") is None:
         raise InputError(f"{dump.source}: no sect or nat table: not an Empire dump, or empty")
     size = size or infer_size(dump)
@@ -263,15 +285,30 @@ def dump_to_world(
         if dump.table(name) is None:
             raise InputError(f"{dump.source}: the dump has no '{name}' table")
     world = World(geometry=geo, tables=tables)
-    for k, v in (options or {}).items():
+    for k, v in options.items():
         if k not in DEFAULT_OPTIONS:
             raise InputError(f"{dump.source}: unknown option '{k}'")
         world.options[k] = v
+    return world
 
-    nat = dump.table("nat")
-    assert nat is not None
-    for rec in nat.records:
-        row = _Row(dump, nat, rec, geo)
+
+def _rows(dump: Dump, name: str, world: World) -> Iterator[_Row]:
+    """The records of table ``name`` (none if the dump lacks it), for typed reading."""
+    t = dump.table(name)
+    for rec in t.records if t else []:
+        yield _Row(dump, t, rec, world.geometry)  # type: ignore[arg-type]
+
+
+def _owner(row: _Row, world: World, col: str = "owner") -> int:
+    owner = row.num(col, 0, 255)
+    if owner and owner not in world.nations:
+        raise row.fail(col, f"no country {owner} in the nat table")
+    return owner
+
+
+def _read_nations(dump: Dump, world: World) -> None:
+    """The countries that play (not unused, not the deity)."""
+    for row in _rows(dump, "nat", world):
         cnum = row.num("cnum", 0, 255)
         if cnum in world.nations:
             raise row.fail("cnum", f"country {cnum} appears twice")
@@ -291,31 +328,25 @@ def dump_to_world(
         n.active = stat == "active"
         world.nations[cnum] = n
 
-    relat = dump.table("relat")
-    for rec in relat.records if relat else []:
-        row = _Row(dump, relat, rec, geo)  # type: ignore[arg-type]
-        cnum = row.num("uid", 0, 255)
-        me = world.nations.get(cnum)
+
+def _read_relations(dump: Dump, world: World) -> None:
+    """Each country's relations to the others (neutral is the default, not stored)."""
+    for row in _rows(dump, "relat", world):
+        me = world.nations.get(row.num("uid", 0, 255))
         if me is None:
             continue
         for other in world.nations:
             col = f"relations({other})"
-            if other != cnum and col in row.table.columns:
+            if other != me.cnum and col in row.table.columns:
                 r = _relation(row, col)
                 if r != Relation.NEUTRAL:
                     me.relations[other] = r
 
-    def owner_of(row: _Row, col: str = "owner") -> int:
-        owner = row.num(col, 0, 255)
-        if owner and owner not in world.nations:
-            raise row.fail(col, f"no country {owner} in the nat table")
-        return owner
 
-    sect_types = _type_index(tables.sectors.values())
-    sect = dump.table("sect")
-    assert sect is not None
-    for rec in sect.records:
-        row = _Row(dump, sect, rec, geo)
+def _read_sectors(dump: Dump, world: World) -> None:
+    geo = world.geometry
+    sect_types = _type_index(world.tables.sectors.values())
+    for row in _rows(dump, "sect", world):
         x, y = row.xy("xloc", "yloc")
         if (x + y) % 2:
             raise row.fail("xloc", f"{x},{y} is not a sector (x + y must be even)")
@@ -328,35 +359,35 @@ def dump_to_world(
         des = sect_types.get(row.num("des", 0))
         if des is None:
             raise row.fail("des", f"unknown sector type {row.raw('des')}")
-        s = Sector(x=x, y=y, type=des, owner=owner_of(row))
-        s.oldowner = owner_of(row, "oldown")
-        s.eff = row.num("effic", 0, 100)
-        s.mob = row.num("mobil", -127, 127)
+        s = Sector(x=x, y=y, type=des, owner=_owner(row, world))
+        s.oldowner = _owner(row, world, "oldown")
+        s.eff = row.num("effic", *PERCENT)
+        s.mob = row.num("mobil", *MOBILITY)
         s.off = row.num("off", 0, 1) == 1
-        s.loyalty = row.num("loyal", 0, 127)
+        s.loyalty = row.num("loyal", *BYTE)
         dist = row.xy("xdist", "ydist")
         s.dist = None if dist == (x, y) else dist
-        s.avail = row.num("avail", 0, 9999)
+        s.avail = row.num("avail", *STOCK)
         s.items = _items(row)
         s.thresholds = {
             item: v for item, col in DIST_COLUMNS.items() if (v := row.num(col, 0, 32767))
         }
-        s.mines = row.num("mines", 0, 9999)
+        s.mines = row.num("mines", *STOCK)
         s.plague = _plague(row)
-        s.che = row.num("che", 0, 255)
-        s.che_target = owner_of(row, "che_target")
-        s.road = row.num("road", 0, 100)
-        s.rail = row.num("rail", 0, 100)
-        s.defense = row.num("dfense", 0, 100)
-        if des.is_sea and s.owner:
-            raise row.fail("owner", f"a {des.name} sector cannot be owned")
+        s.che = row.num("che", *CHE)
+        s.che_target = _owner(row, world, "che_target")
+        s.road = row.num("road", *PERCENT)
+        s.rail = row.num("rail", *PERCENT)
+        s.defense = row.num("dfense", *PERCENT)
+        problem = unownable(s)
+        if problem:
+            raise row.fail("owner", problem)
         world.sectors[(x, y)] = s
-    sea = tables.sector("sea")
-    for yy in range(geo.height):
-        for xx in range(yy % 2, geo.width, 2):
-            if (xx, yy) not in world.sectors:
-                world.sectors[(xx, yy)] = Sector(x=xx, y=yy, type=sea)
 
+
+def _read_ships_units_planes(dump: Dump, world: World) -> None:
+    """The owned ships, land units and planes: the fields they share, then their own."""
+    tables = world.tables
     kinds: list[tuple[str, str, type, Any, dict[int, Any]]] = [
         ("ship", "ship", Ship, tables.ships.values(), world.ships),
         ("land", "land unit", LandUnit, tables.land.values(), world.units),
@@ -365,10 +396,8 @@ def dump_to_world(
     for name, what, cls, kinds_of, into in kinds:
         by_uid = _type_index(kinds_of)
         seen: set[int] = set()
-        t = dump.table(name)
-        for rec in t.records if t else []:
-            row = _Row(dump, t, rec, geo)  # type: ignore[arg-type]
-            uid, owner = row.num("uid", 0), owner_of(row)
+        for row in _rows(dump, name, world):
+            uid, owner = row.num("uid", 0), _owner(row, world)
             if uid in seen:
                 raise row.fail("uid", f"{what} #{uid} appears twice")
             seen.add(uid)
@@ -379,24 +408,13 @@ def dump_to_world(
                 raise row.fail("type", f"unknown {what} type {row.raw('type')}")
             x, y = row.xy("xloc", "yloc")
             obj = cls(uid=uid, type=kind, owner=owner, x=x, y=y)
-            obj.eff = row.num("effic", 0, 100)
-            obj.mob = row.num("mobil", -127, 127)
+            obj.eff = row.num("effic", *PERCENT)
+            obj.mob = row.num("mobil", *MOBILITY)
             obj.off = row.num("off", 0, 1) == 1
             obj.tech = float(row.num("tech", 0))
             obj.mission = _mission(row)
             _READ_MORE[name](row, obj)
             into[uid] = obj
-
-    for u in world.units.values():
-        if u.ship is not None and u.ship not in world.ships:
-            raise InputError(
-                f"{dump.source}: land unit #{u.uid} is on ship #{u.ship}: no such ship"
-            )
-        if u.land is not None and u.land not in world.units:
-            raise InputError(
-                f"{dump.source}: land unit #{u.uid} is on unit #{u.land}: no such unit"
-            )
-    return world
 
 
 # -- export ------------------------------------------------------------------------
