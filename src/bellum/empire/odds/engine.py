@@ -31,6 +31,7 @@ from typing import Any
 
 import numpy as np
 
+from bellum.dice import new_seed
 from bellum.empire.combat.dispatch import run_order
 from bellum.empire.combat.flows import FightReached
 from bellum.empire.combat.result import CombatResult
@@ -55,11 +56,13 @@ PROBES = 24
 #: When sampling: at least this many samples, then until the standard error of
 #: P(success) is at most DEFAULT_ERROR (or ``target_error``).
 MIN_SAMPLES = 20
-DEFAULT_ERROR = 0.005
+DEFAULT_ERROR = 0.01
 #: Most pairs of side states solved exactly (about a second of work per 10,000).
 EXACT_PAIRS = 12_000
 #: Most pairs solved exactly for one sample (beyond, the sample's fight is simulated).
 SAMPLE_PAIRS = 2_000
+#: Bytes the exact solver needs per pair of side states (three arrays of doubles).
+PAIR_BYTES = 24
 #: Monte Carlo runs of one sampled fight too big to solve exactly.
 FIGHT_RUNS = 4_000
 #: Outcomes in which the attacker got what it came for.
@@ -119,7 +122,7 @@ class EmpireOdds:
 
     @property
     def p_success(self) -> float:
-        return sum(self.odds.outcomes.get(k, 0.0) for k in SUCCESS)
+        return min(1.0, sum(self.odds.outcomes.get(k, 0.0) for k in SUCCESS))
 
     def expected(self, side: str) -> float:
         return self.odds.losses[side].mean()
@@ -350,9 +353,10 @@ def _lines(leaf: Leaf) -> list[str]:
         return [ln for ln in leaf.result.transcript().splitlines()]
     out = []
     for e in leaf.combat.events:
-        if e.kind == "text":
-            out.extend(e.text.rstrip("\n").split("\n") if e.text.strip() else [])
-    return out
+        if e.kind == "text" and e.text.strip():
+            out.extend(e.text.rstrip("\n").split("\n"))
+    # The scouts' reports are random text (drawn once here, not branched on).
+    return [ln for ln in out if not ln.startswith(("Scouts report", "Scouts sight"))]
 
 
 def world_model(world: World) -> str:
@@ -368,15 +372,18 @@ def plan_odds(
     seed: int | None = None,
     samples: int | None = None,
     target_error: float | None = None,
-    max_samples: int = 2_000,
+    max_samples: int = 500,
     max_leaves: int = MAX_LEAVES,
     exact_pairs: int = EXACT_PAIRS,
+    max_memory: int = 1 << 30,
     tau: float = 1e-18,
     progress: Progress | None = None,
 ) -> EmpireOdds:
     """The odds of ``plan`` by ``country`` in ``world`` (see the module notes).
 
-    ``world`` is not changed.  ``samples`` forces sampling with that many
+    ``world`` is not changed.  A fight is solved exactly when it has at most
+    ``exact_pairs`` pairs of side states and fits in ``max_memory`` bytes,
+    else its morale histories are sampled.  ``samples`` forces sampling with that many
     samples; ``target_error`` samples until the standard error of P(success)
     is at most that (at most ``max_samples``).  Raises
     :class:`~bellum.errors.CommandError` with the command's own words when it
@@ -387,9 +394,9 @@ def plan_odds(
     runner = _Runner(world, country, plan)
     first = runner(BranchingDice())
     _check_plan(world, country, plan, first)
-    used_seed = seed if seed is not None else 0
+    used_seed = seed if seed is not None else new_seed()
     rng = np.random.default_rng(np.random.SeedSequence(used_seed))
-    solver = _Solver(model, tau, exact_pairs, progress)
+    solver = _Solver(model, tau, min(exact_pairs, max_memory // PAIR_BYTES), progress)
     forced = samples is not None or target_error is not None
     leaves: list[tuple[Leaf, float]] | None = None
     if first.branches == 0:
@@ -405,7 +412,7 @@ def plan_odds(
                 assert f is not None
                 mix.add(f, p)
             method = "exact" if len(leaves) == 1 else "exact mixture"
-            return _finish(plan, mix, method, model, leaves, solver, None, None, start, notes)
+            return _finish(plan, mix, method, model, leaves, solver, None, used_seed, start, notes)
         notes.append("morale histories sampled: the fight has too many states to solve exactly")
     goal = target_error if target_error is not None else (None if samples else DEFAULT_ERROR)
     want = samples or max_samples

@@ -241,6 +241,7 @@ def _sweep(
     """Every window, in order of the depth sum where it starts; returns the pruned mass."""
     flat = mass.ravel()
     order, bounds = _order(a, d)
+    depth_sum = (a.depth[:, None] + d.depth[None, :]).ravel()
     top = bounds.size - 1
     pruned = 0.0
     for n0 in range(top):
@@ -257,7 +258,8 @@ def _sweep(
             states, m = states[~small], m[~small]
         for i in range(0, states.size, _GROUP):
             group = slice(i, i + _GROUP)
-            _windows(n0, states[group], m[group], a, d, ca, cd, mass, wins_a, wins_d)
+            chunk = states[group]
+            _windows(depth_sum[chunk], chunk, m[group], a, d, ca, cd, mass, wins_a, wins_d)
         if progress is not None and n0 % 16 == 0:
             progress(n0 / top)
     return pruned
@@ -341,7 +343,7 @@ def _chain_factors(
 
 
 def _windows(
-    n0: int,
+    sums: IntArray,
     states: IntArray,
     m: FloatArray,
     a: SideGraph,
@@ -352,35 +354,40 @@ def _windows(
     wins_a: FloatArray,
     wins_d: FloatArray,
 ) -> None:
-    """Every window that starts in ``states`` (all of depth sum ``n0``), by matrix products.
+    """Every window that starts in ``states`` (depth sums ``sums``, sorted), by matrix products.
 
     A window of t rounds with h defender and k attacker losses has the chance
     ``t! · (p^h / h!) · (q^k / k!)`` (averaged over the 11 jitters), and t is
-    fixed by the depths of the two end states, so the sum over (state, jitter)
-    is one product of a matrix over the attacker's reachable nodes with one
-    over the defender's.
+    fixed by the depths of the two end states, so for the states of one depth
+    sum the sum over (state, jitter) is one product of a matrix over the
+    attacker's reachable nodes with one over the defender's.
     """
     nd = d.size
     x, y = states // nd, states % nd
     sa, sd = a.strength[x], d.strength[y]
     p = jittered_probabilities(sa / (sa + sd))
-    q = 1.0 - p
+    pp, qp = _powers(p), _powers(1.0 - p)
     w = m / JITTER_CHOICES
     one = np.ones_like(w)
-    pp, qp = _powers(p), _powers(q)
+    jit = p.shape[1]
     xa, va = _factors(ca, False, x, qp, w)
     yd, ud = _factors(cd, False, y, pp, one)
-    if xa.size and yd.size:
-        t = (a.depth[xa][:, None] + d.depth[yd][None, :] - n0).clip(0, 2 * _T - 1)
-        mass[np.ix_(xa, yd)] += (va @ ud.T) * _END[t]
     yb, ub = _factors(cd, True, y, pp, one)
-    if xa.size and yb.size:
-        t = (a.depth[xa][:, None] + d.depth[yb][None, :] - n0).clip(0, 2 * _T - 1)
-        wins_a[np.ix_(xa, yb)] += (va @ ub.T) * _ABS[t]
     xb, vb = _factors(ca, True, x, qp, w)
-    if xb.size and yd.size:
-        t = (a.depth[xb][:, None] + d.depth[yd][None, :] - n0).clip(0, 2 * _T - 1)
-        wins_d[np.ix_(xb, yd)] += (vb @ ud.T) * _ABS[t]
+    da, dd, dbd, dba = a.depth[xa], d.depth[yd], d.depth[yb], a.depth[xb]
+    edges = np.flatnonzero(np.diff(sums)) + 1
+    for lo, hi in zip(np.r_[0, edges], np.r_[edges, sums.size], strict=True):
+        n0 = int(sums[lo])
+        cols = slice(lo * jit, hi * jit)
+        if xa.size and yd.size:
+            t = (da[:, None] + dd[None, :] - n0).clip(0, 2 * _T - 1)
+            mass[np.ix_(xa, yd)] += (va[:, cols] @ ud[:, cols].T) * _END[t]
+        if xa.size and yb.size:
+            t = (da[:, None] + dbd[None, :] - n0).clip(0, 2 * _T - 1)
+            wins_a[np.ix_(xa, yb)] += (va[:, cols] @ ub[:, cols].T) * _ABS[t]
+        if xb.size and yd.size:
+            t = (dba[:, None] + dd[None, :] - n0).clip(0, 2 * _T - 1)
+            wins_d[np.ix_(xb, yd)] += (vb[:, cols] @ ud[:, cols].T) * _ABS[t]
 
 
 def per_casualty_ends(
