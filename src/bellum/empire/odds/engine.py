@@ -59,6 +59,8 @@ MIN_SAMPLES = 20
 DEFAULT_ERROR = 0.01
 #: Most pairs of side states solved exactly (about a second of work per 10,000).
 EXACT_PAIRS = 12_000
+#: Most pairs solved exactly when neither side has a morale draw (sampling would not help).
+CHAIN_PAIRS = 250_000
 #: Most pairs solved exactly for one sample (beyond, the sample's fight is simulated).
 SAMPLE_PAIRS = 2_000
 #: Bytes the exact solver needs per pair of side states (three arrays of doubles).
@@ -205,14 +207,19 @@ class _Solver:
     """Solves the fights of leaves, sharing side graphs and fights between equal leaves.
 
     A fight is solved exactly when its pairs of states are at most
-    ``exact_pairs``.  A sampled fight (one morale history per side) is solved
-    exactly up to the same size, and beyond by Monte Carlo of the two chains.
+    ``exact_pairs`` (``CHAIN_PAIRS`` when neither side has a morale draw, since
+    sampling would only repeat the same fight), within ``max_pairs``.  A
+    sampled fight (one morale history per side) is solved exactly when small
+    (``SAMPLE_PAIRS``), else by Monte Carlo of the two chains.
     """
 
-    def __init__(self, model: str, tau: float, exact_pairs: int, progress: Progress | None) -> None:
+    def __init__(
+        self, model: str, tau: float, exact_pairs: int, max_pairs: int, progress: Progress | None
+    ) -> None:
         self.model = model
         self.tau = tau
         self.exact_pairs = exact_pairs
+        self.chain_pairs = max(exact_pairs, min(CHAIN_PAIRS, max_pairs))
         self.progress = progress
         self.graphs: dict[Hashable, SideGraph | None] = {}
         self.fights: dict[tuple[Hashable, Hashable], FightOutcome | None] = {}
@@ -238,8 +245,11 @@ class _Solver:
         a = self._graph(ka, c, False)
         d = self._graph(kd, c, True) if a is not None else None
         out = None
-        if a is not None and d is not None and a.size * d.size <= self.exact_pairs:
-            out = _fight_outcome(self._ends(a, d), extra)
+        if a is not None and d is not None:
+            # Without morale draws sampling would only repeat the same fight: solve it.
+            limit = self.chain_pairs if a.is_chain and d.is_chain else self.exact_pairs
+            if a.size * d.size <= limit:
+                out = _fight_outcome(self._ends(a, d), extra)
         self.fights[(ka, kd)] = out
         return out
 
@@ -396,7 +406,8 @@ def plan_odds(
     _check_plan(world, country, plan, first)
     used_seed = seed if seed is not None else new_seed()
     rng = np.random.default_rng(np.random.SeedSequence(used_seed))
-    solver = _Solver(model, tau, min(exact_pairs, max_memory // PAIR_BYTES), progress)
+    max_pairs = max_memory // PAIR_BYTES
+    solver = _Solver(model, tau, min(exact_pairs, max_pairs), max_pairs, progress)
     forced = samples is not None or target_error is not None
     leaves: list[tuple[Leaf, float]] | None = None
     if first.branches == 0:
