@@ -28,6 +28,7 @@ from bellum.empire.odds.report import z_scores
 from bellum.empire.odds.sides import SideGraph
 from bellum.empire.odds.solver import per_casualty_ends, server_ends
 from bellum.empire.orders import Order
+from bellum.empire.rules import apply_rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
 from bellum.errors import CommandError, UsageError
@@ -142,6 +143,28 @@ def test_odds_agree_with_the_real_command(
     total = sum(odds.odds.outcomes.values())
     assert total == pytest.approx(1.0, abs=1e-9 + 4 * odds.standard_error)
     assert world.copy().sectors.keys() == world.sectors.keys()  # the world is untouched
+
+
+# The info page's rules: the per-casualty fight, reactions, attackers and mobility of §18.
+INFO_CASES = [c for c in CASES if c[:2] in {
+    ("vector-a", "attack 2,0"), ("vector-b", "attack 2,0"), ("cavalry", "attack 2,0"),
+    ("reaction", "attack 2,0"), ("board", "board 1 0"), ("lboard", "lboard 0 0,0"),
+    ("landing", "assault 4,0 1"), ("paradrop", 'paradrop 0 "" 0,0 jj'),
+}]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "order", "mil", "units"), INFO_CASES)
+def test_odds_agree_under_the_info_page_profile(
+    name: str, order: str, mil: list[str], units: list[int]
+) -> None:
+    world = load_world(EXAMPLES / f"{name}.toml")
+    apply_rules(world, "info-page")
+    plan = make_plan(world, 1, Order.parse(order), mil, units)
+    odds = plan_odds(world, 1, plan, seed=5)
+    assert odds.model == "per-casualty"
+    runs = resolver_runs(world, 1, plan, RUNS, seed=13)
+    for figure, z in z_scores(odds, runs).items():
+        assert abs(z) <= 4, f"{figure}: z = {z:.2f}"
 
 
 def test_the_defender_retreats_in_the_odds_too() -> None:
