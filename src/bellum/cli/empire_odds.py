@@ -23,6 +23,7 @@ import click
 from bellum.cli.empire import (
     CoordCommand,
     _country,
+    _seed,
     as_option,
     db_option,
     empire,
@@ -30,7 +31,6 @@ from bellum.cli.empire import (
     rules_options,
     world_option,
 )
-from bellum.dice import new_seed
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.rules import apply_rules
 from bellum.errors import InputError, UsageError
@@ -279,7 +279,7 @@ def odds_cmd(
     plans = _plans(world, cnum, order, mil, units, sweep)
     if need is not None and len(plans) > 1:
         raise UsageError("--need finds one plan: give each --mil source once and no --sweep")
-    used_seed = new_seed() if seed is None else seed
+    used_seed = _seed(seed)
     settings: dict[str, Any] = {
         "seed": used_seed,
         "target_error": target_error,
