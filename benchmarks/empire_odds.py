@@ -29,7 +29,7 @@ CASES = [
     ("landing", ["assault", "4,0", "1", "--mil", "ship=98"]),
     ("board", ["board", "1", "0", "--mil", "ship=50"]),
     ("lboard", ["lboard", "0", "0,0", "--mil", "0,0=100"]),
-    ("paradrop", ["paradrop", "0", "", "0,0", "jj"]),
+    ("paradrop", ["paradrop", "0", ".", "0,0", "4,0"]),
 ]
 
 

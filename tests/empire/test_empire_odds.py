@@ -119,7 +119,7 @@ CASES = [
     ("board", "board 1 0", ["ship=22"], []),
     ("lboard", "lboard 0 0,0", ["0,0=100"], []),
     ("lboard", "lboard 0 0,0", ["0,0=9"], []),
-    ("paradrop", 'paradrop 0 "" 0,0 jj', [], []),
+    ("paradrop", "paradrop 0 . 0,0 4,0", [], []),
 ]
 RUNS = 300
 
@@ -149,7 +149,7 @@ def test_odds_agree_with_the_real_command(
 INFO_CASES = [c for c in CASES if c[:2] in {
     ("vector-a", "attack 2,0"), ("vector-b", "attack 2,0"), ("cavalry", "attack 2,0"),
     ("reaction", "attack 2,0"), ("board", "board 1 0"), ("lboard", "lboard 0 0,0"),
-    ("landing", "assault 4,0 1"), ("paradrop", 'paradrop 0 "" 0,0 jj'),
+    ("landing", "assault 4,0 1"), ("paradrop", 'paradrop 0 . 0,0 4,0'),
 }]  # fmt: skip
 
 
@@ -181,7 +181,7 @@ def test_the_defender_retreats_in_the_odds_too() -> None:
 
 def test_paradrop_is_an_exact_mixture_over_the_route() -> None:
     world = load_world(EXAMPLES / "paradrop.toml")
-    plan = make_plan(world, 1, Order.parse('paradrop 0 "" 0,0 jj'), [], [])
+    plan = make_plan(world, 1, Order.parse("paradrop 0 . 0,0 4,0"), [], [])
     odds = plan_odds(world, 1, plan)
     assert odds.method == "exact mixture" and odds.leaves > 1
     assert 0.02 < odds.p_success < 0.2
@@ -195,7 +195,7 @@ def test_paradrop_is_an_exact_mixture_over_the_route() -> None:
         ("assault", "assault 0,0 7", "Ship #7 is not your ship!"),
         ("board", "board 0 0", "Boarding yourself?"),
         ("lboard", "lboard 5 0,0", "Land unit #5 is not in the same sector!"),
-        ("paradrop", 'paradrop 0 "" 0,0 j', "You can't air-assault your own sector!"),
+        ("paradrop", "paradrop 0 . 0,0 0,0", "You can't air-assault your own sector!"),
     ],
 )
 def test_refusals_are_the_commands_own_words(name: str, order: str, words: str) -> None:
@@ -273,7 +273,7 @@ def test_cli_every_command_and_the_old_form() -> None:
 def test_cli_json_and_resolver() -> None:
     pd = str(EXAMPLES / "paradrop.toml")
     code, out, _ = cli(
-        "empire", "odds", "paradrop", "0", "", "0,0", "jj", "--world", pd, "--as", "1",
+        "empire", "odds", "paradrop", "0", ".", "0,0", "4,0", "--world", pd, "--as", "1",
         "--json", "--resolver-runs", "40", "--seed", "5",
     )  # fmt: skip
     assert code == 0
@@ -282,7 +282,7 @@ def test_cli_json_and_resolver() -> None:
     assert 0 < doc["p_attacker_wins"] < 1 and doc["standard_error"] == 0
     assert set(doc["outcomes"]) <= {"captured", "defeated", "unoccupied", "aborted"}
     assert doc["resolver"]["runs"] == 40 and "p_attacker_wins" in doc["resolver"]["z"]
-    assert doc["plan"]["command"] == 'paradrop 0 "" 0,0 jj'
+    assert doc["plan"]["command"] == "paradrop 0 . 0,0 4,0"
 
 
 def test_cli_plans_side_by_side_need_and_defense_as_seen() -> None:

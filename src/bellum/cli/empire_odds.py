@@ -249,7 +249,7 @@ def odds_cmd(
     """The odds of COMMAND before you make it: attack, assault, paradrop, board or lboard.
 
     Give the command as you would type it (`attack 2,0`, `assault 2,0 5`,
-    `paradrop 0/1 '' 0,0 jj`, `board 5 0,0`, `lboard 3 0,0`; a bare TARGET
+    `paradrop 0/1 . 0,0 4,0`, `board 5 0,0`, `lboard 3 0,0`; a bare TARGET
     means attack) and your answers as options: --mil 0,0=150, --mil ship=24,
     --unit 7.  Without --mil and --unit every prompt is answered with all it
     allows.  The command's own code runs up to the fight (reactions, support,

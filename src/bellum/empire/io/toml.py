@@ -187,7 +187,7 @@ def parse_world(
     fill_map(world, fill, fill_eff)
     geo = world.geometry
     for e, (uid, st, owner, x, y) in _objects(top, "ship", world.ships, tables.ships, world):
-        world.ships[uid] = _read_ship(e, Ship(uid=uid, type=st, owner=owner, x=x, y=y))
+        world.ships[uid] = _read_ship(e, Ship(uid=uid, type=st, owner=owner, x=x, y=y), geo)
     for e, (uid, lt, owner, x, y) in _objects(top, "unit", world.units, tables.land, world):
         world.units[uid] = _read_unit(e, LandUnit(uid=uid, type=lt, owner=owner, x=x, y=y), geo)
     for e, (uid, pt, owner, x, y) in _objects(top, "plane", world.planes, tables.planes, world):
@@ -253,7 +253,8 @@ def _read_nation(world: World, e: _Entry, source: str) -> None:
     n.tech = e.tech(0.0)
     n.happiness = e.get("happiness", float, 0.0)
     n.origin = e.coord("origin", world.geometry, (0, 0))
-    n.capital = e.coord("capital", world.geometry) if "capital" in e.data else None
+    # The server always has a registered capital location; a new country's is its origin.
+    n.capital = e.coord("capital", world.geometry, n.origin)
     n.capital_sacked = e.get("capital_sacked", bool, False)
     n.active = e.get("active", bool, True)
     for other, rel in e.get("relations", dict, {}).items():
@@ -314,11 +315,18 @@ def _read_condition(e: _Entry, o: Ship | LandUnit | Plane) -> None:
     o.tech = e.tech(float(o.type.tech))
 
 
-def _read_ship(e: _Entry, sh: Ship) -> Ship:
+def _read_op_area(e: _Entry, o: Ship | LandUnit | Plane, geo: Geometry) -> None:
+    """A mission's op area: centre (default: where the object is) and radius."""
+    o.op_center = e.coord("op_center", geo) if "op_center" in e.data else None
+    o.op_radius = e.int("op_radius", 0, 0)
+
+
+def _read_ship(e: _Entry, sh: Ship, geo: Geometry) -> Ship:
     sh.name = e.get("name", str, "")
     _read_condition(e, sh)
     sh.fleet = e.get("fleet", str, "")
     sh.mission = e.mission()
+    _read_op_area(e, sh, geo)
     sh.rpath = e.get("rpath", str, "")
     sh.rflags = e.get("rflags", str, "")
     sh.off = e.get("off", bool, False)
@@ -333,8 +341,8 @@ def _read_unit(e: _Entry, u: LandUnit, geo: Geometry) -> LandUnit:
     u.army = e.get("army", str, "")
     u.fort = e.int("fort", 0, *BYTE)
     u.mission = e.mission()
-    u.op_center = e.coord("op_center", geo) if "op_center" in e.data else None
-    u.op_radius = e.int("op_radius", 0, 0)
+    _read_op_area(e, u, geo)
+    u.lrange = e.int("lrange", lo=0, hi=127) if "lrange" in e.data else None
     u.retreat = e.int("retreat", 42, *PERCENT)
     u.ship = e.int("ship", lo=0) if "ship" in e.data else None
     u.land = e.int("land", lo=0) if "land" in e.data else None
@@ -353,14 +361,14 @@ def _read_plane(e: _Entry, p: Plane, geo: Geometry) -> Plane:
     p.ship = e.int("ship", lo=0) if "ship" in e.data else None
     p.land = e.int("land", lo=0) if "land" in e.data else None
     p.hardened = e.get("hardened", bool, False)
-    p.op_center = e.coord("op_center", geo) if "op_center" in e.data else None
-    p.op_radius = e.int("op_radius", 0, 0)
+    _read_op_area(e, p, geo)
     e.finish()
     return p
 
 
 def _check_positions(world: World, source: str) -> None:
-    """Objects must stand where they can be: units on land or aboard, ships at sea or in port."""
+    """Land units stand on land or aboard.  Ships may be anywhere, as in a real game: a
+    harbour redesignated under them, or a canal that lost its efficiency, leaves them there."""
     for u in world.units.values():
         where = f"{source}:unit #{u.uid}"
         if u.ship is not None:
@@ -377,9 +385,6 @@ def _check_positions(world: World, source: str) -> None:
                 raise InputError(f"{where}: at: not where unit #{u.land} is")
         elif world.sector(u.xy).type.is_sea:
             raise InputError(f"{where}: at: a land unit cannot stand on a sea sector")
-    for sh in world.ships.values():
-        if world.sector(sh.xy).type.navigation == "land":
-            raise InputError(f"{source}:ship #{sh.uid}: at: a ship must be at sea or in a harbor")
 
 
 def load_world(path: str | Path) -> World:
@@ -405,6 +410,11 @@ def load_world(path: str | Path) -> World:
 
 def _drop_defaults(d: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None and defaults.get(k, object()) != v}
+
+
+def _stock(items: dict[str, int], own_fields: tuple[str, ...]) -> dict[str, int]:
+    """The items not written as fields of their own, in the game's item order."""
+    return {k: items[k] for k in ITEMS if items.get(k) and k not in own_fields}
 
 
 def _xy(c: Coord | None) -> list[int] | None:
@@ -456,7 +466,7 @@ def _nation_data(n: Nation) -> dict[str, Any]:
             "tech": n.tech,
             "happiness": n.happiness,
             "origin": _xy(n.origin),
-            "capital": _xy(n.capital),
+            "capital": _xy(n.capital) if n.capital != n.origin else None,
             "capital_sacked": n.capital_sacked,
             "active": n.active,
             "relations": {
@@ -468,7 +478,7 @@ def _nation_data(n: Nation) -> dict[str, Any]:
 
 
 def _sector_data(s: Sector) -> dict[str, Any]:
-    items = {k: v for k, v in s.items.items() if v and k not in ("mil", "civ")}
+    items = _stock(s.items, ("mil", "civ"))
     return _drop_defaults(
         {
             "at": [s.x, s.y],
@@ -517,6 +527,12 @@ def _sector_data(s: Sector) -> dict[str, Any]:
     )
 
 
+def _op_area_data(o: Ship | LandUnit | Plane) -> dict[str, Any]:
+    """The op area; a centre on the object itself is the default and left out."""
+    center = None if o.op_center == o.xy else _xy(o.op_center)
+    return {"op_center": center, "op_radius": o.op_radius}
+
+
 def _ship_data(sh: Ship) -> dict[str, Any]:
     return _drop_defaults(
         {
@@ -529,9 +545,10 @@ def _ship_data(sh: Ship) -> dict[str, Any]:
             "mob": sh.mob,
             "tech": sh.tech,
             "mil": sh.mil,
-            "items": {k: v for k, v in sh.items.items() if v and k != "mil"},
+            "items": _stock(sh.items, ("mil",)),
             "fleet": sh.fleet,
             "mission": sh.mission,
+            **_op_area_data(sh),
             "rpath": sh.rpath,
             "rflags": sh.rflags,
             "off": sh.off,
@@ -547,6 +564,7 @@ def _ship_data(sh: Ship) -> dict[str, Any]:
             "rpath": "",
             "rflags": "",
             "off": False,
+            "op_radius": 0,
         },
     )
 
@@ -562,12 +580,12 @@ def _unit_data(u: LandUnit) -> dict[str, Any]:
             "mob": u.mob,
             "tech": u.tech,
             "mil": u.mil,
-            "items": {k: v for k, v in u.items.items() if v and k != "mil"},
+            "items": _stock(u.items, ("mil",)),
             "army": u.army,
             "fort": u.fort,
             "mission": u.mission,
-            "op_center": _xy(u.op_center),
-            "op_radius": u.op_radius,
+            **_op_area_data(u),
+            "lrange": u.lrange,
             "retreat": u.retreat,
             "ship": u.ship,
             "land": u.land,
@@ -592,8 +610,7 @@ def _plane_data(p: Plane) -> dict[str, Any]:
             "ship": p.ship,
             "land": p.land,
             "hardened": p.hardened,
-            "op_center": _xy(p.op_center),
-            "op_radius": p.op_radius,
+            **_op_area_data(p),
         },
         {"wing": "", "mission": "", "hardened": False, "op_radius": 0},
     )

@@ -1,7 +1,7 @@
 """A plan: the command a player would type and what they would answer (spec §16).
 
 A :class:`Plan` is an :class:`~bellum.empire.orders.Order` (``attack 2,0``,
-``assault 2,0 5``, ``paradrop 0/1 '' 0,0 jj``, ``board 5 0,0``, ``lboard 3
+``assault 2,0 5``, ``paradrop 0/1 . 0,0 4,0``, ``board 5 0,0``, ``lboard 3
 0,0``) plus the answers to its questions, given by what they ask for, never
 by their wording: the mil from each sector (``mil`` keyed by absolute
 coordinates) or from the command's ship (key ``"ship"``), and the land units

@@ -28,9 +28,11 @@ from bellum.empire.io.xdump.syntax import (
     Dump,
     Record,
     Table,
+    escape,
     format_float,
     parse_dump,
     quote,
+    unescape,
     unquote,
 )
 from bellum.empire.tables import Tables, stock
@@ -124,13 +126,13 @@ class _Row:
             return names[k]
         if text.startswith(("(", '"')):
             raise self.fail(col, f"expected a symbol, got {text}")
-        return text
+        return unescape(text, self.where)
 
     def symset(self, col: str) -> set[str]:
         text = self.raw(col)
         if not (text.startswith("(") and text.endswith(")")):
             raise self.fail(col, f"expected a symbol set, got {text}")
-        return set(text[1:-1].split())
+        return {unescape(name, self.where) for name in text[1:-1].split()}
 
     def xy(self, xcol: str, ycol: str) -> Coord:
         assert self.geo is not None
@@ -156,9 +158,34 @@ def _relation(row: _Row, col: str) -> Relation:
         raise row.fail(col, f"unknown relation '{name}'") from None
 
 
+#: The server's mission symbols (by number) and the names bellum gives them.
+_MISSION_SYMBOLS = {
+    0: ("none", ""),
+    1: ("interdiction", "interdiction"),
+    2: ("support", "support"),
+    3: ("reserve", "reserve"),
+    4: ("escort", "escort"),
+    6: ("air defense", "air-defense"),
+    7: ("defensive support", "dsupport"),
+    8: ("offensive support", "osupport"),
+}
+_MISSION_OF_SYMBOL = {symbol: ours for symbol, ours in _MISSION_SYMBOLS.values()}
+_SYMBOL_OF_MISSION = {ours: symbol for symbol, ours in _MISSION_SYMBOLS.values()}
+
+
 def _mission(row: _Row) -> str:
-    name = row.symbol("mission", (NO_MISSION,))
-    return "" if name == NO_MISSION else name
+    text = row.raw("mission")
+    if text.isdigit() and int(text) in _MISSION_SYMBOLS:
+        return _MISSION_SYMBOLS[int(text)][1]
+    name = row.symbol("mission")
+    if name not in _MISSION_OF_SYMBOL:
+        raise row.fail("mission", f"unknown mission '{name}'")
+    return _MISSION_OF_SYMBOL[name]
+
+
+def _op_area(row: _Row, o: Ship | LandUnit | Plane) -> None:
+    o.op_center = row.xy("opx", "opy")
+    o.op_radius = row.num("radius", 0)
 
 
 def _opt_id(row: _Row, col: str) -> int | None:
@@ -178,13 +205,13 @@ def _items(row: _Row) -> dict[str, int]:
 def _read_ship(row: _Row, sh: Ship) -> None:
     sh.name = row.text("name")
     sh.fleet = row.text("fleet")
+    _op_area(row, sh)
     sh.items = _items(row)
     sh.plague = _plague(row)
 
 
 def _read_unit(row: _Row, u: LandUnit) -> None:
-    u.op_center = row.xy("opx", "opy")
-    u.op_radius = row.num("radius", 0)
+    _op_area(row, u)
     u.army = row.text("army")
     u.ship = _opt_id(row, "ship")
     u.fort = row.num("harden", *BYTE)
@@ -196,6 +223,7 @@ def _read_unit(row: _Row, u: LandUnit) -> None:
 
 def _read_plane(row: _Row, p: Plane) -> None:
     p.wing = row.text("wing")
+    _op_area(row, p)
     p.hardened = row.num("harden", 0, 127) > 0
     p.ship = _opt_id(row, "ship")
     p.land = _opt_id(row, "land")
@@ -466,13 +494,17 @@ class _Overlay:
         self.put(col, value, lambda s: unquote(s, "") or "", quote)
 
     def symbol(self, col: str, value: str) -> None:
-        self.put(col, value, str, str)
+        self.put(col, value, lambda s: unescape(s, ""), escape)
 
     def plague(self, p: Plague) -> None:
         self.symbol("pstage", p.name.lower())
 
     def mission(self, m: str) -> None:
-        self.symbol("mission", m or NO_MISSION)
+        self.symbol("mission", _SYMBOL_OF_MISSION[m])
+
+    def op_area(self, o: Ship | LandUnit | Plane) -> None:
+        self.xy("opx", "opy", o.op_center or o.xy)
+        self.put("radius", o.op_radius)
 
     def finish(self) -> None:
         if self.changed:
@@ -620,6 +652,7 @@ def _unit_common(o: _Overlay, u: LandUnit | Ship | Plane) -> None:
     o.put("off", u.off)
     o.put("tech", u.tech, float, lambda v: str(int(v)))
     o.mission(u.mission)
+    o.op_area(u)
 
 
 def _ship_over(o: _Overlay, sh: Ship) -> None:
@@ -632,8 +665,6 @@ def _ship_over(o: _Overlay, sh: Ship) -> None:
 
 def _unit_over(o: _Overlay, u: LandUnit) -> None:
     _unit_common(o, u)
-    o.xy("opx", "opy", u.op_center or (0, 0))
-    o.put("radius", u.op_radius)
     o.string("army", u.army)
     o.put("ship", -1 if u.ship is None else u.ship)
     o.put("harden", u.fort)
@@ -653,7 +684,7 @@ def _plane_over(o: _Overlay, p: Plane) -> None:
 
 def _nation_over(o: _Overlay, n: Nation) -> None:
     o.string("cname", n.name)
-    o.xy("xcap", "ycap", n.capital or (0, 0))
+    o.xy("xcap", "ycap", n.capital or n.origin)
     o.xy("xorg", "yorg", n.origin)
     o.put("btu", n.btu)
     o.put("money", n.money)
