@@ -306,7 +306,12 @@ def _factors(
     edge = np.repeat(first, c) + np.arange(int(c.sum())) - np.repeat(np.cumsum(c) - c, c)
     s_e, k_e = s_idx[rep], k_idx[rep]
     target, prob = to[edge], p[edge]
-    local, inverse = np.unique(target, return_inverse=True)
+    if target.size == 0:
+        return target, np.zeros((0, nodes.size * powers.shape[2]))
+    # Nodes are numbered by depth, so the targets of one depth sum span a short range.
+    first_node = int(target.min())
+    local = np.arange(first_node, int(target.max()) + 1)
+    inverse = target - first_node
     jit = powers.shape[2]
     scale = prob * _INV_FACT[np.maximum(k_e - (1 if beaten else 0), 0)] * weights[s_e]
     mat = np.zeros((local.size, nodes.size, jit))
