@@ -272,6 +272,8 @@ class _Solver:
             return GraphEnds(a, d, wins, np.zeros_like(wins), 0.0)
         if self.model == "per-casualty":
             return per_casualty_ends(a, d, progress=self.progress)
+        if a.is_chain and d.is_chain:
+            return _chain_ends(a, d)
         return server_ends(a, d, tau=self.tau, progress=self.progress)
 
     def _simulated(self, a: SideGraph, d: SideGraph, rng: np.random.Generator) -> GraphEnds:
@@ -291,6 +293,21 @@ class _Solver:
         wa[: att.rounds, dfd.rounds] = r.end_states.attacker_wins
         wd[att.rounds, : dfd.rounds] = r.end_states.defender_wins
         return GraphEnds(a, d, wa, wd, 0.0)
+
+
+def _chain_ends(a: SideGraph, d: SideGraph) -> GraphEnds:
+    """Two sides without morale draws: the plain server solver (:mod:`bellum.odds.exact`)."""
+    from bellum.odds import Side
+    from bellum.odds.exact import server_exact
+
+    att = Side.from_arrays(a.strength, a.casualties)
+    dfd = Side.from_arrays(d.strength, d.casualties)
+    states, pruned = server_exact(att, dfd)
+    wa = np.zeros((a.size, d.size))
+    wd = np.zeros((a.size, d.size))
+    wa[: att.rounds, dfd.rounds] = states.attacker_wins
+    wd[att.rounds, : dfd.rounds] = states.defender_wins
+    return GraphEnds(a, d, wa, wd, pruned)
 
 
 def _no_fight(r: CombatResult) -> FightOutcome:
