@@ -1,7 +1,8 @@
 """The ``bellum`` command line: one module per command group.
 
-Groups register themselves on :data:`bellum.cli.app.cli`; this module only
-wires them together and turns user errors into one-line messages.
+The groups are listed in :data:`bellum.cli.app.COMMANDS` and imported when a
+command of theirs runs; this module only turns user errors into one-line
+messages and exit statuses.
 """
 
 from __future__ import annotations
@@ -12,12 +13,6 @@ import click
 
 from bellum.cli.app import cli
 from bellum.errors import BellumError
-
-# Importing the group modules registers their commands.
-from bellum.cli import empire as _empire  # noqa: F401  # isort: skip
-from bellum.cli import odds as _odds  # noqa: F401  # isort: skip
-from bellum.cli import panzer as _panzer  # noqa: F401  # isort: skip
-from bellum.cli import world as _world  # noqa: F401  # isort: skip
 
 
 def main(argv: list[str] | None = None) -> None:

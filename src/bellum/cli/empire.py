@@ -12,7 +12,7 @@ from typing import Any
 
 import click
 
-from bellum.cli.app import cli
+from bellum.cli.app import LazyGroup, cli
 from bellum.dice import new_seed
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event
@@ -139,7 +139,23 @@ def rules_options(f: Callable[..., None]) -> Callable[..., None]:
     )(f)
 
 
-@cli.group()
+@cli.group(
+    cls=LazyGroup,
+    lazy={
+        "world": (
+            "bellum.cli.world:world_group",
+            "World databases: create, import and export Empire dumps, show.",
+        ),
+        "history": (
+            "bellum.cli.world:history_cmd",
+            "List the commands stored in a world database, oldest first.",
+        ),
+        "replay": (
+            "bellum.cli.world:replay_cmd",
+            "Check that stored command ID reproduces bit for bit.",
+        ),
+    },
+)
 def empire() -> None:
     """Wolfpack Empire 4.4: attack, assault, paradrop, board and friends."""
 

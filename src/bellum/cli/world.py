@@ -10,7 +10,6 @@ from typing import Any
 
 import click
 
-from bellum.cli.empire import empire
 from bellum.empire.geometry import Geometry
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import dumps, load_world, world_to_data
@@ -90,7 +89,7 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
     return size, options
 
 
-@empire.group("world")
+@click.group("world")
 def world_group() -> None:
     """World databases: create, import and export Empire dumps, show."""
 
@@ -197,7 +196,7 @@ def show_cmd(db: Path) -> None:
     click.echo(f"history:    {s['commands']} commands")
 
 
-@empire.command("history")
+@click.command("history")
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print the history as JSON.")
 def history_cmd(db: Path, as_json: bool) -> None:
@@ -215,13 +214,16 @@ def history_cmd(db: Path, as_json: bool) -> None:
         )
 
 
-@empire.command("replay")
+@click.command("replay")
 @click.argument("command_id", metavar="ID", type=click.IntRange(1, 2**63 - 1))
 @db_option
 @click.option("--show", is_flag=True, help="Print the replayed transcript.")
 def replay_cmd(command_id: int, db: Path, show: bool) -> None:
-    """Re-run stored command ID on the world as it was, with its seed and answers,
-    and check it gives the same transcript bit for bit (exit 1 if not)."""
+    """Check that stored command ID reproduces bit for bit.
+
+    Re-runs it on the world as it was, with its seed and answers, and compares
+    the transcript and the changes with the record (exit 1 if they differ).
+    """
     store = Store.open(db)
     try:
         report = replay(store, command_id)
