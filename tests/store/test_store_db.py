@@ -7,14 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_support import (
-    ROOT,
-    SMOKE_ATTACK,
-    assert_history_replays,
-    bellum,
-    bellum_process,
-    dump_path,
-)
+from store_support import ROOT, SMOKE_ATTACK, assert_history_replays, dump_path
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
@@ -27,6 +20,7 @@ from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
 from bellum.empire.orders import Order
 from bellum.empire.service import replay
 from bellum.errors import CommandError, InputError
+from clirunner import bellum, bellum_process
 
 VECTOR_A = ROOT / "examples" / "empire" / "vector-a.toml"
 
