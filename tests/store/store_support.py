@@ -4,14 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.service import replay
+from shareddata import shared_path
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The real Empire dumps live next to the repository (never committed to it).
-DUMPS = ROOT.parent / "shared" / "data" / "empire-dumps"
 #: World sizes of the Empire test games that made the dumps (their econfig).
 SIZES: dict[str, tuple[int, int] | None] = {
     "smoke-final.xdump": None,
@@ -24,10 +21,8 @@ SMOKE_ATTACK = ["13,-1", "n", "n", "n", "n"]
 
 
 def dump_path(name: str) -> Path:
-    path = DUMPS / name
-    if not path.exists():
-        pytest.skip(f"the shared Empire dumps are not at {DUMPS} (clone next to shared/)")
-    return path
+    """One of the real Empire dumps in ``../shared`` (skips without it, fails under CI)."""
+    return shared_path("data", "empire-dumps", name)
 
 
 def assert_history_replays(db: Path) -> int:
