@@ -67,8 +67,8 @@ def test_the_line_names_the_help_to_read() -> None:
 
 
 def test_a_near_miss_suggests_the_option() -> None:
-    r = bellum("empire", "attack", "2,0", "--world", A, "--as", "1", "--seeds", "1")
-    assert r.stderr.startswith("bellum: error: no such option '--seeds' (did you mean --seed?)")
+    r = bellum("empire", "attack", "2,0", "--world", A, "--as", "1", "--seeed", "1")
+    assert r.stderr.startswith("bellum: error: no such option '--seeed' (did you mean --seed?)")
 
 
 def test_a_group_alone_shows_its_help() -> None:

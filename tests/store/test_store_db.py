@@ -48,10 +48,10 @@ def test_store_attack_on_an_imported_smoke_dump(smoke_db: Path, tmp_path: Path) 
     assert "   13,-1  oil field        8   8 100 127" in show.stdout
     # The same attack in memory, on the dump itself, is what the database must do.
     expected = dump_to_world(read_dump(dump_path("smoke-final.xdump")))
-    r0 = attack(expected, SMOKE_ATTACK[0], 1, ServerRandom(7), ScriptedPrompter(["19"]),
+    r0 = attack(expected, SMOKE_ATTACK[0], 1, ServerRandom(7), ScriptedPrompter(["19", "0"]),
                 SMOKE_ATTACK[1:])  # fmt: skip
     r = bellum_process("empire", "attack", *SMOKE_ATTACK, "--db", str(smoke_db), "--as", "1",
-               "--seed", "7", stdin="19\n")  # fmt: skip
+               "--seed", "7", "--mil", "11,-1=19", "--move-in", "0")  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert r.stdout == r0.transcript()
     assert "We have captured 13,-1, sir!" in r.stdout
@@ -112,7 +112,7 @@ def test_store_refused_and_aborted_commands_are_history_without_changes(tmp_path
     assert (
         bellum("empire", "world", "new", "--db", str(db), "--from", str(VECTOR_A)).returncode == 0
     )
-    r = bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "3")
+    r = bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "3", stdin="0\n")
     assert r.returncode == 1 and r.stdout.endswith("No troops for attack...\n")
     r = bellum("empire", "attack", "10,0", "--db", str(db), "--as", "1", "--seed", "3")
     assert r.returncode == 1

@@ -14,9 +14,10 @@ import click
 
 from bellum.cli.app import LazyGroup, cli
 from bellum.dice import new_seed
+from bellum.empire.answers import NamedAnswers
 from bellum.empire.combat.preview import strength
-from bellum.empire.events import Event
-from bellum.empire.geometry import Geometry
+from bellum.empire.events import Event, Prompt
+from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.orders import Order
 from bellum.empire.planning import fight_sides, make_plan, prepare
 from bellum.empire.planning import resolver_runs as resolver_runs_of
@@ -32,28 +33,49 @@ EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
 
 
 class StreamPrompter:
-    """Asks on stdout and reads answers line by line from stdin.
+    """Asks on stdout; answers from named answers (``--mil``, ``--unit``...), else from
+    stdin line by line.
 
-    When stdin is not a terminal the answer is echoed after the prompt, so a
-    piped run prints the same transcript a player would see.  End of input
-    answers ``None``, which the rules treat like the server treats EOF.
+    When stdin is not a terminal, or the answer was named, the answer is
+    echoed after the prompt, so a scripted run prints the same transcript a
+    player would see.  End of input on a terminal (Ctrl-D) answers ``None``,
+    which the rules treat like the server treats EOF; end of piped input
+    with no named answer is an error naming the question (``hint`` says
+    which option answers it), so a script never goes on with an answer
+    meant for another question.
     """
 
-    def __init__(self, quiet: bool = False) -> None:
+    def __init__(
+        self,
+        quiet: bool = False,
+        named: NamedAnswers | None = None,
+        hint: Callable[[str], str] | None = None,
+    ) -> None:
         self.quiet = quiet
         self.echo = not sys.stdin.isatty()
+        self.named = named or NamedAnswers()
+        self.hint = hint
 
     def ask(self, prompt: str) -> str | None:
         out = sys.stderr if self.quiet else sys.stdout
         out.write(prompt)
         out.flush()
-        line = sys.stdin.readline()
-        if not line:
-            out.write("\n")
-            return None
-        answer = line.rstrip("\r\n")
-        if self.echo:
-            out.write(answer + "\n")
+        answer = self.named.answer(prompt)
+        if answer is None:
+            line = sys.stdin.readline()
+            if not line:
+                out.write("\n")
+                if not self.echo:
+                    return None
+                how = self.hint(prompt) if self.hint else "one more line of input"
+                raise UsageError(
+                    f"no answer to {prompt.strip()!r} on standard input: give {how};"
+                    " nothing was saved"
+                )
+            answer = line.rstrip("\r\n")
+            if not self.echo:
+                return answer
+        out.write(answer + "\n")
         return answer
 
 
@@ -279,12 +301,162 @@ out_option = click.option(
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 
 
+def answer_options(f: Callable[..., None]) -> Callable[..., None]:
+    """Named answers to the server's questions (docs/empire-cli.md, "Answers")."""
+    options = (
+        click.option(
+            "--mil",
+            "mil",
+            multiple=True,
+            metavar="FROM=N",
+            help="Answer 'Number of mil from FROM': FROM is your sector (x,y) or ship"
+            " (number); repeatable.",
+        ),
+        click.option(
+            "--unit",
+            "units",
+            multiple=True,
+            type=click.IntRange(0),
+            metavar="ID",
+            help="Land unit ID joins; every other unit asked about stays. Repeatable.",
+        ),
+        click.option("--no-units", is_flag=True, help="No land unit joins."),
+        click.option(
+            "--move-in",
+            multiple=True,
+            metavar="[SECT=]N",
+            help="Answer 'How many mil to move in': N from every sector, or SECT=N from"
+            " one; repeatable.",
+        ),
+        click.option(
+            "--move-in-unit",
+            "move_in_units",
+            multiple=True,
+            type=click.IntRange(0),
+            metavar="ID",
+            help="Land unit ID moves in after a victory; the others stay. Repeatable.",
+        ),
+        click.option("--no-move-in-units", is_flag=True, help="No land unit moves in."),
+        click.option(
+            "--yes",
+            is_flag=True,
+            help="Answer yes to 'Are you sure', an ally's sector and a sneak attack's price.",
+        ),
+    )
+    for option in reversed(options):
+        f = option(f)
+    return f
+
+
 def combat_options(f: Callable[..., None]) -> Callable[..., None]:
     """The options of every combat command, in the order ``--help`` lists them."""
+    f = answer_options(f)
     f = rules_options(f)
     for option in (json_option, out_option, seed_option, as_option, db_option, world_option):
         f = option(f)
     return f
+
+
+def _count(text: str, option: str) -> int:
+    if not text.strip().isdigit():
+        raise UsageError(f"{option}: expected a number of mil, not {text.strip()!r}")
+    return int(text)
+
+
+def _pairs(values: tuple[str, ...], option: str) -> list[tuple[str, int]]:
+    """``KEY=N`` values, each key once."""
+    seen: dict[str, int] = {}
+    for value in values:
+        key, eq, n = value.partition("=")
+        if not eq or not key.strip():
+            raise UsageError(f"{option}: expected KEY=N such as 0,0=150, not {value.strip()!r}")
+        key = key.strip()
+        if key in seen:
+            raise UsageError(f"{option} {key} given twice")
+        seen[key] = _count(n, f"{option} {key}")
+    return list(seen.items())
+
+
+def _unique(ids: tuple[int, ...], option: str, none_flag: bool) -> frozenset[int] | None:
+    if none_flag and ids:
+        raise UsageError(f"give {option} or --no-{option[2:]}s, not both")
+    for uid in ids:
+        if ids.count(uid) > 1:
+            raise UsageError(f"{option} {uid} given twice")
+    return frozenset(ids) if ids or none_flag else None
+
+
+def named_answers(
+    world: World,
+    nation: Nation,
+    *,
+    mil: tuple[str, ...],
+    units: tuple[int, ...],
+    no_units: bool,
+    move_in: tuple[str, ...],
+    move_in_units: tuple[int, ...],
+    no_move_in_units: bool,
+    yes: bool,
+) -> NamedAnswers:
+    """The command line's named answers, coordinates made absolute."""
+    named = NamedAnswers(
+        units=_unique(units, "--unit", no_units),
+        move_in_units=_unique(move_in_units, "--move-in-unit", no_move_in_units),
+        yes=yes,
+    )
+    for key, n in _pairs(mil, "--mil"):
+        if key.isdigit():
+            named.ship_mil[int(key)] = n
+        else:
+            named.mil[world.geometry.parse(key, nation.origin)] = n
+    plain = [v for v in move_in if "=" not in v]
+    if len(plain) > 1:
+        raise UsageError("--move-in N given twice")
+    if plain:
+        named.move_in = _count(plain[0], "--move-in")
+    for key, n in _pairs(tuple(v for v in move_in if "=" in v), "--move-in"):
+        named.move_in_at[world.geometry.parse(key, nation.origin)] = n
+    return named
+
+
+def answer_hint(world: World, cnum: int) -> Callable[[str], str]:
+    """Which option answers a question, for the error when standard input runs out."""
+
+    def at(xy: Coord) -> str:
+        return world.fmt(xy, cnum)
+
+    def hint(prompt: str) -> str:
+        if not isinstance(prompt, Prompt):
+            return "one more line of input"
+        info, kind = prompt.info, prompt.kind
+        if kind == "mil":
+            return f"--mil {info['ship'] if 'ship' in info else at(info['at'])}=N"
+        if kind == "unit":
+            return f"--unit {info['uid']} or --no-units"
+        if kind == "move_in_mil":
+            return f"--move-in {at(info['at'])}=N or --move-in N"
+        if kind == "move_in_unit":
+            return f"--move-in-unit {info['uid']} or --no-move-in-units"
+        if kind in ("abort", "ally", "sneak"):
+            return "--yes"
+        if kind == "argument":
+            return "the missing argument on the command line"
+        return "one more line of input"
+
+    return hint
+
+
+def _unused_warnings(named: NamedAnswers, world: World, cnum: int) -> None:
+    option = {
+        "mil": "--mil",
+        "ship": "--mil",
+        "unit": "--unit",
+        "move_in": "--move-in",
+        "move_in_unit": "--move-in-unit",
+    }
+    for kind, key in named.unused():
+        shown = world.fmt(key, cnum) if isinstance(key, tuple) else str(key)
+        click.echo(f"bellum: warning: {option[kind]} {shown}: not asked for", err=True)
 
 
 def run_order(
@@ -299,11 +471,13 @@ def run_order(
     as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
+    **answers: Any,
 ) -> None:
     """Run the order ``name words...`` on the world and keep what it did.
 
     ``words`` are the command's arguments (``None`` for the missing ones, which
-    the server then asks for); the world is saved only if the order changed it.
+    the server then asks for); ``answers`` the named answers (:func:`named_answers`).
+    The world is saved only if the order changed it.
     """
     try:
         order = Order.of(name, words)
@@ -312,13 +486,18 @@ def run_order(
     source = open_world(world_path, db, write=True, out=out)
     apply_rules(source.world, profile, list(options))
     nation = _country(source.world, country)
+    named = named_answers(source.world, nation, **answers)
     result = source.run(
         order,
         country=nation.cnum,
         seed=_seed(seed),
-        prompter=StreamPrompter(quiet=as_json),
+        prompter=StreamPrompter(
+            quiet=as_json, named=named, hint=answer_hint(source.world, nation.cnum)
+        ),
         sink=None if as_json else _live,
     )
+    if result.outcome not in ("refused", "usage"):
+        _unused_warnings(named, source.world, nation.cnum)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     code = EXIT_BY_OUTCOME.get(result.outcome, 0)

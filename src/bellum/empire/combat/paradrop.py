@@ -33,7 +33,7 @@ from bellum.empire.combat.state import (
     infected,
     ldround,
 )
-from bellum.empire.events import Prompter, Sink
+from bellum.empire.events import Prompter, Sink, prompt_of
 from bellum.empire.geometry import DIRECTION_KEYS, DIRECTIONS, Coord
 from bellum.empire.tables import plane_load, plane_range
 from bellum.empire.world import Plane, Relation, Sector, World
@@ -92,7 +92,7 @@ def _flow(
 ) -> None:
     a = c.aggressor
     transports = select_planes(c, ask_text(c, planes, "plane(s)? ", PARADROP_USAGE))
-    answer = escorts if escorts is not None else c.ask("escort(s)? ")
+    answer = escorts if escorts is not None else c.ask(prompt_of("escort(s)? ", "argument"))
     if answer is None:
         raise UsageFailure(PARADROP_USAGE)
     fighters = select_planes(c, answer) if answer.strip() else []
