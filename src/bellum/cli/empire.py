@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
 from bellum.dice import new_seed
 from bellum.empire.answers import NamedAnswers
@@ -23,7 +24,7 @@ from bellum.empire.planning import fight_sides, make_plan, prepare
 from bellum.empire.planning import resolver_runs as resolver_runs_of
 from bellum.empire.rules import apply_rules, describe, profile_names
 from bellum.empire.service import WorldSource, open_source
-from bellum.empire.world import DEFAULT_OPTIONS, Nation, World
+from bellum.empire.world import DEFAULT_OPTIONS, Nation, Sector, World
 from bellum.errors import InputError, UsageError
 from bellum.odds import Method, fight_odds
 from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
@@ -86,7 +87,11 @@ def _live(event: Event) -> None:
 
 
 def _country(world: World, key: str) -> Nation:
-    n = world.find_nation(key)
+    key = key.strip()  # CoordCommand's blank before a negative number (--as -1)
+    try:
+        n = world.find_nation(key)
+    except InputError as exc:
+        raise UsageError(f"--as: {exc}") from None
     if n is None:
         names = ", ".join(f"{c.cnum} ({c.name})" for c in world.nations.values())
         if not names:
@@ -182,44 +187,102 @@ def empire() -> None:
     """Wolfpack Empire 4.4: attack, assault, paradrop, board and friends."""
 
 
+json_option = shared.json_option()
+
+
+def _print_json(doc: dict[str, Any]) -> None:
+    click.echo(json.dumps({"schema_version": 1, **doc}, indent=2))
+
+
+def _rows(world: World, sectors: tuple[str, ...], n: Nation, mine: bool) -> list[Sector]:
+    """The SECTORS named (each once, in order), else every sector (``mine``: yours)."""
+    if sectors:
+        wanted = dict.fromkeys(world.geometry.parse(s, n.origin) for s in sectors)
+        return [world.sector(xy) for xy in wanted]
+    return [
+        s
+        for _, s in sorted(world.sectors.items(), key=lambda kv: kv[0][::-1])
+        if not mine or s.owner == n.cnum
+    ]
+
+
 @empire.command("show", cls=CoordCommand)
 @click.argument("sectors", nargs=-1)
 @world_option
 @db_option
 @as_option
+@json_option
 def show_cmd(
-    sectors: tuple[str, ...], world_path: Path | None, db: Path | None, country: str
+    sectors: tuple[str, ...], world_path: Path | None, db: Path | None, country: str, as_json: bool
 ) -> None:
-    """List your sectors (or the SECTORS given, as x,y), units and nation."""
+    """List your sectors (or the SECTORS given, as x,y), units and nation.
+
+    It shows everything the world holds, enemy sectors included: the world is
+    your planning copy, not the game's fog of war (docs/empire-cli.md).
+    """
     world = open_world(world_path, db).world
     n = _country(world, country)
-    if sectors:
-        picked = [world.sector(world.geometry.parse(s, n.origin)) for s in sectors]
-    else:
-        picked = [
-            s
-            for _, s in sorted(world.sectors.items(), key=lambda kv: kv[0][::-1])
-            if s.owner == n.cnum
-        ]
-    click.echo(f"{n.name} (#{n.cnum}): ${n.money}, {n.btu} BTU, tech {n.tech:.2f}")
-    click.echo("    sect  des            own old eff mob   civ   mil  che loy mines off")
-    for s in picked:
-        mines = s.mines if s.oldowner == n.cnum or s.owner == 0 else "?"
-        click.echo(
-            f"{world.fmt(s.xy, n.cnum):>8}  {s.type.name[:14]:<14} {s.owner:>3} {s.oldowner:>3}"
-            f" {s.eff:>3} {s.mob:>3} {s.civ:>5} {s.mil:>5} {s.che:>4} {s.loyalty:>3}"
-            f" {mines!s:>5} {'yes' if s.off else 'no':>3}"
-        )
+    picked = _rows(world, sectors, n, mine=True)
     where = {s.xy for s in picked}
-    units = [u for _, u in sorted(world.units.items()) if u.owner == n.cnum or u.xy in where]
-    if units:
+    doc: dict[str, Any] = {
+        "nation": {"cnum": n.cnum, "name": n.name, "money": n.money, "btu": n.btu, "tech": n.tech},
+        "sectors": [
+            {
+                "sect": world.fmt(s.xy, n.cnum),
+                "des": s.type.name,
+                "owner": s.owner,
+                "oldowner": s.oldowner,
+                "eff": s.eff,
+                "mob": s.mob,
+                "civ": s.civ,
+                "mil": s.mil,
+                "che": s.che,
+                "loyalty": s.loyalty,
+                "mines": s.mines,
+                "off": s.off,
+            }
+            for s in picked
+        ],
+        "units": [
+            {
+                "id": u.uid,
+                "type": u.type.display,
+                "sect": world.fmt(u.xy, n.cnum),
+                "owner": u.owner,
+                "eff": u.eff,
+                "mob": u.mob,
+                "mil": u.mil,
+                "tech": u.tech,
+                "fort": u.fort,
+                "army": u.army,
+                "mission": u.mission,
+            }
+            for _, u in sorted(world.units.items())
+            if u.xy in where or (not sectors and u.owner == n.cnum)
+        ],
+    }
+    if as_json:
+        _print_json(doc)
+        return
+    nat = doc["nation"]
+    click.echo(
+        f"{nat['name']} (#{nat['cnum']}): ${nat['money']}, {nat['btu']} BTU, tech {nat['tech']:.2f}"
+    )
+    click.echo("    sect  des            own old eff mob   civ   mil  che loy mines off")
+    for r in doc["sectors"]:
+        click.echo(
+            f"{r['sect']:>8}  {r['des'][:14]:<14} {r['owner']:>3} {r['oldowner']:>3}"
+            f" {r['eff']:>3} {r['mob']:>3} {r['civ']:>5} {r['mil']:>5} {r['che']:>4}"
+            f" {r['loyalty']:>3} {r['mines']:>5} {'yes' if r['off'] else 'no':>3}"
+        )
+    if doc["units"]:
         click.echo("")
         click.echo("   # unit                  x,y   own eff mob mil   tech fort army mission")
-        for u in units:
+        for u in doc["units"]:
             click.echo(
-                f"{u.uid:>4} {u.type.display[:20]:<20} {world.fmt(u.xy, n.cnum):>6} {u.owner:>4}"
-                f" {u.eff:>3} {u.mob:>3} {u.mil:>3} {u.tech:>6.1f} {u.fort:>4} {u.army or '~':>4}"
-                f" {u.mission or '-'}"
+                f"{u['id']:>4} {u['type'][:20]:<20} {u['sect']:>6} {u['owner']:>4}"
+                f" {u['eff']:>3} {u['mob']:>3} {u['mil']:>3} {u['tech']:>6.1f} {u['fort']:>4}"
+                f" {u['army'] or '~':>4} {u['mission'] or '-'}"
             )
 
 
@@ -228,12 +291,14 @@ def show_cmd(
 @world_option
 @db_option
 @as_option
+@json_option
 @rules_options
 def strength_cmd(
     sectors: tuple[str, ...],
     world_path: Path | None,
     db: Path | None,
     country: str,
+    as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
 ) -> None:
@@ -241,21 +306,36 @@ def strength_cmd(
     world = open_world(world_path, db).world
     apply_rules(world, profile, list(options))
     n = _country(world, country)
-    if sectors:
-        wanted = dict.fromkeys(world.geometry.parse(s, n.origin) for s in sectors)
-        picked = [world.sector(xy) for xy in wanted]
-    else:
-        picked = [s for _, s in sorted(world.sectors.items(), key=lambda kv: kv[0][::-1])]
-    rows = strength(world, n.cnum, picked)
+    rows = strength(world, n.cnum, _rows(world, sectors, n, mine=False))
+    doc = {
+        "sectors": [
+            {
+                "sect": world.fmt(r.sector.xy, n.cnum),
+                "des": r.sector.type.mnemonic,
+                "eff": r.sector.eff,
+                "mil": r.sector.mil,
+                "units": int(r.units),
+                "mines": r.mines,
+                "mult": r.mult,
+                "sector_defense": r.sector_defense,
+                "reacting_defense": r.reacting_defense,
+                "total": r.total,
+            }
+            for r in rows
+        ]
+    }
+    if as_json:
+        _print_json(doc)
+        return
     click.echo("DEFENSE STRENGTH               land  sect   sector  reacting    total")
     click.echo("  sect       eff  mil  units  mines  mult  defense     units  defense")
-    for r in rows:
-        s = r.sector
-        mines = "?" if r.mines is None else str(r.mines)
+    for d in doc["sectors"]:
+        mines = "?" if d["mines"] is None else str(d["mines"])
+        eff = f"{d['eff']}%"
         click.echo(
-            f"{world.fmt(s.xy, n.cnum):>6} {s.type.mnemonic}{f'{s.eff}%':>8}{s.mil:>5}"
-            f"{int(r.units):>7}{mines:>7}{r.mult:>6.2f}{r.sector_defense:>9}"
-            f"{r.reacting_defense:>10}{r.total:>9}"
+            f"{d['sect']:>6} {d['des']}{eff:>8}{d['mil']:>5}"
+            f"{d['units']:>7}{mines:>7}{d['mult']:>6.2f}{d['sector_defense']:>9}"
+            f"{d['reacting_defense']:>10}{d['total']:>9}"
         )
     if not rows:
         click.echo("No sectors of yours there.")
@@ -269,9 +349,14 @@ def strength_cmd(
     help="Show the values this world uses.",
 )
 @db_option
+@json_option
 @rules_options
 def rules_cmd(
-    world_path: Path | None, db: Path | None, profile: str | None, options: tuple[str, ...]
+    world_path: Path | None,
+    db: Path | None,
+    as_json: bool,
+    profile: str | None,
+    options: tuple[str, ...],
 ) -> None:
     """List the rule profiles, switches and options, one line each, with their values."""
     world = open_world(world_path, db).world if world_path or db else None
@@ -281,24 +366,33 @@ def rules_cmd(
         apply_rules(w, profile, list(options))
         values.update({k: w.option(k) for k in DEFAULT_OPTIONS})
     current = values["profile"]
-    for kind, name, text in describe():
-        if kind == "profile":
-            value = "*" if name == current else ""
+    rows = [
+        {
+            "kind": kind,
+            "name": name,
+            "value": name == current if kind == "profile" else values.get(name),
+            "text": text,
+        }
+        for kind, name, text in describe()
+    ]
+    if as_json:
+        _print_json({"profile": current, "rules": rows})
+        return
+    for r in rows:
+        v = r["value"]
+        if r["kind"] == "profile":
+            value = "*" if v else ""
         else:
-            v = values.get(name)
             value = ("on" if v else "off") if isinstance(v, bool) else str(v)
-        click.echo(f"{kind:<8} {name:<22} {value:<4} {text}")
+        click.echo(f"{r['kind']:<8} {r['name']:<22} {value:<4} {r['text']}")
 
 
-seed_option = click.option(
-    "--seed", type=click.IntRange(0, 2**32 - 1), help="Seed the server's generator."
-)
+seed_option = shared.seed_option("Seed the server's generator (printed when not given).")
 out_option = click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the resulting world here instead of back to --world.",
 )
-json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 
 
 def answer_options(f: Callable[..., None]) -> Callable[..., None]:

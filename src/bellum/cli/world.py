@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from bellum.cli.empire import CoordCommand
 from bellum.empire.geometry import Geometry
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import dumps, load_world, world_to_data
@@ -73,7 +74,12 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
         values[words[0]] = words[1].strip().strip('"')
     size = None
     if "WORLD_X" in values or "WORLD_Y" in values:
-        size = _size(f"{values.get('WORLD_X', '64')}x{values.get('WORLD_Y', '32')}")
+        text = f"{values.get('WORLD_X', '64')}x{values.get('WORLD_Y', '32')}"
+        try:
+            size = _size(text)
+        except UsageError as exc:
+            problem = str(exc).removeprefix("--size: ")
+            raise InputError(f"{path}: WORLD_X and WORLD_Y: {problem}") from None
     options: dict[str, Any] = {}
     for key, text in values.items():
         if key not in DEFAULT_OPTIONS:
@@ -214,7 +220,7 @@ def history_cmd(db: Path, as_json: bool) -> None:
         )
 
 
-@click.command("replay")
+@click.command("replay", cls=CoordCommand)
 @click.argument("command_id", metavar="ID", type=click.IntRange(1, 2**63 - 1))
 @db_option
 @click.option("--show", is_flag=True, help="Print the replayed transcript.")
