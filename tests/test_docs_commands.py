@@ -42,6 +42,8 @@ REFUSED = {"empire/scouts.toml": "the example aborts the attack at 'Are you sure
 SHARED_FILES = {
     "smoke-final.xdump": ("data", "empire-dumps", "smoke-final.xdump"),
     "fire-final.xdump": ("data", "empire-dumps", "fire-final.xdump"),
+    "S5.xdump": ("data", "empire-paradrop", "S5.xdump"),
+    "S5b.xdump": ("data", "empire-paradrop", "S5b.xdump"),
 }
 
 

@@ -1,6 +1,12 @@
 """bellum: wargame combat resolution, faithful to Wolfpack Empire 4.4 and Panzer Campaigns.
 
-The public names are listed in ``__all__``; heavy modules load on first use.
+One package per game, :mod:`bellum.empire` and :mod:`bellum.panzer`; beside
+them the shared pieces, :mod:`bellum.odds` (outcome distributions),
+:mod:`bellum.dice` (the one seeded source) and :mod:`bellum.errors`; the
+command line, :mod:`bellum.cli`, at the edge.  Each package lists its stable
+names in ``__all__`` (docs/api.md); import the game packages themselves::
+
+    from bellum import empire, odds, panzer
 """
 
 from __future__ import annotations

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from conftest import EXAMPLES
 
 from bellum.dice import ServerRandom
@@ -110,10 +111,11 @@ def test_plane_support_flies_through_flak() -> None:
     w = load_world(EXAMPLES / "air-support.toml")
     r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["100", "0"]))
     text = r.transcript()
-    assert "flying over wilderness at 3,1\nflying over wilderness at 2,0\n" in text
+    route = "flying over airfield at 4,2\nflying over wilderness at 3,1\nflying over wilderness at 2,0\n"
+    assert route in text  # the server's route and support value for this seed
     assert "firing 4 flak guns in 2,0...\n" in text
-    assert "attacker\t0.00\t0.00\t0.00\t0.82\n" in text
-    assert r.final_attack == 182  # 100 x 1.82
+    assert "attacker\t0.00\t0.00\t0.00\t0.90\n" in text
+    assert r.final_attack == 190  # 100 x 1.90
     airfield = w.sector((4, 2))
     assert airfield.get("petrol") == 50 - 2 * 3 and airfield.get("shell") == 40 - 2 * 4
     assert all(p.mob < 60 and p.eff < 100 for p in w.planes.values())
@@ -125,3 +127,19 @@ def test_planes_without_a_mission_stay_home() -> None:
         p.mission = ""
     r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["100", "0"]))
     assert "flying over" not in r.transcript() and r.final_attack == 100
+
+
+@pytest.mark.parametrize(("op_radius", "fires"), [(0, False), (2, True)])
+def test_a_ship_interdicts_only_inside_its_op_area(op_radius: int, fires: bool) -> None:
+    """Every mission needs its op area to cover the target (the server's in_oparea)."""
+    from bellum.empire.world import Ship
+
+    w = load_world(EXAMPLES / "interdiction.toml")
+    del w.units[1]
+    w.sectors[(3, 1)].type = w.tables.sector("sea")
+    w.ships[0] = Ship(uid=0, type=w.tables.ships["dd"], owner=2, x=3, y=1, mob=100,
+                      mission="interdiction", op_radius=op_radius,
+                      items={"mil": 10, "shell": 40, "gun": 10})  # fmt: skip
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["100", "n", "99"]))
+    assert r.outcome == "captured"
+    assert ("2 interdiction mission does" in r.transcript()) == fires

@@ -2,12 +2,32 @@
 
 from __future__ import annotations
 
+import tomllib
 from pathlib import Path
 from typing import Any
 
 from bellum.panzer import Scenario, scenario_from_dict
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples" / "panzer"
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "panzer"
+
+
+def revision_1() -> dict[str, Any]:
+    """The TOML block docs/panzer-defaults.md offers to resolve a scenario as revision 1 did."""
+    text = (ROOT / "docs" / "panzer-defaults.md").read_text()
+    section = text.split("### Going back to revision 1", 1)[1]
+    return tomllib.loads(section.split("```toml\n", 1)[1].split("```", 1)[0])
+
+
+def merged(doc: dict[str, Any], extra: dict[str, Any]) -> dict[str, Any]:
+    """``doc`` with the tables of ``extra`` merged in, recursively."""
+    out = dict(doc)
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = merged(out[key], value)
+        else:
+            out[key] = value
+    return out
 
 
 def unit(uid: str, hex: str, side: str = "A", **fields: Any) -> dict[str, Any]:
@@ -23,6 +43,16 @@ def unit(uid: str, hex: str, side: str = "A", **fields: Any) -> dict[str, Any]:
     }
     base.update(fields)
     return base
+
+
+def pairs(low: float, high: float) -> dict[str, float]:
+    """Parameter Data giving both sides' losses one LCV/HCV pair (spec §16.1 has one per side)."""
+    return {
+        "assault_attacker_low": low,
+        "assault_attacker_high": high,
+        "assault_defender_low": low,
+        "assault_defender_high": high,
+    }
 
 
 def build_doc(

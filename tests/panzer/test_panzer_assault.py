@@ -68,28 +68,27 @@ def test_largest_hexside_modifier_of_all_attack_hexsides() -> None:
     bd = breakdown(
         [unit("a", "3,3"), unit("b", "3,4"), DEF],
         hexsides=[
-            {"between": ["3,3", "4,4"], "features": ["stream"]},
-            {"between": ["4,4", "3,4"], "features": ["river"]},
+            {"between": ["3,3", "4,4"], "features": ["dune"]},
+            {"between": ["4,4", "3,4"], "features": ["escarpment"]},
         ],
     )
     hexside = bd.attackers.modifiers[1]
-    assert hexside.pct == -50
-    assert "river" in hexside.reason and "3,4|4,4" in hexside.reason
+    assert hexside.pct == -40  # §16.5: dune -10, escarpment -40
+    assert "escarpment" in hexside.reason and "3,4|4,4" in hexside.reason
 
 
 def test_hexside_of_a_hex_without_attackers_is_ignored() -> None:
     bd = breakdown(
-        [unit("a", "3,3"), DEF], hexsides=[{"between": ["3,4", "4,4"], "features": ["river"]}]
+        [unit("a", "3,3"), DEF], hexsides=[{"between": ["3,4", "4,4"], "features": ["cliff"]}]
     )
     assert mods(bd)["hexside"] == 0
 
 
 def test_major_river_with_bridge_uses_the_river_value() -> None:
-    bd = breakdown(
-        [unit("a", "3,3"), DEF],
-        hexsides=[{"between": ["3,3", "4,4"], "features": ["major_river", "bridge"]}],
-    )
-    assert mods(bd)["hexside"] == -50
+    bridged = {"between": ["3,3", "4,4"], "features": ["major_river", "bridge"]}
+    assert mods(breakdown([unit("a", "3,3"), DEF], hexsides=[bridged]))["hexside"] == 0
+    bd = breakdown([unit("a", "3,3"), DEF], hexsides=[bridged], params={"hexside": {"river": 30}})
+    assert mods(bd)["hexside"] == -30
 
 
 # §4.2 terrain ------------------------------------------------------------------------------
@@ -106,11 +105,11 @@ def test_terrain_applied_to_the_whole_total_when_any_vehicle_attacks() -> None:
         [unit("a", "3,3", strength=500), unit("tk", "3,4", kind="vehicle", strength=1), DEF],
         terrain={"4,4": "forest"},
     )
-    assert mods(bd)["terrain"] == -25
-    assert bd.attackers.modified_assault == pytest.approx(0.75 * bd.attackers.total_assault)
+    assert mods(bd)["terrain"] == -20
+    assert bd.attackers.modified_assault == pytest.approx(0.8 * bd.attackers.total_assault)
 
 
-@pytest.mark.parametrize(("mode", "pct"), [("travel", -25), ("deployed", 0)])
+@pytest.mark.parametrize(("mode", "pct"), [("travel", -20), ("deployed", 0)])
 def test_motorized_infantry_counts_as_vehicles_only_in_travel_mode(mode: str, pct: int) -> None:
     bd = breakdown(
         [unit("m", "3,3", motorized_infantry=True, mode=mode), DEF], terrain={"4,4": "forest"}
@@ -120,13 +119,13 @@ def test_motorized_infantry_counts_as_vehicles_only_in_travel_mode(mode: str, pc
 
 def test_several_terrain_features_use_the_most_protective() -> None:
     units = [unit("tk", "3,3", kind="vehicle", strength=5), DEF]
-    assert mods(breakdown(units, terrain={"4,4": ["orchard", "town"]}))["terrain"] == -50
+    assert mods(breakdown(units, terrain={"4,4": ["orchard", "town"]}))["terrain"] == -30
     summed = breakdown(
         units,
         terrain={"4,4": ["orchard", "town"]},
         rules={"unknowns.modifiers.hex_terrain_combine": "sum"},
     )
-    assert mods(summed)["terrain"] == -60
+    assert mods(summed)["terrain"] == -40
 
 
 # §4.3 unit modifiers -----------------------------------------------------------------------
@@ -197,7 +196,7 @@ def test_bocage_halves_the_defense_of_vehicles_and_travel_mode_mot_inf_only() ->
     assert [t.defense_value for t in bd.attackers.units] == [4, 2, 7, 6]
     assert "bocage" in bd.attackers.units[0].defense_note
     # the assault value is not halved, only modified by the bocage terrain (vehicles present)
-    assert mods(bd)["terrain"] == -25
+    assert mods(bd)["terrain"] == -40
 
 
 def test_no_bocage_halving_elsewhere() -> None:
@@ -324,10 +323,10 @@ def test_all_modifiers_combined_multiplicatively() -> None:
             unit("d", "4,4", "D", strength=100, defense=8, quality="A"),
         ],
         terrain={"4,4": "village"},
-        hexsides=[{"between": ["3,3", "4,4"], "features": ["stream"]}],
+        hexsides=[{"between": ["3,3", "4,4"], "features": ["embankment"]}],
     )
-    assert mods(bd) == {"unit": -20, "hexside": -25, "terrain": -25, "mixed organization": -20}
-    assert bd.attackers.factor == pytest.approx(0.8 * 0.75 * 0.75 * 0.8)
+    assert mods(bd) == {"unit": -20, "hexside": -20, "terrain": -20, "mixed organization": -20}
+    assert bd.attackers.factor == pytest.approx(0.8**4)
     assert bd.defenders.factor == pytest.approx(1.2)
     # 100 defending infantry, no support -> 10 of the 10 tanks at half strength
     assert bd.combined_arms.penalised == 10
@@ -335,21 +334,26 @@ def test_all_modifiers_combined_multiplicatively() -> None:
     assert bd.attackers.total_assault == total
     cv = total * bd.attackers.factor / 8
     assert bd.against_defenders.combat_value == pytest.approx(cv)
+    # §16.1: the defenders' losses use the 20/100 pair, the attackers' the 40/200 pair
     assert (bd.against_defenders.low, bd.against_defenders.high) == pytest.approx(
-        (5 * cv / 1000, 25 * cv / 1000)
+        (20 * cv / 1000, 100 * cv / 1000)
     )
     dcv = 100 * 5 * 1.2 / bd.attackers.average_defense
     assert bd.against_attackers.combat_value == pytest.approx(dcv)
+    assert (bd.against_attackers.low, bd.against_attackers.high) == pytest.approx(
+        (40 * dcv / 1000, 200 * dcv / 1000)
+    )
 
 
 def test_additive_combination_and_floor() -> None:
     units = [unit("a", "3,3", quality="F", fatigue=250), tanks("tk", "3,4", 1), DEF]
     additive = breakdown(
-        units, terrain={"4,4": "city"}, rules={"unknowns.modifiers.combine": "additive"}
+        units, terrain={"4,4": "industrial"}, rules={"unknowns.modifiers.combine": "additive"}
     )
-    assert additive.attackers.factor == 0.0  # 1 - 0.8 - 0.75 floored at 0
+    assert additive.attackers.factor == 0.0  # 1 - 0.8 - 0.5 floored at 0 (industrial -50)
     assert additive.against_defenders.high == 0.0
-    assert breakdown(units, terrain={"4,4": "city"}).attackers.factor == pytest.approx(0.2 * 0.25)
+    multiplied = breakdown(units, terrain={"4,4": "industrial"}).attackers.factor
+    assert multiplied == pytest.approx(0.2 * 0.5)
 
 
 def test_signed_terrain_convention() -> None:
@@ -367,3 +371,65 @@ def test_a_side_without_defense_loses_everything() -> None:
     assert (bd.against_defenders.low, bd.against_defenders.high) == (70, 70)
     harmless = breakdown([unit("a", "3,3", defense=0), unit("d", "4,4", "D", assault=0)])
     assert harmless.against_attackers.high == 0
+
+
+# §4.7 hooks with the values of §16.4 ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("side", "fields", "factor", "key"),
+    [
+        ("D", {"state": "disrupted"}, 0.5, "disrupted_assault_mult"),
+        ("D", {"state": "broken"}, 0.25, "broken_assault_mult"),
+        ("D", {"low_ammo": True}, 0.5, "low_ammo_assault_mult"),
+        ("A", {"low_ammo": True}, 0.25, "low_ammo_attacker_assault_mult"),
+        ("D", {"digging_in": True}, 0.5, "digging_in_defender_assault_mult"),
+        ("A", {"mode": "travel"}, 0.25, "travel_mode_attacker_assault_mult"),
+        ("D", {"mode": "travel"}, 0.25, "travel_or_rail_mode_defender_assault_mult"),
+        ("D", {"mode": "rail"}, 0.25, "travel_or_rail_mode_defender_assault_mult"),
+    ],
+)
+def test_section_16_4_factors_scale_one_unit_s_assault_value(
+    side: str, fields: dict[str, object], factor: float, key: str
+) -> None:
+    units = [
+        unit("a", "3,3", **(fields if side == "A" else {})),
+        unit("d", "4,4", "D", **(fields if side == "D" else {})),
+        unit("d2", "4,4", "D"),
+    ]
+    bd = breakdown(units)
+    term = (bd.attackers if side == "A" else bd.defenders).units[0]
+    assert term.assault_value == 5 * factor and f"unknowns.effects.{key}" in term.assault_note
+    # the other side's unit in the same condition is not touched (only broken is one-sided too)
+    other = breakdown([unit("a", "3,3"), unit("d", "4,4", "D")])
+    assert other.defenders.units[0].assault_value == other.attackers.units[0].assault_value == 5
+    revision_1 = breakdown(units, rules={f"unknowns.effects.{key}": 1.0})
+    assert (revision_1.attackers if side == "A" else revision_1.defenders).units[
+        0
+    ].assault_value == 5
+
+
+@pytest.mark.parametrize(
+    ("reading", "to_defenders", "to_attackers"),
+    [
+        ("attacker", ("assault_defender", 20, 100), ("assault_attacker", 40, 200)),
+        ("defender", ("assault_attacker", 40, 200), ("assault_defender", 20, 100)),
+        ("single", ("assault", 5, 25), ("assault", 5, 25)),
+    ],
+)
+def test_which_loss_pair_sets_whose_losses(
+    reading: str, to_defenders: tuple[str, int, int], to_attackers: tuple[str, int, int]
+) -> None:
+    """§16.1: one pair per side; the 'Attacker' pair is the assaulting side's losses."""
+    bd = breakdown(
+        [unit("a", "3,3", strength=1000, assault=1), unit("d", "4,4", "D", strength=1000)],
+        rules={"combat.assault_pair_for_attacker_losses": reading},
+    )
+    for cr, (name, low, high) in (
+        (bd.against_defenders, to_defenders),
+        (bd.against_attackers, to_attackers),
+    ):
+        assert (cr.pair.name, cr.pair.low, cr.pair.high) == (name, low, high)
+        assert (cr.low, cr.high) == pytest.approx(
+            (low * cr.combat_value / 1000, high * cr.combat_value / 1000)
+        )

@@ -25,17 +25,18 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def test_assault_prints_the_breakdown_and_replays_with_the_seed(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code, out, _ = run(capsys, "panzer", "assault", EXAMPLE, "--seed", "5")
-    assert code == 0
-    for text in ("terrain", "-25.0%", "village", "combat value", "Outcome:", "--seed 5"):
+    code, out, err = run(capsys, "panzer", "assault", EXAMPLE, "--seed", "5")
+    assert code == 0 and err == "seed: 5\n"  # on stderr first, as every bellum command
+    for text in ("Odds 1.8 : 1", "terrain", "-20.0%", "village", "combat value", "Outcome: "):
         assert text in out
     assert "\x1b[" not in out  # no colour when not a terminal
     assert run(capsys, "panzer", "assault", EXAMPLE, "--seed", "5")[1] == out
 
 
 def test_assault_without_seed_prints_the_one_it_chose(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "panzer", "assault", EXAMPLE, "--json")
+    _, out, err = run(capsys, "panzer", "assault", EXAMPLE, "--json")
     seed = json.loads(out)["seed"]
+    assert err == f"seed: {seed} (replay with --seed {seed})\n"
     _, again, _ = run(capsys, "panzer", "assault", EXAMPLE, "--json", "--seed", str(seed))
     assert json.loads(again) == json.loads(out)
 
@@ -43,15 +44,18 @@ def test_assault_without_seed_prints_the_one_it_chose(capsys: pytest.CaptureFixt
 def test_assault_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(capsys, "panzer", "assault", EXAMPLE, "--seed", "1", "--json")
     doc = json.loads(out)
-    assert doc["schema"] == "bellum.panzer.assault/1"
+    assert (doc["schema"], doc["schema_version"]) == ("bellum.panzer.assault", 2)
     assert set(doc) == {
-        "schema", "scenario", "seed", "draws", "breakdown", "units", "success", "outcome",
-        "hex_taken", "losses", "out",
+        "schema", "schema_version", "scenario", "seed", "draws", "odds", "breakdown", "units",
+        "success", "reason", "outcome", "hex_taken", "losses", "out",
     }  # fmt: skip
     bd = doc["breakdown"]
-    names = [m["name"] for m in bd["attackers"]["modifiers"]]
+    names = [m["name"] for m in bd["attacker"]["modifiers"]]
     assert names == ["unit", "hexside", "terrain", "mixed organization"]
-    assert {"low", "high", "drawn", "rounded", "loss"} <= set(bd["against_defenders"])
+    assert {"low", "high", "drawn", "rounded", "loss", "pair"} <= set(bd["against_defender"])
+    assert doc["odds"]["ratio"] == pytest.approx(
+        bd["attacker"]["modified_assault"] / bd["defender"]["modified_assault"]
+    )
     assert doc["units"][0]["role"] == "defender"
 
 
@@ -71,7 +75,8 @@ def test_assault_out_writes_the_state_after(
 
 def test_odds_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "panzer", "odds", EXAMPLE)
-    assert code == 0
+    assert code == 0 and out.startswith("Odds 1.8 : 1 (modified assault: attackers 4,032")
+    assert "; P(success) " in out.splitlines()[0]
     for text in (
         "Exact outcome of the assault on",
         "P(attacker wins)",
@@ -88,18 +93,31 @@ def test_odds_text_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert "\x1b[" not in out
     _, out, _ = run(capsys, "panzer", "odds", EXAMPLE, "--json")
     doc = json.loads(out)
-    assert doc["schema"] == "bellum.panzer.odds/1" and doc["check"] is None
+    assert doc["schema"] == "bellum.panzer.odds" and doc["resolver"] is None
     assert sum(doc["outcomes"].values()) == pytest.approx(1.0)
-    assert sum(p for _, p in doc["loss_distribution"]["defenders"]) == pytest.approx(1.0)
-    assert doc["p_success"] == pytest.approx(1 - doc["outcomes"]["failed"])
+    assert sum(doc["distributions"]["defender"]["probabilities"]) == pytest.approx(1.0)
+    assert doc["p_attacker_wins"] == pytest.approx(1 - doc["outcomes"]["failed"])
 
 
-def test_odds_check_runs_the_resolver(capsys: pytest.CaptureFixture[str]) -> None:
-    _, out, _ = run(capsys, "panzer", "odds", EXAMPLE, "--check", "2000", "--seed", "4", "--json")
-    check = json.loads(out)["check"]
-    assert check["runs"] == 2000 and check["seed"] == 4 and check["max_abs_z"] < 4.5
+def test_odds_resolver_runs_the_resolver(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ("panzer", "odds", EXAMPLE, "--resolver-runs", "2000", "--seed", "4", "--json")
+    _, out, err = run(capsys, *argv)
+    resolver = json.loads(out)["resolver"]
+    assert resolver["runs"] == 2000 and resolver["seed"] == 4 and resolver["max_abs_z"] < 4.5
+    assert err == "seed: 4\n"
     code, _, err = run(capsys, "panzer", "odds", EXAMPLE, "--seed", "4")
-    assert code == 2 and "--check" in err
+    assert code == 2 and "--seed only applies with --resolver-runs N" in err
+
+
+def test_check_is_a_deprecated_alias_of_resolver_runs(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = run(capsys, "panzer", "odds", EXAMPLE, "--check", "500", "--seed", "4")
+    assert code == 0 and "Monte Carlo of the resolver, 500 runs, seed 4" in out
+    assert err == "bellum: warning: --check is deprecated; use --resolver-runs\nseed: 4\n"
+    _, new, _ = run(capsys, "panzer", "odds", EXAMPLE, "--resolver-runs", "500", "--seed", "4")
+    assert new.split("(model")[1].split("\n", 1)[1] == out.split("(model")[1].split("\n", 1)[1]
+    assert "--check" not in run(capsys, "panzer", "odds", "--help")[1]
+    code, _, err = run(capsys, "panzer", "odds", EXAMPLE, "--check", "5", "--resolver-runs", "5")
+    assert code == 2 and "give only one" in err
 
 
 def test_explain_rolls_no_dice(capsys: pytest.CaptureFixture[str]) -> None:
@@ -107,8 +125,12 @@ def test_explain_rolls_no_dice(capsys: pytest.CaptureFixture[str]) -> None:
         capsys, "panzer", "explain", str(EXAMPLES / "combined-arms-unsupported.toml")
     )
     assert code == 0 and "one vehicle per 10 men or fraction -> 7" in out and "drew" not in out
+    assert out.startswith("Odds 2.8 : 1") and "; P(success) " in out.splitlines()[0]
     _, out, _ = run(capsys, "panzer", "explain", EXAMPLE, "--json")
-    assert json.loads(out)["against_defenders"]["low"] == pytest.approx(2.7)
+    doc = json.loads(out)
+    # 20/100 per 1000 (§16.1) at combat value 720: 14.4 .. 72, x0.8 in the village (§16.5)
+    assert doc["breakdown"]["against_defender"]["low"] == pytest.approx(11.52)
+    assert 0 < doc["p_attacker_wins"] < 1
 
 
 def test_rules_lists_every_key_with_value_and_tag(capsys: pytest.CaptureFixture[str]) -> None:
@@ -199,16 +221,23 @@ def test_odds_refuses_an_enumeration_of_minutes_up_front(
     path = variant(
         tmp_path,
         ("strength = 600\nassault = 6", "strength = 100000\nassault = 1000"),
-        ("[map]", "[parameter_data]\nassault_high = 1000\n\n[map]"),
+        ("[map]", "[parameter_data]\nassault_defender_high = 1000\n\n[map]"),
     )
     code, out, err = run(capsys, "panzer", "odds", path)
     assert code == 1 and out == "" and err.count("\n") == 1
-    assert "the exact odds of this assault would take about" in err and "assault_high" in err
+    assert "the exact odds of this assault would take about" in err
+    assert "assault_defender_high" in err
+    # explain still explains, and says why it gives no chance of success
+    code, out, _ = run(capsys, "panzer", "explain", path)
+    assert code == 0 and "; P(success) not computed (exact odds would take about" in out
+    assert (
+        json.loads(run(capsys, "panzer", "explain", path, "--json")[1])["p_attacker_wins"] is None
+    )
 
 
 def test_odds_refuses_a_check_of_minutes(capsys: pytest.CaptureFixture[str]) -> None:
-    code, _, err = run(capsys, "panzer", "odds", str(QUALITY), "--check", "10000000")
-    assert code == 1 and "--check 10000000 would resolve the assault" in err
+    code, _, err = run(capsys, "panzer", "odds", str(QUALITY), "--resolver-runs", "10000000")
+    assert code == 1 and "--resolver-runs 10000000 would resolve the assault" in err
     assert "or fewer" in err and err.count("\n") == 1
 
 
@@ -264,3 +293,55 @@ def test_an_empty_no_color_leaves_colour_on(
     assert "\x1b[" in run(capsys, "panzer", "explain", str(QUALITY))[1]
     monkeypatch.setenv("NO_COLOR", "1")
     assert "\x1b[" not in run(capsys, "panzer", "explain", str(QUALITY))[1]
+
+
+def test_sweep_shows_what_more_force_buys(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    code, out, _ = run(capsys, "panzer", "odds", str(QUALITY), "--sweep")
+    assert code == 0 and out.startswith("Odds 1.4 : 1") and "P(success)" in out.splitlines()[0]
+    rows = [line.split() for line in out.splitlines() if line.strip()[:1].isdigit()]
+    assert [r[0] for r in rows] == [
+        "0.25x",
+        "0.35x",
+        "0.5x",
+        "0.71x",
+        "1x",
+        "1.4x",
+        "2x",
+        "2.8x",
+        "4x",
+    ]
+    chances = [float(r[r.index("%") - 1]) for r in rows]
+    assert chances == sorted(chances) and chances[0] < 1 < 80 < chances[-1]
+    assert "1x (as given)" in out
+    doc = json.loads(run(capsys, "panzer", "odds", str(QUALITY), "--sweep", "--json")[1])
+    assert [r["attacking_strength"] for r in doc["rows"]][4] == 1150  # 600 + 550 as given
+    code, _, err = run(capsys, "panzer", "odds", str(QUALITY), "--sweep", "--resolver-runs", "9")
+    assert code == 2 and "--resolver-runs does not apply to --sweep" in err
+
+
+def test_sweep_plot(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    pytest.importorskip("matplotlib")
+    target = tmp_path / "sweep.svg"
+    code, out, _ = run(capsys, "panzer", "odds", str(QUALITY), "--sweep", "--plot", str(target))
+    assert code == 0 and f"plot written to {target}" in out
+    assert target.read_text().lstrip().startswith("<?xml") and "P(success)" in target.read_text()
+
+
+def test_the_explanation_speaks_plainly(capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 13 item 5: men for mot/mech infantry counted as vehicles, and why; sides spelt
+    out; a hex without vehicles is not 'exempt'."""
+    out = run(capsys, "panzer", "explain", str(EXAMPLES / "bocage.toml"))[1]
+    ai = next(line for line in out.splitlines() if line.strip().startswith("us-ai "))
+    assert " men " in ai and "veh" not in ai.split("men")[0]
+    assert "mot/mech infantry in Travel Mode counts as vehicles (§4.2, §4.4): 300 men = 30" in ai
+    hex_row = next(line for line in out.splitlines() if line.strip().startswith("3,4 "))
+    assert "no vehicles" in hex_row and "yes" not in hex_row
+    out = run(capsys, "panzer", "assault", EXAMPLE, "--seed", "1")[1]
+    table = out.split("Units", 1)[1].split("Outcome", 1)[0].splitlines()[3:]
+    sides = {line.split()[1] for line in table if line.strip()}
+    assert sides == {"attacker", "defender"}
+    outcome = next(line for line in out.splitlines() if line.startswith("Outcome: "))
+    assert outcome.startswith(("Outcome: failed (", "Outcome: success, ")), outcome
+    assert "FAILED" not in outcome

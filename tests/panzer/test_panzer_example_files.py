@@ -19,12 +19,12 @@ def modifier(bd: AssaultBreakdown, name: str) -> tuple[float, str]:
 
 def test_terrain_with_vehicles() -> None:
     pct, reason = modifier(bd_of("terrain-vehicles"), "terrain")
-    assert pct == -25 and "village" in reason and "us-tk" in reason
+    assert pct == -20 and "village" in reason and "us-tk" in reason
 
 
 def test_hexsides() -> None:
     pct, reason = modifier(bd_of("hexsides"), "hexside")
-    assert pct == -50 and "river on hexside 3,4|4,4" in reason
+    assert pct == -40 and "escarpment on hexside 3,4|4,4" in reason
 
 
 def test_quality_and_fatigue() -> None:
@@ -54,7 +54,8 @@ def test_mixed_organizations() -> None:
 def test_bocage() -> None:
     bd = bd_of("bocage")
     assert [t.defense_value for t in bd.attackers.units] == [4, 2, 7]
-    assert modifier(bd, "terrain")[0] == -25
+    assert modifier(bd, "terrain")[0] == -40
+    assert bd.attackers.units[1].assault_value == 6 * 0.25  # travel mode (§16.4)
 
 
 def test_alternative_assault_resolution() -> None:
@@ -67,4 +68,18 @@ def test_surrounded_defenders_have_no_retreat() -> None:
     from bellum.panzer import exact_distribution
 
     dist = exact_distribution(load_scenario(EXAMPLES / "surrender.toml"))
-    assert dist.outcome("retreated") == 0 and dist.outcome("surrendered") > 0.3
+    assert dist.outcome("retreated") == 0 and dist.outcome("surrendered") > 0.5
+    assert 0 < dist.outcome("failed") < 0.01 and 0.35 < dist.outcome("eliminated") < 0.45
+
+
+def test_brigade() -> None:
+    from bellum.panzer import exact_distribution
+
+    s = load_scenario(EXAMPLES / "brigade.toml")
+    bd = plan_assault(s).breakdown
+    assert modifier(bd, "terrain")[0] == -20 and bd.defenders.modifiers[0].pct == 10
+    assert bd.combined_arms.applies and bd.combined_arms.penalised == 0
+    assert [h.exempt for h in bd.combined_arms.hexes if h.vehicles] == [True, True]
+    assert bd.attackers.units[4].defense_value == 8  # deployed mot/mech: Infantry Defense
+    assert round(bd.odds, 1) == 1.3
+    assert 0.22 < exact_distribution(s).p_success < 0.24

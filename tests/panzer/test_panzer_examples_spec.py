@@ -6,7 +6,7 @@ import pytest
 from panzer_helpers import build, unit
 
 from bellum.panzer import plan_assault
-from bellum.panzer.assault import combat_range, hard_share
+from bellum.panzer.assault import LossPair, combat_range, hard_share
 from bellum.panzer.battlefield import Hex
 from bellum.panzer.chance import enumerate_outcomes, rounded_uniform_pmf
 from bellum.panzer.results import failed_state, morale_check, unit_loss
@@ -27,7 +27,7 @@ def _unit(**kw: object) -> Unit:
 
 def test_ex1_combat_range_scales_lcv_hcv_by_combat_value_over_1000() -> None:
     # combat value 400 with +25 % -> 500 -> half the reference -> 2.5 .. 12.5
-    cr = combat_range(400 * 1.25, 1.0, 5, 25, 1000, "D")
+    cr = combat_range(400 * 1.25, 1.0, LossPair("assault", 5, 25), 1000, "D")
     assert (cr.combat_value, cr.low, cr.high) == (500.0, 2.5, 12.5)
 
 
@@ -46,10 +46,14 @@ def test_ex1_uniform_draw_in_range_then_rounding_is_unbiased_and_bounded() -> No
 
 
 def test_ex1_through_a_whole_assault() -> None:
-    # 500 men x assault 1, defenders' defense 1 -> combat value 500 -> losses 2.5 .. 12.5
-    s = build([unit("a", "3,3", assault=1, strength=500), unit("d", "4,4", side="D", defense=1)])
-    cr = plan_assault(s).breakdown.against_defenders
+    # 500 men x assault 1, defenders' defense 1 -> combat value 500 -> with revision 1's single
+    # 5/25 pair, losses 2.5 .. 12.5; with spec §16.1's defenders' pair 20/100, 10 .. 50
+    units = [unit("a", "3,3", assault=1, strength=500), unit("d", "4,4", side="D", defense=1)]
+    single = {"combat.assault_pair_for_attacker_losses": "single"}
+    cr = plan_assault(build(units, rules=single)).breakdown.against_defenders
     assert (cr.low, cr.high) == (2.5, 12.5)
+    cr = plan_assault(build(units)).breakdown.against_defenders
+    assert (cr.low, cr.high, cr.pair.name) == (10, 50, "assault_defender")
 
 
 # EX-2 --------------------------------------------------------------------------------------
@@ -116,7 +120,7 @@ def test_ex5_morale_subtractions_and_no_morale() -> None:
 
 
 def test_ex5_check_passes_on_roll_at_most_morale() -> None:
-    rules = Rules()
+    rules = Rules({"morale.inferred.check_trigger": "always"})
     law = dict(enumerate_outcomes(lambda ch: morale_check(_unit(quality="D"), 1, 100, rules, ch)))
     passes = sum(p for c, p in law.items() if c is not None and c.passed)
     assert passes == pytest.approx(3 / 6)

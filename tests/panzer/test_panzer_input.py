@@ -195,6 +195,21 @@ def test_malformed_toml_and_missing_file(tmp_path: Path) -> None:
         load_scenario(tmp_path / "missing.toml")
 
 
+def test_revision_1_loss_pair_needs_its_rule() -> None:
+    """Silently ignoring assault_low/assault_high would resolve an old scenario wrongly."""
+    old = {"assault_low": 5, "assault_high": 25}
+    message = bad(build_doc([unit("a", "3,3"), DEF], params=old))
+    assert "assault_low and assault_high belong to revision 1's single loss pair" in message
+    assert 'combat.assault_pair_for_attacker_losses = "single"' in message
+    single = {"combat.assault_pair_for_attacker_losses": "single"}
+    s = build([unit("a", "3,3"), DEF], params=old, rules=single)
+    assert plan_assault(s).breakdown.against_defenders.pair.name == "assault"
+    reversed_pair = {"assault_defender_low": 30, "assault_defender_high": 20}
+    assert "assault_defender_high must not be below assault_defender_low" in bad(
+        build_doc([DEF], params=reversed_pair)
+    )
+
+
 def test_nested_rules_tables_are_accepted() -> None:
     doc = build_doc([unit("a", "3,3"), DEF])
     doc["rules"] = {"optional_rules": {"optional_surrender": True}}
@@ -252,8 +267,8 @@ def test_rule_numbers_must_be_finite_and_in_range(key: str, value: float) -> Non
 
 @pytest.mark.parametrize("value", [*NOT_FINITE, 1e308])
 def test_parameter_data_numbers_must_be_finite_and_in_range(value: float) -> None:
-    message = bad(build_doc([DEF], params={"assault_high": value}))
-    assert "[parameter_data]: assault_high = " in message
+    message = bad(build_doc([DEF], params={"assault_attacker_high": value}))
+    assert "[parameter_data]: assault_attacker_high = " in message
     message = bad(build_doc([DEF], params={"mine_prob_pct": 101}))
     assert "mine_prob_pct = 101 must be between 0 and 100" in message
     message = bad(build_doc([DEF], params={"terrain": {"forest": value}}))

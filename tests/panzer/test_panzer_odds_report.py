@@ -92,22 +92,27 @@ def test_text_output_is_the_shared_report_plus_the_assault_s_lines(
     assert "\x1b[" not in out  # piped: no colour
 
 
-def test_json_has_the_panzer_keys_and_the_odds_report_keys(
+def test_json_is_the_odds_report_s_document_plus_the_assault_s_keys(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     _, out, _ = run(capsys, SURRENDER, "--json")
     doc = json.loads(out)
-    assert doc["schema"] == "bellum.panzer.odds/1" and doc["check"] is None
-    for key in ("scenario", "target", "p_success", "expected_loss", "loss_distribution"):
-        assert key in doc
+    assert (doc["schema"], doc["schema_version"], doc["resolver"]) == (
+        "bellum.panzer.odds",
+        2,
+        None,
+    )
     generic = to_json_dict(law().odds_result())
-    assert set(generic) - {"seconds"} <= set(doc)
+    # every figure of the odds engine's document, under the same name and nowhere twice
+    assert set(generic) - {"schema_version"} <= set(doc)
+    extra = {"schema", "scenario", "target", "odds", "standard_deviations"}
+    assert set(doc) - set(generic) == extra | {"resolver"}
     assert doc["method"] == "exact" and doc["model"] == "panzer-assault"
-    assert doc["p_attacker_wins"] == pytest.approx(doc["p_success"], abs=1e-12)
+    assert doc["p_attacker_wins"] == pytest.approx(law().p_success, abs=1e-12)
     assert doc["outcomes"] == pytest.approx(generic["outcomes"])
     assert doc["quantiles"] == generic["quantiles"]
     assert set(doc["quantiles"]["defender"]) == {"5", "25", "50", "75", "95"}
-    assert doc["expected_losses"]["defender"] == pytest.approx(doc["expected_loss"]["defenders"])
+    assert doc["expected_losses"]["defender"] == pytest.approx(law().expected_loss(False))
     dist = doc["distributions"]["attacker"]
     assert sum(dist["probabilities"]) == pytest.approx(1.0)
     assert dist["losses"] == sorted(dist["losses"])

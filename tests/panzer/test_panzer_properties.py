@@ -48,8 +48,10 @@ def assaults(draw: st.DrawFn) -> dict[str, Any]:
         "attackers": [u["id"] for u in attackers],
         "terrain": {"4,4": draw(st.sampled_from(["clear", "forest", "bocage", "town"]))},
         "params": {
-            "assault_low": draw(st.integers(0, 60)),
-            "assault_high": draw(st.integers(60, 200)),
+            "assault_attacker_low": draw(st.integers(0, 60)),
+            "assault_attacker_high": draw(st.integers(60, 200)),
+            "assault_defender_low": draw(st.integers(0, 40)),
+            "assault_defender_high": draw(st.integers(40, 120)),
         },
         "rules": {
             "optional_rules.optional_surrender": draw(st.booleans()),
@@ -58,6 +60,15 @@ def assaults(draw: st.DrawFn) -> dict[str, Any]:
                 st.sampled_from(["proportional_to_equivalent_strength", "single_random_weighted"])
             ),
             "unknowns.modifiers.combine": draw(st.sampled_from(["multiplicative", "additive"])),
+            "unknowns.outcome.success_rule": draw(
+                st.sampled_from(
+                    ["defender_broken_or_outlost", "morale_only", "attacker_not_disrupted"]
+                )
+            ),
+            "unknowns.outcome.loss_compare": draw(st.sampled_from(["absolute", "fraction"])),
+            "morale.inferred.check_trigger": draw(
+                st.sampled_from(["loss_over_loss_plus_base", "cwb_25", "any_loss"])
+            ),
         },
     }
 
@@ -75,7 +86,7 @@ def test_exact_law_sums_to_one_and_covers_every_resolved_outcome(kw: dict[str, A
     for seed in range(5):
         r = resolve_assault(s, seed=seed)
         key = (r.side_loss_equivalent(True), r.side_loss_equivalent(False), r.outcome)
-        assert dist.joint.get(key, 0.0) > 0, key
+        assert dist.probability(*key) > 0, key
         for o in r.units:
             assert 0 <= o.total_loss <= o.strength_before
         assert r.hex_taken == (

@@ -2,18 +2,26 @@
 
 from __future__ import annotations
 
+import tomllib
 from typing import Any
 
 import pytest
-from panzer_helpers import EXAMPLES, build, unit
+from panzer_helpers import EXAMPLES, build, merged, pairs, revision_1, unit
 
 from bellum.dice import ServerRandom
-from bellum.panzer import Hex, State, load_scenario, plan_assault, resolve_assault
+from bellum.panzer import (
+    Hex,
+    State,
+    load_scenario,
+    plan_assault,
+    resolve_assault,
+    scenario_from_dict,
+)
 from bellum.panzer.results import AssaultResult, resolve_plan
 
 # Defenders with assault 0 inflict nothing: the attackers never check morale and so win.
 HARMLESS = {"assault": 0}
-CERTAIN_LOSSES = {"assault_low": 2000, "assault_high": 2000}
+CERTAIN_LOSSES = pairs(2000, 2000)
 
 
 def outcome_of(result: AssaultResult, uid: str) -> Any:
@@ -52,7 +60,7 @@ def test_losses_are_spread_in_proportion_to_equivalent_strength() -> None:
             unit("d2", "4,4", "D", kind="vehicle", strength=10),
             unit("d3", "4,4", "D", strength=600),
         ],
-        params={"assault_low": 50, "assault_high": 50},
+        params=pairs(50, 50),
     )
     r = resolve_assault(s, seed=1)
     loss = r.losses_to_defenders.loss
@@ -65,7 +73,7 @@ def test_losses_are_spread_in_proportion_to_equivalent_strength() -> None:
 def test_single_random_weighted_puts_the_loss_on_one_unit() -> None:
     s = build(
         [unit("a", "3,3", strength=1000), unit("d1", "4,4", "D"), unit("d2", "4,4", "D")],
-        params={"assault_low": 10, "assault_high": 10},
+        params=pairs(10, 10),
         rules={"combat.distribution": "single_random_weighted"},
     )
     r = resolve_assault(s, seed=3)
@@ -95,6 +103,9 @@ def test_defenders_wiped_out_means_success_and_advance() -> None:
     assert [u.id for u in r.scenario.units] == ["a"]
 
 
+ALWAYS_CHECK = {"morale.inferred.check_trigger": "always"}
+
+
 def test_attacker_failing_morale_means_the_assault_fails() -> None:
     # F quality at High fatigue: morale 1 - 2 < 0 = No Morale, every check fails
     s = build(
@@ -102,16 +113,91 @@ def test_attacker_failing_morale_means_the_assault_fails() -> None:
             unit("a", "3,3", strength=500, quality="F", fatigue=250, movement_left=6),
             unit("d", "4,4", "D", strength=500, assault=8),
         ],
-        params={"assault_low": 100, "assault_high": 100},
+        params=pairs(100, 100),
+        rules=ALWAYS_CHECK,
     )
     r = resolve_assault(s, seed=1)
     a = outcome_of(r, "a")
     assert a.loss > 0 and a.morale is not None and not a.morale.passed
     assert (r.success, r.outcome, r.hex_taken) == (False, "failed", False)
+    assert r.reason == "every surviving attacker is disrupted or broken"
     after = r.scenario.unit("a")
     assert after.state is State.DISRUPTED and after.hex == Hex(3, 3)
     assert after.movement_left == 0  # every assaulting unit ends with 0 movement points
     assert r.scenario.unit("d").hex == Hex(4, 4)
+
+
+def test_one_shaken_attacker_among_steady_ones_does_not_fail_the_assault() -> None:
+    """§16.3 clause 2: only when every surviving attacker is shaken does the assault fail."""
+    s = build(
+        [
+            unit("a1", "3,3", strength=500, quality="F", fatigue=250),  # No Morale: fails
+            unit("a2", "3,4", strength=500, quality="A"),
+            unit("d", "4,4", "D", strength=500, assault=8),
+        ],
+        params=pairs(100, 100) | {"assault_defender_low": 1000, "assault_defender_high": 1000},
+        rules=ALWAYS_CHECK,
+    )
+    for seed in range(10):  # A quality (morale 6) always passes, F at High fatigue never does
+        r = resolve_assault(s, seed=seed)
+        assert r.success and r.reason != "every surviving attacker is disrupted or broken"
+        assert outcome_of(r, "a1").unit_after.state is State.DISRUPTED  # type: ignore[union-attr]
+        assert [o.unit_id for o in r.units if o.advanced] == ["a2"]  # the shaken one stays
+
+
+def test_defenders_give_way_when_they_lose_more_or_are_all_shaken() -> None:
+    """§16.3 clause 3: losing more men-equivalents, or every defender Disrupted or Broken."""
+    # both sides lose exactly 40 (a tie), nobody checks morale
+    tie = {"assault_attacker_low": 40, "assault_attacker_high": 40}
+    tie |= {"assault_defender_low": 40, "assault_defender_high": 40}
+    quiet = {"morale.inferred.check_trigger": 1.0}  # only units that lose everything check
+    units = [unit("a", "3,3", strength=1000), unit("d", "4,4", "D", strength=1000)]
+    r = resolve_assault(build(units, params=tie, rules=quiet), seed=1)
+    assert (r.success, r.reason) == (
+        False,
+        "the defenders held and did not lose more than the attackers",
+    )
+    more = tie | {"assault_defender_low": 41, "assault_defender_high": 41}
+    r = resolve_assault(build(units, params=more, rules=quiet), seed=1)
+    assert (r.success, r.reason) == (True, "the defenders lost more than the attackers")
+    # 41 of 1000 is less than 40 of 500 as a fraction of strength
+    half = [unit("a", "3,3", strength=500, assault=10), unit("d", "4,4", "D", strength=1000)]
+    fraction = quiet | {"unknowns.outcome.loss_compare": "fraction"}
+    assert resolve_assault(build(half, params=more, rules=quiet), seed=1).success
+    assert not resolve_assault(build(half, params=more, rules=fraction), seed=1).success
+    # a defender Disrupted before the assault gives way although it lost less
+    shaken = [units[0], unit("d", "4,4", "D", strength=1000, state="disrupted")]
+    r = resolve_assault(build(shaken, params=tie, rules=quiet), seed=1)
+    assert (r.success, r.reason) == (True, "every surviving defender is disrupted or broken")
+    only_morale = quiet | {"unknowns.outcome.success_rule": "morale_only"}
+    assert not resolve_assault(build(units, params=more, rules=only_morale), seed=1).success
+
+
+def test_a_probable_morale_check_costs_one_draw_before_its_die() -> None:
+    """§16.2: P(check) = L / (L + max(25, S/10)); the trigger draw comes right before the d6."""
+    units = [unit("a", "3,3", strength=800), unit("d", "4,4", "D", strength=800)]
+    exact = {"assault_attacker_low": 125, "assault_attacker_high": 125}  # attackers lose 100
+    exact |= {"assault_defender_low": 50, "assault_defender_high": 50}  # defenders lose 40
+    s = build(units, params=exact)
+    checked = 0
+    for seed in range(200):
+        r = resolve_assault(s, seed=seed)
+        a, d = outcome_of(r, "a"), outcome_of(r, "d")
+        assert (a.loss, d.loss) == (100, 40)
+        rng = ServerRandom(seed)
+        for _ in range(6):  # two loss draws, their roundings, each unit's loss rounding
+            rng.real()
+        d_checks = rng.real() < 40 / (40 + 80)
+        if d_checks:
+            assert d.morale is not None and d.morale.roll == rng.roll(6)
+        else:
+            assert d.morale is None
+        a_checks = rng.real() < 100 / (100 + 80)
+        assert (a.morale is not None) is a_checks
+        if a.morale is not None:
+            assert a.morale.check_probability == pytest.approx(100 / 180)
+            checked += 1
+    assert 90 < checked < 135  # 200 x 5/9 = 111, within 3.4 standard deviations
 
 
 def test_success_makes_survivors_retreat_away_from_the_attack_hexes() -> None:
@@ -208,7 +294,7 @@ def test_advance_respects_the_stacking_maximum() -> None:
 def test_fatigue_gain_follows_losses_and_is_capped() -> None:
     s = build(
         [unit("a", "3,3", strength=1000), unit("d", "4,4", "D", strength=1000, fatigue=290)],
-        params={"assault_low": 100, "assault_high": 100},
+        params=pairs(100, 100),
     )
     for seed in range(5):
         r = resolve_assault(s, seed=seed)
@@ -227,9 +313,11 @@ def test_explicit_target_and_units_override_the_scenario_order() -> None:
     assert resolve_plan(plan, ServerRandom(1)).breakdown.attackers.modifiers[3].pct == 0
 
 
-def test_golden_replay_of_seed_2026() -> None:
-    """Pins one whole transcript: a change in draw order or arithmetic breaks old replays."""
-    r = resolve_assault(load_scenario(EXAMPLES / "mixed-organization.toml"), seed=2026)
+def test_golden_replay_of_seed_2026_as_revision_1() -> None:
+    """Pins one whole revision-1 transcript: the block docs/panzer-defaults.md gives to go back
+    to revision 1 must replay it draw for draw (spec §16: superseded values stay available)."""
+    doc = tomllib.loads((EXAMPLES / "mixed-organization.toml").read_text())
+    r = resolve_assault(scenario_from_dict(merged(doc, revision_1()), "rev1.toml"), seed=2026)
     assert r.draws == 17
     assert (r.losses_to_defenders.low, r.losses_to_defenders.high) == pytest.approx(
         (40 / 7, 200 / 7)

@@ -10,6 +10,7 @@ import pytest
 from store_support import ROOT, SMOKE_ATTACK, assert_history_replays, dump_path
 
 from bellum.dice import ServerRandom
+from bellum.empire import service
 from bellum.empire.combat import attack
 from bellum.empire.events import RecordingPrompter, ScriptedPrompter
 from bellum.empire.io.sqlite.codec import world_rows
@@ -394,3 +395,29 @@ def test_store_schema_2_history_is_read_as_orders_and_replays(tmp_path: Path) ->
     check.close()
     assert rows == [(None,), ("attack 2,0",)]
     assert assert_history_replays(old) == 2
+
+
+def test_service_keeps_one_order_per_source_and_nothing_on_error(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    Store.create(db, load_world(VECTOR_A)).close()
+    with (
+        service.open_source(None, db) as reader,
+        pytest.raises(CommandError, match="opened for reading"),
+    ):
+        reader.run("attack 2,0", country=1, seed=1, answers=["150", "0"])
+    with service.open_source(None, db, write=True) as source:
+        assert source.run("attack 2,0", country=1, seed=1, answers=["150", "0"]).success
+        assert isinstance(source, service.DatabaseSource) and source.recorded == 1
+        with pytest.raises(CommandError, match="one order is done"):
+            source.run("attack 2,0", country=1, seed=2)
+    with (
+        pytest.raises(InputError, match="no country '7'"),
+        service.open_source(None, db, write=True) as source,
+    ):
+        source.run("attack 4,0", country=7)
+    assert [r.order.text() for r in service.history(db)] == ["attack 2,0"]
+    out = tmp_path / "after.toml"
+    with service.open_source(VECTOR_A, None, write=True, out=out) as source:
+        source.run("attack 2,0", country=1, seed=1, answers=["150", "0"])
+    assert load_world(out).sectors[(2, 0)].owner == 1
+    assert load_world(VECTOR_A).sectors[(2, 0)].owner == 2

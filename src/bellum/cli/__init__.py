@@ -7,6 +7,9 @@ standard error and an exit status (docs/cli.md, "Who is speaking"):
 * a malformed command line (click's or bellum's :class:`~bellum.errors.UsageError`): 2;
 * a refused command or bad input (:class:`~bellum.errors.BellumError`): 1;
 * Ctrl-C: 130; a closed pipe: 1.
+
+The commands parse options and print; opening worlds and running orders is
+:mod:`bellum.empire.service`'s, which no library module reaches back from.
 """
 
 from __future__ import annotations

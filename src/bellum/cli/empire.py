@@ -24,7 +24,7 @@ from bellum.empire.planning import fight_sides, make_plan, prepare
 from bellum.empire.planning import resolver_runs as resolver_runs_of
 from bellum.empire.rules import apply_rules, describe, profile_names
 from bellum.empire.service import WorldSource, open_source
-from bellum.empire.world import DEFAULT_OPTIONS, Nation, Sector, World
+from bellum.empire.world import Nation, Sector, World
 from bellum.errors import InputError, UsageError
 from bellum.odds import Method, fight_odds
 from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
@@ -358,33 +358,47 @@ def rules_cmd(
     profile: str | None,
     options: tuple[str, ...],
 ) -> None:
-    """List the rule profiles, switches and options, one line each, with their values."""
-    world = open_world(world_path, db).world if world_path or db else None
-    values: dict[str, object] = dict(DEFAULT_OPTIONS)
-    if world is not None or profile or options:
-        w = world or World(geometry=Geometry())
-        apply_rules(w, profile, list(options))
-        values.update({k: w.option(k) for k in DEFAULT_OPTIONS})
-    current = values["profile"]
-    rows = [
-        {
-            "kind": kind,
-            "name": name,
-            "value": name == current if kind == "profile" else values.get(name),
-            "text": text,
-        }
-        for kind, name, text in describe()
-    ]
+    """List the rule profiles, switches and options, one line each, with their values.
+
+    The value column is what this run uses; one column per profile shows
+    what that profile sets ('-': it leaves the option alone).
+    """
+    w = open_world(world_path, db).world if world_path or db else World(geometry=Geometry())
+    apply_rules(w, profile, list(options))
+    current = w.option("profile")
+    rows = describe()
+    names = profile_names()
     if as_json:
-        _print_json({"profile": current, "rules": rows})
+        _print_json(
+            {
+                "profile": current,
+                "rules": [
+                    {
+                        "kind": r.kind,
+                        "name": r.name,
+                        "value": r.name == current if r.kind == "profile" else w.option(r.name),
+                        "by_profile": dict(r.by_profile),
+                        "text": r.description,
+                    }
+                    for r in rows
+                ],
+            }
+        )
         return
+    head = "".join(f"{n:<13}" for n in names)
+    click.echo(f"{'kind':<8} {'name':<22} {'value':<5} {head}description")
+
+    def shown(v: object) -> str:
+        return ("on" if v else "off") if isinstance(v, bool) else str(v)
+
     for r in rows:
-        v = r["value"]
-        if r["kind"] == "profile":
-            value = "*" if v else ""
+        if r.kind == "profile":
+            value, sets = "*" if r.name == current else "", ""
         else:
-            value = ("on" if v else "off") if isinstance(v, bool) else str(v)
-        click.echo(f"{r['kind']:<8} {r['name']:<22} {value:<4} {r['text']}")
+            value = shown(w.option(r.name))
+            sets = "".join(f"{shown(r.by_profile.get(n, '-')):<13}" for n in names)
+        sets = sets or " " * len(head)
+        click.echo(f"{r.kind:<8} {r.name:<22} {value:<5} {sets}{r.description}")
 
 
 seed_option = shared.seed_option("Seed the server's generator (printed when not given).")
@@ -553,7 +567,7 @@ def _unused_warnings(named: NamedAnswers, world: World, cnum: int) -> None:
         click.echo(f"bellum: warning: {option[kind]} {shown}: not asked for", err=True)
 
 
-def run_order(
+def play_order(
     name: str,
     words: list[str | None],
     *,
@@ -612,7 +626,7 @@ def attack_cmd(target: str | None, support: tuple[str, ...], **common: Any) -> N
     e.g. `y y n n`; without them all support is requested.  Prompts are
     answered interactively, or line by line from piped input.
     """
-    run_order("attack", [target, *support], **common)
+    play_order("attack", [target, *support], **common)
 
 
 @empire.command("assault", cls=CoordCommand)
@@ -628,7 +642,7 @@ def assault_cmd(
     SUPPORT are the four optional answers (forts, ships, arty, planes).  A
     missing TARGET or SHIP is asked for like the server does.
     """
-    run_order("assault", [target, ship, *support], **common)
+    play_order("assault", [target, ship, *support], **common)
 
 
 @empire.command("board", cls=CoordCommand)
@@ -637,7 +651,7 @@ def assault_cmd(
 @combat_options
 def board_cmd(victim: str | None, source: str | None, **common: Any) -> None:
     """Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM."""
-    run_order("board", [victim, source], **common)
+    play_order("board", [victim, source], **common)
 
 
 @empire.command("lboard", cls=CoordCommand)
@@ -646,7 +660,7 @@ def board_cmd(victim: str | None, source: str | None, **common: Any) -> None:
 @combat_options
 def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
     """Board the enemy land unit number VICTIM from your sector FROM (x,y)."""
-    run_order("lboard", [victim, source], **common)
+    play_order("lboard", [victim, source], **common)
 
 
 @empire.command("paradrop", cls=CoordCommand)
@@ -658,13 +672,14 @@ def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
 def paradrop_cmd(
     planes: str | None, escorts: str | None, ap: str | None, route: str | None, **common: Any
 ) -> None:
-    """Drop paratroopers from transport PLANES, guarded by ESCORTS ('' for none).
+    """Drop paratroopers from transport PLANES, guarded by ESCORTS ('.' for none).
 
-    PLANES and ESCORTS are plane numbers (1/4/7), a sector (x,y) or a wing
-    letter; the planes gather at the assembly point AP and fly ROUTE, a path
-    (e.g. jjh) or a destination sector.
+    PLANES and ESCORTS are plane lists as the server reads them: numbers
+    (1/4/7), '*', a sector or area (x,y or lx:hx,ly:hy), '@x,y:d' or a wing
+    letter ('~': no wing).  The planes gather at the assembly point AP and
+    fly ROUTE, a path (e.g. jjh) or a destination sector (docs/paradrop.md).
     """
-    run_order("paradrop", [planes, escorts, ap, route], **common)
+    play_order("paradrop", [planes, escorts, ap, route], **common)
 
 
 @empire.command("odds", cls=CoordCommand)

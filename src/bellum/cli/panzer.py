@@ -13,19 +13,36 @@ import click
 
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
-from bellum.errors import UsageError
-from bellum.odds.report import plot_format, render_text, write_plot
+from bellum.errors import CommandError, UsageError
+from bellum.odds.report import percent, plot_format, render_text, write_plot
 from bellum.odds.result import OddsResult
-from bellum.panzer.assault import AssaultBreakdown, CombatRange, SideTotals, plan_assault
+from bellum.panzer.assault import (
+    AssaultBreakdown,
+    AssaultPlan,
+    CombatRange,
+    SideTotals,
+    odds_text,
+    plan_assault,
+)
 from bellum.panzer.distribution import (
     Agreement,
     Distribution,
+    Sweep,
+    check_exact_size,
     check_runs,
     compare,
     exact_distribution,
+    exact_seconds,
     monte_carlo,
+    odds_sweep,
 )
-from bellum.panzer.report import assault_json, breakdown_json, odds_json, rules_json
+from bellum.panzer.report import (
+    assault_json,
+    assault_odds_json,
+    explain_json,
+    rules_json,
+    sweep_json,
+)
 from bellum.panzer.results import AssaultResult, SideLoss, resolve_plan
 from bellum.panzer.rules import RULE_KEYS, Rules
 from bellum.panzer.scenario import load_scenario, save_scenario
@@ -33,8 +50,10 @@ from bellum.term import use_color
 
 SCENARIO = click.argument("scenario", type=click.Path(dir_okay=False, path_type=str))
 JSON = click.option(
-    "--json", "as_json", is_flag=True, help="Print a JSON document (schema in docs)."
+    "--json", "as_json", is_flag=True, help="Print a JSON document (schema in docs/schemas/)."
 )
+SEED_RANGE = click.IntRange(0, 2**32 - 1)
+RUNS_RANGE = click.IntRange(1, 10_000_000)
 
 
 @cli.group()
@@ -69,18 +88,39 @@ def _num(x: float) -> str:
     return f"{x:,.2f}".rstrip("0").rstrip(".") if x != int(x) else f"{int(x):,}"
 
 
+def odds_line(bd: AssaultBreakdown, p_success: float | str | None = None) -> str:
+    """The line a player reads first: the odds as a ratio, and the chance of success."""
+    line = (
+        _bold(f"Odds {odds_text(bd.odds)}")
+        + f" (modified assault: attackers {_num(bd.attackers.modified_assault)},"
+        f" defenders {_num(bd.defenders.modified_assault)})"
+    )
+    if isinstance(p_success, float):
+        line += "; " + _bold(f"P(success) {percent(p_success)}")
+    elif p_success is not None:
+        line += f"; P(success) {p_success}"
+    return line
+
+
+def _half_strength(u: Any) -> str:
+    """Vehicles at half strength (§4.4); men for mot/mech infantry counted as vehicles."""
+    if not u.penalised_vehicles:
+        return "-"
+    if u.vehicle_note:
+        return f"{_num(u.penalised_vehicles * 10)} men"
+    return f"{_num(u.penalised_vehicles)} veh"
+
+
 def _side_lines(title: str, t: SideTotals) -> list[str]:
     lines = [_bold(title)]
     rows = []
     for u in t.units:
-        note = "; ".join(n for n in (u.assault_note, u.defense_note) if n)
-        pen = _num(u.penalised_vehicles) if u.penalised_vehicles else "-"
+        note = "; ".join(n for n in (u.vehicle_note, u.assault_note, u.defense_note) if n)
         mod = f"{u.unit_modifier_pct:+g}%"
         total, defense = _num(u.assault_total), _num(u.defense_value)
-        rows.append(
-            (u.unit_id, u.equivalent, _num(u.assault_value), pen, total, defense, mod, note)
-        )
-    head = ("unit", "equiv", "assault", "half-str veh", "assault total", "defense", "unit mod")
+        value, half = _num(u.assault_value), _half_strength(u)
+        rows.append((u.unit_id, u.equivalent, value, half, total, defense, mod, note))
+    head = ("unit", "equiv", "assault", "half strength", "assault total", "defense", "unit mod")
     lines += _table((*head, "notes"), rows, "12345")
     lines.append(
         f"  total assault {_num(t.total_assault)}, average defense {t.average_defense:.3f}"
@@ -98,14 +138,20 @@ def _range_line(cr: CombatRange, bd: AssaultBreakdown, drawn: SideLoss | None) -
     text = (
         f"  losses to {cr.losing_side}: {_num(cr.assault)} / {cr.defense:.3f}"
         f" = combat value {cr.combat_value:.2f} -> {cr.low:.2f} .. {cr.high:.2f} men-equiv"
-        f" (LCV {bd.assault_low:g}, HCV {bd.assault_high:g},"
-        f" reference {bd.reference_combat_value:g})"
+        f" (Parameter Data {cr.pair.name}_low/_high {cr.pair.low:g}/{cr.pair.high:g}"
+        f" per {bd.reference_combat_value:g})"
     )
     if drawn is not None:
         text += f"; drew {drawn.drawn:.3f}, rounded {drawn.rounded}"
         if drawn.loss != drawn.rounded:
             text += f", capped {drawn.loss}"
     return text
+
+
+def _exempt(h: Any) -> str:
+    if h.vehicles == 0:
+        return "no vehicles"
+    return "yes" if h.exempt else "no"
 
 
 def breakdown_lines(bd: AssaultBreakdown, result: AssaultResult | None = None) -> list[str]:
@@ -125,14 +171,14 @@ def breakdown_lines(bd: AssaultBreakdown, result: AssaultResult | None = None) -
                 _num(h.vehicles),
                 h.infantry,
                 _num(h.support),
-                "yes" if h.exempt else "no",
+                _exempt(h),
                 _num(h.unsupported),
                 _num(h.penalised),
             )
             for h in ca.hexes
         ]
         head = ("attack hex", "vehicles", "infantry", "support", "exempt", "unsupported")
-        lines += _table((*head, "half-str"), rows, "12356")
+        lines += _table((*head, "half strength"), rows, "12356")
     if bd.hard_share is not None:
         lines.append(
             "Alternative Assault Resolution: hard-target share of the defenders "
@@ -146,31 +192,36 @@ def breakdown_lines(bd: AssaultBreakdown, result: AssaultResult | None = None) -
     return lines
 
 
+def _morale(o: Any) -> str:
+    m = o.morale
+    if m is None:
+        return "-"
+    text = f"{m.morale} vs d6 {m.roll}: {'pass' if m.passed else 'FAIL'}"
+    if m.check_probability < 1:
+        text += f" ({percent(m.check_probability)} check)"
+    return text
+
+
 def result_lines(result: AssaultResult) -> list[str]:
     rows = []
     for o in result.units:
-        m = o.morale
-        morale = (
-            "-" if m is None else f"{m.morale} vs d6 {m.roll}: {'pass' if m.passed else 'FAIL'}"
-        )
         after = o.unit_after
         fate = o.fate.reason if o.fate else ("advanced" if o.advanced else "")
         state = "eliminated" if after is None else after.state.value
         left = after.strength if after else 0
-        side = "A" if o.attacker else "D"
-        share = _num(o.share)
-        row = (o.unit_id, side, o.strength_before, share, o.loss, morale, state, left)
+        role = "attacker" if o.attacker else "defender"
+        row = (o.unit_id, role, o.strength_before, _num(o.share), o.loss, _morale(o), state, left)
         rows.append((*row, o.fatigue_gain, fate))
     lines = ["", _bold("Units")]
     head = ("unit", "side", "before", "share", "loss", "morale", "state", "after", "+fatigue")
     lines += _table((*head, "fate"), rows, "23478")
-    verdict = "SUCCESS" if result.success else "FAILED"
+    verdict = f"success, {result.outcome}" if result.success else "failed"
     taken = "taken" if result.hex_taken else "not taken"
     lines += [
         "",
-        _bold(f"Outcome: {verdict} ({result.outcome})")
-        + f"; hex {taken}; losses: attackers {result.side_loss_equivalent(True)},"
-        f" defenders {result.side_loss_equivalent(False)} men-equivalents",
+        _bold(f"Outcome: {verdict}") + f" ({result.reason}); hex {taken}; losses: attackers"
+        f" {result.side_loss_equivalent(True)}, defenders {result.side_loss_equivalent(False)}"
+        " men-equivalents",
     ]
     return lines
 
@@ -178,14 +229,15 @@ def result_lines(result: AssaultResult) -> list[str]:
 def odds_lines(
     dist: Distribution,
     bd: AssaultBreakdown,
-    check: Agreement | None,
+    check: Agreement | None = None,
     result: OddsResult | None = None,
+    seed: int | None = None,
 ) -> list[str]:
     """The odds engine's report of the assault, then what only a Panzer assault has to say.
 
     The summary, loss table and histograms are ``bellum.odds.report``'s, as for
     ``bellum odds fight``; around them: the target, the loss unit and spread, the total
-    probability as a check on the enumeration, and the ``--check`` comparison.
+    probability as a check on the enumeration, and the ``--resolver-runs`` comparison.
     """
     result = dist.odds_result() if result is None else result
     lines = [
@@ -197,7 +249,7 @@ def odds_lines(
         f"total probability {dist.total:.12f}",
     ]
     if check is not None:
-        lines += ["", _bold(f"Monte Carlo of the resolver, {check.runs} runs")]
+        lines += ["", _bold(f"Monte Carlo of the resolver, {check.runs} runs, seed {seed}")]
         z_rows = [(q, f"{e:.5f}", f"{s:.5f}", f"{z:+.2f}") for q, e, s, z in check.rows]
         lines += _table(("quantity", "exact", "sampled", "z"), z_rows, "123")
         lines.append(
@@ -207,6 +259,29 @@ def odds_lines(
     return lines
 
 
+def sweep_lines(sweep: Sweep) -> list[str]:
+    rows = []
+    for row in sweep.rows:
+        law = row.distribution
+        rows.append(
+            (
+                f"{row.scale:.2g}x" + (" (as given)" if row.scale == 1 else ""),
+                f"{row.strength:,}",
+                odds_text(row.breakdown.odds),
+                percent(law.p_success),
+                f"{law.expected_loss(True):,.1f}",
+                f"{law.expected_loss(False):,.1f}",
+            )
+        )
+    head = ("force", "attackers", "odds", "P(success)", "attacker losses", "defender losses")
+    return [
+        _bold(f"The assault on {sweep.target} with the attacking force scaled"),
+        "  every attacker's strength times the factor; exact odds; expected losses in"
+        " men-equivalents",
+        *_table(head, rows, "12345"),
+    ]
+
+
 def _emit(doc: dict[str, Any] | None, lines: list[str] | None) -> None:
     if doc is not None:
         click.echo(json.dumps(doc, indent=2))
@@ -214,12 +289,21 @@ def _emit(doc: dict[str, Any] | None, lines: list[str] | None) -> None:
         click.echo("\n".join(lines or []))
 
 
+def _seed(seed: int | None) -> int:
+    """The seed to use, reported on stderr first as every bellum command does."""
+    used = new_seed() if seed is None else seed
+    click.echo(
+        f"seed: {used}" + ("" if seed is not None else f" (replay with --seed {used})"), err=True
+    )
+    return used
+
+
 # --------------------------------------------------------------------------- commands
 
 
 @panzer.command()
 @SCENARIO
-@click.option("--seed", type=click.IntRange(0, 2**32 - 1), help="Replay this seed bit for bit.")
+@click.option("--seed", type=SEED_RANGE, help="Replay this seed bit for bit.")
 @JSON
 @click.option(
     "--out",
@@ -235,18 +319,17 @@ def assault(scenario: str, seed: int | None, as_json: bool, out: str | None) -> 
         )
     s = load_scenario(scenario)
     plan = plan_assault(s)
-    used = new_seed() if seed is None else seed
+    used = _seed(seed)
     result = resolve_plan(plan, ServerRandom(used))
     if out is not None:
         save_scenario(result.scenario, out, {"last_assault": _last_assault(result)})
     if as_json:
         _emit(assault_json(result, s.name, out), None)
         return
-    lines = [_bold(f"{s.name}: assault on {plan.breakdown.target} (seed {used})"), ""]
+    lines = [_bold(f"{s.name}: assault on {plan.breakdown.target}"), odds_line(plan.breakdown), ""]
     lines += breakdown_lines(plan.breakdown, result) + result_lines(result)
     if out is not None:
         lines.append(f"State after the assault written to {out}")
-    lines.append(f"Replay with --seed {used}")
     _emit(None, lines)
 
 
@@ -268,62 +351,123 @@ def _last_assault(result: AssaultResult) -> dict[str, Any]:
     }
 
 
+def _p_success(plan: AssaultPlan) -> tuple[float | None, str]:
+    """The exact P(success), or why it is not computed (an assault too big to enumerate)."""
+    try:
+        check_exact_size(plan)
+    except CommandError:
+        return None, f"not computed (exact odds would take about {exact_seconds(plan):,.0f} s)"
+    return exact_distribution(plan).p_success, ""
+
+
 @panzer.command()
 @SCENARIO
 @JSON
 def explain(scenario: str, as_json: bool) -> None:
-    """Show the assault's numbers (totals, modifiers, loss ranges) without rolling dice."""
+    """Show the assault's odds and numbers (totals, modifiers, loss ranges) without dice."""
     s = load_scenario(scenario)
-    bd = plan_assault(s).breakdown
-    _emit(breakdown_json(bd) if as_json else None, None if as_json else breakdown_lines(bd))
+    plan = plan_assault(s)
+    p, why = _p_success(plan)
+    if as_json:
+        _emit(explain_json(plan.breakdown, s.name, p), None)
+        return
+    lead = odds_line(plan.breakdown, p if p is not None else why)
+    _emit(None, [lead, "", *breakdown_lines(plan.breakdown)])
 
 
 @panzer.command()
 @SCENARIO
 @JSON
 @click.option(
-    "--check",
+    "--resolver-runs",
     "runs",
-    type=click.IntRange(0, 10_000_000),
-    default=0,
-    help="Also run the resolver N times and compare.",
+    type=RUNS_RANGE,
+    default=None,
+    help="Also resolve the assault N times with the resolver itself and compare.",
 )
-@click.option("--seed", type=click.IntRange(0, 2**32 - 1), help="Seed of the --check Monte Carlo.")
+@click.option("--check", "old_runs", type=click.IntRange(0, 10_000_000), hidden=True)
+@click.option("--seed", type=SEED_RANGE, help="Seed of the --resolver-runs resolutions.")
+@click.option(
+    "--sweep",
+    is_flag=True,
+    help="Show P(success) and expected losses with the attacking force scaled 0.25x to 4x.",
+)
 @click.option(
     "--plot",
     type=click.Path(dir_okay=False, path_type=Path),
     default=None,
-    help="Also plot the distributions to FILE (.png, .pdf, .svg, ...; needs bellum[plot]).",
+    help="Also draw the odds (or the sweep) to FILE: .png, .svg, .pdf, ... (bellum[plot]).",
 )
-def odds(scenario: str, as_json: bool, runs: int, seed: int | None, plot: Path | None) -> None:
+def odds(
+    scenario: str,
+    as_json: bool,
+    runs: int | None,
+    old_runs: int | None,
+    seed: int | None,
+    sweep: bool,
+    plot: Path | None,
+) -> None:
     """Print the exact outcome distribution of the assault of SCENARIO.toml.
 
-    Shown like ``bellum odds fight`` (docs/odds.md), with the assault's own lines around it.
+    It leads with the odds and P(success), then is shown like ``bellum odds fight``
+    (docs/odds.md), with the assault's own lines around it.  --sweep shows instead how the
+    chance of success and the losses change as the attacking force grows or shrinks.
     """
-    if seed is not None and not runs:
-        raise UsageError("--seed only applies with --check N")
+    option = "--resolver-runs"
+    if old_runs is not None:  # the deprecated name
+        if runs is not None:
+            raise UsageError("--check is the old name of --resolver-runs: give only one")
+        click.echo("bellum: warning: --check is deprecated; use --resolver-runs", err=True)
+        runs, option = old_runs or None, "--check"
+    if seed is not None and runs is None:
+        raise UsageError(f"--seed only applies with {option} N")
+    if sweep and runs is not None:
+        raise UsageError(f"{option} does not apply to --sweep")
     if plot is not None:
         plot_format(plot)
     s = load_scenario(scenario)
     plan = plan_assault(s)
-    if runs:
-        check_runs(plan, runs)
+    if sweep:
+        _sweep(s.name, plan, as_json, plot)
+        return
+    if runs is not None:
+        check_runs(plan, runs, option)
     started = time.perf_counter()
     dist = exact_distribution(plan)
     result = dist.odds_result(seconds=time.perf_counter() - started)
-    check = None
-    used = None
-    if runs:
-        used = new_seed() if seed is None else seed
-        check = compare(dist, monte_carlo(plan, runs, used))
+    resolver = None
+    if runs is not None:
+        used = _seed(seed)
+        sample = monte_carlo(plan, runs, used)
+        resolver = (compare(dist, sample), used, sample)
     if plot is not None:
         write_plot(result, plot)
     if as_json:
-        _emit(odds_json(dist, plan.breakdown, s.name, check, used, result), None)
+        _emit(assault_odds_json(dist, plan.breakdown, s.name, result, resolver), None)
         return
-    lines = odds_lines(dist, plan.breakdown, check, result)
-    if used is not None:
-        lines.append(f"  Monte Carlo seed {used}")
+    lines = [odds_line(plan.breakdown, dist.p_success), ""]
+    check, used_seed = (resolver[0], resolver[1]) if resolver else (None, None)
+    lines += odds_lines(dist, plan.breakdown, check, result, used_seed)
+    if plot is not None:
+        lines.append(f"plot written to {plot}")
+    _emit(None, lines)
+
+
+def _sweep(name: str, plan: AssaultPlan, as_json: bool, plot: Path | None) -> None:
+    started = time.perf_counter()
+    result = odds_sweep(plan)
+    seconds = time.perf_counter() - started
+    if plot is not None:
+        from bellum.panzer.plot import write_sweep_plot
+
+        write_sweep_plot(result, plot)
+    if as_json:
+        _emit(sweep_json(result, name, seconds), None)
+        return
+    as_given = next(row for row in result.rows if row.scale == 1)
+    lines = [odds_line(plan.breakdown, as_given.distribution.p_success), ""]
+    lines += sweep_lines(result)
+    lines.append(f"  ({seconds:.3g} s)")
     if plot is not None:
         lines.append(f"plot written to {plot}")
     _emit(None, lines)
@@ -346,6 +490,9 @@ def rules_cmd(scenario: str | None, as_json: bool) -> None:
         rows.append((k.name, shown + mark, k.tag, f"§{k.section}", k.doc))
     lines = _table(("key", "value", "tag", "spec", "meaning"), rows)
     lines.append("  * differs from the default; set keys in the scenario's [rules] table")
+    lines.append(
+        "  spec §16 (revision 2) set the defaults; docs/panzer-defaults.md lists the old ones"
+    )
     _emit(None, lines)
 
 

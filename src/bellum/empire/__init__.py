@@ -10,7 +10,18 @@ Three lines resolve an attack::
 state after the command (save it with :func:`save_world`).  Every command runs
 the same way, from the text a player would type::
 
-    result = empire.run_command(world, 'paradrop 0 "" 0,0 jj', country=1, seed=1)
+    result = empire.run_command(world, "attack 2,0 y y n n", country=1, seed=1)
+
+The package, by concern (docs/architecture.md):
+
+* rules: :mod:`.world` (the objects), :mod:`.tables`, :mod:`.geometry`,
+  :mod:`.movement`, :mod:`.supply`, :mod:`.air`, :mod:`.rules` (profiles);
+* combat: :mod:`.combat`, one module per step and per command, and
+  :mod:`.orders` (the command text); :mod:`.planning` (odds of an attack);
+* formats and storage: :mod:`.io` (world files, game dumps, the database);
+* :mod:`.service`: open a world, run an order, keep it, history, replay.
+
+The names below are the stable API; other modules are internal.
 """
 
 from __future__ import annotations
@@ -19,9 +30,9 @@ from collections.abc import Sequence
 
 from bellum.empire.combat import CombatResult
 from bellum.empire.combat.dispatch import run_command
-from bellum.empire.events import Prompter, Sink
+from bellum.empire.events import Event, Prompt, Prompter, ScriptedPrompter, Sink
 from bellum.empire.io.toml import load_world, save_world
-from bellum.empire.orders import Order
+from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.world import World
 
 
@@ -48,4 +59,18 @@ def attack(
     )
 
 
-__all__ = ["CombatResult", "Order", "World", "attack", "load_world", "run_command", "save_world"]
+__all__ = [
+    "COMMANDS",
+    "CombatResult",
+    "Event",
+    "Order",
+    "Prompt",
+    "Prompter",
+    "ScriptedPrompter",
+    "Sink",
+    "World",
+    "attack",
+    "load_world",
+    "run_command",
+    "save_world",
+]

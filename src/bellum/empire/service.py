@@ -20,12 +20,12 @@ from types import TracebackType
 from bellum.empire.combat.dispatch import run_command
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.events import Event, Prompter, RecordingPrompter, ReplayPrompter, Sink
-from bellum.empire.io.sqlite.codec import world_rows
-from bellum.empire.io.sqlite.store import CommandRecord, Session, Store
+from bellum.empire.io.sqlite.codec import CommandRecord, changes, world_rows
+from bellum.empire.io.sqlite.store import Session, Store
 from bellum.empire.io.toml import load_world, save_world
 from bellum.empire.orders import Order, as_order
 from bellum.empire.world import World
-from bellum.errors import InputError
+from bellum.errors import CommandError, InputError
 
 #: The database used when a command is given neither a world file nor a database.
 DEFAULT_DB = Path("bellum.db")
@@ -116,8 +116,11 @@ class DatabaseSource(WorldSource):
             raise
 
     def _keep(self, order: Order, answers: list[str | None], result: CombatResult) -> None:
-        if self.session is None:
-            raise InputError(f"{self.store.path}: opened for reading; cannot keep an order")
+        if self.session is None or self.session.done:
+            raise CommandError(
+                f"{self.store.path}: opened for reading, or its one order is done;"
+                " open it again to run another"
+            )
         if self.out is not None:
             self.session.rollback()
             if result.world_changed:
@@ -193,12 +196,7 @@ def replay(store: Store, cid: int) -> ReplayReport:
         world, rec.order, country=rec.country, seed=rec.seed, prompter=ReplayPrompter(rec.answers)
     )
     world.options = kept
-    after = world_rows(world) if result.world_changed else before
-    changes = {
-        k: (before.get(k), after.get(k))
-        for k in set(before) | set(after)
-        if before.get(k) != after.get(k)
-    }
+    changed = changes(before, world_rows(world) if result.world_changed else before)
     text = result.transcript()
     diffs = []
     if text != rec.transcript:
@@ -207,16 +205,16 @@ def replay(store: Store, cid: int) -> ReplayReport:
         diffs.append(
             f"events differ (telegrams or prompts): {_first_event(rec.events, result.events)}"
         )
-    if changes != rec.changes:
-        keys = sorted(set(changes) ^ set(rec.changes)) or sorted(
-            k for k in changes if changes[k] != rec.changes.get(k)
+    if changed != rec.changes:
+        keys = sorted(set(changed) ^ set(rec.changes)) or sorted(
+            k for k in changed if changed[k] != rec.changes.get(k)
         )
         diffs.append(
-            f"world changes differ: {len(changes)} replayed, {len(rec.changes)} recorded"
+            f"world changes differ: {len(changed)} replayed, {len(rec.changes)} recorded"
             f" (first: {keys[0][0]} {keys[0][1]})"
         )
     same_text = text == rec.transcript and result.events == rec.events
-    return ReplayReport(rec, text, same_text, changes == rec.changes, diffs)
+    return ReplayReport(rec, text, same_text, changed == rec.changes, diffs)
 
 
 def _first_event(recorded: list[Event], replayed: list[Event]) -> str:

@@ -164,6 +164,10 @@ class LandUnit:
     mission: str = ""
     op_center: Coord | None = None
     op_radius: int = 0
+    #: The reaction range the player set with the info page's ``lrange`` command;
+    #: ``None``: the type's whole radius.  Only the ``info-page`` profile reads it
+    #: (4.4.1 has no such command, and its dumps no such column).
+    lrange: int | None = None
     retreat: int = 42
     ship: int | None = None
     land: int | None = None
@@ -205,6 +209,8 @@ class Ship:
     tech: float = 0.0
     fleet: str = ""
     mission: str = ""
+    op_center: Coord | None = None
+    op_radius: int = 0
     plague: Plague = Plague.HEALTHY
     off: bool = False
     items: dict[str, int] = field(default_factory=dict)
@@ -388,7 +394,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "BLITZ": False,
     "fix_movein_mobility": False,
     "profile": "server-4.4.1",
-    "scout_estimate": True,
+    "scout_estimate": False,
     "SLOW_WAR": False,
     "SNEAK_ATTACK": False,
     "info_attackers": False,
@@ -401,6 +407,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "info_capture": False,
     "info_march_mobility": False,
     "info_no_landing_mines": False,
+    "info_lrange": False,
 }
 
 #: Where the seed document and the 4.4.1 server disagree (spec §18.3); see rules.py.
@@ -415,14 +422,34 @@ INFO_SWITCHES = (
     "info_capture",
     "info_march_mobility",
     "info_no_landing_mines",
+    "info_lrange",
 )
-#: The switch values of each rule profile.
+#: What each rule profile sets: the info-page switches, and the scouts' estimate that
+#: 4.4.1 never prints (spec §18.1) but the seed's info page shows.
 PROFILE_SWITCHES: dict[str, dict[str, bool]] = {
-    "server-4.4.1": dict.fromkeys(INFO_SWITCHES, False),
-    "info-page": dict.fromkeys(INFO_SWITCHES, True) | {"fix_movein_mobility": True},
+    "server-4.4.1": {"scout_estimate": False, **dict.fromkeys(INFO_SWITCHES, False)},
+    "info-page": {
+        "scout_estimate": True,
+        "fix_movein_mobility": True,
+        **dict.fromkeys(INFO_SWITCHES, True),
+    },
 }
 
-#: Missions the combat code knows (``mission`` of units, ships and planes).
+#: Retreat orders (a ship's ``rflags``): the letter of the server's ``retreat`` command,
+#: in the server's flag order, and the flag's name in dumps.
+RETREAT_ORDERS: dict[str, str] = {
+    "g": "group",
+    "i": "injured",
+    "t": "torpedoed",
+    "s": "sonared",
+    "h": "helpless",
+    "b": "bombed",
+    "d": "depth-charged",
+    "u": "boarded",
+}
+
+#: The server's missions as bellum names them (``mission`` of units, ships and planes);
+#: ``""`` is none.  The dump format spells some differently (see io/xdump/mapping.py).
 MISSIONS = (
     "",
     "reserve",
@@ -431,9 +458,7 @@ MISSIONS = (
     "osupport",
     "dsupport",
     "escort",
-    "air",
     "air-defense",
-    "zdone",
 )
 
 #: No econfig value of a real game comes near this; larger ones overflow the rules' arithmetic.

@@ -37,7 +37,8 @@ class UnitTerm:
     equivalent: int
     assault_value: float
     assault_note: str
-    penalised_vehicles: float
+    penalised_vehicles: float  # vehicles attacking at half strength (§4.4)
+    vehicle_note: str  # why men count as vehicles (mot/mech infantry in Travel Mode), or ""
     assault_total: float
     defense_value: float
     defense_note: str
@@ -85,6 +86,15 @@ class SideTotals:
 
 
 @dataclass(frozen=True)
+class LossPair:
+    """A Parameter Data pair of combat losses per reference combat value (§7.1, §16.1)."""
+
+    name: str  # the Parameter Data keys are name_low and name_high
+    low: float
+    high: float
+
+
+@dataclass(frozen=True)
 class CombatRange:
     """One combat result's range (§6, §7.1): losses to ``losing_side``."""
 
@@ -94,6 +104,7 @@ class CombatRange:
     combat_value: float
     low: float
     high: float
+    pair: LossPair
 
 
 @dataclass(frozen=True)
@@ -107,8 +118,36 @@ class AssaultBreakdown:
     against_attackers: CombatRange
     hard_share: tuple[float, float] | None
     reference_combat_value: float
-    assault_low: float
-    assault_high: float
+
+    @property
+    def odds(self) -> float:
+        """Attackers' modified assault over the defenders' (inf when the defenders have none)."""
+        a, d = self.attackers.modified_assault, self.defenders.modified_assault
+        return a / d if d > 0 else (math.inf if a > 0 else math.nan)
+
+
+def odds_text(ratio: float, sep: str = " : ") -> str:
+    """Odds as a player says them: ``3.2 : 1``, ``1 : 2.5``, ``12 : 1``."""
+
+    def number(x: float) -> str:
+        return f"{x:.1f}" if x < 9.95 else f"{x:,.0f}"
+
+    if math.isnan(ratio):
+        return f"0{sep}0"
+    if math.isinf(ratio):
+        return f"\u221e{sep}1"
+    if ratio <= 0:
+        return f"0{sep}1"
+    return f"{number(ratio)}{sep}1" if ratio >= 1 else f"1{sep}{number(1 / ratio)}"
+
+
+@dataclass(frozen=True)
+class RetreatHex:
+    """A hex the defenders could retreat into if they lose (§10.2), before stacking."""
+
+    hex: Hex
+    stacked: int  # men-equivalents already in it
+    in_enemy_zoc: bool  # adjacent to an enemy unit (positions before the assault)
 
 
 @dataclass(frozen=True)
@@ -119,6 +158,29 @@ class AssaultPlan:
     attackers: tuple[Unit, ...]
     defenders: tuple[Unit, ...]
     breakdown: AssaultBreakdown
+    retreats: tuple[RetreatHex, ...]
+
+
+def retreat_hexes(
+    s: Scenario, target: Hex, attack_hexes: Sequence[Hex], side: str
+) -> tuple[RetreatHex, ...]:
+    """Neighbours of ``target`` the defenders of ``side`` may retreat into (§10.2, DEFAULT).
+
+    On the map, free of enemy units, crossable, and at distance 2 or more from every attack
+    hex.  Only stacking depends on the retreating unit; it is checked when one retreats.
+    """
+    enemy_hexes = {v.hex for v in s.units if v.side != side}
+    return tuple(
+        RetreatHex(
+            h,
+            sum(v.equivalent for v in s.units_at(h)),
+            any(h.adjacent(e) for e in enemy_hexes),
+        )
+        for h in s.battlefield.neighbors_on_map(target)
+        if h not in enemy_hexes
+        and s.battlefield.crossable(target, h, s.params)
+        and all(h.distance(a) > 1 for a in attack_hexes)
+    )
 
 
 # --------------------------------------------------------------------------- §1.1 eligibility
@@ -230,7 +292,8 @@ def hard_share(opponents: Sequence[Unit]) -> float:
 def _assault_value(
     s: Scenario, u: Unit, h: float | None, attacking: bool, target: Hex
 ) -> tuple[float, str]:
-    """Assault value per equivalent strength point, with §3.3 blending and §4.7 hooks."""
+    """Assault value per equivalent strength point, with §3.3 blending and the §4.7 hooks
+    (values from §16.4: each is a factor on one unit's assault value)."""
     r = s.rules
     notes: list[str] = []
     value = u.assault
@@ -239,14 +302,22 @@ def _assault_value(
         notes.append(
             f"alternative resolution: {1 - h:.3g} x {u.assault:g} + {h:.3g} x {u.hard_attack:g}"
         )
+    defending = not attacking
     factors = (
         (u.cavalry, "unknowns.effects.cavalry_assault_mult", "cavalry"),
         (attacking and u.demolition and s.battlefield.is_fortified(target),
          "unknowns.effects.demolition_vs_fortification_mult", "demolition vs fortification"),
         (u.state is State.DISRUPTED, "unknowns.effects.disrupted_assault_mult", "disrupted"),
-        (not attacking and u.state is State.BROKEN,
-         "unknowns.effects.broken_assault_mult", "broken"),
-        (u.low_ammo, "unknowns.effects.low_ammo_assault_mult", "low on ammo"),
+        (defending and u.state is State.BROKEN, "unknowns.effects.broken_assault_mult", "broken"),
+        (defending and u.low_ammo, "unknowns.effects.low_ammo_assault_mult", "low on ammo"),
+        (attacking and u.low_ammo, "unknowns.effects.low_ammo_attacker_assault_mult",
+         "low on ammo"),
+        (defending and u.digging_in, "unknowns.effects.digging_in_defender_assault_mult",
+         "digging in"),
+        (attacking and u.mode is Mode.TRAVEL, "unknowns.effects.travel_mode_attacker_assault_mult",
+         "travel mode"),
+        (defending and u.mode in (Mode.TRAVEL, Mode.RAIL),
+         "unknowns.effects.travel_or_rail_mode_defender_assault_mult", f"{u.mode.value} mode"),
         (s.night, "unknowns.effects.night_assault_mult", "night"),
     )  # fmt: skip
     for applies, key, label in factors:
@@ -448,6 +519,15 @@ def combine_factor(modifiers: Sequence[Modifier], r: Rules) -> float:
 # --------------------------------------------------------------------------- §3, §6, §7.1
 
 
+def _vehicle_note(u: Unit) -> str:
+    if u.kind is Kind.PERSONNEL and u.counts_as_vehicle:
+        return (
+            f"mot/mech infantry in Travel Mode counts as vehicles (§4.2, §4.4): "
+            f"{u.strength} men = {u.strength / MEN_PER_VEHICLE:g} vehicles"
+        )
+    return ""
+
+
 def _side(
     s: Scenario,
     units: Sequence[Unit],
@@ -473,6 +553,7 @@ def _side(
                 assault_value=value,
                 assault_note=anote,
                 penalised_vehicles=pen,
+                vehicle_note=_vehicle_note(u),
                 assault_total=value * (u.equivalent - 0.5 * MEN_PER_VEHICLE * pen),
                 defense_value=dvalue,
                 defense_note=dnote,
@@ -492,22 +573,41 @@ def _side(
 def combat_range(
     assault: float,
     defense: float,
-    low: float,
-    high: float,
+    pair: LossPair,
     reference: float,
     losing: str,
     strength: int = 0,
 ) -> CombatRange:
-    """Losses range from LCV and HCV scaled by combat value / reference (§7.1, EX-1).
+    """Losses range from the pair's LCV and HCV scaled by combat value / reference (§7.1, EX-1).
 
     A side whose every unit has defense 0 cannot resist an assault value above 0: its whole
     ``strength`` (men-equivalents) is lost.
     """
     if defense <= 0:
         whole = float(strength) if assault > 0 else 0.0
-        return CombatRange(losing, assault, defense, math.inf if assault > 0 else 0.0, whole, whole)
+        cv = math.inf if assault > 0 else 0.0
+        return CombatRange(losing, assault, defense, cv, whole, whole, pair)
     cv = assault / defense
-    return CombatRange(losing, assault, defense, cv, low * cv / reference, high * cv / reference)
+    return CombatRange(
+        losing, assault, defense, cv, pair.low * cv / reference, pair.high * cv / reference, pair
+    )
+
+
+def loss_pairs(s: Scenario) -> tuple[LossPair, LossPair]:
+    """The Parameter Data pairs of the losses to the defenders and to the attackers (§16.1).
+
+    ``combat.assault_pair_for_attacker_losses``: ``attacker`` (default) reads the dialog's
+    "Attacker" pair as the losses the assaulting side suffers; ``defender`` is the other
+    reading; ``single`` is revision 1's one pair (``assault_low``/``assault_high``) for both.
+    """
+    p = s.params
+    reading = s.rules.text("combat.assault_pair_for_attacker_losses")
+    if reading == "single":
+        single = LossPair("assault", p.assault_low, p.assault_high)
+        return single, single
+    attacker = LossPair("assault_attacker", p.assault_attacker_low, p.assault_attacker_high)
+    defender = LossPair("assault_defender", p.assault_defender_low, p.assault_defender_high)
+    return (attacker, defender) if reading == "defender" else (defender, attacker)
 
 
 def _no_assault(s: Scenario) -> str:
@@ -547,8 +647,8 @@ def plan_assault(
     )
     att = _side(s, attackers, defenders, True, target, dict(arms.per_unit), att_mods)
     dfd = _side(s, defenders, attackers, False, target, {}, (unit_modifier(defenders, False, r),))
-    p, ref = s.params, r.number("combat.reference_combat_value")
-    lcv, hcv = p.assault_low, p.assault_high
+    ref = r.number("combat.reference_combat_value")
+    to_defenders, to_attackers = loss_pairs(s)
     aar = r.flag("optional_rules.alternative_assault_resolution")
     breakdown = AssaultBreakdown(
         target=target,
@@ -557,20 +657,19 @@ def plan_assault(
         defenders=dfd,
         combined_arms=arms,
         against_defenders=combat_range(
-            att.modified_assault, dfd.average_defense, lcv, hcv, ref, dfd.side,
+            att.modified_assault, dfd.average_defense, to_defenders, ref, dfd.side,
             sum(u.equivalent for u in defenders),
         ),
         against_attackers=combat_range(
-            dfd.modified_assault, att.average_defense, lcv, hcv, ref, att.side,
+            dfd.modified_assault, att.average_defense, to_attackers, ref, att.side,
             sum(u.equivalent for u in attackers),
         ),
         hard_share=(hard_share(defenders), hard_share(attackers)) if aar else None,
         reference_combat_value=ref,
-        assault_low=p.assault_low,
-        assault_high=p.assault_high,
     )  # fmt: skip
     _check_finite(s, breakdown)
-    return AssaultPlan(s, attackers, defenders, breakdown)
+    retreats = retreat_hexes(s, target, attack_hexes, defenders[0].side)
+    return AssaultPlan(s, attackers, defenders, breakdown, retreats)
 
 
 def _check_finite(s: Scenario, bd: AssaultBreakdown) -> None:

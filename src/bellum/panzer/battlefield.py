@@ -69,8 +69,12 @@ def edge(a: Hex, b: Hex) -> frozenset[Hex]:
 
 @dataclass(frozen=True, kw_only=True)
 class ParameterData:
-    """A scenario's Parameter Data (spec §11); defaults are the placeholders of the tables."""
+    """A scenario's Parameter Data (spec §11, §16); defaults from ``data/panzer.toml``."""
 
+    assault_attacker_low: float
+    assault_attacker_high: float
+    assault_defender_low: float
+    assault_defender_high: float
     assault_low: float
     assault_high: float
     fire_low: float

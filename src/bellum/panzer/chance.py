@@ -29,6 +29,9 @@ class Chance(Protocol):
     def roundavg(self, x: float) -> int:
         """``x`` rounded up with probability equal to its fraction (§7.1, §7.3)."""
 
+    def chance(self, p: float) -> bool:
+        """True with probability ``p`` (the morale-check trigger, §16.2)."""
+
     def die(self, sides: int, pass_at_most: int) -> int:
         """A die roll 1..sides; ``pass_at_most`` tells an enumerator which rolls are alike."""
 
@@ -54,6 +57,9 @@ class DiceChance:
 
     def roundavg(self, x: float) -> int:
         return self.rng.roundavg(x)
+
+    def chance(self, p: float) -> bool:
+        return self.rng.chance(p)
 
     def die(self, sides: int, pass_at_most: int) -> int:
         return self.rng.roll(sides)
@@ -143,6 +149,10 @@ class _Replay:
     def roundavg(self, x: float) -> int:
         f = math.floor(x)
         return self._choose(_live([(f, 1 - (x - f)), (f + 1, x - f)]))
+
+    def chance(self, p: float) -> bool:
+        p = min(max(p, 0.0), 1.0)
+        return self._choose(_live([(True, p), (False, 1 - p)]))
 
     def die(self, sides: int, pass_at_most: int) -> int:
         # Only roll <= pass_at_most matters, so one representative roll per verdict.

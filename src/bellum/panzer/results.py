@@ -12,6 +12,11 @@ from __future__ import annotations
 import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
+from functools import reduce
+from typing import TypeVar
+
+import numpy as np
+import numpy.typing as npt
 
 from bellum.dice import ServerRandom, new_seed
 from bellum.panzer.assault import AssaultBreakdown, AssaultPlan, CombatRange, plan_assault
@@ -44,6 +49,7 @@ class MoraleCheck:
     roll: int
     passed: bool
     state_after: State
+    check_probability: float = 1.0  # how likely the unit was to have to check (§16.2)
 
 
 @dataclass(frozen=True)
@@ -95,6 +101,7 @@ class AssaultResult:
     losses_to_attackers: SideLoss
     units: tuple[UnitOutcome, ...]
     success: bool
+    reason: str  # which clause of the success test decided it (§16.3)
     outcome: str
     hex_taken: bool
     scenario: Scenario
@@ -143,14 +150,31 @@ def unit_loss(u: Unit, share: float, chance: Chance) -> int:
 # --------------------------------------------------------------------------- §9 morale
 
 
-def must_check(loss: int, strength_before: int, r: Rules) -> bool:
-    """Who checks morale (§9.3, UNKNOWN -> DEFAULT: any unit that lost strength)."""
+def check_probability(loss: int, strength_before: int, per_point: int, r: Rules) -> float:
+    """Probability that a unit which lost ``loss`` of its ``strength_before`` points checks.
+
+    ``morale.inferred.check_trigger`` (§16.2, superseding §9.3): the default
+    ``loss_over_loss_plus_base`` is L / (L + max(25, S / 10)) with L and S in men-equivalents;
+    ``cwb_25`` is L / (L + 25); ``any_loss`` (revision 1) checks after any loss; ``always``
+    checks every unit; a number f checks the units that lost at least that fraction.
+    """
     trigger = r["morale.inferred.check_trigger"]
     if trigger == "always":
-        return True
+        return 1.0
+    if loss <= 0:
+        return 0.0
     if trigger == "any_loss":
-        return loss > 0
-    return loss > 0 and loss / strength_before >= float(trigger)
+        return 1.0
+    if not isinstance(trigger, str):
+        return 1.0 if loss / strength_before >= float(trigger) else 0.0
+    lost = float(loss * per_point)
+    base = 25.0
+    if trigger == "loss_over_loss_plus_base":
+        base = max(
+            r.number("morale.inferred.check_base_min"),
+            strength_before * per_point / r.number("morale.inferred.check_base_divisor"),
+        )
+    return lost / (lost + base)
 
 
 def failed_state(u: Unit, r: Rules) -> State:
@@ -167,13 +191,18 @@ def failed_state(u: Unit, r: Rules) -> State:
 def morale_check(
     u: Unit, loss: int, strength_before: int, r: Rules, chance: Chance
 ) -> MoraleCheck | None:
-    """One d6 against the morale value; pass if roll <= morale, No Morale always fails (§9)."""
-    if u.strength <= 0 or not must_check(loss, strength_before, r):
+    """Whether ``u`` (after its loss) checks, then one d6 against its morale (§9, §16.2).
+
+    A check that is neither certain nor impossible costs one draw before the die; a unit that
+    does not check returns None.  Pass if roll <= morale; No Morale always fails.
+    """
+    p = check_probability(loss, strength_before, u.per_point, r)
+    if u.strength <= 0 or p <= 0 or (p < 1 and not chance.chance(p)):
         return None
     morale = u.morale()
     roll = chance.die(6, morale)
     passed = morale > 0 and roll <= morale
-    return MoraleCheck(morale, roll, passed, u.state if passed else failed_state(u, r))
+    return MoraleCheck(morale, roll, passed, u.state if passed else failed_state(u, r), p)
 
 
 def worsened(before: State, check: MoraleCheck | None) -> bool:
@@ -183,21 +212,104 @@ def worsened(before: State, check: MoraleCheck | None) -> bool:
 # --------------------------------------------------------------------------- §10 outcome
 
 
-def assault_succeeds(
-    defenders_left: bool,
-    attackers_left: bool,
-    attacker_worsened: bool,
-    defender_failed: bool,
-    r: Rules,
+@dataclass(frozen=True)
+class SideState:
+    """What the success test reads of one side after the morale checks (§10.1, §16.3).
+
+    A side's state is the :meth:`join` of its units' states (:func:`unit_state`), so the
+    exact enumerator can fold it one unit at a time as the resolver does.
+    """
+
+    survivors: bool = False  # some unit is left
+    steady: bool = False  # some survivor is neither Disrupted nor Broken
+    worsened: bool = False  # a check of this assault made some unit Disrupted or Broken
+    failed_check: bool = False  # some unit failed its check
+
+    def join(self, other: SideState) -> SideState:
+        return SideState(
+            self.survivors or other.survivors,
+            self.steady or other.steady,
+            self.worsened or other.worsened,
+            self.failed_check or other.failed_check,
+        )
+
+
+def unit_state(before: Unit, after: Unit, check: MoraleCheck | None) -> SideState:
+    """One unit's contribution to its side's :class:`SideState`."""
+    alive = after.strength > 0
+    return SideState(
+        survivors=alive,
+        steady=alive and after.state is State.NORMAL,
+        worsened=worsened(before.state, check),
+        failed_check=check is not None and not check.passed,
+    )
+
+
+IntOrArray = TypeVar("IntOrArray", int, "npt.NDArray[np.int64]")
+
+
+def outlost_threshold(
+    defender_loss: IntOrArray, defender_strength: int, attacker_strength: int, r: Rules
+) -> IntOrArray:
+    """The largest attackers' loss below the defenders' ``defender_loss`` (§16.3 3b).
+
+    ``unknowns.outcome.loss_compare``: ``absolute`` compares men-equivalents lost, ``fraction``
+    the losses as fractions of each side's strength before the assault (men-equivalents).
+    Works elementwise on numpy arrays, which is how the exact enumerator asks.
+    """
+    if r.text("unknowns.outcome.loss_compare") == "fraction":
+        return (defender_loss * attacker_strength - 1) // defender_strength
+    return defender_loss - 1
+
+
+def defenders_outlost(
+    defender_loss: int, attacker_loss: int, defender_strength: int, attacker_strength: int, r: Rules
 ) -> bool:
-    """§10.1 (INFERRED): all defenders gone wins; an attacker newly Disrupted/Broken loses."""
-    if not defenders_left:
-        return True
-    if not attackers_left or attacker_worsened:
-        return False
-    if r.text("unknowns.outcome.success_rule") == "attacker_not_disrupted_and_defender_failed":
-        return defender_failed
-    return True
+    """Whether the defenders lost more than the attackers in this assault (§16.3 3b)."""
+    return attacker_loss <= outlost_threshold(
+        defender_loss, defender_strength, attacker_strength, r
+    )
+
+
+@dataclass(frozen=True)
+class Verdict:
+    success: bool
+    reason: str
+
+
+def decide(attackers: SideState, defenders: SideState, outlost: bool, r: Rules) -> Verdict:
+    """The success test: §16.3 by default, the superseded §10.1 readings by name.
+
+    ``unknowns.outcome.success_rule``: ``defender_broken_or_outlost`` (§16.3), ``morale_only``
+    (§16.3 without clause 3b), ``attacker_not_disrupted`` and
+    ``attacker_not_disrupted_and_defender_failed`` (revision 1, §10.1).
+    """
+    if not defenders.survivors:
+        return Verdict(True, "every defender was eliminated")
+    rule = r.text("unknowns.outcome.success_rule")
+    if rule.startswith("attacker_not_disrupted"):
+        if not attackers.survivors:
+            return Verdict(False, "every attacker was eliminated")
+        if attackers.worsened:
+            return Verdict(False, "an attacker was disrupted or broken by its morale check")
+        if rule == "attacker_not_disrupted_and_defender_failed" and not defenders.failed_check:
+            return Verdict(False, "no defender failed its morale check")
+        return Verdict(True, "no attacker was disrupted or broken")
+    if not attackers.survivors:
+        return Verdict(False, "every attacker was eliminated")
+    if not attackers.steady:
+        return Verdict(False, "every surviving attacker is disrupted or broken")
+    if not defenders.steady:
+        return Verdict(True, "every surviving defender is disrupted or broken")
+    if rule == "defender_broken_or_outlost" and outlost:
+        return Verdict(True, "the defenders lost more than the attackers")
+    if rule == "defender_broken_or_outlost":
+        return Verdict(False, "the defenders held and did not lose more than the attackers")
+    return Verdict(False, "the defenders held: some survivor is neither disrupted nor broken")
+
+
+def assault_succeeds(attackers: SideState, defenders: SideState, outlost: bool, r: Rules) -> bool:
+    return decide(attackers, defenders, outlost, r).success
 
 
 def _is_fanatical(u: Unit, r: Rules) -> bool:
@@ -205,24 +317,18 @@ def _is_fanatical(u: Unit, r: Rules) -> bool:
 
 
 def retreat_candidates(plan: AssaultPlan, u: Unit, placed: Mapping[Hex, int]) -> list[Hex]:
-    """Legal retreat hexes for ``u`` (§10.2), best preference class only."""
-    s, target = plan.scenario, plan.breakdown.target
-    enemies = [v for v in s.units if v.side != u.side]
-    enemy_hexes = {v.hex for v in enemies}
-    legal = []
-    for h in s.battlefield.neighbors_on_map(target):
-        if h in enemy_hexes or not s.battlefield.crossable(target, h, s.params):
-            continue
-        if any(h.distance(a) <= 1 for a in plan.breakdown.attack_hexes):
-            continue
-        stacked = sum(v.equivalent for v in s.units_at(h)) + placed.get(h, 0)
-        if stacked + u.equivalent > s.params.stacking_maximum:
-            continue
-        legal.append(h)
+    """Legal retreat hexes for ``u`` (§10.2), best preference class only.
+
+    The plan's :attr:`~bellum.panzer.assault.AssaultPlan.retreats` within the stacking maximum
+    (counting the men-equivalents ``placed`` there by earlier retreats); hexes outside enemy
+    zones of control first when ``unknowns.retreat.avoid_enemy_zoc``.
+    """
+    s = plan.scenario
+    room = s.params.stacking_maximum - u.equivalent
+    legal = [r for r in plan.retreats if r.stacked + placed.get(r.hex, 0) <= room]
     if s.rules.flag("unknowns.retreat.avoid_enemy_zoc"):
-        free = [h for h in legal if not any(h.adjacent(e) for e in enemy_hexes)]
-        legal = free or legal
-    return legal
+        legal = [r for r in legal if not r.in_enemy_zoc] or legal
+    return [r.hex for r in legal]
 
 
 def defender_fate(plan: AssaultPlan, u: Unit, placed: Mapping[Hex, int], chance: Chance) -> Fate:
@@ -329,6 +435,27 @@ def _morale_checks(
     return checks
 
 
+def _verdict(
+    plan: AssaultPlan,
+    losses: Mapping[str, int],
+    after: Units,
+    checks: Mapping[str, MoraleCheck | None],
+) -> Verdict:
+    """The success test on both sides' states and combat losses (§16.3)."""
+    state: dict[bool, SideState] = {}
+    lost: dict[bool, int] = {}
+    strength: dict[bool, int] = {}
+    for attacker, units in ((True, plan.attackers), (False, plan.defenders)):
+        state[attacker] = reduce(
+            SideState.join, (unit_state(u, after[u.id], checks[u.id]) for u in units), SideState()
+        )
+        lost[attacker] = sum(losses[u.id] * u.per_point for u in units)
+        strength[attacker] = sum(u.equivalent for u in units)
+    r = plan.scenario.rules
+    outlost = defenders_outlost(lost[False], lost[True], strength[False], strength[True], r)
+    return decide(state[True], state[False], outlost, r)
+
+
 def _defender_fates(
     plan: AssaultPlan, survivors: Sequence[Unit], after: Units, chance: Chance
 ) -> dict[str, Fate]:
@@ -394,14 +521,9 @@ def resolve_plan(plan: AssaultPlan, rng: ServerRandom) -> AssaultResult:
         plan, ((plan.defenders, to_def), (plan.attackers, to_att)), chance
     )
     checks = _morale_checks(plan, losses, after, chance)
+    verdict = _verdict(plan, losses, after, checks)  # §10.1, §16.3
+    success = verdict.success
     live_def = [after[u.id] for u in plan.defenders if after[u.id].strength > 0]
-    success = assault_succeeds(  # §10.1
-        bool(live_def),
-        any(after[u.id].strength > 0 for u in plan.attackers),
-        any(worsened(u.state, checks[u.id]) for u in plan.attackers),
-        any(c is not None and not c.passed for u in plan.defenders if (c := checks[u.id])),
-        r,
-    )
     fates = _defender_fates(plan, live_def, after, chance) if success else {}
     hex_taken = success and not any(
         after[u.id].strength > 0 and after[u.id].hex == bd.target for u in plan.defenders
@@ -433,6 +555,7 @@ def resolve_plan(plan: AssaultPlan, rng: ServerRandom) -> AssaultResult:
         losses_to_attackers=to_att,
         units=outcomes,
         success=success,
+        reason=verdict.reason,
         outcome=outcome_of(success, {f.kind for f in fates.values()}),
         hex_taken=hex_taken,
         scenario=s.replace(units=new_units, assault=None),

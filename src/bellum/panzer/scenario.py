@@ -208,9 +208,26 @@ def _load_params(raw: Mapping[str, Any], where: str) -> ParameterData:
             _features(raw["impassable_hexsides"], f"{where}: impassable_hexsides")
         )
     params = base.replace(**changes)
-    if params.assault_high < params.assault_low:
-        raise r.fail("assault_high must not be below assault_low")
+    for pair in ("assault", "assault_attacker", "assault_defender", "fire"):
+        if getattr(params, f"{pair}_high") < getattr(params, f"{pair}_low"):
+            raise r.fail(f"{pair}_high must not be below {pair}_low")
     return params
+
+
+def _check_loss_pairs(raw: Mapping[str, Any], rules: Rules, where: str) -> None:
+    """Refuse revision 1's single loss pair unless the rule that reads it is named (§16.1).
+
+    Silently ignoring ``assault_low``/``assault_high`` would resolve an old scenario with
+    losses it never asked for.
+    """
+    given = [key for key in ("assault_low", "assault_high") if key in raw]
+    if given and rules.text("combat.assault_pair_for_attacker_losses") != "single":
+        raise InputError(
+            f"{where}: [parameter_data]: {' and '.join(given)} belong to revision 1's single "
+            "loss pair; since spec §16.1 each side has its own (assault_attacker_low/high for "
+            "the attackers' losses, assault_defender_low/high for the defenders'): give those, "
+            'or set rule combat.assault_pair_for_attacker_losses = "single" to keep one pair'
+        )
 
 
 def _load_battlefield(raw: Mapping[str, Any], params: ParameterData, where: str) -> Battlefield:
@@ -326,6 +343,7 @@ def scenario_from_dict(raw: Mapping[str, Any], source: str = "<scenario>") -> Sc
     params = _load_params(r.sub("parameter_data"), source)
     battlefield = _load_battlefield(r.sub("map"), params, source)
     rules = Rules(r.sub("rules"), where=f"{source}: [rules]")
+    _check_loss_pairs(r.sub("parameter_data"), rules, source)
     units_raw = raw.get("units", [])
     if not isinstance(units_raw, list):
         raise r.fail("units must be an array of tables ([[units]])")

@@ -92,7 +92,11 @@ def reaction_cost(
     resupply: bool,
     dice: ServerRandom | None = None,
 ) -> float | None:
-    """§4.2 items 1-7: the mobility ``u`` would pay to react to ``t``, or None if it can't."""
+    """§4.2 items 1-7: the mobility ``u`` would pay to react to ``t``, or None if it can't.
+
+    Under the info page (§4.5) the player's ``lrange`` caps the type's radius before
+    the HQ and reserve bonuses, and an ``lrange`` of 0 keeps the unit home.
+    """
     info = bool(w.option("info_reaction"))
     if u.owner != defender or u.xy == t.xy or u.loaded:
         return None
@@ -106,7 +110,12 @@ def reaction_cost(
         return None
     geo = w.geometry
     here = w.sector(u.xy)
-    rng = u.type.rad + (1 if here.type.has("headquarters") and here.eff >= 60 else 0)
+    rng = u.type.rad
+    if w.option("info_lrange") and u.lrange is not None:
+        if u.lrange == 0:
+            return None
+        rng = min(rng, u.lrange)
+    rng += 1 if here.type.has("headquarters") and here.eff >= 60 else 0
     if info:
         rng += 2 if u.mission == "reserve" else 0
     elif geo.mapdist(t.xy, u.op_center or u.xy) > u.op_radius:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bellum.empire.combat.capture import pct
 from bellum.empire.combat.force import ArmyAnswers
-from bellum.empire.combat.state import Combat, Fighter, atoi, ldround
+from bellum.empire.combat.state import BELL, Combat, Fighter, atoi, ldround
 from bellum.empire.combat.strength import sector_defense
 from bellum.empire.combat.support import ship_fire, ship_range, unit_fire, unit_range
 from bellum.empire.events import Prompt
@@ -23,6 +23,8 @@ def _covers(c: Combat, center: Coord | None, radius: int, at: Coord) -> bool:
 def mission_interdiction(c: Combat) -> int:
     """§14.1: hostile ships and land units on interdiction missions fire at the move-in.
 
+    Like every mission, only where the op area covers the target.
+
     Planes on interdiction missions do not fly yet (see the notes in docs).
     """
     t = c.target
@@ -38,7 +40,7 @@ def mission_interdiction(c: Combat) -> int:
             if sh.owner != cnum or sh.mission != "interdiction" or sh.mob < 1:
                 continue
             dist = geo.mapdist(sh.xy, t.xy)
-            if dist > 8 or sh.type.has("sub"):
+            if dist > 8 or sh.type.has("sub") or not _covers(c, sh.op_center, sh.op_radius, sh.xy):
                 continue
             if ship_range(c, sh) >= dist:
                 dam += ship_fire(c, sh)
@@ -96,7 +98,7 @@ def landmine_hit(c: Combat, weight: int) -> int:
         return 0
     if not c.dice.chance(weight / 100):
         return 0
-    c.put(f"Blammo! Landmines detected! in {c.at(t.xy)}  ")
+    c.put(f"{BELL}Blammo! Landmines detected! in {c.at(t.xy)}  ")
     dmg = c.dice.roll(20)
     t.mines -= 1
     c.say(f"{dmg} damage sustained.")

@@ -13,12 +13,14 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.io._common import BYTE, CHE, MOBILITY, PERCENT, STOCK, fill_map, unownable
 from bellum.empire.rules import PROFILES
-from bellum.empire.tables import Tables, stock
+from bellum.empire.tables import SectorType, Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,
     ITEMS,
     MISSIONS,
+    RETREAT_ORDERS,
     LandUnit,
     Nation,
     NewsItem,
@@ -173,158 +175,24 @@ def parse_world(
     version = top.int("schema_version", SCHEMA_VERSION)
     if version > SCHEMA_VERSION:
         raise top.fail("schema_version", f"{version} is newer than this bellum ({SCHEMA_VERSION})")
-    w = _Entry(f"{source}:world", top.get("world", dict, {}))
-    size = w.get("size", list, [64, 32])
-    if not (len(size) == 2 and all(type(i) is int and i > 0 and i % 2 == 0 for i in size)):
-        raise w.fail("size", f"expected [width, height], positive and even, got {size!r}")
-    try:
-        geo = Geometry(size[0], size[1])
-    except ValueError as exc:
-        raise w.fail("size", str(exc)) from None
-    fill = (
-        w.lookup("fill", tables.sector, "sector type") if "fill" in w.data else tables.sector("sea")
-    )
-    fill_eff = w.int("fill_eff", 0, 0, 100)
-    w.finish()
-    world = World(geometry=geo, tables=tables)
-
-    opts = top.get("options", dict, {})
-    for k, v in opts.items():
-        if k not in DEFAULT_OPTIONS:
-            raise InputError(f"{source}:options: {k}: unknown option")
-        if type(v) is not type(DEFAULT_OPTIONS[k]) and not (
-            isinstance(DEFAULT_OPTIONS[k], float) and type(v) is int
-        ):
-            raise InputError(f"{source}:options: {k}: expected {type(DEFAULT_OPTIONS[k]).__name__}")
-        problem = check_option(k, v)
-        if problem:
-            raise InputError(f"{source}:options: {k}: {problem}")
-        if k == "profile" and v not in PROFILES:
-            raise InputError(f"{source}:options: profile: unknown profile '{v}'")
-        world.options[k] = v
-
+    world, fill, fill_eff = _read_map(_Entry(f"{source}:world", top.get("world", dict, {})), tables)
+    _read_options(world, top.get("options", dict, {}), source)
     for i, raw in enumerate(top.get("nation", list, [])):
-        e = _Entry(f"{source}:nation[{i}]", raw)
-        cnum = e.int("cnum", lo=1, hi=255)
-        if cnum in world.nations:
-            raise e.fail("cnum", f"country {cnum} is defined twice")
-        n = Nation(cnum=cnum, name=e.get("name", str))
-        e.where = f"{source}:nation {n.name}"
-        n.money = e.int("money", 0)
-        n.btu = e.int("btu", 640)
-        n.tech = e.tech(0.0)
-        n.happiness = e.get("happiness", float, 0.0)
-        n.origin = e.coord("origin", geo, (0, 0))
-        n.capital = e.coord("capital", geo) if "capital" in e.data else None
-        n.capital_sacked = e.get("capital_sacked", bool, False)
-        n.active = e.get("active", bool, True)
-        for other, rel in e.get("relations", dict, {}).items():
-            if not other.isdigit():
-                raise e.fail(f"relations.{other}", "expected a country number")
-            if rel in ("mobilizing", "sitzkrieg"):
-                n.war_steps[int(other)] = rel
-                rel = "hostile"
-            try:
-                n.relations[int(other)] = Relation.parse(str(rel))
-            except KeyError:
-                raise e.fail(f"relations.{other}", f"unknown relation '{rel}'") from None
-        e.finish()
-        world.nations[cnum] = n
+        _read_nation(world, _Entry(f"{source}:nation[{i}]", raw), source)
     for n in world.nations.values():
         for other in n.relations:
             if other not in world.nations:
                 raise InputError(f"{source}:nation {n.name}: relations.{other}: no such country")
-
     for i, raw in enumerate(top.get("sector", list, [])):
-        e = _Entry(f"{source}:sector[{i}]", raw)
-        x, y = e.coord("at", geo)
-        e.where = f"{source}:sector {x},{y}"
-        if (x, y) in world.sectors:
-            raise e.fail("at", "sector is defined twice")
-        des = e.lookup("des", tables.sector, "sector type")
-        owner = e.int("owner", 0, 0)
-        if owner and owner not in world.nations:
-            raise e.fail("owner", f"no country {owner}")
-        s = Sector(x=x, y=y, type=des, owner=owner)
-        s.oldowner = e.int("oldowner", owner, 0)
-        if s.oldowner and s.oldowner not in world.nations:
-            raise e.fail("oldowner", f"no country {s.oldowner}")
-        s.eff = e.int("eff", 0, 0, 100)
-        s.mob = e.int("mob", 0, -127, 127)
-        s.road = e.int("road", 0, 0, 100)
-        s.rail = e.int("rail", 0, 0, 100)
-        s.defense = e.int("defense", 0, 0, 100)
-        s.loyalty = e.int("loyalty", 0, 0, 127)
-        s.che = e.int("che", 0, 0, 255)
-        s.che_target = e.int("che_target", 0, 0)
-        s.avail = e.int("avail", 0, 0, 9999)
-        s.mines = e.int("mines", 0, 0, 9999)
-        s.off = e.get("off", bool, False)
-        s.dist = e.coord("dist", geo) if "dist" in e.data else None
-        s.thresholds = {str(k): int(v) for k, v in e.get("thresholds", dict, {}).items()}
-        s.deliveries = {str(k): str(v) for k, v in e.get("deliveries", dict, {}).items()}
-        s.plague = _plague(e)
-        s.items = _items(e)
-        if des.is_sea and owner:
-            raise e.fail("owner", f"a {des.name} sector cannot be owned")
-        e.finish()
-        world.sectors[(x, y)] = s
-    for y in range(geo.height):
-        for x in range(y % 2, geo.width, 2):
-            if (x, y) not in world.sectors:
-                world.sectors[(x, y)] = Sector(x=x, y=y, type=fill, eff=fill_eff)
-
-    for e, (uid, kind, owner, x, y) in _objects(top, "ship", world.ships, tables.ships, world):
-        sh = Ship(uid=uid, type=kind, owner=owner, x=x, y=y)
-        sh.name = e.get("name", str, "")
-        sh.eff = e.int("eff", 100, 0, 100)
-        sh.mob = e.int("mob", 0, -127, 127)
-        sh.tech = e.tech(float(kind.tech))
-        sh.fleet = e.get("fleet", str, "")
-        sh.mission = e.mission()
-        sh.rpath = e.get("rpath", str, "")
-        sh.rflags = e.get("rflags", str, "")
-        sh.off = e.get("off", bool, False)
-        sh.plague = _plague(e)
-        sh.items = _items(e)
-        e.finish()
-        world.ships[uid] = sh
-
-    for e, (uid, ltype, owner, x, y) in _objects(top, "unit", world.units, tables.land, world):
-        u = LandUnit(uid=uid, type=ltype, owner=owner, x=x, y=y)
-        u.eff = e.int("eff", 100, 0, 100)
-        u.mob = e.int("mob", 0, -127, 127)
-        u.tech = e.tech(float(ltype.tech))
-        u.army = e.get("army", str, "")
-        u.fort = e.int("fort", 0, 0, 127)
-        u.mission = e.mission()
-        u.op_center = e.coord("op_center", geo) if "op_center" in e.data else None
-        u.op_radius = e.int("op_radius", 0, 0)
-        u.retreat = e.int("retreat", 42, 0, 100)
-        u.ship = e.int("ship", lo=0) if "ship" in e.data else None
-        u.land = e.int("land", lo=0) if "land" in e.data else None
-        u.plague = _plague(e)
-        u.items = _items(e, ("mil",))
-        if u.mil > ltype.milit:
-            raise e.fail("mil", f"{u.mil} is more than {article(ltype.name)} holds ({ltype.milit})")
-        e.finish()
-        world.units[uid] = u
-
-    for e, (uid, ptype, owner, x, y) in _objects(top, "plane", world.planes, tables.planes, world):
-        p = Plane(uid=uid, type=ptype, owner=owner, x=x, y=y)
-        p.eff = e.int("eff", 100, 0, 100)
-        p.mob = e.int("mob", 0, -127, 127)
-        p.tech = e.tech(float(ptype.tech))
-        p.wing = e.get("wing", str, "")
-        p.mission = e.mission()
-        p.ship = e.int("ship", lo=0) if "ship" in e.data else None
-        p.land = e.int("land", lo=0) if "land" in e.data else None
-        p.hardened = e.get("hardened", bool, False)
-        p.op_center = e.coord("op_center", geo) if "op_center" in e.data else None
-        p.op_radius = e.int("op_radius", 0, 0)
-        e.finish()
-        world.planes[uid] = p
-
+        _read_sector(world, _Entry(f"{source}:sector[{i}]", raw), source)
+    fill_map(world, fill, fill_eff)
+    geo = world.geometry
+    for e, (uid, st, owner, x, y) in _objects(top, "ship", world.ships, tables.ships, world):
+        world.ships[uid] = _read_ship(e, Ship(uid=uid, type=st, owner=owner, x=x, y=y), geo)
+    for e, (uid, lt, owner, x, y) in _objects(top, "unit", world.units, tables.land, world):
+        world.units[uid] = _read_unit(e, LandUnit(uid=uid, type=lt, owner=owner, x=x, y=y), geo)
+    for e, (uid, pt, owner, x, y) in _objects(top, "plane", world.planes, tables.planes, world):
+        world.planes[uid] = _read_plane(e, Plane(uid=uid, type=pt, owner=owner, x=x, y=y), geo)
     for i, raw in enumerate(top.get("telegram", list, [])):
         e = _Entry(f"{source}:telegram[{i}]", raw)
         world.telegrams.append(Telegram(to=e.int("to", lo=0), text=e.get("text", str)))
@@ -342,8 +210,176 @@ def parse_world(
     return world
 
 
+def _read_map(w: _Entry, tables: Tables) -> tuple[World, SectorType, int]:
+    """The ``[world]`` table: an empty world of its size, and the sector that fills it."""
+    size = w.get("size", list, [64, 32])
+    if not (len(size) == 2 and all(type(i) is int and i > 0 and i % 2 == 0 for i in size)):
+        raise w.fail("size", f"expected [width, height], positive and even, got {size!r}")
+    try:
+        geo = Geometry(size[0], size[1])
+    except ValueError as exc:
+        raise w.fail("size", str(exc)) from None
+    fill = (
+        w.lookup("fill", tables.sector, "sector type") if "fill" in w.data else tables.sector("sea")
+    )
+    fill_eff = w.int("fill_eff", 0, *PERCENT)
+    w.finish()
+    return World(geometry=geo, tables=tables), fill, fill_eff
+
+
+def _read_options(world: World, opts: dict[str, Any], source: str) -> None:
+    for k, v in opts.items():
+        if k not in DEFAULT_OPTIONS:
+            raise InputError(f"{source}:options: {k}: unknown option")
+        if type(v) is not type(DEFAULT_OPTIONS[k]) and not (
+            isinstance(DEFAULT_OPTIONS[k], float) and type(v) is int
+        ):
+            raise InputError(f"{source}:options: {k}: expected {type(DEFAULT_OPTIONS[k]).__name__}")
+        problem = check_option(k, v)
+        if problem:
+            raise InputError(f"{source}:options: {k}: {problem}")
+        if k == "profile" and v not in PROFILES:
+            raise InputError(f"{source}:options: profile: unknown profile '{v}'")
+        world.options[k] = v
+
+
+def _read_nation(world: World, e: _Entry, source: str) -> None:
+    cnum = e.int("cnum", lo=1, hi=255)
+    if cnum in world.nations:
+        raise e.fail("cnum", f"country {cnum} is defined twice")
+    n = Nation(cnum=cnum, name=e.get("name", str))
+    e.where = f"{source}:nation {n.name}"
+    n.money = e.int("money", 0)
+    n.btu = e.int("btu", 640)
+    n.tech = e.tech(0.0)
+    n.happiness = e.get("happiness", float, 0.0)
+    n.origin = e.coord("origin", world.geometry, (0, 0))
+    # The server always has a registered capital location; a new country's is its origin.
+    n.capital = e.coord("capital", world.geometry, n.origin)
+    n.capital_sacked = e.get("capital_sacked", bool, False)
+    n.active = e.get("active", bool, True)
+    for other, rel in e.get("relations", dict, {}).items():
+        if not other.isdigit():
+            raise e.fail(f"relations.{other}", "expected a country number")
+        if rel in ("mobilizing", "sitzkrieg"):
+            n.war_steps[int(other)] = rel
+            rel = "hostile"
+        try:
+            n.relations[int(other)] = Relation.parse(str(rel))
+        except KeyError:
+            raise e.fail(f"relations.{other}", f"unknown relation '{rel}'") from None
+    e.finish()
+    world.nations[cnum] = n
+
+
+def _read_sector(world: World, e: _Entry, source: str) -> None:
+    geo = world.geometry
+    x, y = e.coord("at", geo)
+    e.where = f"{source}:sector {x},{y}"
+    if (x, y) in world.sectors:
+        raise e.fail("at", "sector is defined twice")
+    des = e.lookup("des", world.tables.sector, "sector type")
+    owner = e.int("owner", 0, 0)
+    if owner and owner not in world.nations:
+        raise e.fail("owner", f"no country {owner}")
+    s = Sector(x=x, y=y, type=des, owner=owner)
+    s.oldowner = e.int("oldowner", owner, 0)
+    if s.oldowner and s.oldowner not in world.nations:
+        raise e.fail("oldowner", f"no country {s.oldowner}")
+    s.eff = e.int("eff", 0, *PERCENT)
+    s.mob = e.int("mob", 0, *MOBILITY)
+    s.road = e.int("road", 0, *PERCENT)
+    s.rail = e.int("rail", 0, *PERCENT)
+    s.defense = e.int("defense", 0, *PERCENT)
+    s.loyalty = e.int("loyalty", 0, *BYTE)
+    s.che = e.int("che", 0, *CHE)
+    s.che_target = e.int("che_target", 0, 0)
+    s.avail = e.int("avail", 0, *STOCK)
+    s.mines = e.int("mines", 0, *STOCK)
+    s.off = e.get("off", bool, False)
+    s.dist = e.coord("dist", geo) if "dist" in e.data else None
+    s.thresholds = {str(k): int(v) for k, v in e.get("thresholds", dict, {}).items()}
+    s.deliveries = {str(k): str(v) for k, v in e.get("deliveries", dict, {}).items()}
+    s.plague = _plague(e)
+    s.items = _items(e)
+    problem = unownable(s)
+    if problem:
+        raise e.fail("owner", problem)
+    e.finish()
+    world.sectors[(x, y)] = s
+
+
+def _read_condition(e: _Entry, o: Ship | LandUnit | Plane) -> None:
+    """Efficiency, mobility and technology: what ships, land units and planes all have."""
+    o.eff = e.int("eff", 100, *PERCENT)
+    o.mob = e.int("mob", 0, *MOBILITY)
+    o.tech = e.tech(float(o.type.tech))
+
+
+def _read_op_area(e: _Entry, o: Ship | LandUnit | Plane, geo: Geometry) -> None:
+    """A mission's op area: centre (default: where the object is) and radius."""
+    o.op_center = e.coord("op_center", geo) if "op_center" in e.data else None
+    o.op_radius = e.int("op_radius", 0, 0)
+
+
+def _retreat_orders(e: _Entry) -> str:
+    """``rflags``: letters of the server's ``retreat`` command, kept in its flag order."""
+    text = e.get("rflags", str, "")
+    wrong = sorted(set(text) - set(RETREAT_ORDERS))
+    if wrong:
+        orders = "".join(RETREAT_ORDERS)
+        raise e.fail("rflags", f"unknown retreat order '{wrong[0]}' (one of {orders})")
+    return "".join(k for k in RETREAT_ORDERS if k in text)
+
+
+def _read_ship(e: _Entry, sh: Ship, geo: Geometry) -> Ship:
+    sh.name = e.get("name", str, "")
+    _read_condition(e, sh)
+    sh.fleet = e.get("fleet", str, "")
+    sh.mission = e.mission()
+    _read_op_area(e, sh, geo)
+    sh.rpath = e.get("rpath", str, "")
+    sh.rflags = _retreat_orders(e)
+    sh.off = e.get("off", bool, False)
+    sh.plague = _plague(e)
+    sh.items = _items(e)
+    e.finish()
+    return sh
+
+
+def _read_unit(e: _Entry, u: LandUnit, geo: Geometry) -> LandUnit:
+    _read_condition(e, u)
+    u.army = e.get("army", str, "")
+    u.fort = e.int("fort", 0, *BYTE)
+    u.mission = e.mission()
+    _read_op_area(e, u, geo)
+    u.lrange = e.int("lrange", lo=0, hi=127) if "lrange" in e.data else None
+    u.retreat = e.int("retreat", 42, *PERCENT)
+    u.ship = e.int("ship", lo=0) if "ship" in e.data else None
+    u.land = e.int("land", lo=0) if "land" in e.data else None
+    u.plague = _plague(e)
+    u.items = _items(e, ("mil",))
+    if u.mil > u.type.milit:
+        raise e.fail("mil", f"{u.mil} is more than {article(u.type.name)} holds ({u.type.milit})")
+    e.finish()
+    return u
+
+
+def _read_plane(e: _Entry, p: Plane, geo: Geometry) -> Plane:
+    _read_condition(e, p)
+    p.wing = e.get("wing", str, "")
+    p.mission = e.mission()
+    p.ship = e.int("ship", lo=0) if "ship" in e.data else None
+    p.land = e.int("land", lo=0) if "land" in e.data else None
+    p.hardened = e.get("hardened", bool, False)
+    _read_op_area(e, p, geo)
+    e.finish()
+    return p
+
+
 def _check_positions(world: World, source: str) -> None:
-    """Objects must stand where they can be: units on land or aboard, ships at sea or in port."""
+    """Land units stand on land or aboard.  Ships may be anywhere, as in a real game: a
+    harbour redesignated under them, or a canal that lost its efficiency, leaves them there."""
     for u in world.units.values():
         where = f"{source}:unit #{u.uid}"
         if u.ship is not None:
@@ -360,9 +396,6 @@ def _check_positions(world: World, source: str) -> None:
                 raise InputError(f"{where}: at: not where unit #{u.land} is")
         elif world.sector(u.xy).type.is_sea:
             raise InputError(f"{where}: at: a land unit cannot stand on a sea sector")
-    for sh in world.ships.values():
-        if world.sector(sh.xy).type.navigation == "land":
-            raise InputError(f"{source}:ship #{sh.uid}: at: a ship must be at sea or in a harbor")
 
 
 def load_world(path: str | Path) -> World:
@@ -383,198 +416,215 @@ def load_world(path: str | Path) -> World:
     return parse_world(data, p.name)
 
 
+# -- writing -----------------------------------------------------------------------
+
+
 def _drop_defaults(d: dict[str, Any], defaults: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in d.items() if v is not None and defaults.get(k, object()) != v}
+
+
+def _stock(items: dict[str, int], own_fields: tuple[str, ...]) -> dict[str, int]:
+    """The items not written as fields of their own, in the game's item order."""
+    return {k: items[k] for k in ITEMS if items.get(k) and k not in own_fields}
+
+
+def _xy(c: Coord | None) -> list[int] | None:
+    return None if c is None else [c[0], c[1]]
 
 
 def world_to_data(world: World) -> dict[str, Any]:
     """The TOML document of ``world`` (sectors equal to the fill are left out)."""
     geo = world.geometry
-    counts: dict[tuple[str, int], int] = {}
-    for s in world.sectors.values():
-        if s.owner == 0:
-            key = (s.type.name, s.eff)
-            counts[key] = counts.get(key, 0) + 1
-    fill_name, fill_eff = max(counts, key=lambda k: counts[k]) if counts else ("sea", 0)
-    blank = Sector(x=0, y=0, type=world.tables.sector(fill_name), eff=fill_eff)
-
-    def xy(c: Coord | None) -> list[int] | None:
-        return None if c is None else [c[0], c[1]]
-
+    fill_name, fill_eff = _fill_of(world)
+    fill = world.tables.sector(fill_name)
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
         "world": {"size": [geo.width, geo.height], "fill": fill_name, "fill_eff": fill_eff},
     }
     if world.options:
         doc["options"] = dict(world.options)
-    doc["nation"] = [
-        _drop_defaults(
-            {
-                "cnum": n.cnum,
-                "name": n.name,
-                "money": n.money,
-                "btu": n.btu,
-                "tech": n.tech,
-                "happiness": n.happiness,
-                "origin": xy(n.origin),
-                "capital": xy(n.capital),
-                "capital_sacked": n.capital_sacked,
-                "active": n.active,
-                "relations": {
-                    str(k): n.war_steps.get(k, r.label()) for k, r in sorted(n.relations.items())
-                },
-            },
-            {"happiness": 0.0, "capital_sacked": False, "active": True, "relations": {}},
-        )
-        for n in sorted(world.nations.values(), key=lambda n: n.cnum)
+    doc["nation"] = [_nation_data(n) for n in sorted(world.nations.values(), key=lambda n: n.cnum)]
+    doc["sector"] = [
+        _sector_data(s)
+        for c in sorted(world.sectors, key=lambda c: (c[1], c[0]))
+        if (s := world.sectors[c]) != Sector(x=s.x, y=s.y, type=fill, eff=fill_eff)
     ]
-    sectors = []
-    for c in sorted(world.sectors, key=lambda c: (c[1], c[0])):
-        s = world.sectors[c]
-        if s == Sector(x=s.x, y=s.y, type=blank.type, eff=blank.eff):
-            continue
-        items = {k: v for k, v in s.items.items() if v and k not in ("mil", "civ")}
-        sectors.append(
-            _drop_defaults(
-                {
-                    "at": [s.x, s.y],
-                    "des": s.type.name,
-                    "owner": s.owner,
-                    "oldowner": s.oldowner if s.oldowner != s.owner else None,
-                    "eff": s.eff,
-                    "mob": s.mob,
-                    "mil": s.mil,
-                    "civ": s.civ,
-                    "items": items,
-                    "road": s.road,
-                    "rail": s.rail,
-                    "defense": s.defense,
-                    "loyalty": s.loyalty,
-                    "che": s.che,
-                    "che_target": s.che_target,
-                    "avail": s.avail,
-                    "mines": s.mines,
-                    "off": s.off,
-                    "dist": xy(s.dist),
-                    "thresholds": s.thresholds,
-                    "deliveries": s.deliveries,
-                    "plague": s.plague.name.lower(),
-                },
-                {
-                    "owner": 0,
-                    "mil": 0,
-                    "civ": 0,
-                    "items": {},
-                    "road": 0,
-                    "rail": 0,
-                    "defense": 0,
-                    "loyalty": 0,
-                    "che": 0,
-                    "che_target": 0,
-                    "avail": 0,
-                    "mines": 0,
-                    "off": False,
-                    "thresholds": {},
-                    "deliveries": {},
-                    "plague": "healthy",
-                    "mob": 0,
-                    "eff": 0,
-                },
-            )
-        )
-    doc["sector"] = sectors
-    doc["ship"] = [
-        _drop_defaults(
-            {
-                "uid": sh.uid,
-                "type": sh.type.mnemonic,
-                "owner": sh.owner,
-                "at": [sh.x, sh.y],
-                "name": sh.name,
-                "eff": sh.eff,
-                "mob": sh.mob,
-                "tech": sh.tech,
-                "mil": sh.mil,
-                "items": {k: v for k, v in sh.items.items() if v and k != "mil"},
-                "fleet": sh.fleet,
-                "mission": sh.mission,
-                "rpath": sh.rpath,
-                "rflags": sh.rflags,
-                "off": sh.off,
-                "plague": sh.plague.name.lower(),
-            },
-            {
-                "name": "",
-                "fleet": "",
-                "mission": "",
-                "items": {},
-                "mil": 0,
-                "plague": "healthy",
-                "rpath": "",
-                "rflags": "",
-                "off": False,
-            },
-        )
-        for _, sh in sorted(world.ships.items())
-    ]
-    doc["unit"] = [
-        _drop_defaults(
-            {
-                "uid": u.uid,
-                "type": u.type.mnemonic,
-                "owner": u.owner,
-                "at": [u.x, u.y],
-                "eff": u.eff,
-                "mob": u.mob,
-                "tech": u.tech,
-                "mil": u.mil,
-                "items": {k: v for k, v in u.items.items() if v and k != "mil"},
-                "army": u.army,
-                "fort": u.fort,
-                "mission": u.mission,
-                "op_center": xy(u.op_center),
-                "op_radius": u.op_radius,
-                "retreat": u.retreat,
-                "ship": u.ship,
-                "land": u.land,
-                "plague": u.plague.name.lower(),
-            },
-            {
-                "army": "",
-                "fort": 0,
-                "mission": "",
-                "op_radius": 0,
-                "items": {},
-                "plague": "healthy",
-            },
-        )
-        for _, u in sorted(world.units.items())
-    ]
-    doc["plane"] = [
-        _drop_defaults(
-            {
-                "uid": p.uid,
-                "type": p.type.mnemonic,
-                "owner": p.owner,
-                "at": [p.x, p.y],
-                "eff": p.eff,
-                "mob": p.mob,
-                "tech": p.tech,
-                "wing": p.wing,
-                "mission": p.mission,
-                "ship": p.ship,
-                "land": p.land,
-                "hardened": p.hardened,
-                "op_center": xy(p.op_center),
-                "op_radius": p.op_radius,
-            },
-            {"wing": "", "mission": "", "hardened": False, "op_radius": 0},
-        )
-        for _, p in sorted(world.planes.items())
-    ]
+    doc["ship"] = [_ship_data(sh) for _, sh in sorted(world.ships.items())]
+    doc["unit"] = [_unit_data(u) for _, u in sorted(world.units.items())]
+    doc["plane"] = [_plane_data(p) for _, p in sorted(world.planes.items())]
     doc["telegram"] = [{"to": t.to, "text": t.text} for t in world.telegrams]
     doc["news"] = [{"actor": n.actor, "victim": n.victim, "text": n.text} for n in world.news]
     return {k: v for k, v in doc.items() if v != []}
+
+
+def _fill_of(world: World) -> tuple[str, int]:
+    """The commonest unowned sector (type and efficiency): what the file leaves out."""
+    counts: dict[tuple[str, int], int] = {}
+    for s in world.sectors.values():
+        if s.owner == 0:
+            key = (s.type.name, s.eff)
+            counts[key] = counts.get(key, 0) + 1
+    return max(counts, key=lambda k: counts[k]) if counts else ("sea", 0)
+
+
+def _nation_data(n: Nation) -> dict[str, Any]:
+    return _drop_defaults(
+        {
+            "cnum": n.cnum,
+            "name": n.name,
+            "money": n.money,
+            "btu": n.btu,
+            "tech": n.tech,
+            "happiness": n.happiness,
+            "origin": _xy(n.origin),
+            "capital": _xy(n.capital) if n.capital != n.origin else None,
+            "capital_sacked": n.capital_sacked,
+            "active": n.active,
+            "relations": {
+                str(k): n.war_steps.get(k, r.label()) for k, r in sorted(n.relations.items())
+            },
+        },
+        {"happiness": 0.0, "capital_sacked": False, "active": True, "relations": {}},
+    )
+
+
+def _sector_data(s: Sector) -> dict[str, Any]:
+    items = _stock(s.items, ("mil", "civ"))
+    return _drop_defaults(
+        {
+            "at": [s.x, s.y],
+            "des": s.type.name,
+            "owner": s.owner,
+            "oldowner": s.oldowner if s.oldowner != s.owner else None,
+            "eff": s.eff,
+            "mob": s.mob,
+            "mil": s.mil,
+            "civ": s.civ,
+            "items": items,
+            "road": s.road,
+            "rail": s.rail,
+            "defense": s.defense,
+            "loyalty": s.loyalty,
+            "che": s.che,
+            "che_target": s.che_target,
+            "avail": s.avail,
+            "mines": s.mines,
+            "off": s.off,
+            "dist": _xy(s.dist),
+            "thresholds": s.thresholds,
+            "deliveries": s.deliveries,
+            "plague": s.plague.name.lower(),
+        },
+        {
+            "owner": 0,
+            "mil": 0,
+            "civ": 0,
+            "items": {},
+            "road": 0,
+            "rail": 0,
+            "defense": 0,
+            "loyalty": 0,
+            "che": 0,
+            "che_target": 0,
+            "avail": 0,
+            "mines": 0,
+            "off": False,
+            "thresholds": {},
+            "deliveries": {},
+            "plague": "healthy",
+            "mob": 0,
+            "eff": 0,
+        },
+    )
+
+
+def _op_area_data(o: Ship | LandUnit | Plane) -> dict[str, Any]:
+    """The op area; a centre on the object itself is the default and left out."""
+    center = None if o.op_center == o.xy else _xy(o.op_center)
+    return {"op_center": center, "op_radius": o.op_radius}
+
+
+def _ship_data(sh: Ship) -> dict[str, Any]:
+    return _drop_defaults(
+        {
+            "uid": sh.uid,
+            "type": sh.type.mnemonic,
+            "owner": sh.owner,
+            "at": [sh.x, sh.y],
+            "name": sh.name,
+            "eff": sh.eff,
+            "mob": sh.mob,
+            "tech": sh.tech,
+            "mil": sh.mil,
+            "items": _stock(sh.items, ("mil",)),
+            "fleet": sh.fleet,
+            "mission": sh.mission,
+            **_op_area_data(sh),
+            "rpath": sh.rpath,
+            "rflags": sh.rflags,
+            "off": sh.off,
+            "plague": sh.plague.name.lower(),
+        },
+        {
+            "name": "",
+            "fleet": "",
+            "mission": "",
+            "items": {},
+            "mil": 0,
+            "plague": "healthy",
+            "rpath": "",
+            "rflags": "",
+            "off": False,
+            "op_radius": 0,
+        },
+    )
+
+
+def _unit_data(u: LandUnit) -> dict[str, Any]:
+    return _drop_defaults(
+        {
+            "uid": u.uid,
+            "type": u.type.mnemonic,
+            "owner": u.owner,
+            "at": [u.x, u.y],
+            "eff": u.eff,
+            "mob": u.mob,
+            "tech": u.tech,
+            "mil": u.mil,
+            "items": _stock(u.items, ("mil",)),
+            "army": u.army,
+            "fort": u.fort,
+            "mission": u.mission,
+            **_op_area_data(u),
+            "lrange": u.lrange,
+            "retreat": u.retreat,
+            "ship": u.ship,
+            "land": u.land,
+            "plague": u.plague.name.lower(),
+        },
+        {"army": "", "fort": 0, "mission": "", "op_radius": 0, "items": {}, "plague": "healthy"},
+    )
+
+
+def _plane_data(p: Plane) -> dict[str, Any]:
+    return _drop_defaults(
+        {
+            "uid": p.uid,
+            "type": p.type.mnemonic,
+            "owner": p.owner,
+            "at": [p.x, p.y],
+            "eff": p.eff,
+            "mob": p.mob,
+            "tech": p.tech,
+            "wing": p.wing,
+            "mission": p.mission,
+            "ship": p.ship,
+            "land": p.land,
+            "hardened": p.hardened,
+            **_op_area_data(p),
+        },
+        {"wing": "", "mission": "", "hardened": False, "op_radius": 0},
+    )
 
 
 def _value(v: Any) -> str:

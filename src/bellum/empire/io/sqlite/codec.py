@@ -1,4 +1,9 @@
-"""World objects <-> JSON rows of the store, field by field from the dataclasses.
+"""What the store's rows hold: world objects, dump tables and history records.
+
+The store (:mod:`.store`) runs the SQL and the transactions; this module
+turns what is stored into objects and back.
+
+World objects <-> JSON rows, field by field from the dataclasses.
 
 The codec walks :func:`dataclasses.fields`, so a field added to
 :class:`~bellum.empire.world.Sector` (or any other object) is stored without
@@ -16,14 +21,28 @@ import dataclasses
 import json
 import types
 import typing
+from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+import bellum
 from bellum.empire import world as wm
+from bellum.empire.events import Event
 from bellum.empire.geometry import Geometry
+from bellum.empire.io.xdump.syntax import Record, Table, split_fields
+from bellum.empire.orders import Order
 from bellum.empire.tables import LandType, PlaneType, SectorType, ShipType, Tables
 from bellum.errors import InputError
+
+if TYPE_CHECKING:
+    from bellum.empire.combat.result import CombatResult
+
+#: A world as rows: ``{(kind, key): canonical JSON}``.
+Rows = dict[tuple[str, str], str]
+#: What changed between two sets of rows: ``{(kind, key): (before, after)}``, ``None``
+#: for an object that did not exist.
+Changes = dict[tuple[str, str], tuple[str | None, str | None]]
 
 #: Object kinds of a world, the dataclass of each and how rows are keyed.
 KINDS: dict[str, type] = {
@@ -115,9 +134,9 @@ def decode(kind: str, data: dict[str, Any], tables: Tables, where: str) -> Any:
         raise InputError(f"{where}: stored {kind} is malformed: {exc}") from None
 
 
-def world_rows(world: wm.World) -> dict[tuple[str, str], str]:
+def world_rows(world: wm.World) -> Rows:
     """Every object of ``world`` as ``{(kind, key): canonical JSON}``."""
-    rows: dict[tuple[str, str], str] = {
+    rows: Rows = {
         ("world", "options"): canonical(world.options),
         ("world", "size"): canonical([world.geometry.width, world.geometry.height]),
     }
@@ -135,7 +154,7 @@ def world_rows(world: wm.World) -> dict[tuple[str, str], str]:
     return rows
 
 
-def rows_world(rows: dict[tuple[str, str], str], tables: Tables, where: str) -> wm.World:
+def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
     """The world stored as ``rows`` (the inverse of :func:`world_rows`)."""
     try:
         size = json.loads(rows[("world", "size")])
@@ -169,3 +188,136 @@ def rows_world(rows: dict[tuple[str, str], str], tables: Tables, where: str) -> 
     world.planes = dict(sorted(world.planes.items()))
     world.sectors = dict(sorted(world.sectors.items(), key=lambda kv: (kv[0][1], kv[0][0])))
     return world
+
+
+def changes(before: Rows, after: Rows) -> Changes:
+    """Every object whose row differs, with its row before and after."""
+    return {
+        k: (before.get(k), after.get(k))
+        for k in sorted(set(before) | set(after))
+        if before.get(k) != after.get(k)
+    }
+
+
+# -- dumps -------------------------------------------------------------------------
+
+#: The columns of a dump table's row, in the order of :func:`table_row`.
+TABLE_COLUMNS = "seq, name, human, header, column_line, columns, footer, before"
+
+
+def table_row(seq: int, t: Table) -> tuple[Any, ...]:
+    """Dump table ``t`` (without its records) as the row ``TABLE_COLUMNS`` describe."""
+    return (seq, t.name, int(t.human), t.header, t.column_line, json.dumps(t.columns), t.footer,
+            t.before)  # fmt: skip
+
+
+def table_of(row: tuple[Any, ...], lines: list[str], source: str) -> Table:
+    """The dump table stored as ``row`` with its record ``lines`` (the inverse of
+    :func:`table_row`)."""
+    _, name, human, header, column_line, columns, footer, before = row
+    t = Table(name, bool(human), header, json.loads(columns), column_line, [], footer, before)
+    t.records = [Record(line, split_fields(line, source), i) for i, line in enumerate(lines)]
+    return t
+
+
+# -- history -----------------------------------------------------------------------
+
+#: The columns of a history row after its ``id``, in the order of :func:`command_row`.
+COMMAND_COLUMNS = (
+    "at, name, args, extra, order_text, country, seed, answers, options, version, profile,"
+    " outcome, result, events, transcript"
+)
+
+
+@dataclass
+class CommandRecord:
+    """One order of the history, as stored."""
+
+    id: int
+    at: str
+    order: Order
+    country: int
+    seed: int
+    answers: list[str | None]
+    options: dict[str, Any]
+    version: str
+    profile: str
+    outcome: str
+    result: dict[str, Any]
+    events: list[Event]
+    transcript: str
+    changes: Changes = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``history --json`` entry (docs/store.md): the order, and its arguments as
+        ``args`` (missing ones ``null``) and ``extra`` (the support words)."""
+        return {
+            "id": self.id,
+            "at": self.at,
+            "command": self.order.name,
+            "order": self.order.text(),
+            "args": self.order.slots(),
+            "extra": _support(self.order),
+            "country": self.country,
+            "seed": self.seed,
+            "answers": self.answers,
+            "outcome": self.outcome,
+        }
+
+
+def _support(order: Order) -> dict[str, list[str]]:
+    return {"support_args": order.support()} if order.syntax.support else {}
+
+
+def command_row(
+    at: str,
+    order: Order,
+    answers: list[str | None],
+    result: CombatResult,
+    world: wm.World,
+) -> tuple[Any, ...]:
+    """The history row of ``order``, run on ``world`` with ``answers``, as
+    ``COMMAND_COLUMNS`` describe.  ``name``, ``args`` and ``extra`` repeat the
+    order for readers of the database; ``order_text`` is what replay reads."""
+    options = {k: world.option(k) for k in wm.DEFAULT_OPTIONS} | world.options
+    return (
+        at,
+        order.name,
+        json.dumps(order.slots()),
+        json.dumps(_support(order)),
+        order.text(),
+        result.aggressor,
+        result.seed,
+        json.dumps(answers),
+        canonical(options),
+        bellum.__version__,
+        str(world.option("profile")),
+        result.outcome,
+        canonical(result.to_json()),
+        json.dumps([e.__dict__ for e in result.events]),
+        result.transcript(),
+    )
+
+
+def record_of(row: tuple[Any, ...]) -> CommandRecord:
+    """The history record of ``row`` (``id`` then ``COMMAND_COLUMNS``)."""
+    (cid, at, name, args, extra, order, country, seed, answers, options, version, profile,
+     outcome, result, events, transcript) = row  # fmt: skip
+    return CommandRecord(
+        cid,
+        at,
+        # Schema 2 and older kept the Python call; schema 3 keeps the order's text.
+        Order.parse(order)
+        if order is not None
+        else Order.from_call(name, json.loads(args), json.loads(extra)),
+        country,
+        seed,
+        json.loads(answers),
+        json.loads(options),
+        version,
+        profile,
+        outcome,
+        json.loads(result),
+        [Event(**e) for e in json.loads(events)],
+        transcript,
+    )

@@ -24,19 +24,28 @@ import os
 import sqlite3
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-import bellum
-from bellum.empire.events import Event
-from bellum.empire.io.sqlite.codec import canonical, rows_world, world_rows
+from bellum.empire.io.sqlite.codec import (
+    COMMAND_COLUMNS,
+    TABLE_COLUMNS,
+    CommandRecord,
+    Rows,
+    changes,
+    command_row,
+    record_of,
+    rows_world,
+    table_of,
+    table_row,
+    world_rows,
+)
 from bellum.empire.io.sqlite.schema import SCHEMA_VERSION, migrate, version_of
-from bellum.empire.io.xdump.syntax import Dump, Record, Table, split_fields
+from bellum.empire.io.xdump.syntax import Dump
 from bellum.empire.orders import Order
 from bellum.empire.tables import stock
-from bellum.empire.world import DEFAULT_OPTIONS, World
+from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
 
 if TYPE_CHECKING:
@@ -46,44 +55,6 @@ if TYPE_CHECKING:
 #: (``BELLUM_BUSY_TIMEOUT`` in the environment overrides it).
 BUSY_TIMEOUT = 30.0
 SQLITE_MAGIC = b"SQLite format 3\x00"
-Rows = dict[tuple[str, str], str]
-
-
-@dataclass
-class CommandRecord:
-    """One command of the history, as stored."""
-
-    id: int
-    at: str
-    order: Order
-    country: int
-    seed: int
-    answers: list[str | None]
-    options: dict[str, Any]
-    version: str
-    profile: str
-    outcome: str
-    result: dict[str, Any]
-    events: list[Event]
-    transcript: str
-    changes: dict[tuple[str, str], tuple[str | None, str | None]] = field(default_factory=dict)
-
-    def to_json(self) -> dict[str, Any]:
-        """The ``history --json`` entry (docs/store.md): the order, and its arguments as
-        ``args`` (missing ones ``null``) and ``extra`` (the support words)."""
-        support = {"support_args": self.order.support()} if self.order.syntax.support else {}
-        return {
-            "id": self.id,
-            "at": self.at,
-            "command": self.order.name,
-            "order": self.order.text(),
-            "args": self.order.slots(),
-            "extra": support,
-            "country": self.country,
-            "seed": self.seed,
-            "answers": self.answers,
-            "outcome": self.outcome,
-        }
 
 
 def busy_timeout() -> float:
@@ -299,20 +270,8 @@ class Store:
 
     def _put_dump(self, c: sqlite3.Connection, dump: Dump) -> None:
         for seq, t in enumerate(dump.tables):
-            c.execute(
-                "INSERT INTO dump_table (seq, name, human, header, column_line, columns, footer,"
-                " before) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    seq,
-                    t.name,
-                    int(t.human),
-                    t.header,
-                    t.column_line,
-                    json.dumps(t.columns),
-                    t.footer,
-                    t.before,
-                ),
-            )
+            c.execute(f"INSERT INTO dump_table ({TABLE_COLUMNS}) VALUES ({_marks(8)})",
+                      table_row(seq, t))  # fmt: skip
             c.executemany(
                 "INSERT INTO dump_record (tbl, seq, line) VALUES (?, ?, ?)",
                 [(seq, i, r.line) for i, r in enumerate(t.records)],
@@ -322,23 +281,16 @@ class Store:
     def dump(self) -> Dump | None:
         """The imported dump's records as imported (``None`` for a world made otherwise)."""
         with self._read() as c:
-            tables = c.execute(
-                "SELECT seq, name, human, header, column_line, columns, footer, before"
-                " FROM dump_table ORDER BY seq"
-            ).fetchall()
+            tables = c.execute(f"SELECT {TABLE_COLUMNS} FROM dump_table ORDER BY seq").fetchall()
             if not tables:
                 return None
             meta = dict(c.execute("SELECT key, value FROM meta").fetchall())
             dump = Dump(meta.get("source", "dump"), tail=meta.get("dump_tail", ""))
-            for seq, name, human, header, column_line, columns, footer, before in tables:
-                t = Table(
-                    name, bool(human), header, json.loads(columns), column_line, [], footer, before
+            for row in tables:
+                lines = c.execute(
+                    "SELECT line FROM dump_record WHERE tbl = ? ORDER BY seq", (row[0],)
                 )
-                for i, line in c.execute(
-                    "SELECT seq, line FROM dump_record WHERE tbl = ? ORDER BY seq", (seq,)
-                ):
-                    t.records.append(Record(line, split_fields(line, f"{dump.source}"), i))
-                dump.tables.append(t)
+                dump.tables.append(table_of(row, [line for (line,) in lines], dump.source))
         return dump
 
     # -- history ----------------------------------------------------------------
@@ -346,7 +298,7 @@ class Store:
     def history(self) -> list[CommandRecord]:
         """Every stored command, oldest first (without their changes)."""
         with self._read() as c:
-            return [self._record(row) for row in c.execute(_SELECT_COMMAND + " ORDER BY id")]
+            return [record_of(row) for row in c.execute(_SELECT_COMMAND + " ORDER BY id")]
 
     def command(self, cid: int) -> CommandRecord:
         """One stored command with the before/after image of everything it changed."""
@@ -354,35 +306,12 @@ class Store:
             row = c.execute(_SELECT_COMMAND + " WHERE id = ?", (cid,)).fetchone()
             if row is None:
                 raise InputError(f"{self.path}: no command {cid} in the history")
-            rec = self._record(row)
+            rec = record_of(row)
             for kind, key, before, after in c.execute(
                 "SELECT kind, key, before, after FROM change WHERE command = ?", (cid,)
             ):
                 rec.changes[(kind, key)] = (before, after)
         return rec
-
-    @staticmethod
-    def _record(row: tuple[Any, ...]) -> CommandRecord:
-        (cid, at, name, args, extra, order, country, seed, answers, options, version, profile,
-         outcome, result, events, transcript) = row  # fmt: skip
-        return CommandRecord(
-            cid,
-            at,
-            # Schema 2 and older kept the Python call; schema 3 keeps the order's text.
-            Order.parse(order)
-            if order is not None
-            else Order.from_call(name, json.loads(args), json.loads(extra)),
-            country,
-            seed,
-            json.loads(answers),
-            json.loads(options),
-            version,
-            profile,
-            outcome,
-            json.loads(result),
-            [Event(**e) for e in json.loads(events)],
-            transcript,
-        )
 
     def world_before(self, cid: int) -> World:
         """The world as it was just before command ``cid``: today's world with the
@@ -424,10 +353,11 @@ class Store:
         }
 
 
-_SELECT_COMMAND = (
-    "SELECT id, at, name, args, extra, order_text, country, seed, answers, options, version,"
-    " profile, outcome, result, events, transcript FROM command"
-)
+_SELECT_COMMAND = f"SELECT id, {COMMAND_COLUMNS} FROM command"
+
+
+def _marks(n: int) -> str:
+    return ", ".join("?" * n)
 
 
 class Session:
@@ -460,39 +390,15 @@ class Session:
         """
         c = self.store.conn
         after = world_rows(self.world) if result.world_changed else self.before
-        changes = [
-            (k, key, self.before.get((k, key)), after.get((k, key)))
-            for (k, key) in sorted(set(self.before) | set(after))
-            if self.before.get((k, key)) != after.get((k, key))
-        ]
-        options = {k: self.world.option(k) for k in DEFAULT_OPTIONS} | self.world.options
-        support = {"support_args": order.support()} if order.syntax.support else {}
+        at = datetime.now(UTC).isoformat(timespec="milliseconds")
         with _guard(self.store.path):
             try:
                 cur = c.execute(
-                    "INSERT INTO command (at, name, args, extra, order_text, country, seed,"
-                    " answers, options, version, profile, outcome, result, events, transcript)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        datetime.now(UTC).isoformat(timespec="milliseconds"),
-                        order.name,
-                        json.dumps(order.slots()),
-                        json.dumps(support),
-                        order.text(),
-                        result.aggressor,
-                        result.seed,
-                        json.dumps(answers),
-                        canonical(options),
-                        bellum.__version__,
-                        str(self.world.option("profile")),
-                        result.outcome,
-                        canonical(result.to_json()),
-                        json.dumps([e.__dict__ for e in result.events]),
-                        result.transcript(),
-                    ),
+                    f"INSERT INTO command ({COMMAND_COLUMNS}) VALUES ({_marks(15)})",
+                    command_row(at, order, answers, result, self.world),
                 )
                 cid = int(cur.lastrowid or 0)
-                for k, key, before, now in changes:
+                for (k, key), (before, now) in changes(self.before, after).items():
                     if hook:
                         hook("change")
                     c.execute(

@@ -17,25 +17,29 @@ otherwise needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.io._common import BYTE, CHE, MOBILITY, PERCENT, STOCK, fill_map, unownable
 from bellum.empire.io.xdump.syntax import (
     KNOWN_COLUMNS,
     Dump,
     Record,
     Table,
+    escape,
     format_float,
     parse_dump,
     quote,
+    unescape,
     unquote,
 )
 from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,
     ITEMS,
+    RETREAT_ORDERS,
     LandUnit,
     Nation,
     Plague,
@@ -123,13 +127,13 @@ class _Row:
             return names[k]
         if text.startswith(("(", '"')):
             raise self.fail(col, f"expected a symbol, got {text}")
-        return text
+        return unescape(text, self.where)
 
     def symset(self, col: str) -> set[str]:
         text = self.raw(col)
         if not (text.startswith("(") and text.endswith(")")):
             raise self.fail(col, f"expected a symbol set, got {text}")
-        return set(text[1:-1].split())
+        return {unescape(name, self.where) for name in text[1:-1].split()}
 
     def xy(self, xcol: str, ycol: str) -> Coord:
         assert self.geo is not None
@@ -155,9 +159,34 @@ def _relation(row: _Row, col: str) -> Relation:
         raise row.fail(col, f"unknown relation '{name}'") from None
 
 
+#: The server's mission symbols (by number) and the names bellum gives them.
+_MISSION_SYMBOLS = {
+    0: ("none", ""),
+    1: ("interdiction", "interdiction"),
+    2: ("support", "support"),
+    3: ("reserve", "reserve"),
+    4: ("escort", "escort"),
+    6: ("air defense", "air-defense"),
+    7: ("defensive support", "dsupport"),
+    8: ("offensive support", "osupport"),
+}
+_MISSION_OF_SYMBOL = {symbol: ours for symbol, ours in _MISSION_SYMBOLS.values()}
+_SYMBOL_OF_MISSION = {ours: symbol for symbol, ours in _MISSION_SYMBOLS.values()}
+
+
 def _mission(row: _Row) -> str:
-    name = row.symbol("mission", (NO_MISSION,))
-    return "" if name == NO_MISSION else name
+    text = row.raw("mission")
+    if text.isdigit() and int(text) in _MISSION_SYMBOLS:
+        return _MISSION_SYMBOLS[int(text)][1]
+    name = row.symbol("mission")
+    if name not in _MISSION_OF_SYMBOL:
+        raise row.fail("mission", f"unknown mission '{name}'")
+    return _MISSION_OF_SYMBOL[name]
+
+
+def _op_area(row: _Row, o: Ship | LandUnit | Plane) -> None:
+    o.op_center = row.xy("opx", "opy")
+    o.op_radius = row.num("radius", 0)
 
 
 def _opt_id(row: _Row, col: str) -> int | None:
@@ -177,17 +206,32 @@ def _items(row: _Row) -> dict[str, int]:
 def _read_ship(row: _Row, sh: Ship) -> None:
     sh.name = row.text("name")
     sh.fleet = row.text("fleet")
+    _op_area(row, sh)
+    sh.rpath = row.text("rpath")
+    sh.rflags = _retreat_orders(row)
     sh.items = _items(row)
     sh.plague = _plague(row)
 
 
+def _retreat_orders(row: _Row) -> str:
+    """``rflags`` as the ``retreat`` command's letters; machine-readable dumps give bits."""
+    text = row.raw("rflags")
+    if text.isdigit():
+        bits = int(text)
+        return "".join(k for i, k in enumerate(RETREAT_ORDERS) if bits >> i & 1)
+    names = row.symset("rflags")
+    unknown = names - set(RETREAT_ORDERS.values())
+    if unknown:
+        raise row.fail("rflags", f"unknown retreat order '{min(unknown)}'")
+    return "".join(k for k, name in RETREAT_ORDERS.items() if name in names)
+
+
 def _read_unit(row: _Row, u: LandUnit) -> None:
-    u.op_center = row.xy("opx", "opy")
-    u.op_radius = row.num("radius", 0)
+    _op_area(row, u)
     u.army = row.text("army")
     u.ship = _opt_id(row, "ship")
-    u.fort = row.num("harden", 0, 127)
-    u.retreat = row.num("retreat", 0, 100)
+    u.fort = row.num("harden", *BYTE)
+    u.retreat = row.num("retreat", *PERCENT)
     u.items = _items(row)
     u.plague = _plague(row)
     u.land = _opt_id(row, "land")
@@ -195,6 +239,7 @@ def _read_unit(row: _Row, u: LandUnit) -> None:
 
 def _read_plane(row: _Row, p: Plane) -> None:
     p.wing = row.text("wing")
+    _op_area(row, p)
     p.hardened = row.num("harden", 0, 127) > 0
     p.ship = _opt_id(row, "ship")
     p.land = _opt_id(row, "land")
@@ -246,7 +291,28 @@ def dump_to_world(
     from a complete sector table.  Objects owned by nobody (the server's dead
     or never-built units, ships and planes) are not part of the world.
     """
-    tables = tables or stock()
+    world = _new_world(dump, size, options or {}, tables or stock())
+    _read_nations(dump, world)
+    _read_relations(dump, world)
+    _read_sectors(dump, world)
+    fill_map(world, world.tables.sector("sea"))
+    _read_ships_units_planes(dump, world)
+    for u in world.units.values():
+        if u.ship is not None and u.ship not in world.ships:
+            raise InputError(
+                f"{dump.source}: land unit #{u.uid} is on ship #{u.ship}: no such ship"
+            )
+        if u.land is not None and u.land not in world.units:
+            raise InputError(
+                f"{dump.source}: land unit #{u.uid} is on unit #{u.land}: no such unit"
+            )
+    return world
+
+
+def _new_world(
+    dump: Dump, size: tuple[int, int] | None, options: dict[str, Any], tables: Tables
+) -> World:
+    """An empty world of the dump's size, with ``options``; refuses what is no dump."""
     if dump.table("sect") is None and dump.table("nat") is None:
         raise InputError(f"{dump.source}: no sect or nat table: not an Empire dump, or empty")
     size = size or infer_size(dump)
@@ -263,15 +329,30 @@ def dump_to_world(
         if dump.table(name) is None:
             raise InputError(f"{dump.source}: the dump has no '{name}' table")
     world = World(geometry=geo, tables=tables)
-    for k, v in (options or {}).items():
+    for k, v in options.items():
         if k not in DEFAULT_OPTIONS:
             raise InputError(f"{dump.source}: unknown option '{k}'")
         world.options[k] = v
+    return world
 
-    nat = dump.table("nat")
-    assert nat is not None
-    for rec in nat.records:
-        row = _Row(dump, nat, rec, geo)
+
+def _rows(dump: Dump, name: str, world: World) -> Iterator[_Row]:
+    """The records of table ``name`` (none if the dump lacks it), for typed reading."""
+    t = dump.table(name)
+    for rec in t.records if t else []:
+        yield _Row(dump, t, rec, world.geometry)  # type: ignore[arg-type]
+
+
+def _owner(row: _Row, world: World, col: str = "owner") -> int:
+    owner = row.num(col, 0, 255)
+    if owner and owner not in world.nations:
+        raise row.fail(col, f"no country {owner} in the nat table")
+    return owner
+
+
+def _read_nations(dump: Dump, world: World) -> None:
+    """The countries that play (not unused, not the deity)."""
+    for row in _rows(dump, "nat", world):
         cnum = row.num("cnum", 0, 255)
         if cnum in world.nations:
             raise row.fail("cnum", f"country {cnum} appears twice")
@@ -291,31 +372,25 @@ def dump_to_world(
         n.active = stat == "active"
         world.nations[cnum] = n
 
-    relat = dump.table("relat")
-    for rec in relat.records if relat else []:
-        row = _Row(dump, relat, rec, geo)  # type: ignore[arg-type]
-        cnum = row.num("uid", 0, 255)
-        me = world.nations.get(cnum)
+
+def _read_relations(dump: Dump, world: World) -> None:
+    """Each country's relations to the others (neutral is the default, not stored)."""
+    for row in _rows(dump, "relat", world):
+        me = world.nations.get(row.num("uid", 0, 255))
         if me is None:
             continue
         for other in world.nations:
             col = f"relations({other})"
-            if other != cnum and col in row.table.columns:
+            if other != me.cnum and col in row.table.columns:
                 r = _relation(row, col)
                 if r != Relation.NEUTRAL:
                     me.relations[other] = r
 
-    def owner_of(row: _Row, col: str = "owner") -> int:
-        owner = row.num(col, 0, 255)
-        if owner and owner not in world.nations:
-            raise row.fail(col, f"no country {owner} in the nat table")
-        return owner
 
-    sect_types = _type_index(tables.sectors.values())
-    sect = dump.table("sect")
-    assert sect is not None
-    for rec in sect.records:
-        row = _Row(dump, sect, rec, geo)
+def _read_sectors(dump: Dump, world: World) -> None:
+    geo = world.geometry
+    sect_types = _type_index(world.tables.sectors.values())
+    for row in _rows(dump, "sect", world):
         x, y = row.xy("xloc", "yloc")
         if (x + y) % 2:
             raise row.fail("xloc", f"{x},{y} is not a sector (x + y must be even)")
@@ -328,35 +403,35 @@ def dump_to_world(
         des = sect_types.get(row.num("des", 0))
         if des is None:
             raise row.fail("des", f"unknown sector type {row.raw('des')}")
-        s = Sector(x=x, y=y, type=des, owner=owner_of(row))
-        s.oldowner = owner_of(row, "oldown")
-        s.eff = row.num("effic", 0, 100)
-        s.mob = row.num("mobil", -127, 127)
+        s = Sector(x=x, y=y, type=des, owner=_owner(row, world))
+        s.oldowner = _owner(row, world, "oldown")
+        s.eff = row.num("effic", *PERCENT)
+        s.mob = row.num("mobil", *MOBILITY)
         s.off = row.num("off", 0, 1) == 1
-        s.loyalty = row.num("loyal", 0, 127)
+        s.loyalty = row.num("loyal", *BYTE)
         dist = row.xy("xdist", "ydist")
         s.dist = None if dist == (x, y) else dist
-        s.avail = row.num("avail", 0, 9999)
+        s.avail = row.num("avail", *STOCK)
         s.items = _items(row)
         s.thresholds = {
             item: v for item, col in DIST_COLUMNS.items() if (v := row.num(col, 0, 32767))
         }
-        s.mines = row.num("mines", 0, 9999)
+        s.mines = row.num("mines", *STOCK)
         s.plague = _plague(row)
-        s.che = row.num("che", 0, 255)
-        s.che_target = owner_of(row, "che_target")
-        s.road = row.num("road", 0, 100)
-        s.rail = row.num("rail", 0, 100)
-        s.defense = row.num("dfense", 0, 100)
-        if des.is_sea and s.owner:
-            raise row.fail("owner", f"a {des.name} sector cannot be owned")
+        s.che = row.num("che", *CHE)
+        s.che_target = _owner(row, world, "che_target")
+        s.road = row.num("road", *PERCENT)
+        s.rail = row.num("rail", *PERCENT)
+        s.defense = row.num("dfense", *PERCENT)
+        problem = unownable(s)
+        if problem:
+            raise row.fail("owner", problem)
         world.sectors[(x, y)] = s
-    sea = tables.sector("sea")
-    for yy in range(geo.height):
-        for xx in range(yy % 2, geo.width, 2):
-            if (xx, yy) not in world.sectors:
-                world.sectors[(xx, yy)] = Sector(x=xx, y=yy, type=sea)
 
+
+def _read_ships_units_planes(dump: Dump, world: World) -> None:
+    """The owned ships, land units and planes: the fields they share, then their own."""
+    tables = world.tables
     kinds: list[tuple[str, str, type, Any, dict[int, Any]]] = [
         ("ship", "ship", Ship, tables.ships.values(), world.ships),
         ("land", "land unit", LandUnit, tables.land.values(), world.units),
@@ -365,10 +440,8 @@ def dump_to_world(
     for name, what, cls, kinds_of, into in kinds:
         by_uid = _type_index(kinds_of)
         seen: set[int] = set()
-        t = dump.table(name)
-        for rec in t.records if t else []:
-            row = _Row(dump, t, rec, geo)  # type: ignore[arg-type]
-            uid, owner = row.num("uid", 0), owner_of(row)
+        for row in _rows(dump, name, world):
+            uid, owner = row.num("uid", 0), _owner(row, world)
             if uid in seen:
                 raise row.fail("uid", f"{what} #{uid} appears twice")
             seen.add(uid)
@@ -379,24 +452,13 @@ def dump_to_world(
                 raise row.fail("type", f"unknown {what} type {row.raw('type')}")
             x, y = row.xy("xloc", "yloc")
             obj = cls(uid=uid, type=kind, owner=owner, x=x, y=y)
-            obj.eff = row.num("effic", 0, 100)
-            obj.mob = row.num("mobil", -127, 127)
+            obj.eff = row.num("effic", *PERCENT)
+            obj.mob = row.num("mobil", *MOBILITY)
             obj.off = row.num("off", 0, 1) == 1
             obj.tech = float(row.num("tech", 0))
             obj.mission = _mission(row)
             _READ_MORE[name](row, obj)
             into[uid] = obj
-
-    for u in world.units.values():
-        if u.ship is not None and u.ship not in world.ships:
-            raise InputError(
-                f"{dump.source}: land unit #{u.uid} is on ship #{u.ship}: no such ship"
-            )
-        if u.land is not None and u.land not in world.units:
-            raise InputError(
-                f"{dump.source}: land unit #{u.uid} is on unit #{u.land}: no such unit"
-            )
-    return world
 
 
 # -- export ------------------------------------------------------------------------
@@ -448,13 +510,17 @@ class _Overlay:
         self.put(col, value, lambda s: unquote(s, "") or "", quote)
 
     def symbol(self, col: str, value: str) -> None:
-        self.put(col, value, str, str)
+        self.put(col, value, lambda s: unescape(s, ""), escape)
 
     def plague(self, p: Plague) -> None:
         self.symbol("pstage", p.name.lower())
 
     def mission(self, m: str) -> None:
-        self.symbol("mission", m or NO_MISSION)
+        self.symbol("mission", _SYMBOL_OF_MISSION[m])
+
+    def op_area(self, o: Ship | LandUnit | Plane) -> None:
+        self.xy("opx", "opy", o.op_center or o.xy)
+        self.put("radius", o.op_radius)
 
     def finish(self) -> None:
         if self.changed:
@@ -602,6 +668,7 @@ def _unit_common(o: _Overlay, u: LandUnit | Ship | Plane) -> None:
     o.put("off", u.off)
     o.put("tech", u.tech, float, lambda v: str(int(v)))
     o.mission(u.mission)
+    o.op_area(u)
 
 
 def _ship_over(o: _Overlay, sh: Ship) -> None:
@@ -610,12 +677,15 @@ def _ship_over(o: _Overlay, sh: Ship) -> None:
     o.items(sh.items)
     o.plague(sh.plague)
     o.string("name", sh.name)
+    o.string("rpath", sh.rpath)
+    names = [RETREAT_ORDERS[k] for k in RETREAT_ORDERS if k in sh.rflags]
+    o.put(
+        "rflags", set(names), lambda s: set(s.strip("()").split()), lambda _: f"({' '.join(names)})"
+    )
 
 
 def _unit_over(o: _Overlay, u: LandUnit) -> None:
     _unit_common(o, u)
-    o.xy("opx", "opy", u.op_center or (0, 0))
-    o.put("radius", u.op_radius)
     o.string("army", u.army)
     o.put("ship", -1 if u.ship is None else u.ship)
     o.put("harden", u.fort)
@@ -635,7 +705,7 @@ def _plane_over(o: _Overlay, p: Plane) -> None:
 
 def _nation_over(o: _Overlay, n: Nation) -> None:
     o.string("cname", n.name)
-    o.xy("xcap", "ycap", n.capital or (0, 0))
+    o.xy("xcap", "ycap", n.capital or n.origin)
     o.xy("xorg", "yorg", n.origin)
     o.put("btu", n.btu)
     o.put("money", n.money)

@@ -173,28 +173,38 @@ def unquote(text: str, where: str) -> str | None:
         return None
     if len(text) < 2 or text[0] != '"' or text[-1] != '"':
         raise InputError(f"{where}: expected a string, got {text}")
-    body, out, i = text[1:-1], [], 0
+    return unescape(text[1:-1], where)
+
+
+def unescape(body: str, where: str) -> str:
+    """Text with the dump's octal escapes decoded; the escaped bytes are UTF-8 (else Latin-1)."""
+    out, i = bytearray(), 0
     while i < len(body):
         if body[i] == "\\":
             code = body[i + 1 : i + 4]
-            if len(code) != 3 or any(c not in "01234567" for c in code):
-                raise InputError(f"{where}: invalid escape sequence in {text}")
-            out.append(chr(int(code, 8)))
+            if len(code) != 3 or any(c not in "01234567" for c in code) or int(code, 8) > 255:
+                raise InputError(f"{where}: invalid escape sequence in {body}")
+            out.append(int(code, 8))
             i += 4
         else:
-            out.append(body[i])
+            out += body[i].encode()
             i += 1
-    return "".join(out)
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        return out.decode("latin-1")  # an old game's bytes: keep them readable
+
+
+def escape(value: str) -> str:
+    """``value`` with blanks, quotes, backslashes and non-ASCII bytes (UTF-8) escaped."""
+    return "".join(
+        chr(b) if 33 <= b <= 126 and b not in b'"\\' else f"\\{b:03o}" for b in value.encode()
+    )
 
 
 def quote(value: str | None) -> str:
-    """``value`` as a dump string; anything but printable ASCII is an octal escape."""
-    if value is None:
-        return "nil"
-    body = "".join(
-        c if 33 <= ord(c) <= 126 and c not in '"\\' else f"\\{ord(c):03o}" for c in value
-    )
-    return f'"{body}"'
+    """``value`` as a dump string (``None`` is ``nil``)."""
+    return "nil" if value is None else f'"{escape(value)}"'
 
 
 def _check_columns(name: str, columns: list[str], where: str) -> None:
