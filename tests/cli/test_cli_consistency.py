@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from bellum.empire.io.toml import load_world
+from bellum.errors import InputError
 from clirunner import ROOT, bellum
 
 EX = ROOT / "examples" / "empire"
@@ -92,20 +94,31 @@ def test_a_negative_country_is_quoted_as_typed() -> None:
     assert r.returncode == 2 and "no country '-1' in this world" in r.stderr
 
 
-def test_a_name_two_countries_share_must_be_a_number(tmp_path: Path) -> None:
+def test_a_world_file_cannot_name_two_countries_alike(tmp_path: Path) -> None:
     world = tmp_path / "w.toml"
     world.write_text(Path(A).read_text().replace('name = "2"', 'name = "1"'))
     r = bellum("empire", "show", "--world", str(world), "--as", "1")
-    assert r.returncode == 0  # a number is never ambiguous
-    world.write_text(
-        Path(A)
-        .read_text()
-        .replace('name = "1"', 'name = "Nord"')
-        .replace('name = "2"', 'name = "Nord"')
+    assert r.returncode == 1
+    assert r.stderr == "bellum: error: w.toml:nation[1]: name: '1' is already country 1's name\n"
+
+
+def test_a_name_two_countries_share_must_be_given_as_a_number() -> None:
+    world = load_world(A)
+    world.nations[2].name = world.nations[1].name = "Nord"
+    with pytest.raises(InputError, match="countries 1, 2 are all named 'Nord': give the number"):
+        world.find_nation("Nord")
+    assert world.find_nation("2") is world.nations[2]
+
+
+def test_a_world_file_says_its_schema_version(tmp_path: Path) -> None:
+    world = tmp_path / "w.toml"
+    world.write_text(Path(A).read_text().replace("schema_version = 1\n", ""))
+    r = bellum("empire", "show", "--world", str(world), "--as", "1")
+    assert r.returncode == 1
+    assert r.stderr == (
+        "bellum: error: w.toml: schema_version: missing: a world file starts with"
+        " schema_version = 1\n"
     )
-    r = bellum("empire", "show", "--world", str(world), "--as", "Nord")
-    assert r.returncode == 2
-    assert r.stderr == "bellum: error: --as: countries 1, 2 are all named 'Nord': give the number\n"
 
 
 def test_a_refused_attack_names_its_target_in_json() -> None:

@@ -341,7 +341,7 @@ def test_store_replace_refuses_files_that_are_not_bellum_databases(tmp_path: Pat
     """--replace starts over a bellum database, never a world file or another database."""
     toml = tmp_path / "world.toml"
     toml.write_text(VECTOR_A.read_text())
-    with pytest.raises(InputError, match="only starts over a bellum database"):
+    with pytest.raises(InputError, match="bellum will not overwrite it"):
         Store.create(toml, load_world(VECTOR_A), replace=True)
     assert toml.read_text() == VECTOR_A.read_text()
     foreign = tmp_path / "other.db"
@@ -349,8 +349,20 @@ def test_store_replace_refuses_files_that_are_not_bellum_databases(tmp_path: Pat
     conn.execute("CREATE TABLE notes (t TEXT)")
     conn.commit()
     conn.close()
-    with pytest.raises(InputError, match="only starts over a bellum database"):
+    with pytest.raises(InputError, match="bellum will not overwrite it"):
         Store.create(foreign, load_world(VECTOR_A), replace=True)
+
+
+def test_store_an_empty_file_is_never_advised_to_be_replaced(tmp_path: Path) -> None:
+    """Without --replace as with it, the advice is the same: --replace cannot help."""
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    for replace in (False, True):
+        r = bellum("empire", "world", "new", "--db", str(empty), "--from", str(VECTOR_A),
+                   *(["--replace"] if replace else []))  # fmt: skip
+        assert r.returncode == 1 and "--replace" not in r.stderr
+        assert r.stderr.endswith("bellum will not overwrite it: choose another --db or remove it\n")
+    assert empty.read_bytes() == b""
 
 
 def test_store_schema_2_history_is_read_as_orders_and_replays(tmp_path: Path) -> None:

@@ -172,7 +172,11 @@ def parse_world(
     """Build and validate a :class:`World` from parsed TOML ``data``."""
     tables = tables or stock()
     top = _Entry(source, data)
-    version = top.int("schema_version", SCHEMA_VERSION)
+    if "schema_version" not in data:
+        raise top.fail(
+            "schema_version", f"missing: a world file starts with schema_version = {SCHEMA_VERSION}"
+        )
+    version = top.int("schema_version", SCHEMA_VERSION, lo=1)
     if version > SCHEMA_VERSION:
         raise top.fail("schema_version", f"{version} is newer than this bellum ({SCHEMA_VERSION})")
     world, fill, fill_eff = _read_map(_Entry(f"{source}:world", top.get("world", dict, {})), tables)
@@ -248,6 +252,9 @@ def _read_nation(world: World, e: _Entry, source: str) -> None:
     if cnum in world.nations:
         raise e.fail("cnum", f"country {cnum} is defined twice")
     n = Nation(cnum=cnum, name=e.get("name", str))
+    same = [o.cnum for o in world.nations.values() if o.name == n.name]
+    if same:
+        raise e.fail("name", f"{n.name!r} is already country {same[0]}'s name")
     e.where = f"{source}:nation {n.name}"
     n.money = e.int("money", 0)
     n.btu = e.int("btu", 640)
