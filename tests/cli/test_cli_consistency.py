@@ -144,3 +144,21 @@ def test_a_bad_world_size_in_an_econfig_blames_the_econfig(tmp_path: Path) -> No
         f"bellum: error: {econfig}: WORLD_X and WORLD_Y: world size must be positive and even,"
         " not 63x32\n"
     )
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"x = \n", "malformed TOML: Invalid value (at line 1, column 5)"),
+        (b"\xff\xfe", "not a UTF-8 text file"),
+    ],
+    ids=["malformed", "binary"],
+)
+def test_both_games_word_a_bad_toml_file_alike(
+    tmp_path: Path, content: bytes, problem: str
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_bytes(content)
+    empire = bellum("empire", "show", "--world", "bad.toml", "--as", "1", cwd=tmp_path)
+    panzer = bellum("panzer", "explain", "bad.toml", cwd=tmp_path)
+    assert empire.stderr == panzer.stderr == f"bellum: error: bad.toml: {problem}\n"

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from bellum.cli.empire import CoordCommand
+from bellum.cli.progress import progress
 from bellum.empire.geometry import Geometry
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import dumps, load_world, world_to_data
@@ -63,7 +64,7 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file") from None
+        raise InputError(f"{path}: not a UTF-8 text file") from None
     values: dict[str, str] = {}
     for n, line in enumerate(lines, 1):
         words = line.split("#", 1)[0].split(None, 1)
@@ -148,9 +149,15 @@ def import_cmd(dump: Path, db: Path, size: str | None, econfig: Path | None, rep
     if econfig is not None:
         from_config, options = read_econfig(econfig)
         wanted = wanted or from_config
-    parsed = read_dump(dump)
-    world = dump_to_world(parsed, wanted, options)
-    Store.create(db, world, parsed, replace=replace).close()
+    # Three steps of about equal length (read, build the world, write the database):
+    # a large game's dump takes a while, and the bar shows which step it is in.
+    with progress(f"importing {dump.name}", total=3, unit="step") as advance:
+        parsed = read_dump(dump)
+        advance(1)
+        world = dump_to_world(parsed, wanted, options)
+        advance(1)
+        Store.create(db, world, parsed, replace=replace).close()
+        advance(1)
     click.echo(
         f"{db}: imported {dump.name}: {world.geometry.width}x{world.geometry.height},"
         f" {len(world.nations)} countries, {len(world.units)} land units,"

@@ -424,9 +424,9 @@ def read_world_file(path: str | Path) -> tuple[World, str]:
         text = raw.decode("utf-8")
         data = tomllib.loads(text)
     except UnicodeDecodeError:
-        raise InputError(f"{p}: not a text file") from None
+        raise InputError(f"{p}: not a UTF-8 text file") from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p}: not valid TOML: {exc}") from None
+        raise InputError(f"{p}: malformed TOML: {exc}") from None
     return parse_world(data, p.name), text
 
 
