@@ -162,3 +162,19 @@ def test_both_games_word_a_bad_toml_file_alike(
     empire = bellum("empire", "show", "--world", "bad.toml", "--as", "1", cwd=tmp_path)
     panzer = bellum("panzer", "explain", "bad.toml", cwd=tmp_path)
     assert empire.stderr == panzer.stderr == f"bellum: error: bad.toml: {problem}\n"
+
+
+def test_the_five_combat_commands_list_their_options_alike() -> None:
+    import click
+
+    from bellum.cli.app import cli
+
+    ctx = click.Context(cli)
+    empire = cli.get_command(ctx, "empire")
+    assert isinstance(empire, click.Group)
+    shapes = {
+        name: [p.name for p in empire.get_command(ctx, name).params if isinstance(p, click.Option)]  # type: ignore[union-attr]
+        for name in ("attack", "assault", "board", "lboard", "paradrop")
+    }
+    assert len({tuple(options) for options in shapes.values()}) == 1, shapes
+    assert shapes["attack"][:4] == ["world_path", "db", "country", "seed"]
