@@ -76,4 +76,22 @@ def progress(
         bar.close()
 
 
-__all__ = ["Advance", "progress", "shows_progress"]
+@contextmanager
+def progress_fraction(
+    description: str, *, stream: TextIO | None = None
+) -> Iterator[Callable[[float], None]]:
+    """A bar for work that reports the fraction done (0 to 1) rather than steps."""
+    with progress(description, total=1000, unit="‰", stream=stream) as advance:
+        done = 0
+
+        def update(fraction: float) -> None:
+            nonlocal done
+            now = int(1000 * min(max(fraction, 0.0), 1.0))
+            if now > done:
+                advance(now - done)
+                done = now
+
+        yield update
+
+
+__all__ = ["Advance", "progress", "progress_fraction", "shows_progress"]
