@@ -34,7 +34,7 @@ from bellum.client.events import (
     Reply,
 )
 from bellum.client.protocol import Awaiting, Connection, Phase
-from bellum.client.session import DEFAULT_TIMEOUT, Session, Transcript, parse_address
+from bellum.client.session import DEFAULT_TIMEOUT, SeedCounter, Session, Transcript, parse_address
 
 __all__ = [
     "DEFAULT_TIMEOUT",
@@ -59,6 +59,7 @@ __all__ = [
     "ProtocolError",
     "RemoteProtocolError",
     "Reply",
+    "SeedCounter",
     "ServerTimeout",
     "Session",
     "Transcript",

@@ -55,6 +55,47 @@ def parse_address(text: str) -> tuple[str, int]:
 
 
 @dataclass
+class SeedCounter:
+    """The command count of a server in test mode (econfig ``running_test_suite 1``).
+
+    Such a server re-seeds its generator before every command with the number
+    of commands it has run since it started, so whoever knows the count knows
+    each command's seed.  Commands the server turns away before running them
+    (unknown, ambiguous, or without the BTUs) do not count; ``__cmd added N``
+    counts back N.  Share one counter among every session with the server.
+    """
+
+    commands: int = 0
+
+    @property
+    def next_seed(self) -> int:
+        """The seed the server will use for the next command it runs."""
+        return self.commands + 1
+
+    def count(self, line: str, output: str) -> int | None:
+        """Follow the command ``line`` that printed ``output``; its seed if it ran."""
+        words = line.split()
+        if words[:2] == ["__cmd", "added"] and len(words) > 2 and _is_int(words[2]):
+            self.commands -= int(words[2])
+            return None
+        first = output.split("\n", 1)[0]
+        unknown = first.startswith('"') and first.endswith('" is not a legal command')
+        ambiguous = first.startswith('Command "') and '" is ambiguous -- ' in first
+        if unknown or ambiguous or first == BOZO:
+            return None
+        self.commands += 1
+        return self.commands
+
+
+#: What the server says when it will not run a command for want of BTUs.
+BOZO = "You don't have the BTUs, bozo"
+
+
+def _is_int(text: str) -> bool:
+    return text.lstrip("-").isdigit()
+
+
+@dataclass
 class Transcript:
     """One command on the server as its player saw it.
 
@@ -68,6 +109,9 @@ class Transcript:
     events: list[Event] = field(default_factory=list)
     notices: list[str] = field(default_factory=list)
     btus: int | None = None
+    #: The seed the server ran the command with (known when the session has a
+    #: :class:`SeedCounter`; ``None`` if not, or if the server did not run it).
+    seed: int | None = None
 
     def text(self) -> str:
         return transcript(self.events)
@@ -81,13 +125,19 @@ class Session:
     """A logged-in session; open one with :meth:`open` (or :func:`connect`)."""
 
     def __init__(
-        self, sock: socket.socket, address: str, *, timeout: float = DEFAULT_TIMEOUT
+        self,
+        sock: socket.socket,
+        address: str,
+        *,
+        timeout: float = DEFAULT_TIMEOUT,
+        seeds: SeedCounter | None = None,
     ) -> None:
         self.sock = sock
         self.address = address
         self.timeout = timeout
+        self.seeds = seeds
         self.conn = Connection()
-        #: Lines sent at the command prompt (the server counts commands for its test seed).
+        #: Lines sent at the command prompt.
         self.commands_sent = 0
         #: What the server printed between the login and the first command prompt.
         self.greeting: list[str] = []
@@ -104,8 +154,12 @@ class Session:
         password: str,
         timeout: float = DEFAULT_TIMEOUT,
         utf8: bool = True,
+        seeds: SeedCounter | None = None,
     ) -> Session:
-        """Connect to ``HOST:PORT`` and log in as ``country`` (the deity too)."""
+        """Connect to ``HOST:PORT`` and log in as ``country`` (the deity too).
+
+        ``seeds`` follows a test-mode server's command count (see :class:`SeedCounter`).
+        """
         host, port = parse_address(address)
         try:
             sock = socket.create_connection((host, port), timeout=timeout)
@@ -117,7 +171,7 @@ class Session:
             reason = exc.strerror or str(exc)
             raise ConnectionLost(f"cannot connect to {address}: {reason.lower()}") from None
         log.debug("connected to %s", address)
-        session = cls(sock, address, timeout=timeout)
+        session = cls(sock, address, timeout=timeout, seeds=seeds)
         try:
             session._login(country, password, utf8)
         except BaseException:
@@ -215,6 +269,8 @@ class Session:
                 emit(Event("prompt", event.text, answer=answer))
             elif isinstance(event, CommandPrompt):
                 out.btus = self.btus = event.btus
+                if self.seeds is not None:
+                    out.seed = self.seeds.count(line, out.text())
                 return out
             elif isinstance(event, Flash | Inform):
                 out.notices.append(event.text)
