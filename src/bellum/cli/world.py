@@ -14,8 +14,9 @@ from bellum.cli.empire import empire
 from bellum.cli.source import DEFAULT_DB
 from bellum.empire.dump import dump_to_world, read_dump, world_to_dump
 from bellum.empire.geometry import Geometry
+from bellum.empire.rules import econfig_options
 from bellum.empire.store import Store, replay
-from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
+from bellum.empire.world import Sector, World
 from bellum.empire.worldfile import dumps, load_world, world_to_data
 from bellum.errors import InputError, UsageError
 from bellum.fileio import write_atomic
@@ -75,18 +76,7 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
     size = None
     if "WORLD_X" in values or "WORLD_Y" in values:
         size = _size(f"{values.get('WORLD_X', '64')}x{values.get('WORLD_Y', '32')}")
-    options: dict[str, Any] = {}
-    for key, text in values.items():
-        if key not in DEFAULT_OPTIONS:
-            continue
-        default = DEFAULT_OPTIONS[key]
-        try:
-            if isinstance(default, bool):
-                options[key] = int(text) != 0
-            else:
-                options[key] = type(default)(text)
-        except ValueError:
-            raise InputError(f"{path}: {key}: expected a number, got '{text}'") from None
+    options = econfig_options(values, str(path))
     return size, options
 
 

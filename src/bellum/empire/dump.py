@@ -8,10 +8,17 @@ the world's current values over the original records: a field whose value
 did not change keeps the exact text it was read with, which makes an
 import followed by an export byte-identical.
 
-Coordinates in dumps are the deity's view, i.e. absolute coordinates
-written in ``[-size/2, size/2)``.  The dump does not say how big the world
-is; :func:`dump_to_world` infers it when the sector table is complete and
-otherwise needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
+Coordinates in a deity's dump are absolute, written in ``[-size/2,
+size/2)``.  A dump says how big the world is only if it holds the
+``version`` table (an ``xdump version``, which also gives the game's rule
+options); otherwise :func:`dump_to_world` infers the size from a complete
+sector table or needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
+
+A player's dump (``xdump`` as a country other than the deity) leaves out
+what the country cannot see: other countries' sectors and units, and the
+deity-only columns.  Its world carries a :class:`~bellum.empire.world.Fog`
+saying so, in the player's coordinates; the player's own nation comes from
+its ``country`` table.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from bellum.empire.dumpfile import (
+    DEITY_COLUMNS,
     KNOWN_COLUMNS,
     Dump,
     Record,
@@ -32,10 +40,12 @@ from bellum.empire.dumpfile import (
     unquote,
 )
 from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.rules import econfig_options
 from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,
     ITEMS,
+    Fog,
     LandUnit,
     Nation,
     Plague,
@@ -54,6 +64,18 @@ DIST_COLUMNS = {item: f"{col[0]}_dist" for item, col in zip(ITEMS, ITEM_COLUMNS,
 #: Machine-readable dumps write these symbols as numbers; the values are the server's.
 NATION_STATUS = ("unused", "new", "visitor", "sanctuary", "active", "deity")
 NO_MISSION = "none"
+#: The world fields each deity-only column holds, by dump table (see :class:`Fog`).
+HIDDEN_FIELDS: dict[str, tuple[str, dict[str, str]]] = {
+    "sect": (
+        "sector",
+        {"loyal": "loyalty", "mines": "mines", "pstage": "plague", "che": "che",
+         "che_target": "che_target"},
+    ),
+    "ship": ("ship", {"pstage": "plague"}),
+    "land": ("unit", {"pstage": "plague"}),
+}  # fmt: skip
+#: What a player does not see of other nations.
+FOREIGN_NATION_FIELDS = ["money", "btu", "tech", "happiness", "origin", "capital", "capital_sacked"]
 
 
 def read_dump(path: str | Path) -> Dump:
@@ -83,6 +105,10 @@ class _Row:
 
     def raw(self, col: str) -> str:
         return self.rec.fields[self.table.columns.index(col)]
+
+    def has(self, col: str) -> bool:
+        """Whether the dump has column ``col`` (a player's dump lacks the deity's)."""
+        return col in self.table.columns
 
     def fail(self, col: str, problem: str) -> InputError:
         return InputError(f"{self.where}: {self.table.name} {col}: {problem}")
@@ -140,6 +166,8 @@ class _Row:
 
 
 def _plague(row: _Row) -> Plague:
+    if not row.has("pstage"):
+        return Plague.HEALTHY
     name = row.symbol("pstage", tuple(p.name.lower() for p in Plague))
     try:
         return Plague[name.upper()]
@@ -147,8 +175,11 @@ def _plague(row: _Row) -> Plague:
         raise row.fail("pstage", f"unknown plague stage '{name}'") from None
 
 
-def _relation(row: _Row, col: str) -> Relation:
+def _relation(row: _Row, col: str) -> Relation | None:
+    """A declared relation; ``None`` where option HIDDEN hides it from a player."""
     name = row.symbol(col, tuple(r.label() for r in Relation))
+    if name == "unknown":
+        return None
     try:
         return Relation.parse(name)
     except KeyError:
@@ -172,6 +203,16 @@ def _items(row: _Row) -> dict[str, int]:
         if v:
             items[item] = v
     return items
+
+
+def _read_nation(row: _Row, n: Nation) -> None:
+    """What a nation record (``nat``, or a player's ``country``) says beyond name and status."""
+    n.money = row.num("money")
+    n.btu = row.num("btu", -32768, 32767)
+    n.tech = row.real("tech")
+    n.happiness = row.real("happiness")
+    n.capital = row.xy("xcap", "ycap")
+    n.capital_sacked = "sacked" in row.symset("flags")
 
 
 def _read_ship(row: _Row, sh: Ship) -> None:
@@ -234,6 +275,49 @@ def _type_index(items: Any) -> dict[int, Any]:
     return {t.uid: t for t in items}
 
 
+def game_config(dump: Dump) -> dict[str, str]:
+    """The game's configuration from the dump's ``version`` table (empty without one)."""
+    t = dump.table("version")
+    if t is None or len(t.records) != 1:
+        return {}
+    return dict(zip(t.columns, t.records[0].fields, strict=True))
+
+
+def _size_of(dump: Dump, config: dict[str, str]) -> tuple[int, int] | None:
+    if "WORLD_X" not in config or "WORLD_Y" not in config:
+        return infer_size(dump)
+    try:
+        return int(config["WORLD_X"]), int(config["WORLD_Y"])
+    except ValueError:
+        raise InputError(f"{dump.source}: version: WORLD_X and WORLD_Y must be numbers") from None
+
+
+def _viewer(dump: Dump, geo: Geometry) -> _Row | None:
+    """The player whose view a dump is (its ``country`` record), or None for a deity's dump."""
+    nat = dump.table("nat")
+    assert nat is not None
+    if not DEITY_COLUMNS["nat"] - set(nat.columns):
+        return None
+    country = dump.table("country")
+    if country is None or len(country.records) != 1:
+        raise InputError(
+            f"{dump.source}: a player's dump (its nat table lacks the deity's columns) needs"
+            " the player's own country table (xdump country *)"
+        )
+    return _Row(dump, country, country.records[0], geo)
+
+
+def _hidden(dump: Dump) -> dict[str, list[str]]:
+    """The world fields a player's dump leaves out, by object kind (see :class:`Fog`)."""
+    hidden: dict[str, list[str]] = {"nation": list(FOREIGN_NATION_FIELDS)}
+    for table, (kind, fields) in HIDDEN_FIELDS.items():
+        t = dump.table(table)
+        missing = [f for col, f in fields.items() if t is not None and col not in t.columns]
+        if missing:
+            hidden[kind] = missing
+    return hidden
+
+
 def dump_to_world(
     dump: Dump,
     size: tuple[int, int] | None = None,
@@ -242,14 +326,17 @@ def dump_to_world(
 ) -> World:
     """The world held by ``dump``: every field combat reads, validated with line numbers.
 
-    ``size`` is the world's WORLD_X, WORLD_Y; without it the size is inferred
-    from a complete sector table.  Objects owned by nobody (the server's dead
-    or never-built units, ships and planes) are not part of the world.
+    ``size`` is the world's WORLD_X, WORLD_Y; without it the size comes from the
+    dump's ``version`` table or is inferred from a complete sector table.  The
+    rule options are the ``version`` table's, overridden by ``options``.
+    Objects owned by nobody (the server's dead or never-built units, ships and
+    planes) are not part of the world.  A player's dump gives a world with fog.
     """
     tables = tables or stock()
     if dump.table("sect") is None and dump.table("nat") is None:
         raise InputError(f"{dump.source}: no sect or nat table: not an Empire dump, or empty")
-    size = size or infer_size(dump)
+    config = game_config(dump)
+    size = size or _size_of(dump, config)
     if size is None:
         raise InputError(
             f"{dump.source}: the dump leaves out sectors, so its world size is unknown;"
@@ -263,11 +350,15 @@ def dump_to_world(
         if dump.table(name) is None:
             raise InputError(f"{dump.source}: the dump has no '{name}' table")
     world = World(geometry=geo, tables=tables)
+    world.options.update(econfig_options(config, f"{dump.source}: version"))
     for k, v in (options or {}).items():
         if k not in DEFAULT_OPTIONS:
             raise InputError(f"{dump.source}: unknown option '{k}'")
         world.options[k] = v
 
+    viewer = _viewer(dump, geo)
+    if viewer is not None:
+        world.fog = Fog(viewer.num("cnum", 0, 255), _hidden(dump))
     nat = dump.table("nat")
     assert nat is not None
     for rec in nat.records:
@@ -281,15 +372,13 @@ def dump_to_world(
         if cnum == 0 or stat in ("unused", "deity"):
             continue
         n = Nation(cnum=cnum, name=row.text("cname"))
-        n.money = row.num("money")
-        n.btu = row.num("btu", -32768, 32767)
-        n.tech = row.real("tech")
-        n.happiness = row.real("happiness")
-        n.origin = row.xy("xorg", "yorg")
-        n.capital = row.xy("xcap", "ycap")
-        n.capital_sacked = "sacked" in row.symset("flags")
         n.active = stat == "active"
         world.nations[cnum] = n
+        if viewer is None:
+            _read_nation(row, n)
+            n.origin = row.xy("xorg", "yorg")
+        elif world.fog is not None and cnum == world.fog.viewer:
+            _read_nation(viewer, n)  # the player's coordinates: its origin is 0,0
 
     relat = dump.table("relat")
     for rec in relat.records if relat else []:
@@ -302,7 +391,9 @@ def dump_to_world(
             col = f"relations({other})"
             if other != cnum and col in row.table.columns:
                 r = _relation(row, col)
-                if r != Relation.NEUTRAL:
+                if r is None and world.fog and "relations" not in world.fog.hidden["nation"]:
+                    world.fog.hidden["nation"].append("relations")
+                if r is not None and r != Relation.NEUTRAL:
                     me.relations[other] = r
 
     def owner_of(row: _Row, col: str = "owner") -> int:
@@ -333,7 +424,7 @@ def dump_to_world(
         s.eff = row.num("effic", 0, 100)
         s.mob = row.num("mobil", -127, 127)
         s.off = row.num("off", 0, 1) == 1
-        s.loyalty = row.num("loyal", 0, 127)
+        s.loyalty = row.num("loyal", 0, 127) if row.has("loyal") else 0
         dist = row.xy("xdist", "ydist")
         s.dist = None if dist == (x, y) else dist
         s.avail = row.num("avail", 0, 9999)
@@ -341,10 +432,10 @@ def dump_to_world(
         s.thresholds = {
             item: v for item, col in DIST_COLUMNS.items() if (v := row.num(col, 0, 32767))
         }
-        s.mines = row.num("mines", 0, 9999)
+        s.mines = row.num("mines", 0, 9999) if row.has("mines") else 0
         s.plague = _plague(row)
-        s.che = row.num("che", 0, 255)
-        s.che_target = owner_of(row, "che_target")
+        s.che = row.num("che", 0, 255) if row.has("che") else 0
+        s.che_target = owner_of(row, "che_target") if row.has("che_target") else 0
         s.road = row.num("road", 0, 100)
         s.rail = row.num("rail", 0, 100)
         s.defense = row.num("dfense", 0, 100)
@@ -352,7 +443,7 @@ def dump_to_world(
             raise row.fail("owner", f"a {des.name} sector cannot be owned")
         world.sectors[(x, y)] = s
     sea = tables.sector("sea")
-    for yy in range(geo.height):
+    for yy in range(geo.height if world.fog is None else 0):  # fog: unseen stays unknown
         for xx in range(yy % 2, geo.width, 2):
             if (xx, yy) not in world.sectors:
                 world.sectors[(xx, yy)] = Sector(x=xx, y=yy, type=sea)
@@ -559,6 +650,9 @@ def world_to_dump(world: World, template: Dump | None = None) -> str:
             _lay_over(t, geo, objs, over, lambda uid: {"uid": str(uid)}, dead=True)
     if (t := dump.table("nat")) is not None:
         _lay_over(t, geo, world.nations, _nation_over, lambda c: {"cnum": str(c), "stat": "active"})
+    if (t := dump.table("country")) is not None and world.fog is not None:
+        mine = {c: n for c, n in world.nations.items() if c == world.fog.viewer}
+        _lay_over(t, geo, mine, _nation_over, lambda c: {"cnum": str(c)})
     if (t := dump.table("relat")) is not None:
         _lay_over(
             t,

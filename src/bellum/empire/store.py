@@ -113,6 +113,43 @@ class Invocation:
         return command(world, *self.args, country, dice, prompter, sink=sink, **self.extra)
 
 
+@dataclass(frozen=True)
+class Entry:
+    """A history entry made outside bellum's rules: a sync from a server (``name``
+    ``sync``), or a command played on a server.  ``seed`` is -1 when unknown."""
+
+    name: str
+    args: list[str | None]
+    country: int
+    outcome: str
+    result: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)
+    seed: int = -1
+    answers: list[str | None] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    transcript: str = ""
+    profile: str = "server"
+
+
+def _entry_row(entry: Entry, world: World) -> dict[str, Any]:
+    """The ``command`` table's columns for ``entry``, which ran under ``world``'s rules."""
+    options = {k: world.option(k) for k in DEFAULT_OPTIONS} | world.options
+    return {
+        "name": entry.name,
+        "args": json.dumps(entry.args),
+        "extra": json.dumps(entry.extra),
+        "country": entry.country,
+        "seed": entry.seed,
+        "answers": json.dumps(entry.answers),
+        "options": canonical(options),
+        "profile": entry.profile,
+        "outcome": entry.outcome,
+        "result": canonical(entry.result),
+        "events": json.dumps([e.__dict__ for e in entry.events]),
+        "transcript": entry.transcript,
+    }
+
+
 @dataclass
 class CommandRecord:
     """One command of the history, as stored."""
@@ -390,6 +427,61 @@ class Store:
 
     # -- history ----------------------------------------------------------------
 
+    def _insert(
+        self, row: dict[str, Any], before: Rows, after: Rows, hook: Callable[[str], None] | None
+    ) -> int:
+        """Inside a write transaction: one history entry and the objects it changed."""
+        c = self.conn
+        row = {"at": datetime.now(UTC).isoformat(timespec="milliseconds"), **row}
+        row.setdefault("version", bellum.__version__)
+        cur = c.execute(
+            f"INSERT INTO command ({', '.join(row)}) VALUES ({', '.join('?' * len(row))})",
+            tuple(row.values()),
+        )
+        cid = int(cur.lastrowid or 0)
+        for k, key in sorted(set(before) | set(after)):
+            was, now = before.get((k, key)), after.get((k, key))
+            if was == now:
+                continue
+            if hook:
+                hook("change")
+            c.execute(
+                "INSERT INTO change (command, kind, key, before, after) VALUES (?, ?, ?, ?, ?)",
+                (cid, k, key, was, now),
+            )
+            if now is None:
+                c.execute("DELETE FROM object WHERE kind = ? AND key = ?", (k, key))
+            else:
+                c.execute(
+                    "INSERT OR REPLACE INTO object (kind, key, data) VALUES (?, ?, ?)",
+                    (k, key, now),
+                )
+        return cid
+
+    def record(
+        self,
+        entry: Entry,
+        world: World,
+        dump: Dump | None = None,
+        hook: Callable[[str], None] | None = None,
+    ) -> int:
+        """Make ``world`` the current world, as history entry ``entry`` (a sync, or a
+        command played on a server); ``dump`` replaces the dump kept for export.
+
+        All of it happens in one transaction: the entry, the before/after image of
+        every object that changed, and the dump.  Returns the entry's id.
+        """
+        with _guard(self.path), self._write() as c:
+            cid = self._insert(_entry_row(entry, world), self._rows(c), world_rows(world), hook)
+            if dump is not None:
+                c.execute("DELETE FROM dump_record")
+                c.execute("DELETE FROM dump_table")
+                self._put_dump(c, dump)
+                self._put_meta(c, "source", dump.source)
+            if hook:
+                hook("commit")
+        return cid
+
     def history(self) -> list[CommandRecord]:
         """Every stored command, oldest first (without their changes)."""
         with self._read() as c:
@@ -504,56 +596,27 @@ class Session:
         no changes, like a world file that is not rewritten.  ``hook`` is called
         between steps (tests use it to kill the process mid-write).
         """
-        c = self.store.conn
         after = world_rows(self.world) if result.world_changed else self.before
-        changes = [
-            (k, key, self.before.get((k, key)), after.get((k, key)))
-            for (k, key) in sorted(set(self.before) | set(after))
-            if self.before.get((k, key)) != after.get((k, key))
-        ]
-        options = {k: self.world.option(k) for k in DEFAULT_OPTIONS} | self.world.options
+        entry = Entry(
+            invocation.name,
+            invocation.args,
+            result.aggressor,
+            result.outcome,
+            result.to_json(),
+            extra=invocation.extra,
+            seed=result.seed,
+            answers=answers,
+            events=result.events,
+            transcript=result.transcript(),
+            profile=str(self.world.option("profile")),
+        )
+        row = _entry_row(entry, self.world)
         with _guard(self.store.path):
             try:
-                cur = c.execute(
-                    "INSERT INTO command (at, name, args, extra, country, seed, answers, options,"
-                    " version, profile, outcome, result, events, transcript)"
-                    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    (
-                        datetime.now(UTC).isoformat(timespec="milliseconds"),
-                        invocation.name,
-                        json.dumps(invocation.args),
-                        json.dumps(invocation.extra),
-                        result.aggressor,
-                        result.seed,
-                        json.dumps(answers),
-                        canonical(options),
-                        bellum.__version__,
-                        str(self.world.option("profile")),
-                        result.outcome,
-                        canonical(result.to_json()),
-                        json.dumps([e.__dict__ for e in result.events]),
-                        result.transcript(),
-                    ),
-                )
-                cid = int(cur.lastrowid or 0)
-                for k, key, before, now in changes:
-                    if hook:
-                        hook("change")
-                    c.execute(
-                        "INSERT INTO change (command, kind, key, before, after)"
-                        " VALUES (?, ?, ?, ?, ?)",
-                        (cid, k, key, before, now),
-                    )
-                    if now is None:
-                        c.execute("DELETE FROM object WHERE kind = ? AND key = ?", (k, key))
-                    else:
-                        c.execute(
-                            "INSERT OR REPLACE INTO object (kind, key, data) VALUES (?, ?, ?)",
-                            (k, key, now),
-                        )
+                cid = self.store._insert(row, self.before, after, hook)
                 if hook:
                     hook("commit")
-                c.execute("COMMIT")
+                self.store.conn.execute("COMMIT")
             except BaseException:
                 self.rollback()
                 raise

@@ -19,6 +19,7 @@ from bellum.empire.world import (
     DEFAULT_OPTIONS,
     ITEMS,
     MISSIONS,
+    Fog,
     LandUnit,
     Nation,
     NewsItem,
@@ -269,7 +270,9 @@ def parse_world(
             raise e.fail("owner", f"a {des.name} sector cannot be owned")
         e.finish()
         world.sectors[(x, y)] = s
-    for y in range(geo.height):
+    if "fog" in top.data:
+        world.fog = _fog(_Entry(f"{source}:fog", top.get("fog", dict)))
+    for y in range(geo.height if world.fog is None else 0):  # fog: unlisted sectors are unknown
         for x in range(y % 2, geo.width, 2):
             if (x, y) not in world.sectors:
                 world.sectors[(x, y)] = Sector(x=x, y=y, type=fill, eff=fill_eff)
@@ -342,8 +345,20 @@ def parse_world(
     return world
 
 
+def _fog(e: _Entry) -> Fog:
+    viewer = e.int("viewer", lo=0)
+    hidden = e.get("hidden", dict, {})
+    if not all(isinstance(v, list) and all(isinstance(f, str) for f in v) for v in hidden.values()):
+        raise e.fail("hidden", "expected lists of field names by object kind")
+    e.finish()
+    return Fog(viewer, {str(k): list(v) for k, v in hidden.items()})
+
+
 def _check_positions(world: World, source: str) -> None:
-    """Objects must stand where they can be: units on land or aboard, ships at sea or in port."""
+    """Objects must stand where they can be: units on land or aboard, ships at sea or in port.
+
+    Where the sector is unknown (fog of war) nothing is checked."""
+    unknown = Sector(x=0, y=0, type=world.tables.sector("plains"))
     for u in world.units.values():
         where = f"{source}:unit #{u.uid}"
         if u.ship is not None:
@@ -358,10 +373,11 @@ def _check_positions(world: World, source: str) -> None:
                 raise InputError(f"{where}: land: no carrying unit #{u.land}")
             if carrier.xy != u.xy:
                 raise InputError(f"{where}: at: not where unit #{u.land} is")
-        elif world.sector(u.xy).type.is_sea:
+        elif world.sectors.get(u.xy, unknown).type.is_sea:
             raise InputError(f"{where}: at: a land unit cannot stand on a sea sector")
+    harbor = Sector(x=0, y=0, type=world.tables.sector("harbor"))
     for sh in world.ships.values():
-        if world.sector(sh.xy).type.navigation == "land":
+        if world.sectors.get(sh.xy, harbor).type.navigation == "land":
             raise InputError(f"{source}:ship #{sh.uid}: at: a ship must be at sea or in a harbor")
 
 
@@ -405,6 +421,9 @@ def world_to_data(world: World) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "world": {"size": [geo.width, geo.height], "fill": fill_name, "fill_eff": fill_eff},
     }
+    if world.fog is not None:  # every known sector is listed: the others are unknown
+        doc["world"] = {"size": [geo.width, geo.height]}
+        doc["fog"] = {"viewer": world.fog.viewer, "hidden": dict(world.fog.hidden)}
     if world.options:
         doc["options"] = dict(world.options)
     doc["nation"] = [
@@ -431,7 +450,7 @@ def world_to_data(world: World) -> dict[str, Any]:
     sectors = []
     for c in sorted(world.sectors, key=lambda c: (c[1], c[0])):
         s = world.sectors[c]
-        if s == Sector(x=s.x, y=s.y, type=blank.type, eff=blank.eff):
+        if world.fog is None and s == Sector(x=s.x, y=s.y, type=blank.type, eff=blank.eff):
             continue
         items = {k: v for k, v in s.items.items() if v and k not in ("mil", "civ")}
         sectors.append(

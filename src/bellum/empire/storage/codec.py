@@ -121,6 +121,8 @@ def world_rows(world: wm.World) -> dict[tuple[str, str], str]:
         ("world", "options"): canonical(world.options),
         ("world", "size"): canonical([world.geometry.width, world.geometry.height]),
     }
+    if world.fog is not None:
+        rows[("world", "fog")] = canonical(encode(world.fog))
     for cnum, n in world.nations.items():
         rows[("nation", str(cnum))] = canonical(encode(n))
     for (x, y), s in world.sectors.items():
@@ -140,9 +142,12 @@ def rows_world(rows: dict[tuple[str, str], str], tables: Tables, where: str) -> 
     try:
         size = json.loads(rows[("world", "size")])
         options = json.loads(rows.get(("world", "options"), "{}"))
+        fog = json.loads(rows.get(("world", "fog"), "null"))
     except (KeyError, ValueError):
         raise InputError(f"{where}: the database holds no world") from None
     world = wm.World(geometry=Geometry(*size), tables=tables, options=options)
+    if fog is not None:
+        world.fog = wm.Fog(int(fog["viewer"]), {k: list(v) for k, v in fog["hidden"].items()})
     for (kind, key), text in sorted(rows.items()):
         if kind == "world":
             continue
