@@ -189,3 +189,29 @@ class EmpireGame:
                     pytest.fail(f"deity command {line!r} failed:\n{text}")
                 out.append(done)
         return out
+
+
+#: Two countries at war on separate one-sector islands (their capitals at -10,0 and
+#: 10,0), meeting at 0,0 (1's airfield, 100 mil) and 2,0 (2's highway, 40 mil): the
+#: setup of the shared paradrop scenario.
+FRONT = [
+    "desi -10,0 c",
+    "desi 10,0 c",
+    "give c -10,0 100",
+    "give c 10,0 100",
+    "add 1 1 1 p",
+    "add 2 2 2 p",
+    "edit l -10,0 o 1 O 1",
+    "edit l 10,0 o 2 O 2",
+    "edit c 1 c -10,0 s 4 b 640 M 25000 T 100",
+    "edit c 2 c 10,0 s 4 b 640 M 25000 T 100",
+    "desi 0,0 *",
+    "desi 2,0 +",
+    "give m 0,0 100",
+    "give m 2,0 40",
+    "edit l 0,0 o 1 O 1",
+    "edit l 2,0 o 2 O 2",
+    "edit l * ?des#. e 100 m 127",
+    "decl w 1 2",
+    "decl w 2 1",
+]
