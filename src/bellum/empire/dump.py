@@ -369,6 +369,8 @@ def dump_to_world(
         stat = row.symbol("stat", NATION_STATUS)
         if stat not in NATION_STATUS:
             raise row.fail("stat", f"unknown status '{stat}'")
+        if cnum == 0:
+            world.deity_name = row.text("cname") or world.deity_name
         if cnum == 0 or stat in ("unused", "deity"):
             continue
         n = Nation(cnum=cnum, name=row.text("cname"))

@@ -471,8 +471,27 @@ class Store:
         All of it happens in one transaction: the entry, the before/after image of
         every object that changed, and the dump.  Returns the entry's id.
         """
+        cid = self._write_entry(entry, world, dump, hook, always=True)
+        assert cid is not None
+        return cid
+
+    def record_changes(self, entry: Entry, world: World, dump: Dump | None = None) -> int | None:
+        """Like :meth:`record`, but only if ``world`` differs from the current world."""
+        return self._write_entry(entry, world, dump, None, always=False)
+
+    def _write_entry(
+        self,
+        entry: Entry,
+        world: World,
+        dump: Dump | None,
+        hook: Callable[[str], None] | None,
+        always: bool,
+    ) -> int | None:
         with _guard(self.path), self._write() as c:
-            cid = self._insert(_entry_row(entry, world), self._rows(c), world_rows(world), hook)
+            before, after = self._rows(c), world_rows(world)
+            if not always and before == after:
+                return None
+            cid = self._insert(_entry_row(entry, world), before, after, hook)
             if dump is not None:
                 c.execute("DELETE FROM dump_record")
                 c.execute("DELETE FROM dump_table")
@@ -653,6 +672,14 @@ def replay(store: Store, cid: int) -> ReplayReport:
     """Re-run command ``cid`` on the world as it was before it, with its seed and answers,
     and compare the transcript and the changes with what was recorded."""
     rec = store.command(cid)
+    server = rec.result.get("server")
+    if server and rec.invocation.name == "sync":
+        raise CommandError(f"command {cid} is a sync from {server}: there is no command to re-run")
+    if server:
+        raise CommandError(
+            f"command {cid} was played on the server {server}, not by bellum's rules;"
+            " replay re-runs bellum's own commands"
+        )
     world = store.world_before(cid)
     before = world_rows(world)
     # The command ran under the options recorded with it (a profile or --option given

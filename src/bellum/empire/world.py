@@ -303,6 +303,10 @@ class Fog:
         return name in self.hidden.get(kind, ())
 
 
+#: The deity's name in a new game (the server's ``files`` makes country 0 ``POGO``).
+DEITY_NAME = "POGO"
+
+
 class UnknownSector(CommandError):
     """A rule needed a sector the world's viewer cannot see (see :class:`Fog`)."""
 
@@ -325,6 +329,8 @@ class World:
     overrides: dict[str, Any] = field(default_factory=dict)
     #: What the world does not know: ``None`` for the whole game (see :class:`Fog`).
     fog: Fog | None = None
+    #: The deity's country name, which the server prints as the owner of unowned land.
+    deity_name: str = DEITY_NAME
 
     def copy(self) -> World:
         """A deep copy, so a command can run on a scratch world.
@@ -370,7 +376,7 @@ class World:
 
     def name_of(self, cnum: int) -> str:
         n = self.nations.get(cnum)
-        return n.name if n else "deity" if cnum == 0 else f"country #{cnum}"
+        return n.name if n else self.deity_name if cnum == 0 else f"country #{cnum}"
 
     def find_nation(self, key: str) -> Nation | None:
         """A nation by number or by name."""

@@ -17,6 +17,7 @@ from bellum.empire.rules import PROFILES
 from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,
+    DEITY_NAME,
     ITEMS,
     MISSIONS,
     Fog,
@@ -186,8 +187,9 @@ def parse_world(
         w.lookup("fill", tables.sector, "sector type") if "fill" in w.data else tables.sector("sea")
     )
     fill_eff = w.int("fill_eff", 0, 0, 100)
+    deity = w.get("deity", str, DEITY_NAME)
     w.finish()
-    world = World(geometry=geo, tables=tables)
+    world = World(geometry=geo, tables=tables, deity_name=deity)
 
     opts = top.get("options", dict, {})
     for k, v in opts.items():
@@ -424,6 +426,8 @@ def world_to_data(world: World) -> dict[str, Any]:
     if world.fog is not None:  # every known sector is listed: the others are unknown
         doc["world"] = {"size": [geo.width, geo.height]}
         doc["fog"] = {"viewer": world.fog.viewer, "hidden": dict(world.fog.hidden)}
+    if world.deity_name != DEITY_NAME:
+        doc["world"]["deity"] = world.deity_name
     if world.options:
         doc["options"] = dict(world.options)
     doc["nation"] = [

@@ -123,6 +123,8 @@ def world_rows(world: wm.World) -> dict[tuple[str, str], str]:
     }
     if world.fog is not None:
         rows[("world", "fog")] = canonical(encode(world.fog))
+    if world.deity_name != wm.DEITY_NAME:
+        rows[("world", "deity")] = canonical(world.deity_name)
     for cnum, n in world.nations.items():
         rows[("nation", str(cnum))] = canonical(encode(n))
     for (x, y), s in world.sectors.items():
@@ -143,9 +145,11 @@ def rows_world(rows: dict[tuple[str, str], str], tables: Tables, where: str) -> 
         size = json.loads(rows[("world", "size")])
         options = json.loads(rows.get(("world", "options"), "{}"))
         fog = json.loads(rows.get(("world", "fog"), "null"))
+        deity = json.loads(rows.get(("world", "deity"), json.dumps(wm.DEITY_NAME)))
     except (KeyError, ValueError):
         raise InputError(f"{where}: the database holds no world") from None
     world = wm.World(geometry=Geometry(*size), tables=tables, options=options)
+    world.deity_name = str(deity)
     if fog is not None:
         world.fog = wm.Fog(int(fog["viewer"]), {k: list(v) for k, v in fog["hidden"].items()})
     for (kind, key), text in sorted(rows.items()):
