@@ -177,3 +177,9 @@ def test_client_session_addresses(text: str, expected: tuple[str, int]) -> None:
 def test_client_session_bad_addresses(text: str) -> None:
     with pytest.raises(UsageError, match="HOST:PORT"):
         parse_address(text)
+
+
+def test_client_session_server_that_closes_during_the_login() -> None:
+    script = [*LOGIN_AS_1[:12], Turn("EOF")]  # in the greeting, before the command prompt
+    with FakeServer(script) as server, pytest.raises(ConnectionLost, match="closed the connection"):
+        Session.open(server.address, country="1", password="1", timeout=5)

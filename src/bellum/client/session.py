@@ -201,8 +201,8 @@ class Session:
         while not isinstance(event := self._next(), CommandPrompt):
             if isinstance(event, Data | Flash | Inform):
                 self.greeting.append(event.text)
-            elif isinstance(event, Exit):
-                raise ConnectionLost(f"{self.address}: the server ended the session: {event.text}")
+            else:
+                self._ended(event)
         self.btus = event.btus
 
     def _login_step(self, verb: str, *args: str) -> Reply:
@@ -213,6 +213,14 @@ class Session:
                 return event
             if isinstance(event, Exit):
                 raise LoginRefused(f"{self.address}: {event.text.strip()}")
+            self._ended(event)
+
+    def _ended(self, event: ServerEvent) -> None:
+        """Raise :class:`ConnectionLost` if ``event`` ends the session."""
+        if isinstance(event, Exit):
+            raise ConnectionLost(f"{self.address}: the server ended the session: {event.text}")
+        if isinstance(event, ConnectionClosed):
+            raise ConnectionLost(f"{self.address}: the server closed the connection")
 
     def close(self) -> None:
         """End the session politely (end of file at the command prompt) and disconnect."""
@@ -272,14 +280,10 @@ class Session:
                 if self.seeds is not None:
                     out.seed = self.seeds.count(line, out.text())
                 return out
-            elif isinstance(event, Flash | Inform):
+            elif isinstance(event, Flash | Inform | Other):
                 out.notices.append(event.text)
-            elif isinstance(event, Exit):
-                raise ConnectionLost(f"{self.address}: the server ended the session: {event.text}")
-            elif isinstance(event, ConnectionClosed):
-                raise ConnectionLost(f"{self.address}: the server closed the connection")
-            elif isinstance(event, Other):
-                out.notices.append(event.text)
+            else:
+                self._ended(event)
 
     def _answer(self, question: str, prompter: Prompter | None) -> str | None:
         """Ask the prompter; no prompter, end of input or Ctrl-C abort the command."""
