@@ -383,8 +383,8 @@ ship = 1
 mil = 10
 """
 
-BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP> or <from-SECT>]\n"
-LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-SECT>]\n"
+BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP>|<from-sector>]\n"
+LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-sector>]\n"
 
 
 @pytest.mark.parametrize(

@@ -43,8 +43,8 @@ from bellum.empire.tables import techfact
 from bellum.empire.world import ITEMS, LandUnit, Sector, Ship, World
 from bellum.errors import UsageError
 
-BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP> or <from-SECT>]"
-LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-SECT>]"
+BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP>|<from-sector>]"
+LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-sector>]"
 PEOPLE = ("civ", "mil", "uw")
 
 
@@ -57,7 +57,7 @@ def board(
     prompter: Prompter,
     sink: Sink | None = None,
 ) -> CombatResult:
-    """``board <to-SHIP> [<from-SHIP> or <from-SECT>]`` (spec §16.3)."""
+    """``board <to-SHIP> [<from-SHIP>|<from-sector>]`` (spec §16.3)."""
     return _boarding(
         Mode.BOARD, _board_flow, world, victim, source, aggressor, dice, prompter, sink
     )
@@ -72,7 +72,7 @@ def lboard(
     prompter: Prompter,
     sink: Sink | None = None,
 ) -> CombatResult:
-    """``lboard <to-LAND> [<from-SECT>]`` (spec §16.3): board an enemy land unit."""
+    """``lboard <to-LAND> [<from-sector>]`` (spec §16.3): board an enemy land unit."""
     return _boarding(
         Mode.LBOARD, _lboard_flow, world, victim, source, aggressor, dice, prompter, sink
     )

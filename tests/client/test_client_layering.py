@@ -1,0 +1,34 @@
+"""The client is an edge: the rules and the store never import it, and its core does no I/O."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import bellum
+
+SRC = Path(bellum.__file__).parent
+
+
+def imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_client_layering_only_edges_import_the_client() -> None:
+    for path in SRC.rglob("*.py"):
+        part = path.relative_to(SRC).parts[0]
+        if part in ("client", "cli"):
+            continue
+        users = {m for m in imports(path) if m == "bellum.client" or m.startswith("bellum.client.")}
+        assert not users, f"{path.relative_to(SRC)} imports {users}"
+
+
+def test_client_layering_the_protocol_core_does_no_io() -> None:
+    for name in ("protocol.py", "events.py", "errors.py"):
+        assert not imports(SRC / "client" / name) & {"socket", "select", "asyncio", "sys", "os"}

@@ -1,0 +1,44 @@
+"""paradrop on the real server, checked against bellum: the shared S5 scenario.
+
+Ten transports at 1's airfield 0,0 drop paratroopers on 2's highway 2,0 (40 mil),
+built with the deity commands of ``shared/data/empire-paradrop/S5-runs-1-10.json``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from live_support import DEITY, DEITY_PASSWORD, FRONT, EmpireGame
+
+from bellum.client.live import play
+from bellum.empire.events import ScriptedPrompter
+
+#: The scenario's setup after the front: ten C-56 transports at 0,0, petrol to fly.
+PLANES = [
+    "give p 0,0 100",
+    "build p 0,0 tr",
+    "edit p 0 O 1 e 100 m 127 t 85",
+    "edit p 0 U 1 U 2 U 3 U 4 U 5 U 6 U 7 U 8 U 9",
+]
+
+
+@pytest.mark.xfail(
+    strict=False,
+    reason="bellum's local paradrop differs from 4.4.1 today (escort list '.', path lines,"
+    " equip order, move-in wording, draws before the fight); being fixed on another branch",
+)
+def test_live_paradrop(empire_game: EmpireGame, tmp_path: Path) -> None:
+    empire_game.deity(*FRONT, *PLANES)
+    with empire_game.session("1", "1") as me, empire_game.session(DEITY, DEITY_PASSWORD) as god:
+        done = play(
+            me,
+            tmp_path / "w.db",
+            "paradrop 0/1/2/3/4/5/6/7/8/9 . 0,0 2,0",
+            prompter=ScriptedPrompter([]),
+            check=god,
+        )
+    text = done.transcript.text()
+    assert "Final air-assault strength:       70" in text  # the server did fight
+    assert done.check is not None
+    assert done.check.differences == []
