@@ -111,13 +111,10 @@ def test_live_fight_usage_errors_match_too(game: EmpireGame, db: Path) -> None:
     assert done.transcript.text().endswith("Usage: lboard <to-LAND> [<from-sector>]\n")
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="the server's command loop prints 'command failed' after a command that fails a"
-    " legality check with RET_FAIL (here: attacking one's own sector); bellum's rules do not",
-)
 def test_live_fight_failed_commands_say_command_failed(game: EmpireGame, db: Path) -> None:
-    checked(game, db, "attack 0,0", [])
+    """A legality check that fails with RET_FAIL: the server's command loop adds the line."""
+    done = checked(game, db, "attack 0,0", [])
+    assert done.transcript.text().endswith("command failed\n")
 
 
 def test_live_fight_end_of_input_aborts_the_question(game: EmpireGame, db: Path) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from live_support import DEITY, DEITY_PASSWORD, FRONT, EmpireGame
 
 from bellum.client.live import play
@@ -23,11 +22,6 @@ PLANES = [
 ]
 
 
-@pytest.mark.xfail(
-    strict=False,
-    reason="bellum's local paradrop differs from 4.4.1 today (escort list '.', path lines,"
-    " equip order, move-in wording, draws before the fight); being fixed on another branch",
-)
 def test_live_paradrop(empire_game: EmpireGame, tmp_path: Path) -> None:
     empire_game.deity(*FRONT, *PLANES)
     with empire_game.session("1", "1") as me, empire_game.session(DEITY, DEITY_PASSWORD) as god:

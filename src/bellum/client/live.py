@@ -155,8 +155,7 @@ def compare(server: str, local: str, limit: int = 10) -> list[str]:
 
 def resolve(world: World, order: Order, country: int, seed: int, answers: list[str | None]) -> str:
     """bellum's transcript of ``order`` on ``world`` with the server's ``seed`` and the
-    player's ``answers``.  Scouts do not ask "Are you sure" (the real 4.4.1 never does)."""
-    world.overrides["scout_estimate"] = False
+    player's ``answers``, under the world's rules (the game's own options)."""
     return run_command(world, order, country=country, seed=seed, answers=answers).transcript()
 
 
