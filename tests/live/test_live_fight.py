@@ -20,7 +20,7 @@ from store_support import bellum
 from bellum.client.errors import ConnectionLost
 from bellum.client.live import Played, play
 from bellum.client.session import Session
-from bellum.empire.events import Event, ScriptedPrompter
+from bellum.empire.events import Event, Prompt, ScriptedPrompter
 from bellum.empire.io.sqlite.store import Store
 from bellum.errors import InputError, UsageError
 
@@ -57,11 +57,17 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return tmp_path_factory.mktemp("live") / "w.db"
 
 
-def checked(game: EmpireGame, db: Path, order: str, answers: list[str]) -> Played:
-    """Play ``order`` as country 1 with a deity checking; the check must find no difference."""
+def checked(
+    game: EmpireGame, db: Path, order: str, answers: list[str], asked: list[str] | None = None
+) -> Played:
+    """Play ``order`` as country 1 with a deity checking; the check must find no difference.
+    The questions the server asked go to ``asked``."""
     seen: list[Event] = []
+    prompter = ScriptedPrompter(answers)
     with game.session("1", "1") as me, game.session(DEITY, DEITY_PASSWORD) as god:
-        done = play(me, db, order, prompter=ScriptedPrompter(answers), sink=seen.append, check=god)
+        done = play(me, db, order, prompter=prompter, sink=seen.append, check=god)
+    if asked is not None:
+        asked += prompter.asked
     assert done.check is not None
     assert done.check.differences == [], done.transcript.text()
     assert done.check.transcript == done.transcript.text()
@@ -71,8 +77,12 @@ def checked(game: EmpireGame, db: Path, order: str, answers: list[str]) -> Playe
 
 
 def test_live_fight_attack(game: EmpireGame, db: Path) -> None:
-    done = checked(game, db, "attack 2,0", ["50", "0"])
+    asked: list[str] = []
+    done = checked(game, db, "attack 2,0", ["50", "0"], asked)
     text = done.transcript.text()
+    question = asked[0]  # the server's question, answered like the rules' own
+    assert isinstance(question, Prompt) and question.kind == "mil"
+    assert question.info == {"at": (0, 0), "max": 99}
     assert text.startswith("2,0 is a 100% 2 highway with approximately 40 military.\n")
     assert "Number of mil from airfield at 0,0 (max 99) : 50\n" in text
     assert done.world.sector((2, 0)).owner == 1  # synced back

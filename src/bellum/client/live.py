@@ -6,15 +6,16 @@ turns it into a world through the one dump import
 version with its own history entry.  A player's sync is a view with fog of war
 (:class:`bellum.empire.world.Fog`); a deity's is the whole game.
 
-:func:`play` sends one combat order (``attack``, ``assault``, ``board``,
-``lboard``, ``paradrop``: an :class:`~bellum.empire.orders.Order`) to the
-server, relays its questions to a prompter, syncs the world back and records
-the order, with the server's transcript, in the history.  With ``check``, a
-deity session on a test-mode server (``running_test_suite 1``), it first reads
-the whole game and takes the seed the server is about to use; once the server
-has answered, bellum resolves the same order on that world with that seed and
-the answers the player gave (:func:`bellum.empire.run_command`) and compares
-the transcripts line by line: any test-mode game becomes an oracle for bellum.
+:class:`LiveGame` (or :func:`play` for one order) sends a combat order
+(``attack``, ``assault``, ``board``, ``lboard``, ``paradrop``: an
+:class:`~bellum.empire.orders.Order`) to the server, relays its questions to a
+prompter, syncs the world back and records the order, with the server's
+transcript, in the history.  With ``check``, a deity session on a test-mode
+server (``running_test_suite 1``), it first reads the whole game and takes the
+seed the server is about to use; once the server has answered, bellum resolves
+the same order on that world with that seed and the answers the player gave
+(:func:`bellum.empire.run_command`) and compares the transcripts line by line:
+any test-mode game becomes an oracle for bellum.
 
 All of these take open :class:`~bellum.client.session.Session` objects, so the
 caller decides how to connect and when to disconnect; they send only ``xdump``
@@ -31,7 +32,7 @@ from bellum.client.session import Session, Transcript
 from bellum.client.xdump import SYNC_TABLES, XdumpReader
 from bellum.empire import run_command
 from bellum.empire.events import Prompter, Sink
-from bellum.empire.io.sqlite import CommandRecord, ServerEntry
+from bellum.empire.io.sqlite import ServerEntry
 from bellum.empire.io.xdump.mapping import dump_to_world
 from bellum.empire.io.xdump.syntax import Dump, parse_dump
 from bellum.empire.orders import Order, as_order
@@ -159,61 +160,85 @@ def resolve(world: World, order: Order, country: int, seed: int, answers: list[s
     return run_command(world, order, country=country, seed=seed, answers=answers).transcript()
 
 
-def play(
-    session: Session,
-    db: Path,
-    order: str | Order,
-    *,
-    prompter: Prompter | None = None,
-    sink: Sink | None = None,
-    check: Session | None = None,
-    rules: dict[str, Any] | None = None,
-) -> Played:
-    """Send ``order`` to the server as the session's country, relaying its questions to
-    ``prompter`` (none: they are aborted) and its output to ``sink``; then sync the world
-    back and record the order with the server's transcript (see the module notes).
-    ``rules`` are options for the check's local resolution only (``--profile``, ``--option``).
+class LiveGame:
+    """One account's view of a live game, kept in a world database.
 
-    The world is synced first, so the history shows what the order changed.  If the
-    connection fails during the order, nothing about it is written.
+    Opening it reads the account's view (:attr:`world`) and stores it as a new
+    version if anything changed since the last one, so the history shows what
+    the next order changes; :meth:`play` plays orders on the server.
     """
+
+    def __init__(self, session: Session, db: Path) -> None:
+        self.session = session
+        self.db = db
+        self._reader = XdumpReader(session)
+        self.world, dump = read_world(self._reader)
+        record(db, _sync_entry(self._reader, self.world), self.world, dump, only_if_changed=True)
+
+    @property
+    def country(self) -> int:
+        """The account's country number (0: the deity)."""
+        return viewer(self.world)
+
+    def play(
+        self,
+        order: str | Order,
+        *,
+        prompter: Prompter | None = None,
+        sink: Sink | None = None,
+        check: Session | None = None,
+        rules: dict[str, Any] | None = None,
+    ) -> Played:
+        """Send ``order`` to the server as the account, relaying its questions to
+        ``prompter`` (none: they are aborted) as :class:`~bellum.empire.events.Prompt`
+        objects in the coordinates of :attr:`world`, and its output to ``sink``; then
+        sync the world back and record the order with the server's transcript.
+
+        With ``check`` (see the module notes) bellum resolves the order too;
+        ``rules`` are options for that resolution only (``--profile``, ``--option``).
+        If the connection fails during the order, nothing about it is written.
+        """
+        parsed = as_order(order)
+        truth, seed = None, None
+        if check is not None:
+            seeds = self.session.seeds
+            if seeds is None or check.seeds is not seeds:
+                raise UsageError(
+                    "check mode needs the server's command count: give both sessions one"
+                    " SeedCounter (a server in test mode seeds each command with it)"
+                )
+            truth = read_world(XdumpReader(check))[0]
+            truth.overrides.update(rules or {})
+            seed = seeds.next_seed
+        done = self.session.command(
+            parsed.text(), prompter=prompter, sink=sink, geometry=self.world.geometry
+        )
+        verdict = None
+        if truth is not None and seed is not None:
+            verdict = _check(truth, parsed, self.country, seed, done)
+        self.world, dump = read_world(self._reader)
+        entry = ServerEntry(
+            self.session.address,
+            self.country,
+            "played",
+            {"check": verdict.to_json()} if verdict is not None else {},
+            order=parsed,
+            seed=-1 if done.seed is None else done.seed,
+            answers=done.answers,
+            events=done.events,
+            transcript=done.text(),
+        )
+        stored = record(self.db, entry, self.world, dump)
+        assert stored is not None
+        return Played(parsed, done, stored.id, self.world, verdict)
+
+
+def play(session: Session, db: Path, order: str | Order, **how: Any) -> Played:
+    """Sync ``db`` with the session's view of the game and play ``order`` there: one
+    :class:`LiveGame` for one order (``how``: the keywords of :meth:`LiveGame.play`).
+    An order that is no combat command is refused before anything is sent."""
     parsed = as_order(order)
-    reader = XdumpReader(session)
-    world, dump = read_world(reader)
-    record(db, _sync_entry(reader, world), world, dump, only_if_changed=True)
-    country = viewer(world)
-    truth, seed = None, None
-    if check is not None:
-        if session.seeds is None or check.seeds is not session.seeds:
-            raise UsageError(
-                "check mode needs the server's command count: give both sessions one"
-                " SeedCounter (a server in test mode seeds each command with it)"
-            )
-        truth = read_world(XdumpReader(check))[0]
-        truth.overrides.update(rules or {})
-        seed = session.seeds.next_seed
-    done = session.command(parsed.text(), prompter=prompter, sink=sink)
-    verdict = None
-    if truth is not None and seed is not None:
-        verdict = _check(truth, parsed, country, seed, done)
-    after, dump_after = read_world(reader)
-    result: dict[str, object] = {}
-    if verdict is not None:
-        result["check"] = verdict.to_json()
-    entry = ServerEntry(
-        session.address,
-        country,
-        "played",
-        result,
-        order=parsed,
-        seed=-1 if done.seed is None else done.seed,
-        answers=done.answers,
-        events=done.events,
-        transcript=done.text(),
-    )
-    stored: CommandRecord | None = record(db, entry, after, dump_after)
-    assert stored is not None
-    return Played(parsed, done, stored.id, after, verdict)
+    return LiveGame(session, db).play(parsed, **how)
 
 
 def _check(truth: World, order: Order, country: int, seed: int, done: Transcript) -> Check:

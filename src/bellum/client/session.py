@@ -36,7 +36,8 @@ from bellum.client.events import (
 )
 from bellum.client.events import Event as ServerEvent
 from bellum.client.protocol import EOF, INTERRUPT, Awaiting, Connection, Phase
-from bellum.empire.events import Event, Prompter, Sink, transcript
+from bellum.empire.events import Event, Prompter, Sink, parse_prompt, transcript
+from bellum.empire.geometry import Geometry
 from bellum.errors import UsageError
 
 log = logging.getLogger("bellum.client")
@@ -249,12 +250,21 @@ class Session:
     # -- commands ---------------------------------------------------------------
 
     def command(
-        self, line: str, *, prompter: Prompter | None = None, sink: Sink | None = None
+        self,
+        line: str,
+        *,
+        prompter: Prompter | None = None,
+        sink: Sink | None = None,
+        geometry: Geometry | None = None,
     ) -> Transcript:
         """Run ``line`` on the server; questions go to ``prompter`` (none: abort them).
 
-        ``sink`` sees each piece of output as it arrives.  Returns at the next
-        command prompt with what the player saw.
+        Each question reaches the prompter as the :class:`~bellum.empire.events.Prompt`
+        its wording says (:func:`~bellum.empire.events.parse_prompt`; sectors in the
+        session's coordinates, normalised on ``geometry`` when given), so one answering
+        strategy serves the server and the local rules.  ``sink`` sees each piece of
+        output as it arrives.  Returns at the next command prompt with what the
+        player saw.
         """
         self._send(self.conn.send_command(line))
         self.commands_sent += 1
@@ -271,7 +281,7 @@ class Session:
                 emit(Event("text", event.text + "\n"))
             elif isinstance(event, ArgumentPrompt):
                 if self.conn.awaiting is Awaiting.ANSWER:
-                    answer = self._answer(event.text, prompter)
+                    answer = self._answer(parse_prompt(event.text, geometry), prompter)
                 else:  # asked after an abort: the server reads nothing
                     answer = None
                 emit(Event("prompt", event.text, answer=answer))
