@@ -215,3 +215,35 @@ FRONT = [
     "decl w 1 2",
     "decl w 2 1",
 ]
+
+#: Four fronts between 1 and 2: the FRONT's attack on 2's highway 2,0; 1's troop
+#: transport (ship 0) at sea off 2's highway 6,4; 1's destroyer (ship 1) beside 2's cargo
+#: ship (ship 2) at 12,-4; 2's infantry (unit 0) in 1's wilderness -6,4.  A sector gets
+#: an owner only once people are in it (the server gives an empty one back).
+FRONTS = [
+    *FRONT,
+    "desi 6,4 +",
+    "give m 6,4 10",
+    "edit l 6,4 o 2 O 2",
+    "edit l 6,4 e 100 m 127",
+    "build s 8,4 tt",
+    "edit s 0 O 1 E 100 M 127 m 100 f 100",
+    "build s 12,-4 dd",
+    "edit s 1 O 1 E 100 M 127 m 60",
+    "build s 12,-4 cs",
+    "edit s 2 O 2 E 100 M 127 m 20",
+    "desi -6,4 -",
+    "give m -6,4 200",
+    "edit l -6,4 o 1 O 1",
+    "edit l -6,4 e 100 m 127",
+    "build l -6,4 inf",
+    "edit u 0 O 2 e 100 m 30 M 30",
+]
+
+#: The shared paradrop scenario (S5) after the front: ten C-56 transports at 0,0, petrol to fly.
+PARADROP = [
+    "give p 0,0 100",
+    "build p 0,0 tr",
+    "edit p 0 O 1 e 100 m 127 t 85",
+    "edit p 0 U 1 U 2 U 3 U 4 U 5 U 6 U 7 U 8 U 9",
+]

@@ -14,7 +14,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from live_support import DEITY, DEITY_PASSWORD, FRONT, EmpireGame
+from live_support import DEITY, DEITY_PASSWORD, FRONT, FRONTS, EmpireGame
 from store_support import bellum
 
 from bellum.client.errors import ConnectionLost
@@ -23,27 +23,6 @@ from bellum.client.session import Session
 from bellum.empire.events import Event, Prompt, ScriptedPrompter
 from bellum.empire.io.sqlite.store import Store
 from bellum.errors import InputError, UsageError
-
-#: A sector gets an owner only once people are in it (the server drops empty ones).
-FRONTS = [
-    *FRONT,
-    "desi 6,4 +",
-    "give m 6,4 10",
-    "edit l 6,4 o 2 O 2",
-    "edit l 6,4 e 100 m 127",
-    "build s 8,4 tt",
-    "edit s 0 O 1 E 100 M 127 m 100 f 100",
-    "build s 12,-4 dd",
-    "edit s 1 O 1 E 100 M 127 m 60",
-    "build s 12,-4 cs",
-    "edit s 2 O 2 E 100 M 127 m 20",
-    "desi -6,4 -",
-    "give m -6,4 200",
-    "edit l -6,4 o 1 O 1",
-    "edit l -6,4 e 100 m 127",
-    "build l -6,4 inf",
-    "edit u 0 O 2 e 100 m 30 M 30",
-]
 
 
 @pytest.fixture(scope="module")

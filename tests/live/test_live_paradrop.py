@@ -8,22 +8,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from live_support import DEITY, DEITY_PASSWORD, FRONT, EmpireGame
+from live_support import DEITY, DEITY_PASSWORD, FRONT, PARADROP, EmpireGame
 
 from bellum.client.live import play
 from bellum.empire.events import ScriptedPrompter
 
-#: The scenario's setup after the front: ten C-56 transports at 0,0, petrol to fly.
-PLANES = [
-    "give p 0,0 100",
-    "build p 0,0 tr",
-    "edit p 0 O 1 e 100 m 127 t 85",
-    "edit p 0 U 1 U 2 U 3 U 4 U 5 U 6 U 7 U 8 U 9",
-]
-
 
 def test_live_paradrop(empire_game: EmpireGame, tmp_path: Path) -> None:
-    empire_game.deity(*FRONT, *PLANES)
+    empire_game.deity(*FRONT, *PARADROP)
     with empire_game.session("1", "1") as me, empire_game.session(DEITY, DEITY_PASSWORD) as god:
         done = play(
             me,

@@ -13,6 +13,7 @@ from typing import Any
 import click
 
 from bellum.cli.app import cli
+from bellum.cli.server import live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event
@@ -21,7 +22,7 @@ from bellum.empire.orders import Order
 from bellum.empire.planning import fight_sides, make_plan, prepare
 from bellum.empire.planning import resolver_runs as resolver_runs_of
 from bellum.empire.rules import apply_rules, describe, profile_names
-from bellum.empire.service import WorldSource, open_source
+from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
 from bellum.empire.world import Nation, World
 from bellum.errors import InputError, UsageError
 from bellum.odds import Method, fight_odds
@@ -274,6 +275,7 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print the re
 
 def combat_options(f: Callable[..., None]) -> Callable[..., None]:
     """The options of every combat command, in the order ``--help`` lists them."""
+    f = live_options(f)
     f = rules_options(f)
     for option in (json_option, out_option, seed_option, as_option, db_option, world_option):
         f = option(f)
@@ -292,16 +294,32 @@ def play_order(
     as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
+    **live: Any,
 ) -> None:
     """Run the order ``name words...`` on the world and keep what it did.
 
     ``words`` are the command's arguments (``None`` for the missing ones, which
     the server then asks for); the world is saved only if the order changed it.
+    With ``--live`` (``live``: that option group) the server runs it instead.
     """
     try:
         order = Order.of(name, words)
     except InputError as exc:
         raise UsageError(str(exc)) from None
+    request = live_request(live, world=world_path, seed=seed, out=out)
+    if request is not None:
+        code = play_live(
+            request,
+            order,
+            country=country,
+            db=db or DEFAULT_DB,
+            prompter=StreamPrompter(quiet=as_json),
+            sink=None if as_json else _live,
+            as_json=as_json,
+            profile=profile,
+            options=options,
+        )
+        sys.exit(code)
     source = open_world(world_path, db, write=True, out=out)
     apply_rules(source.world, profile, list(options))
     nation = _country(source.world, country)
