@@ -11,6 +11,7 @@ from bellum.client import (
     ConnectionLost,
     LoginRefused,
     RemoteProtocolError,
+    SeedCounter,
     ServerTimeout,
     Session,
     parse_address,
@@ -84,11 +85,13 @@ def test_client_session_ctrl_c_at_a_question_aborts_the_command_on_the_server() 
                 raise KeyboardInterrupt
             return "50"
 
+    seeds = SeedCounter(commands=20)
     with FakeServer(conversation("attack-interrupted")) as server:
-        session = Session.open(server.address, country="1", password="1")
+        session = Session.open(server.address, country="1", password="1", seeds=seeds)
         with pytest.raises(KeyboardInterrupt):
             session.command("attack 2,0", prompter=Interrupting())
         assert session.btus == 636  # read on to the command prompt
+        assert seeds.commands == 21  # the server ran it, with seed 21: the next is 22
         session.close()
     assert server.errors == []
     assert server.received[-2:] == ["aborted", "ctld"]

@@ -129,8 +129,10 @@ def test_live_fight_ctrl_c_aborts_the_command_and_records_nothing(
     with game.session("1", "1") as me:
         with pytest.raises(KeyboardInterrupt):
             play(me, db, "attack", prompter=Interrupt())  # asks "Sector :  "
+        count = game.seeds.commands
+        assert me.command("xdump nation-status 0").seed == count + 1  # the attack counted
         assert me.btus is not None  # the session read on to the command prompt and is usable
-        again = me.command("xdump nation-status 0")
+        again = me.command("xdump nation-status 1")
         assert again.text().startswith("XDUMP nation-status")
     store = Store.open(db)
     try:

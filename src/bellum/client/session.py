@@ -281,7 +281,12 @@ class Session:
                 emit(Event("text", event.text + "\n"))
             elif isinstance(event, ArgumentPrompt):
                 if self.conn.awaiting is Awaiting.ANSWER:
-                    answer = self._answer(parse_prompt(event.text, geometry), prompter)
+                    try:
+                        answer = self._answer(parse_prompt(event.text, geometry), prompter)
+                    except KeyboardInterrupt:  # aborted on the server, which ran it: it counts
+                        if self.seeds is not None:
+                            self.seeds.count(line, out.text())
+                        raise
                 else:  # asked after an abort: the server reads nothing
                     answer = None
                 emit(Event("prompt", event.text, answer=answer))
