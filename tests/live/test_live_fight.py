@@ -100,6 +100,33 @@ def test_live_fight_usage_errors_match_too(game: EmpireGame, db: Path) -> None:
     assert done.transcript.text().endswith("Usage: lboard <to-LAND> [<from-sector>]\n")
 
 
+@pytest.mark.parametrize(
+    ("order", "answers"),
+    [
+        ("board", [""]),  # an empty victim number is ship 0 (C's atoi)
+        ("board", ["abc"]),
+        ("board", ["2x", "1"]),
+        ("board", ["2", ""]),  # an empty "from" is ship 0
+        ("board", ["2", "1/2"]),  # digits and slashes: a ship number
+        ("board", ["2", "1 x"]),  # anything else: a sector, here a malformed one
+        ("board", ["-1"]),
+        ("lboard", ["0", ""]),  # not a sector: said, then the usage line
+        ("lboard", ["abc", "-6,4"]),
+        ("assault", ["6,4"]),  # no ship at the prompt: a failure, not a usage error
+        ("assault", ["6,4", ""]),
+        ("assault", ["6,4", "abc"]),
+        ("assault", ["6,4", "0x", "0"]),
+        ("assault", ["6,4", "-2"]),
+        ("attack", ["2,0x"]),
+        ("attack", ["4,0"]),  # not adjacent: command failed
+    ],
+)
+def test_live_fight_arguments_are_read_as_the_server_reads_them(
+    game: EmpireGame, db: Path, order: str, answers: list[str]
+) -> None:
+    checked(game, db, order, answers)
+
+
 def test_live_fight_failed_commands_say_command_failed(game: EmpireGame, db: Path) -> None:
     """A legality check that fails with RET_FAIL: the server's command loop adds the line."""
     done = checked(game, db, "attack 0,0", [])
