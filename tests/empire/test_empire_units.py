@@ -70,6 +70,18 @@ def test_q_at_the_unit_prompt_aborts() -> None:
     assert r.transcript().endswith("Attack aborted\nNo troops for attack...\n")
 
 
+def test_end_of_input_at_the_move_in_leaves_every_unit_where_it_is() -> None:
+    """After end of input the server asks nothing more: no "Move in with" question, each
+    unit stays (4.4.1's player->aborted, checked on the real server in tests/live)."""
+    w = load_world(EXAMPLES / "cavalry.toml")
+    r = attack(w, "2,0", 1, ServerRandom(4), ScriptedPrompter(["150", "Y"]))
+    text = r.transcript()
+    assert "How many mil to move in from 0,0 (97 max)? \n" in text
+    assert "Move in with" not in text
+    assert text.endswith("cav  cavalry #1 stays in 0,0\ncav  cavalry #0 stays in 0,0\n"
+                         "1 of your troops now occupy 2,0\n")  # fmt: skip
+
+
 def test_plague_spreads_both_ways() -> None:
     """§7: an infectious attacking sector infects the target; the target exposes the defenders."""
     w = load_world(EXAMPLES / "vector-b.toml")

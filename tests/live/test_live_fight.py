@@ -198,6 +198,23 @@ def test_live_fight_history_lists_them_and_replay_refuses(db: Path) -> None:
     assert r.returncode == 1 and "is a sync from" in r.stderr
 
 
+def test_live_fight_units_and_the_end_of_input_at_the_move_in(game: EmpireGame, db: Path) -> None:
+    """Two cavalry of 1's at -6,4 attack 2's highway -4,4; input ends at the move-in:
+    the server asks nothing more and both stay.  Then one takes -5,3 alone and occupies it."""
+    game.deity(
+        "desi -4,4 +", "give m -4,4 5", "edit l -4,4 o 2 O 2", "edit l -4,4 e 100 m 127",
+        "desi -5,3 +", "give m -5,3 5", "edit l -5,3 o 2 O 2", "edit l -5,3 e 100 m 127",
+        "build l -6,4 cav", "edit u 1 O 1 e 100 m 127 M 30",
+        "build l -6,4 cav", "edit u 2 O 1 e 100 m 127 M 30",
+    )  # fmt: skip
+    done = checked(game, db, "attack -4,4", ["20", "Y"])
+    text = done.transcript.text()
+    assert "Move in with" not in text and "cav  cavalry #1 stays in -6,4\n" in text
+    done = checked(game, db, "attack -5,3", ["0", "y", "n", "y"])
+    text = done.transcript.text()
+    assert "We have captured -5,3, sir!\ncav  cavalry #1 moves in to occupy -5,3\n" in text
+
+
 def test_live_fight_server_that_stops_mid_command_leaves_nothing_half_written(
     empire_server: Path, tmp_path: Path
 ) -> None:
