@@ -82,6 +82,19 @@ def test_end_of_input_at_the_move_in_leaves_every_unit_where_it_is() -> None:
                          "1 of your troops now occupy 2,0\n")  # fmt: skip
 
 
+def test_attacking_units_that_lost_efficiency_say_so_after_the_fight() -> None:
+    """4.4.1's put_oland reports every attacking unit the fight damaged, before the capture
+    (checked on the real server in tests/live)."""
+    w = load_world(EXAMPLES / "cavalry.toml")
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["5", "Y", "N"]))
+    assert (
+        "We have captured 2,0, sir!\n"
+        "cav  cavalry #1 damaged from 100% to 95%\n"
+        "cav  cavalry #0 damaged from 100% to 95%\n"
+        "cav  cavalry #1 moves in to occupy 2,0\n"
+    ) in r.transcript()
+
+
 def test_plague_spreads_both_ways() -> None:
     """§7: an infectious attacking sector infects the target; the target exposes the defenders."""
     w = load_world(EXAMPLES / "vector-b.toml")

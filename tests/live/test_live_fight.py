@@ -200,7 +200,8 @@ def test_live_fight_history_lists_them_and_replay_refuses(db: Path) -> None:
 
 def test_live_fight_units_and_the_end_of_input_at_the_move_in(game: EmpireGame, db: Path) -> None:
     """Two cavalry of 1's at -6,4 attack 2's highway -4,4; input ends at the move-in:
-    the server asks nothing more and both stay.  Then one takes -5,3 alone and occupies it."""
+    the server asks nothing more and both stay.  Then one takes -5,3 alone and occupies it,
+    and both attack -7,5, where the fight costs them efficiency, which the server reports."""
     game.deity(
         "desi -4,4 +", "give m -4,4 5", "edit l -4,4 o 2 O 2", "edit l -4,4 e 100 m 127",
         "desi -5,3 +", "give m -5,3 5", "edit l -5,3 o 2 O 2", "edit l -5,3 e 100 m 127",
@@ -213,6 +214,9 @@ def test_live_fight_units_and_the_end_of_input_at_the_move_in(game: EmpireGame, 
     done = checked(game, db, "attack -5,3", ["0", "y", "n", "y"])
     text = done.transcript.text()
     assert "We have captured -5,3, sir!\ncav  cavalry #1 moves in to occupy -5,3\n" in text
+    game.deity("desi -7,5 +", "give m -7,5 20", "edit l -7,5 o 2 O 2", "edit l -7,5 e 100 m 127")
+    done = checked(game, db, "attack -7,5", ["2", "Y"])
+    assert "cav  cavalry #2 damaged from 100% to " in done.transcript.text()
 
 
 def test_live_fight_server_that_stops_mid_command_leaves_nothing_half_written(

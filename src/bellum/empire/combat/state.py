@@ -107,6 +107,11 @@ class Fighter:
     pending: float = 0.0
     supplied: bool = True
     origin: Coord | None = None
+    #: Its efficiency when it joined, which the server reports it "damaged from" (§8).
+    eff: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.eff = self.unit.eff
 
 
 @dataclass
