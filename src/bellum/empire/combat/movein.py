@@ -6,7 +6,7 @@ from bellum.empire.combat.capture import pct
 from bellum.empire.combat.force import ArmyAnswers
 from bellum.empire.combat.state import BELL, Combat, Fighter, atoi, ldround
 from bellum.empire.combat.strength import sector_defense
-from bellum.empire.combat.support import ship_fire, ship_range, unit_fire, unit_range
+from bellum.empire.combat.support import aimed, ship_fire, ship_range, unit_fire, unit_range
 from bellum.empire.events import Prompt
 from bellum.empire.geometry import Coord
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
@@ -50,8 +50,8 @@ def mission_interdiction(c: Combat) -> int:
             dist = geo.mapdist(u.xy, t.xy)
             if dist > 8 or not _covers(c, u.op_center, u.op_radius, u.xy):
                 continue
-            if unit_range(c, u) >= dist:
-                dam += unit_fire(c, u)
+            if unit_range(c, u) >= dist and (volley := unit_fire(c, u)) is not None:
+                dam += aimed(c, u, volley)
         if dam > 0:
             c.say(f"{c.name(cnum)} interdiction mission does {dam} damage!")
             total += dam
