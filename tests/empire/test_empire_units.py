@@ -6,6 +6,7 @@ from conftest import EXAMPLES
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
+from bellum.empire.combat.strength import defense_value
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world
 from bellum.empire.world import Plague
@@ -105,3 +106,12 @@ def test_plague_spreads_both_ways() -> None:
     clean = load_world(EXAMPLES / "vector-b.toml")
     attack(clean, "2,0", 1, ServerRandom(1), ScriptedPrompter(["150", "0"]))
     assert clean.units[0].plague == Plague.HEALTHY
+
+
+def test_fortification_counts_against_the_games_land_mob_max() -> None:
+    """4.4.1's defense_val: value x (land_mob_max + harden) / land_mob_max."""
+    u = load_world(EXAMPLES / "cavalry.toml").units[0]
+    base = defense_value(u, 100)
+    u.fort = 50
+    assert defense_value(u, 100) == base * (150 / 100)
+    assert defense_value(u) == base * (177 / 127)

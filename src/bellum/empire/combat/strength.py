@@ -27,13 +27,15 @@ def attack_value(u: LandUnit, mode: Mode, assault_penalty: float = 0.5) -> float
     return v
 
 
-def defense_value(u: LandUnit) -> float:
-    """``dv(u)`` (§3.2): what a unit adds to the defense, before supply halving."""
+def defense_value(u: LandUnit, land_mob_max: int = 127) -> float:
+    """``dv(u)`` (§3.2): what a unit adds to the defense, before supply halving.
+    Fortification counts against the game's ``land_mob_max`` (127 unless changed)."""
     if u.eff < 10:
         return 0.0
     if u.loaded and not u.type.has("marine"):
         return float(u.mil)
-    v = _men_value(u.mil, land_def(u.type, u.tech), u.eff) * ((127 + u.fort) / 127)
+    v = _men_value(u.mil, land_def(u.type, u.tech), u.eff)
+    v *= (land_mob_max + u.fort) / land_mob_max
     if v < 1 and u.mil > 0 and not u.type.has("spy"):
         return 1.0
     return v
@@ -93,7 +95,7 @@ def defense_total(c: Combat, dsup: float | None = None) -> int:
     dm = target_multiplier(c)
     total = c.d_troops * dm
     for f in c.d_units:
-        dv = defense_value(f.unit)
+        dv = defense_value(f.unit, c.world.option("land_mob_max"))
         if not f.supplied:
             dv /= 2
         total += dv * dm
