@@ -313,7 +313,7 @@ def play_order(
             order,
             country=country,
             db=db or DEFAULT_DB,
-            prompter=StreamPrompter(quiet=as_json),
+            prompter_for=lambda _view: StreamPrompter(quiet=as_json),
             sink=None if as_json else _live,
             as_json=as_json,
             profile=profile,

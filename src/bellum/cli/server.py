@@ -249,15 +249,17 @@ def play_live(
     *,
     country: str,
     db: Path,
-    prompter: Prompter,
+    prompter_for: Callable[[World], Prompter],
     sink: Sink | None,
     as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
 ) -> int:
     """Play ``order`` on the server as ``country``; returns the exit status (1: the
-    check found a difference).  ``profile`` and ``options`` are the rules of the
-    check's local resolution (the server has its own)."""
+    check found a difference).  ``prompter_for`` makes the prompter once the
+    account's view of the game is synced (answers by kind may need its sectors);
+    ``profile`` and ``options`` are the rules of the check's local resolution (the
+    server has its own)."""
     from bellum.client.live import LiveGame
     from bellum.client.session import SeedCounter
 
@@ -281,6 +283,7 @@ def play_live(
     seeds = SeedCounter(request.commands_run or 0) if request.check else None
     with connect(request.address, country, password, request.timeout, seeds) as me:
         game = LiveGame(me, db)
+        prompter = prompter_for(game.world)
         if deity_password is None:
             done = game.play(order, prompter=prompter, sink=sink)
         else:
