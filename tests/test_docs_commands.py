@@ -36,6 +36,10 @@ SHORTER = [
     (re.compile(r"--check \d+"), "--check 100"),
     (re.compile(r"--target-error 0\.001"), "--target-error 0.05"),
 ]
+#: Commands that talk to a live Empire server, and the document that is all about one:
+#: tests/live runs them against a real server.
+NEEDS_SERVER = re.compile(r"bellum empire sync |--live ")
+SERVER_DOCS = {"live.md"}
 #: Commands shown to end in a refusal or an abort (exit status 1), by where they are.
 REFUSED = {"empire/scouts.toml": "the example aborts the attack at 'Are you sure'"}
 #: Files in ../shared that commands of the docs read from their folder.
@@ -88,7 +92,7 @@ def commands_in_example(path: Path) -> list[Shown]:
 def documents() -> list[tuple[str, list[Shown]]]:
     found = [(p.name, commands_in_markdown(p)) for p in DOCS]
     found += [(f"{p.parent.name}/{p.name}", commands_in_example(p)) for p in EXAMPLES]
-    return [(name, shown) for name, shown in found if shown]
+    return [(name, shown) for name, shown in found if shown and name not in SERVER_DOCS]
 
 
 def test_the_documents_show_commands() -> None:
@@ -107,6 +111,8 @@ def test_every_documented_command_runs_as_printed(
     env.pop("NO_COLOR", None)
     for s in shown:
         command = s.command
+        if NEEDS_SERVER.search(command):
+            continue
         for pattern, shorter in SHORTER:
             command = pattern.sub(shorter, command)
         for file, parts in SHARED_FILES.items():

@@ -202,7 +202,7 @@ def test_mountain_refused() -> None:
     assert r.transcript() == "You can't assault a mountain sector!\nAssault aborted\n"
 
 
-@pytest.mark.parametrize(("sector", "ship"), [("nowhere", "0"), ("0,0", "x"), (None, None)])
+@pytest.mark.parametrize(("sector", "ship"), [("nowhere", "0"), (None, None)])
 def test_usage(sector: str | None, ship: str | None) -> None:
     w = world_from(SEA)
     r = run(w, sector, ship, [])
@@ -210,6 +210,27 @@ def test_usage(sector: str | None, ship: str | None) -> None:
         "Usage: assault <to-SECT> <from-SHIP> [<forts?> <ships?> <arty?> <planes?>]\n"
     )
     assert (r.outcome, r.btu_charged) == ("usage", 0)
+
+
+@pytest.mark.parametrize("ship", ["x", "0x", ""])
+def test_the_ship_number_is_read_with_atoi(ship: str) -> None:
+    """4.4.1 reads the ship with C's atoi: 'x', '0x' and an empty answer are ship 0
+    (checked on the real server, tests/live)."""
+    w = world_from(SEA)
+    r = run(w, "0,0", None, [ship, "0"])
+    assert r.transcript().startswith(
+        f"Assault from ship # {ship}\n0,0 is a 100% 2 wilderness with approximately 10 military.\n"
+    )
+
+
+def test_no_ship_at_the_prompt_is_a_failure() -> None:
+    """End of input at 'Assault from ship #' is a failure, not a usage error (4.4.1)."""
+    w = world_from(SEA)
+    r = run(w, "0,0", None, [])
+    assert r.transcript() == (
+        "Assault from ship # \nYou may only assault from one ship!\ncommand failed\n"
+    )
+    assert r.outcome == "refused"
 
 
 def test_prompts_for_missing_arguments() -> None:
@@ -307,7 +328,7 @@ def test_cli_assault_saves_only_when_something_happened(tmp_path: Path) -> None:
     again = bellum("empire", "assault", "0,0", "7", "--world", str(world), "--as", "1")
     assert again.returncode == 1
     assert again.stdout == "Ship #7 is not your ship!\nAssault aborted\n"
-    usage = bellum("empire", "assault", "0,0", "x", "--world", str(world), "--as", "1")
+    usage = bellum("empire", "assault", "nowhere", "0", "--world", str(world), "--as", "1")
     assert usage.returncode == 2 and usage.stdout.startswith("Usage: assault")
     assert load_world(world) == after
 

@@ -398,7 +398,9 @@ LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-sector>]\n"
             "You don't have any mobility (sector or land units) in 0,0!\n" + BOARD_USAGE,
             "usage",
         ),
-        ("x", "0", BOARD_USAGE, "usage"),
+        ("-1", "0", BOARD_USAGE, "usage"),
+        # C's atoi, as 4.4.1 reads it (checked on the real server): 'x' is ship 0
+        ("x", "0", "Boarding yourself?  Try using the 'tend' command.\nBoard aborted\n", "refused"),
         ("9", "0", "Ship #9 is not in the same sector!\nBoard aborted\n", "refused"),
         ("6", "0", "Boarding yourself?  Try using the 'tend' command.\nBoard aborted\n", "refused"),
         ("1", "3", "Ship #3 is not your ship!\nBoard aborted\n", "refused"),

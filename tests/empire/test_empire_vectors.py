@@ -18,15 +18,14 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
-from bellum.dice import ServerRandom
-from bellum.empire.combat import CombatResult, board, paradrop
+from bellum.empire import run_command
+from bellum.empire.combat import CombatResult
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world
+from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.world import World
 
 VECTORS = sorted((ROOT / "tests" / "vectors").glob("*.toml"))
-#: The commands a vector may hold, by the shortest name the server accepts, and their arity.
-COMMANDS = {"para": (paradrop, 4), "boar": (board, 2)}
 
 
 def server_view(result: CombatResult) -> str:
@@ -37,11 +36,12 @@ def server_view(result: CombatResult) -> str:
 def replay(vector: dict[str, Any]) -> tuple[World, World, CombatResult]:
     world = load_world(ROOT / vector["world"])
     before = world.copy()
-    name, *args = shlex.split(vector["command"])
-    command, arity = next(v for k, v in COMMANDS.items() if name.startswith(k))
-    padded: list[str | None] = [*args, *[None] * arity][:arity]
+    word, *args = shlex.split(vector["command"])
+    (name,) = [n for n in COMMANDS if n.startswith(word)]  # the server takes unique prefixes
     prompter = ScriptedPrompter(list(vector["answers"]))
-    result = command(world, *padded, 1, ServerRandom(vector["seed"]), prompter)
+    result = run_command(
+        world, Order(name, tuple(args)), country=1, seed=vector["seed"], prompter=prompter
+    )
     return before, world, result
 
 

@@ -292,7 +292,7 @@ def test_store_codec_covers_every_field_of_the_world() -> None:
 
     assert {f.name for f in dataclasses.fields(World)} == {
         "geometry", "tables", "options", "nations", "sectors", "units", "ships", "planes",
-        "telegrams", "news", "overrides",
+        "telegrams", "news", "overrides", "fog", "deity_name",
     }  # fmt: skip
 
 
@@ -395,6 +395,7 @@ def test_store_schema_2_history_is_read_as_orders_and_replays(tmp_path: Path) ->
     hist = bellum("empire", "history", "--db", str(old), "--json")
     (entry,) = json.loads(hist.stdout)
     assert entry["order"] == "attack 2,0 y y n n" and entry["args"] == ["2,0"]
+    assert entry["server"] is None  # schema 4: not from a live game
     store = Store.open(old)
     assert store.summary()["schema_version"] == SCHEMA_VERSION
     assert store.command(1).order == Order.parse("attack 2,0 y y n n")

@@ -13,6 +13,7 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
+from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import NamedAnswers
 from bellum.empire.combat.preview import strength
@@ -20,7 +21,7 @@ from bellum.empire.events import Event, Prompt
 from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.orders import Order
 from bellum.empire.rules import apply_rules, describe, profile_names
-from bellum.empire.service import WorldSource, open_source
+from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
 from bellum.empire.world import Nation, Sector, World
 from bellum.errors import InputError, UsageError
 
@@ -174,6 +175,10 @@ def rules_options(f: Callable[..., None]) -> Callable[..., None]:
         "replay": (
             "bellum.cli.world:replay_cmd",
             "Check that stored command ID reproduces bit for bit.",
+        ),
+        "sync": (
+            "bellum.cli.live:sync_cmd",
+            "Read a live game from the server at HOST:PORT into a world database.",
         ),
         "odds": (
             "bellum.cli.empire_odds:odds_cmd",
@@ -457,6 +462,7 @@ def answer_options(f: Callable[..., None]) -> Callable[..., None]:
 def combat_options(f: Callable[..., None]) -> Callable[..., None]:
     """The options of every combat command, in the order ``--help`` lists them."""
     f = answer_options(f)
+    f = live_options(f)
     f = rules_options(f)
     for option in (json_option, out_option, seed_option, as_option, db_option, world_option):
         f = option(f)
@@ -577,18 +583,41 @@ def play_order(
     as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
-    **answers: Any,
+    **rest: Any,
 ) -> None:
     """Run the order ``name words...`` on the world and keep what it did.
 
     ``words`` are the command's arguments (``None`` for the missing ones, which
-    the server then asks for); ``answers`` the named answers (:func:`named_answers`).
-    The world is saved only if the order changed it.
+    the server then asks for); ``rest`` the named answers (:func:`named_answers`)
+    and the ``--live`` group.  The world is saved only if the order changed it;
+    with ``--live`` the server runs the order instead.
     """
     try:
         order = Order.of(name, words)
     except InputError as exc:
         raise UsageError(str(exc)) from None
+    live = {k: rest.pop(k) for k in ("live", *LiveRequest.__dataclass_fields__) if k in rest}
+    answers = rest
+    request = live_request(live, world=world_path, seed=seed, out=out)
+    if request is not None:
+
+        def prompter_for(view: World) -> StreamPrompter:
+            me = _country(view, country)
+            named = named_answers(view, me, **answers)
+            return StreamPrompter(quiet=as_json, named=named, hint=answer_hint(view, me.cnum))
+
+        code = play_live(
+            request,
+            order,
+            country=country,
+            db=db or DEFAULT_DB,
+            prompter_for=prompter_for,
+            sink=None if as_json else _live,
+            as_json=as_json,
+            profile=profile,
+            options=options,
+        )
+        sys.exit(code)
     source = open_world(world_path, db, write=True, out=out)
     apply_rules(source.world, profile, list(options))
     nation = _country(source.world, country)

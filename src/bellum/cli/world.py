@@ -16,8 +16,9 @@ from bellum.empire.geometry import Geometry
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import dumps, load_world, world_to_data
 from bellum.empire.io.xdump.mapping import dump_to_world, read_dump, world_to_dump
+from bellum.empire.rules import econfig_options
 from bellum.empire.service import DEFAULT_DB, history, replay
-from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
+from bellum.empire.world import Sector, World
 from bellum.errors import InputError, UsageError
 from bellum.fileio import write_atomic
 
@@ -81,18 +82,7 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
         except UsageError as exc:
             problem = str(exc).removeprefix("--size: ")
             raise InputError(f"{path}: WORLD_X and WORLD_Y: {problem}") from None
-    options: dict[str, Any] = {}
-    for key, text in values.items():
-        if key not in DEFAULT_OPTIONS:
-            continue
-        default = DEFAULT_OPTIONS[key]
-        try:
-            if isinstance(default, bool):
-                options[key] = int(text) != 0
-            else:
-                options[key] = type(default)(text)
-        except ValueError:
-            raise InputError(f"{path}: {key}: expected a number, got '{text}'") from None
+    options = econfig_options(values, str(path))
     return size, options
 
 
@@ -222,8 +212,8 @@ def history_cmd(db: Path, as_json: bool) -> None:
     for r in records:
         at = r.at[:19].replace("T", " ")
         click.echo(
-            f"{r.id:>4}  {at:<19}  {r.order.name:<8} {r.country:>2}  {r.seed:<11}"
-            f" {r.outcome:<11} {' '.join(r.order.args)}"
+            f"{r.id:>4}  {at:<19}  {r.command:<8} {r.country:>2}  {r.seed:<11}"
+            f" {r.outcome:<11} {' '.join(r.words())}"
         )
 
 
@@ -247,7 +237,7 @@ def replay_cmd(command_id: int, db: Path, show: bool) -> None:
     rec = report.command
     if report.ok:
         click.echo(
-            f"command {rec.id} ({' '.join([rec.order.name, *rec.order.args])},"
+            f"command {rec.id} ({' '.join([rec.command, *rec.words()])},"
             f" seed {rec.seed}): reproduced"
             f" ({len(report.transcript)} characters, {len(rec.changes)} objects changed)",
             err=show,

@@ -11,11 +11,12 @@ world file's ``[options]``, then ``--option NAME=VALUE`` on the command line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from bellum.empire.world import DEFAULT_OPTIONS, PROFILE_SWITCHES, World, check_option
-from bellum.errors import UsageError
+from bellum.errors import InputError, UsageError
 
 
 @dataclass(frozen=True)
@@ -121,6 +122,19 @@ def parse_value(name: str, text: str) -> Any:
     if problem:
         raise UsageError(f"option {name}: {problem}")
     return value
+
+
+def econfig_options(values: Mapping[str, str], where: str) -> dict[str, Any]:
+    """The options bellum models among a game's configuration values (``econfig`` keys,
+    or the ``version`` table of an xdump); the rest of the configuration is ignored."""
+    options = {}
+    for key, text in values.items():
+        if key in DEFAULT_OPTIONS and key != "profile":
+            try:
+                options[key] = parse_value(key, text)
+            except UsageError as exc:
+                raise InputError(f"{where}: {exc}") from None
+    return options
 
 
 def apply_rules(world: World, profile: str | None = None, options: list[str] | None = None) -> None:

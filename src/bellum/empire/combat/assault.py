@@ -14,6 +14,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat import force, target
 from bellum.empire.combat.conclude import assault_cost, conclude, move_in, pay
 from bellum.empire.combat.flows import (
+    ask_arg,
     ask_mil,
     ask_text,
     defend_and_fight,
@@ -28,6 +29,7 @@ from bellum.empire.combat.state import (
     Mode,
     OffObject,
     UsageFailure,
+    atoi,
     infected,
 )
 from bellum.empire.events import Prompter, Sink
@@ -69,12 +71,13 @@ def _flow(
     t = w.sector(xy)
     c.target, c.defender = t, t.owner
     result.defender, result.target = t.owner, c.at(t.xy)
-    number = ask_text(c, ship, "Assault from ship # ", ASSAULT_USAGE)
-    if number.startswith("-") and number[1:].isdigit():
+    # The server's onearg: end of input or a negative number is a failure; otherwise
+    # C's atoi reads the answer ("" and "abc" are ship 0), as 4.4.1 does.
+    number = ask_arg(c, ship, "Assault from ship # ")
+    uid = -1 if number is None else atoi(number)
+    if uid < 0:
         raise Failure("You may only assault from one ship!")
-    if not number.isdigit():
-        raise UsageFailure(ASSAULT_USAGE)
-    sh = check_assault(c, int(number), t)
+    sh = check_assault(c, uid, t)
     target.show_sector(c, t)
     wanted = target.parse_support(support_args)
     if isinstance(wanted, str):

@@ -17,9 +17,9 @@ from bellum.empire.combat.capture import pct
 from bellum.empire.combat.conclude import conclude
 from bellum.empire.combat.flows import (
     Lost,
+    ask_arg,
     ask_mil,
     ask_number,
-    ask_text,
     fight_out,
     initial_strength,
     run_flow,
@@ -33,6 +33,7 @@ from bellum.empire.combat.state import (
     Mode,
     OffObject,
     UsageFailure,
+    atoi,
     infected,
     ldround,
     roundint10,
@@ -58,7 +59,7 @@ def board(
     prompter: Prompter,
     sink: Sink | None = None,
 ) -> CombatResult:
-    """``board <to-SHIP> [<from-SHIP> or <from-SECT>]`` (spec §16.3)."""
+    """``board <to-SHIP> [<from-SHIP>|<from-sector>]`` (spec §16.3)."""
     return _boarding(
         Mode.BOARD, _board_flow, world, victim, source, aggressor, dice, prompter, sink
     )
@@ -73,7 +74,7 @@ def lboard(
     prompter: Prompter,
     sink: Sink | None = None,
 ) -> CombatResult:
-    """``lboard <to-LAND> [<from-SECT>]`` (spec §16.3): board an enemy land unit."""
+    """``lboard <to-LAND> [<from-sector>]`` (spec §16.3): board an enemy land unit."""
     return _boarding(
         Mode.LBOARD, _lboard_flow, world, victim, source, aggressor, dice, prompter, sink
     )
@@ -110,7 +111,7 @@ def _own_sector(c: Combat, text: str, usage: str) -> Sector:
     """A boarding sector given as ``x,y``: it must exist and be A's (a usage error if not)."""
     w = c.world
     try:
-        xy = w.geometry.parse(text, w.nations[c.aggressor].origin)
+        xy = w.geometry.parse(text.strip(), w.nations[c.aggressor].origin)
     except UsageError:
         raise UsageFailure(usage) from None
     s = w.sector(xy)
@@ -128,7 +129,9 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     w = c.world
     a = c.aggressor
     vnum = ask_number(c, victim, "Victim ship #?  ", BOARD_USAGE)
-    src = ask_text(c, source, "Boarding party from? ", BOARD_USAGE)
+    src = ask_arg(c, source, "Boarding party from? ")
+    if src is None:
+        raise UsageFailure(BOARD_USAGE)
     o: OffObject
     if _is_sector(src):
         s = _own_sector(c, src, BOARD_USAGE)
@@ -143,10 +146,9 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
                 + BOARD_USAGE
             )
         o = OffObject(sector=s, infected=infected(s.plague))
-    else:
-        if not src.isdigit():
-            raise UsageFailure(BOARD_USAGE)
-        o = OffObject(ship=w.ships.get(int(src)))
+    else:  # a ship number, read with atoi: "" is ship 0 and "1/2" ship 1 (as on 4.4.1)
+        snum = atoi(src)
+        o = OffObject(ship=w.ships.get(snum))
     v = w.ships.get(vnum)
     if v is None or v.owner == 0:
         raise _refuse(c, f"Ship #{vnum} is not in the same sector!")
@@ -155,7 +157,7 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     sh = o.ship
     if o.sector is None:
         if sh is None or sh.owner != a:
-            raise _refuse(c, f"Ship #{src} is not your ship!")
+            raise _refuse(c, f"Ship #{snum} is not your ship!")
         o.infected = infected(sh.plague)
     if o.xy != v.xy:
         raise _refuse(c, f"Ship #{vnum} is not in the same sector!")
@@ -191,7 +193,9 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
 def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:
     w = c.world
     unum = ask_number(c, victim, "Victim land unit #?  ", LBOARD_USAGE)
-    src = ask_text(c, source, "Boarding party from? ", LBOARD_USAGE)
+    src = ask_arg(c, source, "Boarding party from? ")
+    if src is None:
+        raise UsageFailure(LBOARD_USAGE)
     if not _is_sector(src):
         raise UsageFailure(f"You can only board land units from a sector.\n{LBOARD_USAGE}")
     s = _own_sector(c, src, LBOARD_USAGE)

@@ -110,7 +110,7 @@ def reaction_cost(
         return None
     if info and u.eff <= u.retreat:
         return None
-    if defense_value(u) < 1 or u.type.has("supply"):
+    if defense_value(u, w.option("land_mob_max")) < 1 or u.type.has("supply"):
         return None
     if not in_supply(w, u, resupply, dice):
         return None
@@ -150,7 +150,7 @@ def react(c: Combat) -> None:
         cost = reaction_cost(c.world, u, t, c.defender, resupply=True, dice=c.dice)
         if cost is None:
             continue
-        added += defense_value(u)
+        added += defense_value(u, c.world.option("land_mob_max"))
         u.mob -= ldround(cost)
         origin = u.xy
         u.x, u.y = t.xy

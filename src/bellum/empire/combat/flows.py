@@ -95,20 +95,28 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     return result
 
 
+def ask_arg(c: Combat, given: str | None, prompt: str) -> str | None:
+    """The server's ``getstarg``: the argument if one was given (not empty), else the
+    answer to ``prompt``, ``None`` at end of input or an abort (§1.1)."""
+    return given if given else c.ask(prompt_of(prompt, "argument"))
+
+
 def ask_text(c: Combat, given: str | None, prompt: str, usage: str) -> str:
     """An argument from the command line, else the server's prompt; EOF is a usage error."""
-    answer = given if given is not None else c.ask(prompt_of(prompt, "argument"))
+    answer = ask_arg(c, given, prompt)
     if answer is None or not answer.strip():
         raise UsageFailure(usage)
     return answer.strip()
 
 
 def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
-    """A ship or unit number (§1.1): a negative or unparsable one is a usage error."""
-    text = ask_text(c, given, prompt, usage)
-    if not text.isdigit():
+    """A ship or unit number (§1.1) read as the server reads it, with C's ``atoi``: an
+    empty or unparsable answer is 0 and ``2x`` is 2 (checked against 4.4.1); end of
+    input or a negative number is a usage error."""
+    number = -1 if (text := ask_arg(c, given, prompt)) is None else atoi(text)
+    if number < 0:
         raise UsageFailure(usage)
-    return int(text)
+    return number
 
 
 def no_troops(c: Combat, where: str) -> None:

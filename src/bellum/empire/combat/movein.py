@@ -6,7 +6,7 @@ from bellum.empire.combat.capture import pct
 from bellum.empire.combat.force import ArmyAnswers
 from bellum.empire.combat.state import BELL, Combat, Fighter, atoi, ldround
 from bellum.empire.combat.strength import sector_defense
-from bellum.empire.combat.support import ship_fire, ship_range, unit_fire, unit_range
+from bellum.empire.combat.support import aimed, ship_fire, ship_range, unit_fire, unit_range
 from bellum.empire.events import Prompt
 from bellum.empire.geometry import Coord
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
@@ -50,8 +50,8 @@ def mission_interdiction(c: Combat) -> int:
             dist = geo.mapdist(u.xy, t.xy)
             if dist > 8 or not _covers(c, u.op_center, u.op_radius, u.xy):
                 continue
-            if unit_range(c, u) >= dist:
-                dam += unit_fire(c, u)
+            if unit_range(c, u) >= dist and (volley := unit_fire(c, u)) is not None:
+                dam += aimed(c, u, volley)
         if dam > 0:
             c.say(f"{c.name(cnum)} interdiction mission does {dam} damage!")
             total += dam
@@ -129,7 +129,8 @@ def interdict_mil(c: Combat, n: int) -> int:
 
 
 def move_in_mil(c: Combat) -> None:
-    """§13.1: per attacking sector, how many mil follow; 4.4.1 charges no mobility for it."""
+    """§13.1: per attacking sector, how many mil follow; 4.4.1 charges no mobility for it.
+    End of input at one sector's question leaves the others unasked (as on 4.4.1)."""
     t = c.target
     assert t is not None
     for o in c.offs:
@@ -142,6 +143,8 @@ def move_in_mil(c: Combat) -> None:
             continue
         text = f"How many mil to move in from {c.at(s.xy)} ({most} max)? "
         n = atoi(c.ask(Prompt(text, "move_in_mil", at=s.xy, max=most)))
+        if c.aborted:
+            break
         if n <= 0:
             continue
         n = min(n, most, o.troops)
@@ -212,7 +215,8 @@ def _step_on_mines(c: Combat, u: LandUnit, divisor: int) -> None:
 
 
 def move_in_units(c: Combat) -> None:
-    """§13.2-13.3: the attacking units that follow, each paying the march again."""
+    """§13.2-13.3: the attacking units that follow, each paying the march again.  After
+    end of input (or ``q``) none is asked: each stays, as on 4.4.1."""
     t = c.target
     assert t is not None
     answers = ArmyAnswers(c)

@@ -107,6 +107,11 @@ class Fighter:
     pending: float = 0.0
     supplied: bool = True
     origin: Coord | None = None
+    #: Its efficiency when it joined, which the server reports it "damaged from" (§8).
+    eff: int = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.eff = self.unit.eff
 
 
 @dataclass
@@ -148,6 +153,9 @@ class Combat:
     sneak: bool = False
     #: False while the odds engine replays casualties: no morale checks, no draws.
     morale: bool = True
+    #: The player's input ended (or ``q`` quit) at a question: the server's
+    #: ``player->aborted``, after which the move-in asks nothing more (§13).
+    aborted: bool = False
 
     # -- output ---------------------------------------------------------------
 
@@ -182,6 +190,7 @@ class Combat:
         """Ask through the prompter; plain text becomes a :class:`Prompt` of kind ``other``."""
         prompt = prompt_of(prompt)
         answer = self.prompter.ask(prompt)
+        self.aborted = self.aborted or answer is None
         self.emit(Event("prompt", prompt, answer=answer))
         return answer
 

@@ -20,6 +20,24 @@ from bellum.empire.tables import (
 )
 from bellum.empire.world import LandUnit, Plane, Sector, Ship
 
+#: The news of support fire for the attacker by what fired (goodwill -2); fire in the
+#: defender's support is "gunners fire on ... in self-defense" (goodwill 0).
+ATTACK_FIRE_NEWS = {
+    "fort": "fortress gunners support troops attacking {v}",
+    "ship": "naval gunners support troops attacking {v}",
+    "unit": "gunners support troops attacking {v}",
+}
+
+
+def fire_news(c: Combat, owner: int, victim: int, helped: int, what: str) -> None:
+    """The news of one fort, ship or unit that fired in support (the server's nreport):
+    fire for the attacker may turn the ``victim`` hostile, one draw (§15)."""
+    if helped == c.aggressor:
+        text, goodwill = ATTACK_FIRE_NEWS[what].format(v=c.name(victim)), -2
+    else:
+        text, goodwill = f"gunners fire on {c.name(victim)} in self-defense", 0
+    c.news(victim, f"{c.name(owner)} {text}", goodwill, actor=owner)
+
 
 def fort_range(c: Combat, s: Sector) -> float:
     """§0.5: a fortress's firing range; -1 for anything that cannot fire."""
@@ -41,7 +59,7 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
     for xy in w.geometry.within(p, 8):
         if total >= 80:
             break
-        s = w.sectors[xy]
+        s = w.sector(xy)
         if not w.helps(s.owner, helped, victim):
             continue
         rng = c.dice.roundavg(fort_range(c, s))
@@ -61,6 +79,7 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
                 f"{c.at(xy, s.owner)} fired on {c.name(victim)} in {c.at(p, s.owner)}"
                 f" in defense of {c.name(helped)}, doing {dmg} damage!",
             )
+        fire_news(c, s.owner, victim, helped, "fort")
     return total
 
 
@@ -113,6 +132,8 @@ def ship_damage(
         if ship_range(c, sh) < dist:
             continue
         dmg = ship_fire(c, sh)
+        if dmg:  # it fired (a firing ship does at least 9 damage)
+            fire_news(c, sh.owner, victim, helped, "ship")
         if approach and dmg:
             c.say(f"{BELL}Incoming shells do {dmg} damage!")
         f *= 1 - 0.01 * dmg
@@ -124,17 +145,18 @@ def unit_range(c: Combat, u: LandUnit) -> int:
     return c.dice.roundavg(techfact(u.tech, land_frg(u.type, u.tech) / 2.0))
 
 
-def unit_fire(c: Combat, u: LandUnit) -> int:
-    """One land unit's volley at the target (§5.3), halved when it misses its aim."""
+def unit_fire(c: Combat, u: LandUnit) -> int | None:
+    """One land unit's volley at the target (§5.3); ``None`` if it cannot fire.  Whether
+    it hits is :func:`aimed`."""
     if u.eff < 40 or u.loaded or u.mil <= 0:
-        return 0
+        return None
     g = min(land_dam(u.type, u.tech), u.items.get("gun", 0))
     if g <= 0:
-        return 0
+        return None
     in_supply(c.world, u, dice=c.dice)
     shells = u.items.get("shell", 0)
     if shells <= 0:
-        return 0
+        return None
     d = sum(4 + c.dice.roll(6) for _ in range(g)) * u.eff / 100
     ammo = u.type.ammo
     if shells < ammo:
@@ -142,10 +164,12 @@ def unit_fire(c: Combat, u: LandUnit) -> int:
         u.items["shell"] = 0
     else:
         u.items["shell"] = shells - ammo
-    d2 = int(d)
-    if c.dice.pct_chance(land_acc(u.type, u.tech) - 1):
-        d2 //= 2
-    return d2
+    return int(d)
+
+
+def aimed(c: Combat, u: LandUnit, volley: int) -> int:
+    """A land unit's volley, halved when it misses its aim (§5.3)."""
+    return volley // 2 if c.dice.pct_chance(land_acc(u.type, u.tech) - 1) else volley
 
 
 def unit_damage(c: Combat, victim: int, helped: int) -> int:
@@ -161,9 +185,11 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
             continue
         if w.geometry.mapdist(u.xy, p) > unit_range(c, u):
             continue
-        d2 = unit_fire(c, u)
-        if d2 <= 0:
+        volley = unit_fire(c, u)
+        if volley is None:
             continue
+        fire_news(c, u.owner, victim, helped, "unit")
+        d2 = aimed(c, u, volley)
         total += d2
         if u.owner != helped:
             c.tell(u.owner, f"{u.name()} supported {c.name(helped)} at {c.at(p, u.owner)}")

@@ -18,9 +18,11 @@ from bellum.empire.rules import PROFILES
 from bellum.empire.tables import SectorType, Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,
+    DEITY_NAME,
     ITEMS,
     MISSIONS,
     RETREAT_ORDERS,
+    Fog,
     LandUnit,
     Nation,
     NewsItem,
@@ -189,7 +191,10 @@ def parse_world(
                 raise InputError(f"{source}:nation {n.name}: relations.{other}: no such country")
     for i, raw in enumerate(top.get("sector", list, [])):
         _read_sector(world, _Entry(f"{source}:sector[{i}]", raw), source)
-    fill_map(world, fill, fill_eff)
+    if "fog" in top.data:  # a player's view: the sectors not listed are unknown
+        world.fog = _read_fog(_Entry(f"{source}:fog", top.get("fog", dict)))
+    else:
+        fill_map(world, fill, fill_eff)
     geo = world.geometry
     for e, (uid, st, owner, x, y) in _objects(top, "ship", world.ships, tables.ships, world):
         world.ships[uid] = _read_ship(e, Ship(uid=uid, type=st, owner=owner, x=x, y=y), geo)
@@ -215,7 +220,8 @@ def parse_world(
 
 
 def _read_map(w: _Entry, tables: Tables) -> tuple[World, SectorType, int]:
-    """The ``[world]`` table: an empty world of its size, and the sector that fills it."""
+    """The ``[world]`` table: an empty world of its size (and its deity's name), and the
+    sector that fills it."""
     size = w.get("size", list, [64, 32])
     if not (len(size) == 2 and all(type(i) is int and i > 0 and i % 2 == 0 for i in size)):
         raise w.fail("size", f"expected [width, height], positive and even, got {size!r}")
@@ -227,8 +233,9 @@ def _read_map(w: _Entry, tables: Tables) -> tuple[World, SectorType, int]:
         w.lookup("fill", tables.sector, "sector type") if "fill" in w.data else tables.sector("sea")
     )
     fill_eff = w.int("fill_eff", 0, *PERCENT)
+    deity = w.get("deity", str, DEITY_NAME)
     w.finish()
-    return World(geometry=geo, tables=tables), fill, fill_eff
+    return World(geometry=geo, tables=tables, deity_name=deity), fill, fill_eff
 
 
 def _read_options(world: World, opts: dict[str, Any], source: str) -> None:
@@ -384,9 +391,20 @@ def _read_plane(e: _Entry, p: Plane, geo: Geometry) -> Plane:
     return p
 
 
+def _read_fog(e: _Entry) -> Fog:
+    viewer = e.int("viewer", lo=0)
+    hidden = e.get("hidden", dict, {})
+    if not all(isinstance(v, list) and all(isinstance(f, str) for f in v) for v in hidden.values()):
+        raise e.fail("hidden", "expected lists of field names by object kind")
+    e.finish()
+    return Fog(viewer, {str(k): list(v) for k, v in hidden.items()})
+
+
 def _check_positions(world: World, source: str) -> None:
-    """Land units stand on land or aboard.  Ships may be anywhere, as in a real game: a
-    harbour redesignated under them, or a canal that lost its efficiency, leaves them there."""
+    """Land units stand on land or aboard (where the sector is known: see :class:`Fog`).
+    Ships may be anywhere, as in a real game: a harbour redesignated under them, or a
+    canal that lost its efficiency, leaves them there."""
+    unknown = Sector(x=0, y=0, type=world.tables.sector("plains"))
     for u in world.units.values():
         where = f"{source}:unit #{u.uid}"
         if u.ship is not None:
@@ -401,7 +419,7 @@ def _check_positions(world: World, source: str) -> None:
                 raise InputError(f"{where}: land: no carrying unit #{u.land}")
             if carrier.xy != u.xy:
                 raise InputError(f"{where}: at: not where unit #{u.land} is")
-        elif world.sector(u.xy).type.is_sea:
+        elif world.sectors.get(u.xy, unknown).type.is_sea:
             raise InputError(f"{where}: at: a land unit cannot stand on a sea sector")
 
 
@@ -447,7 +465,8 @@ def _xy(c: Coord | None) -> list[int] | None:
 
 
 def world_to_data(world: World) -> dict[str, Any]:
-    """The TOML document of ``world`` (sectors equal to the fill are left out)."""
+    """The TOML document of ``world`` (sectors equal to the fill are left out, but
+    in a player's view)."""
     geo = world.geometry
     fill_name, fill_eff = _fill_of(world)
     fill = world.tables.sector(fill_name)
@@ -455,13 +474,20 @@ def world_to_data(world: World) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "world": {"size": [geo.width, geo.height], "fill": fill_name, "fill_eff": fill_eff},
     }
+    if world.fog is not None:  # every known sector is listed: the others are unknown
+        doc["world"] = {"size": [geo.width, geo.height]}
+        doc["fog"] = {"viewer": world.fog.viewer, "hidden": dict(world.fog.hidden)}
+    if world.deity_name != DEITY_NAME:
+        doc["world"]["deity"] = world.deity_name
     if world.options:
         doc["options"] = dict(world.options)
     doc["nation"] = [_nation_data(n) for n in sorted(world.nations.values(), key=lambda n: n.cnum)]
+    known = [world.sectors[c] for c in sorted(world.sectors, key=lambda c: (c[1], c[0]))]
     doc["sector"] = [
         _sector_data(s)
-        for c in sorted(world.sectors, key=lambda c: (c[1], c[0]))
-        if (s := world.sectors[c]) != Sector(x=s.x, y=s.y, type=fill, eff=fill_eff)
+        for s in known
+        # a player's view lists every sector it knows: those left out are unknown
+        if world.fog is not None or s != Sector(x=s.x, y=s.y, type=fill, eff=fill_eff)
     ]
     doc["ship"] = [_ship_data(sh) for _, sh in sorted(world.ships.items())]
     doc["unit"] = [_unit_data(u) for _, u in sorted(world.units.items())]
