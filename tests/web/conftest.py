@@ -18,25 +18,14 @@ from bellum.web import create_app
 ROOT = Path(__file__).resolve().parents[2]
 EMPIRE = ROOT / "examples" / "empire"
 PANZER = ROOT / "examples" / "panzer"
-#: The server's transcript of ``make demo`` (the spec's vector B.1), byte for byte.
-B1 = """\
-2,0 is a 100% 2 wilderness with approximately 40 military.
-Number of mil from wilderness at 0,0 (max 199) : 150
 
-             Initial attack strength:      150
-               Final attack strength:      150
-              Final defense strength:       80
-                          Final odds:       65%
-!@!!!!!!!!!@!@!!@!!!!!@!!!!!@!!@!@@!!!@@!@!!!!@!!!@!!!
-- Casualties -
-     Yours: 14
-    Theirs: 40
-Paper-shuffling ... 8.1 BTU
-We have captured 2,0, sir!
-1 mil from 0,0 moves into 2,0
-How many mil to move in from 0,0 (135 max)? 0
-1 of your troops now occupy 2,0
-"""
+
+def b1_transcript() -> str:
+    """What the library prints for ``make demo`` (vector B.1; bit-exact per the Empire tests)."""
+    from bellum import empire
+
+    world = empire.load_world(EMPIRE / "vector-a.toml")
+    return empire.attack(world, "2,0", country=1, seed=1, answers=["150", "0"]).transcript()
 
 
 def client_for(app: object) -> TestClient:

@@ -21,6 +21,7 @@ import shlex
 import tempfile
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -35,10 +36,10 @@ from bellum.empire.events import Event
 from bellum.empire.planning import fight_sides, make_plan, prepare
 from bellum.empire.rules import apply_rules, profile_names
 from bellum.empire.store import Invocation, RecordingPrompter, Store, replay
-from bellum.empire.world import LandUnit, Relation, Ship, World
+from bellum.empire.world import LandUnit, Plane, Relation, Ship, World
 from bellum.empire.worldfile import load_world
 from bellum.errors import BellumError, CommandError, InputError, UsageError
-from bellum.odds import Model, OddsResult, fight_odds
+from bellum.odds import Model, OddsResult, Side, fight_odds
 from bellum.panzer.assault import AssaultPlan, refusal
 from bellum.panzer.battlefield import Hex
 from bellum.panzer.distribution import exact_distribution
@@ -51,6 +52,8 @@ SUPPORT_KINDS = ("forts", "ships", "arty", "planes")
 LIVE_RUNS = 10_000
 #: Plays of the real command for the commands the planner cannot solve yet.
 PLAY_RUNS = 100
+#: Prepared plans kept for the exact odds that follow a live estimate.
+SIDES_KEPT = 64
 #: The P(win) the "force needed" search aims for.
 NEED = 0.9
 
@@ -290,6 +293,11 @@ class EmpireGame:
         self._lock = threading.Lock()
         self._cache: tuple[tuple[int, str], World] | None = None
         self._cache_lock = threading.Lock()
+        #: The odds engine's sides of recent plans, so the exact odds asked for when a
+        #: slider is let go reuse what the live estimate while it moved prepared.
+        self._sides: OrderedDict[tuple[Any, ...], tuple[Side, Side, int, int, list[str]]] = (
+            OrderedDict()
+        )
 
     @property
     def scratch(self) -> bool:
@@ -316,16 +324,21 @@ class EmpireGame:
 
     def world(self) -> World:
         """The current world, shared between requests: never change it, copy it."""
+        return self._snapshot()[1]
+
+    def _snapshot(self) -> tuple[tuple[int, str], World]:
+        """The current world and its version (the history's length, the world's birth)."""
         with self._store() as store:
             summary = store.summary()
             key = (int(summary["commands"]), str(summary["created"]))
             with self._cache_lock:
                 if self._cache is not None and self._cache[0] == key:
-                    return self._cache[1]
+                    return self._cache
             world = store.world()
         with self._cache_lock:
             self._cache = (key, world)
-        return world
+            self._sides.clear()
+        return key, world
 
     def country(self, world: World, key: str | None) -> int:
         """A country by number or name; the first one when none is asked for."""
@@ -377,46 +390,22 @@ class EmpireGame:
                     "impassable": s.type.impassable,
                 }
             )
-        units = [
-            {
-                "uid": u.uid,
-                "label": u.name(),
-                "owner": u.owner,
-                "relation": _relation(w, cnum, u.owner),
-                "key": geo.fmt(u.xy, me.origin),
-                "mil": u.mil,
-                "eff": u.eff,
-                "mob": u.mob,
-                "aboard": u.loaded,
+
+        def thing(x: LandUnit | Ship | Plane, label: str, **more: Any) -> dict[str, Any]:
+            return {
+                "uid": x.uid,
+                "label": label,
+                "owner": x.owner,
+                "relation": _relation(w, cnum, x.owner),
+                "key": geo.fmt(x.xy, me.origin),
+                "eff": x.eff,
+                "mob": x.mob,
+                **more,
             }
-            for _, u in sorted(w.units.items())
-        ]
-        ships = [
-            {
-                "uid": sh.uid,
-                "label": sh.title(),
-                "owner": sh.owner,
-                "relation": _relation(w, cnum, sh.owner),
-                "key": geo.fmt(sh.xy, me.origin),
-                "mil": sh.mil,
-                "eff": sh.eff,
-                "mob": sh.mob,
-            }
-            for _, sh in sorted(w.ships.items())
-        ]
-        planes = [
-            {
-                "uid": p.uid,
-                "label": p.name(),
-                "owner": p.owner,
-                "relation": "own",
-                "key": geo.fmt(p.xy, me.origin),
-                "eff": p.eff,
-                "mob": p.mob,
-            }
-            for _, p in sorted(w.planes.items())
-            if p.owner == cnum
-        ]
+
+        units = [thing(u, u.name(), mil=u.mil, aboard=u.loaded) for _, u in sorted(w.units.items())]
+        ships = [thing(sh, sh.title(), mil=sh.mil) for _, sh in sorted(w.ships.items())]
+        planes = [thing(p, p.name()) for _, p in sorted(w.planes.items()) if p.owner == cnum]
         return {
             "width": geo.width,
             "height": geo.height,
@@ -602,16 +591,7 @@ class EmpireGame:
         if plan.command != "attack":
             return self.play(cnum, plan, PLAY_RUNS, seed=1)
         w = self._planning_world(plan)
-        # PRE-REFACTOR: the new planner takes every command with --mil SECT=N, --unit ID.
-        pp = make_plan(
-            w,
-            cnum,
-            plan.target,
-            [f"{k}={n}" for k, n in plan.mil.items() if n > 0],
-            sorted(plan.units),
-        )
-        combat, said = prepare(w, cnum, pp)
-        att, dfd = fight_sides(combat)
+        att, dfd, ototal, dtotal, said = self._fight_sides(cnum, plan, w)
         model: Model = "per-casualty" if w.option("info_fight") else "server"
         if live:
             result = fight_odds(att, dfd, model=model, method="monte-carlo", runs=LIVE_RUNS, seed=1)
@@ -621,12 +601,33 @@ class EmpireGame:
         doc.update(
             command="attack",
             said=said,
-            final_attack=combat.ototal,
-            final_defense=combat.dtotal,
+            final_attack=ototal,
+            final_defense=dtotal,
             assumptions=["no morale checks", "no fort, ship, unit or plane support"],
             seconds=time.perf_counter() - started,
         )
         return doc
+
+    def _fight_sides(
+        self, cnum: int, plan: Plan, w: World
+    ) -> tuple[Side, Side, int, int, list[str]]:
+        """The planned attack run up to the fight, as the odds engine's two sides."""
+        mil = [f"{k}={n}" for k, n in sorted(plan.mil.items()) if n > 0]
+        key = (self._snapshot()[0], cnum, plan.target, tuple(mil), tuple(sorted(plan.units)),
+               plan.profile, tuple(plan.options))  # fmt: skip
+        with self._cache_lock:
+            if key in self._sides:
+                self._sides.move_to_end(key)
+                return self._sides[key]
+        # PRE-REFACTOR: the new planner takes every command with --mil SECT=N, --unit ID.
+        combat, said = prepare(w, cnum, make_plan(w, cnum, plan.target, mil, sorted(plan.units)))
+        att, dfd = fight_sides(combat)
+        value = (att, dfd, combat.ototal, combat.dtotal, said)
+        with self._cache_lock:
+            self._sides[key] = value
+            while len(self._sides) > SIDES_KEPT:
+                self._sides.popitem(last=False)
+        return value
 
     def _planning_world(self, plan: Plan) -> World:
         w = self.world()
@@ -825,7 +826,11 @@ class EmpireGame:
 
 
 class _Decided:
-    """A plan's answers for repeated plays: sure, no move-in, and end of input otherwise."""
+    """A plan's answers for repeated plays: sure, no move-in, and end of input otherwise.
+
+    PRE-REFACTOR: the same answers as ``planning.PlanPrompter``; the planner for every
+    command will answer its own prompts.
+    """
 
     def __init__(self, inner: PlanAnswers) -> None:
         self.inner = inner

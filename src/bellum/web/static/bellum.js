@@ -167,8 +167,10 @@ async function pick(table, kind, id) {
   panel.setAttribute("aria-busy", "true");
   const q = new URLSearchParams({ as, kind, id });
   const r = await fetchFragment(`/empire/target?${q}`);
+  if (table._target.kind !== kind || table._target.id !== id) return;  // a later pick won
   panel.innerHTML = r.html;
   panel.removeAttribute("aria-busy");
+  panel.dataset.loaded = `${kind}:${id}`;
   panel.querySelectorAll("form[data-plan]").forEach(setupPlan);
   const title = document.getElementById("panel-title");
   if (title) { title.tabIndex = -1; }
@@ -178,34 +180,37 @@ async function pick(table, kind, id) {
 function setupPlan(form) {
   const odds = form.querySelector(".odds");
   const exact = form.dataset.exact === "1";
-  let pending = null, timer = 0;
+  // One request at a time per plan, the latest wish wins: a live estimate while a
+  // control moves, the exact odds once it rests.  The server never queues stale work.
+  let inflight = false, want = null, lastInput = 0, liveTimer = 0, exactTimer = 0;
 
-  const ask = async (live) => {
-    if (!exact) return;
-    if (pending) pending.abort();
-    const controller = new AbortController();
-    pending = controller;
-    const started = performance.now();
+  const pump = async () => {
+    if (!exact || inflight || !want) return;
+    const live = want === "live";
+    want = null;
+    inflight = true;
+    const started = performance.now(), asked = lastInput;
     clearErrors(form);
     odds.querySelector(".odds-box")?.classList.add("stale");
-    const q = formQuery(form, { live: live ? "1" : "0" });
-    let r;
     try {
-      r = await fetchFragment(`/empire/odds?${q}`, { signal: controller.signal });
-    } catch (err) {
-      if (err.name === "AbortError") return;
-      throw err;
+      const r = await fetchFragment(`/empire/odds?${formQuery(form, { live: live ? "1" : "0" })}`);
+      if (!r.ok) { showError(form, odds, r.html); return; }
+      odds.innerHTML = r.html;
+      const now = performance.now(), ms = Math.round(now - started);
+      const box = odds.querySelector(".odds-box");
+      box.dataset.latency = ms;
+      box.querySelector(".latency").textContent = `Updated in ${ms} ms.`;
+      form.dataset[live ? "liveMs" : "exactMs"] = ms;
+      if (asked) form.dataset.sinceInputMs = Math.round(now - asked);
+      form.dataset.updates = (+form.dataset.updates || 0) + 1;
+    } finally {
+      inflight = false;
+      pump();
     }
-    if (pending !== controller) return;
-    pending = null;
-    if (!r.ok) { showError(form, odds, r.html); return; }
-    odds.innerHTML = r.html;
-    const ms = Math.round(performance.now() - started);
-    const box = odds.querySelector(".odds-box");
-    box.dataset.latency = ms;
-    box.querySelector(".latency").textContent = `Updated in ${ms} ms.`;
-    form.dataset.latency = ms;
-    form.dataset.updates = (+form.dataset.updates || 0) + 1;
+  };
+  const ask = (live) => {
+    if (!live || want !== "exact") want = live ? "live" : "exact";
+    pump();
   };
 
   form.querySelectorAll(".slider").forEach((s) => {
@@ -220,13 +225,16 @@ function setupPlan(form) {
   });
   form.addEventListener("input", (e) => {
     if (e.target.name === "seed") return;
-    clearTimeout(timer);
-    timer = setTimeout(() => ask(true), 30);
+    lastInput = performance.now();
+    clearTimeout(liveTimer);
+    clearTimeout(exactTimer);
+    liveTimer = setTimeout(() => ask(true), 30);
   });
   form.addEventListener("change", (e) => {
     if (e.target.name === "seed") return;
-    clearTimeout(timer);
-    ask(false);
+    lastInput = lastInput || performance.now();
+    clearTimeout(exactTimer);
+    exactTimer = setTimeout(() => ask(false), 250);
   });
   form.addEventListener("click", async (e) => {
     const b = e.target.closest("button[data-action]");
@@ -253,7 +261,8 @@ function setupPlan(form) {
     e.preventDefault();
     await fight(form, formQuery(form));
   });
-  ask(false);
+  ask(true);   // a quick estimate first,
+  ask(false);  // then the exact odds replace it
 }
 
 async function fight(form, body) {
@@ -267,26 +276,52 @@ async function fight(form, body) {
   });
   if (button) button.disabled = false;
   if (!r.ok) { out.innerHTML = r.html; return; }
+  const shown = out._shown || "";
   out.innerHTML = r.html;
   const result = out.querySelector(".fight-result");
-  await typeOut(result.querySelector("pre.transcript"));
+  result.dataset.step = body.getAll("answer").length;
   const answer = result.querySelector("form[data-answer]");
   if (answer) {
-    answer.addEventListener("submit", (e) => { e.preventDefault(); fight(form, formQuery(answer)); });
+    // Wired before the transcript types out, so an early Enter is never a page load.
+    answer.addEventListener("submit", (e) => {
+      e.preventDefault();
+      const next = formQuery(answer);
+      if (e.submitter && e.submitter.dataset.quick !== undefined) {
+        // a y/n button answers instead of the text box
+        const all = next.getAll("answer");
+        all[all.length - 1] = e.submitter.value;
+        next.delete("answer");
+        all.forEach((a) => next.append("answer", a));
+      }
+      fight(form, next);
+    });
     answer.querySelector("input[name=answer]:not([type=hidden])").focus();
-    return;
   }
-  if (result.dataset.changed === "1") await refreshMap();
+  const pre = result.querySelector("pre.transcript");
+  out._shown = answer ? pre.textContent : "";
+  await typeOut(pre, shown);
+  if (answer) return;
+  if (result.dataset.changed === "1") {
+    await refreshMap();
+    // The odds above were for the world before the fight.
+    section.querySelectorAll(".odds-box").forEach((b) => b.classList.add("stale"));
+  }
   result.querySelector(".outcome")?.setAttribute("tabindex", "-1");
   result.querySelector(".outcome")?.focus();
 }
 
-// The transcript appears line by line, as the terminal shows it.
-async function typeOut(pre) {
+// The transcript appears line by line, as the terminal shows it (what was already on
+// the screen before an answer stays put).
+async function typeOut(pre, shown = "") {
   if (!pre) return;
-  const lines = pre.textContent.split("\n");
-  if (lines.length < 3 || window.matchMedia("(prefers-reduced-motion: reduce)").matches) return;
-  pre.textContent = "";
+  const full = pre.textContent;
+  const fresh = full.startsWith(shown) ? full.slice(shown.length) : full;
+  const lines = fresh.split("\n");
+  if (lines.length < 3 || window.matchMedia("(prefers-reduced-motion: reduce)").matches) {
+    pre.dataset.done = "1";
+    return;
+  }
+  pre.textContent = full.startsWith(shown) ? shown : "";
   for (let i = 0; i < lines.length; i++) {
     pre.textContent += lines[i] + (i < lines.length - 1 ? "\n" : "");
     pre.scrollTop = pre.scrollHeight;
@@ -344,6 +379,9 @@ document.addEventListener("DOMContentLoaded", () => {
     document.getElementById("panel").addEventListener("click", (e) => {
       const b = e.target.closest("button[data-pick]");
       if (b) pick(table, b.dataset.kind, b.dataset.id);
+      if (e.target.closest("button[data-replan]") && table._target) {
+        pick(table, table._target.kind, table._target.id);
+      }
     });
     if (table.dataset.target) pick(table, "sector", table.dataset.target);
   }
