@@ -5,10 +5,14 @@ from __future__ import annotations
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
 
+from bellum.dice import ServerRandom
+from bellum.empire.combat import assault, board, lboard, paradrop
+from bellum.empire.events import ScriptedPrompter
 from bellum.empire.planning import fight_sides, make_plan, prepare
 from bellum.empire.store import Store
 from bellum.empire.worldfile import load_world
@@ -231,3 +235,65 @@ def test_history_pages_render(db_client: TestClient) -> None:
     page = db_client.get("/empire/history/1").text
     assert "Replay it" in page and "We have captured 2,0, sir!" in page
     assert "bit for bit" in db_client.get("/empire/history/1/replay").text
+
+
+@pytest.mark.parametrize(
+    ("world", "form", "order", "call"),
+    [
+        (
+            "assault.toml",
+            {"command": "assault", "target": "0,0", "source": "ship:0", "mil.ship:0": "24"},
+            "assault 0,0 0 y y y y",
+            lambda w: assault(
+                w, "0,0", "0", 1, ServerRandom(18), ScriptedPrompter(["24"]), ["y"] * 4
+            ),
+        ),
+        (
+            "board.toml",
+            {"command": "board", "target": "1", "source": "ship:0", "mil.ship:0": "50"},
+            "board 1 0",
+            lambda w: board(w, "1", "0", 1, ServerRandom(18), ScriptedPrompter(["50"])),
+        ),
+        (
+            "lboard.toml",
+            {"command": "lboard", "target": "0", "source": "0,0", "mil.0,0": "100"},
+            "lboard 0 0,0",
+            lambda w: lboard(w, "0", "0,0", 1, ServerRandom(18), ScriptedPrompter(["100"])),
+        ),
+        (
+            "paradrop.toml",
+            {"command": "paradrop", "target": "4,0", "source": "0,0", "plane": "0"},
+            "paradrop 0 '' 0,0 4,0",
+            lambda w: paradrop(w, "0", "", "0,0", "4,0", 1, ServerRandom(18), ScriptedPrompter([])),
+        ),
+    ],
+)
+def test_every_command_fights_as_the_library_runs_it(
+    world: str, form: dict[str, str], order: str, call: Any
+) -> None:
+    """The order the panel builds runs the very command the CLI and library run."""
+    with client_for(create_app(world=EMPIRE / world)) as client:
+        done = client.post("/empire/fight.json", data={"as": "1", "seed": "18", **form}).json()
+    fight = done["fight"]
+    assert fight["state"] == "done" and fight["order"] == order
+    expected = call(load_world(EMPIRE / world))
+    assert fight["transcript"] == expected.transcript()
+    assert fight["outcome"] == expected.outcome
+
+
+def test_no_btus_is_the_server_refusal_on_every_way(tmp_path: Path) -> None:
+    text = (EMPIRE / "vector-a.toml").read_text().replace("btu = 640", "btu = 1", 1)
+    (tmp_path / "poor.toml").write_text(text)
+    with client_for(create_app(world=tmp_path / "poor.toml")) as client:
+        way = client.get("/empire/target.json?as=1&id=2,0").json()["ways"][0]
+        assert way["refusal"] == "You don't have the BTUs, bozo" and way["sources"] == []
+        html = client.get("/empire/target?as=1&id=2,0").text
+    assert "You don&#39;t have the BTUs, bozo" in html
+
+
+def test_fight_without_script_is_a_whole_page(world_client: TestClient) -> None:
+    form = {"as": "1", "command": "attack", "target": "2,0", "mil.0,0": "150", "seed": "1"}
+    page = world_client.post("/empire/fight", data=form).text
+    assert page.startswith("<!doctype html>") and 'action="/empire/fight"' in page
+    fragment = world_client.post("/empire/fight", data=form, headers={"X-Bellum-Fragment": "1"})
+    assert fragment.text.lstrip().startswith('<div class="fight-result"')

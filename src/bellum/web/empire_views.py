@@ -225,7 +225,11 @@ async def fight(request: Request) -> Response:
         keep = [(k, v) for k, v in p.items if k not in ("answer", "seed", "base", "live")]
         return {"fight": result, "keep": keep, "as": cnum}
 
-    return respond(request, "_fight.html", await run_in_threadpool(build))
+    # The page's script asks for the fragment; a browser without it gets a whole page.
+    fragment = request.headers.get("x-bellum-fragment") == "1"
+    return respond(
+        request, "_fight.html" if fragment else "fight.html", await run_in_threadpool(build)
+    )
 
 
 async def history(request: Request) -> Response:

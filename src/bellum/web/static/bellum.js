@@ -199,7 +199,7 @@ function setupPlan(form) {
       const now = performance.now(), ms = Math.round(now - started);
       const box = odds.querySelector(".odds-box");
       box.dataset.latency = ms;
-      box.querySelector(".latency").textContent = `Updated in ${ms} ms.`;
+      box.querySelector(".latency").textContent = `${live ? "Estimated" : "Solved exactly"} in ${ms} ms.`;
       form.dataset[live ? "liveMs" : "exactMs"] = ms;
       if (asked) form.dataset.sinceInputMs = Math.round(now - asked);
       form.dataset.updates = (+form.dataset.updates || 0) + 1;
