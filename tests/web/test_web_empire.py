@@ -297,3 +297,18 @@ def test_fight_without_script_is_a_whole_page(world_client: TestClient) -> None:
     assert page.startswith("<!doctype html>") and 'action="/empire/fight"' in page
     fragment = world_client.post("/empire/fight", data=form, headers={"X-Bellum-Fragment": "1"})
     assert fragment.text.lstrip().startswith('<div class="fight-result"')
+
+
+def test_plays_refuse_a_plan_that_does_not_start(world_client: TestClient) -> None:
+    r = world_client.get("/empire/play.json?as=1&target=2,0&mil.0,0=0&runs=5")
+    assert r.status_code == 422 and "No troops for attack" in r.json()["error"]
+    ok = world_client.get("/empire/play.json?as=1&target=2,0&mil.0,0=150&runs=5")
+    assert ok.status_code == 200
+    # The plays switch the scouts off on their copies, never on the world all requests share.
+    game = world_client.app.state.bellum.empire  # type: ignore[attr-defined]
+    assert game.world().overrides == {}
+
+
+def test_paradrop_without_planes_is_a_400(world_client: TestClient) -> None:
+    r = world_client.get("/empire/play.json?as=1&command=paradrop&target=2,0&source=0,0")
+    assert r.status_code == 400 and "at least one transport plane" in r.json()["error"]

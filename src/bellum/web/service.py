@@ -102,6 +102,8 @@ class Plan:
         if self.command in ("board", "lboard"):
             return [self.command, self.target, self.source.removeprefix("ship:")]
         if self.command == "paradrop":
+            if not self.planes:
+                raise InputError("plane: choose at least one transport plane")
             planes = "/".join(map(str, self.planes))
             return ["paradrop", planes, "/".join(map(str, self.escorts)), self.source, self.target]
         raise UsageError(f"unknown command {self.command!r}; commands: {', '.join(COMMANDS)}")
@@ -690,20 +692,19 @@ class EmpireGame:
         """Play the real command ``runs`` times on copies of the world (support, morale and
         all); what the planner cannot solve exactly is estimated this way."""
         started = time.perf_counter()
-        w = self._planning_world(plan)
+        w = self._planning_world(plan).copy()  # never the shared snapshot: it is changed
         w.overrides["scout_estimate"] = False
         seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(runs)]
         wins, att, dfd = 0, [], []
         for s in seeds:
             scratch = w.copy()
-            prompter = PlanAnswers(plan, [])
-            prompter.answers = []
-            try:
-                r, _ = _run_order(scratch, plan.order(), cnum, ServerRandom(s), _Decided(prompter))
-            except NeedAnswer as q:  # pragma: no cover - _Decided answers everything
-                raise CommandError(q.prompt) from None
-            if r.outcome in ("refused", "usage"):
-                raise CommandError(_lines(r.events)[-1] if r.events else r.outcome)
+            prompter = _Decided(PlanAnswers(plan, []))
+            r, _ = _run_order(scratch, plan.order(), cnum, ServerRandom(s), prompter)
+            if r.outcome in ("refused", "usage") or (
+                r.outcome == "aborted" and not r.initial_attack
+            ):
+                said = _lines(r.events)
+                raise CommandError(said[-1] if said else f"the {plan.command} did not start")
             wins += r.success or r.outcome in ("unoccupied", "landed")
             att.append(r.attacker_casualties)
             dfd.append(r.defender_casualties)
