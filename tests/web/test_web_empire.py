@@ -138,8 +138,12 @@ def test_plays_estimate_the_commands_the_planner_cannot_solve() -> None:
         doc = client.get(
             "/empire/play.json?as=1&command=board&target=1&source=ship:0&mil.ship:0=50&runs=20"
         ).json()["odds"]
+        page = client.get(
+            "/empire/play?as=1&command=board&target=1&source=ship:0&mil.ship:0=50&runs=20"
+        )
     assert doc["runs"] == 20 and 0.0 <= doc["p_win"] <= 1.0
     assert sum(p for _, p in doc["losses"]["attacker"]) == pytest.approx(1.0)
+    assert page.status_code == 200 and "plays of the real command, 20 runs" in page.text
 
 
 def test_fight_asks_then_commits_the_real_transcript(db_client: TestClient, db_path: Path) -> None:

@@ -78,6 +78,9 @@ def map_context(game: EmpireGame, cnum: int) -> dict[str, Any]:
                 s.setdefault(kind, []).append(thing)
     for s in view["sectors"]:
         s["badges"] = _badges(s)
+        s["mine"] = any(
+            t["relation"] == "own" for k in ("units", "ships", "planes") for t in s.get(k, [])
+        )
     view["layout"] = hexmap.empire_layout(w, h)
     view["hex"] = hexmap.pointy_hex()
     return view

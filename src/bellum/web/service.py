@@ -712,6 +712,8 @@ class EmpireGame:
         return {
             "command": plan.command,
             "method": "plays of the real command",
+            "model": None,
+            "said": [],
             "runs": runs,
             "seed": seed,
             "p_win": p,
@@ -719,7 +721,8 @@ class EmpireGame:
             "outcomes": {"attacker wins": p, "defender wins": 1 - p},
             "losses": {"attacker": _histogram(att), "defender": _histogram(dfd)},
             "expected": {"attacker": float(np.mean(att)), "defender": float(np.mean(dfd))},
-            "assumptions": ["the plan's answers; no move-in"],
+            "assumptions": [],
+            "note": "Each play answers as the plan says, is sure, and moves nothing in.",
             "seconds": time.perf_counter() - started,
         }
 

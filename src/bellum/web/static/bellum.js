@@ -120,7 +120,7 @@ function setupMap(table) {
 
 // Start on the country's own sectors (at least a third of the world wide), not the whole world.
 function homeView(svg, full) {
-  const own = [...svg.querySelectorAll(".sec.r-own")].map((g) => g.transform.baseVal.consolidate().matrix);
+  const own = [...svg.querySelectorAll(".sec.r-own, .sec[data-mine]")].map((g) => g.transform.baseVal.consolidate().matrix);
   if (!own.length) return { ...full };
   const xs = own.map((m) => m.e), ys = own.map((m) => m.f);
   const cx = (Math.min(...xs) + Math.max(...xs)) / 2, cy = (Math.min(...ys) + Math.max(...ys)) / 2;
