@@ -27,7 +27,6 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import (
-    HTMLResponse,
     JSONResponse,
     PlainTextResponse,
     RedirectResponse,
@@ -401,7 +400,3 @@ def _num(x: float, digits: int = 2) -> str:
     if float(x).is_integer():
         return f"{int(x):,}"
     return f"{x:,.{digits}f}"
-
-
-def html_fragment(text: str, status: int = 200) -> HTMLResponse:
-    return HTMLResponse(text, status_code=status)
