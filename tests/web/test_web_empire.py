@@ -316,3 +316,17 @@ def test_plays_refuse_a_plan_that_does_not_start(world_client: TestClient) -> No
 def test_paradrop_without_planes_is_a_400(world_client: TestClient) -> None:
     r = world_client.get("/empire/play.json?as=1&command=paradrop&target=2,0&source=0,0")
     assert r.status_code == 400 and "at least one transport plane" in r.json()["error"]
+
+
+def test_owners_are_told_apart_without_colour(world_client: TestClient) -> None:
+    """Each relation has its pattern and the owner's number is written in the sector."""
+    html = world_client.get("/empire?as=1").text
+    enemy = re.search(r'<g class="sec r-war" data-key="2,0"[^>]*>(.*?)</g>', html, re.S)
+    assert enemy and 'fill="url(#p-war)"' in enemy.group(1)
+    assert '<text class="own" y="-6.8">2</text>' in enemy.group(1)
+    mine = re.search(r'<g class="sec r-own" data-key="0,0"[^>]*>(.*?)</g>', html, re.S)
+    assert mine and "url(#p-" not in mine.group(1)  # yours: solid
+    legend = re.search(r'<div class="legend".*?</div>', html, re.S)
+    assert legend is not None
+    for words in ("yours (solid)", "allied (dots)", "at war (stripes)", "hostile (cross-hatch)"):
+        assert words in legend.group(0)
