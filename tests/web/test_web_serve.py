@@ -55,6 +55,7 @@ def test_get_exits_non_zero_unless_200() -> None:
         (["--world", "missing.toml"], "--world missing.toml: no such file"),
         (["--db", "a.db", "--world", "b.toml"], "either --db or --world"),
         (["--world", "README.md"], "README.md"),
+        (["--db", "README.md"], "README.md: not a bellum database"),
         (["--scenario", "README.md"], "README.md"),
         ([], "bellum.db: no such database"),
     ],
