@@ -171,7 +171,9 @@ async def resolve(request: Request) -> Response:
                 a = hexmap.panzer_centre(*(int(v) for v in before[u["id"]].split(",")))
                 b = hexmap.panzer_centre(*(int(v) for v in to.split(",")))
                 kind = "advance" if u["attacker"] else "retreat"
-                arrows.append({"x1": a[0], "y1": a[1], "x2": b[0], "y2": b[1], "kind": kind,
+                # Stop short of the destination, so the head shows beside its counters.
+                x2, y2 = a[0] + 0.55 * (b[0] - a[0]), a[1] + 0.55 * (b[1] - a[1])
+                arrows.append({"x1": a[0], "y1": a[1], "x2": x2, "y2": y2, "kind": kind,
                                "label": f"{u['id']} {kind}s to {to}"})  # fmt: skip
         board["arrows"] = arrows
         return {"result": result, "board": board, "target": target, "units": units}

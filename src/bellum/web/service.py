@@ -1100,10 +1100,5 @@ def _resolution(result: AssaultResult, game: PanzerGame) -> dict[str, Any]:
             for d in (result.losses_to_defenders, result.losses_to_attackers)
         ],
         "units": units,
-        "breakdown": _breakdown_from(result),
         "board": game.board(result.scenario),
     }
-
-
-def _breakdown_from(result: AssaultResult) -> dict[str, Any]:
-    return {"target": str(result.breakdown.target)}
