@@ -128,6 +128,8 @@ def test_index_lists_both_games() -> None:
         page = client.get("/")
         assert page.status_code == 200
         assert 'href="/empire"' in page.text and 'href="/panzer"' in page.text
+        doc = client.get("/.json").json()
+        assert doc["panzer"]["scenario"].endswith("bocage.toml") and doc["empire"]["source"]
         assert client.get("/empire").status_code == 200
 
 

@@ -325,8 +325,7 @@ def _json_twins(routes: list[tuple[str, Endpoint, list[str]]]) -> list[BaseRoute
     out: list[BaseRoute] = []
     for path, endpoint, methods in routes:
         out.append(Route(path, safe(endpoint), methods=methods))
-        if path != "/":
-            out.append(Route(path + ".json", safe(endpoint), methods=methods))
+        out.append(Route(path + ".json", safe(endpoint), methods=methods))
     return out
 
 
