@@ -260,7 +260,9 @@ class Way:
 
 
 #: Probe lines that only say the probe committed nothing.
-_PROBE_NOISE = re.compile(r"^(No troops for \w+\.\.\.|.* aborted|Air-Assault aborted)$")
+_PROBE_NOISE = re.compile(
+    r"^(No troops for \w+\.\.\.|.* aborted|Air-Assault aborted|Trying to sneak on shore\.\.\.)$"
+)
 
 
 def _lines(events: list[Event]) -> list[str]:
@@ -542,9 +544,7 @@ class EmpireGame:
             # planes stand by, which are out of range, and whether the drop zone is legal.
             words = ["paradrop", "/".join(map(str, uids)), "", ap, key]
             _, lines, refusal = self._probe(w, cnum, words)
-            ready = {
-                int(m.group(1)) for line in lines if (m := re.search(r"#(\d+) standing by", line))
-            }
+            ready = {m.group(1) for line in lines if (m := _STANDING_BY.search(line))}
             way = Way("paradrop", f"paradrop from {ap}", source=ap, refusal=refusal)
             for uid in uids:
                 way.planes.append(PlaneChoice(uid, w.planes[uid].name(), False))
