@@ -668,25 +668,25 @@ class EmpireGame:
                 return 0.0
 
         top = sum(limits.values())
-        if p(top, live=False) < goal:
-            return {"reached": False, "goal": goal, "mil": spread(top), "p_win": p(top, False)}
+        best = p(top, live=False)
+        if best < goal:
+            return {"reached": False, "goal": goal, "mil": spread(top), "p_win": best}
         lo, hi = 0, top
-        while hi - lo > 1:
+        while hi - lo > 1:  # bisection on the live estimate: a few hundred ms a step
             mid = (lo + hi) // 2
             if p(mid, live=True) >= goal:
                 hi = mid
             else:
                 lo = mid
-        while hi < top and p(hi, live=False) < goal:  # the estimate may be a hair optimistic
-            hi += max(1, top // 100)
-        hi = min(hi, top)
-        return {
-            "reached": True,
-            "goal": goal,
-            "mil": spread(hi),
-            "total": hi,
-            "p_win": p(hi, live=False),
-        }
+        exact = p(hi, live=False)
+        for _ in range(3):  # the estimate may be a hair optimistic: a few exact steps up
+            if exact >= goal or hi >= top:
+                break
+            hi = min(top, hi + max(1, top // 100))
+            exact = p(hi, live=False)
+        if exact < goal:
+            hi, exact = top, best
+        return {"reached": True, "goal": goal, "mil": spread(hi), "total": hi, "p_win": exact}
 
     def play(self, cnum: int, plan: Plan, runs: int, seed: int) -> dict[str, Any]:
         """Play the real command ``runs`` times on copies of the world (support, morale and
