@@ -196,7 +196,9 @@ def serve_cmd(
             err=True,
         )
     if open_browser:
-        threading.Timer(0.5, webbrowser.open, args=(url,)).start()
+        opener = threading.Timer(0.5, webbrowser.open, args=(url,))
+        opener.daemon = True  # a Ctrl-C in the first half second does not wait for it
+        opener.start()
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
     server = uvicorn.Server(config)
     try:

@@ -643,12 +643,8 @@ class EmpireGame:
         >= ``goal``, by bisection over the total with the live estimate, checked exactly."""
         if plan.command != "attack":
             raise CommandError("the force needed is computed for attack only (for now)")
-        limits = {
-            s.key: s.max
-            for w in self.ways(cnum, "sector", plan.target)["ways"]
-            if w.command == "attack"
-            for s in w.sources
-        }
+        way = self._probe_attack(self._planning_world(plan), cnum, plan.target)
+        limits = {s.key: s.max for s in way.sources}
         if not limits:
             raise CommandError("no mil can attack it")
 
