@@ -19,6 +19,7 @@ from bellum.errors import BellumError
 from bellum.cli import empire as _empire  # noqa: F401  # isort: skip
 from bellum.cli import odds as _odds  # noqa: F401  # isort: skip
 from bellum.cli import panzer as _panzer  # noqa: F401  # isort: skip
+from bellum.cli import serve as _serve  # noqa: F401  # isort: skip
 from bellum.cli import world as _world  # noqa: F401  # isort: skip
 
 
