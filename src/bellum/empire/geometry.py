@@ -75,6 +75,41 @@ class Geometry:
                 if (x + y) % 2 == 0 and self.mapdist((x, y), p) <= d:
                     yield x, y
 
+    def step(self, c: Coord, key: str) -> Coord:
+        """The neighbour of ``c`` in the direction ``key`` (one of ``ujnbgy``)."""
+        dx, dy = DIRECTIONS[DIRECTION_KEYS.index(key)]
+        return self.norm(c[0] + dx, c[1] + dy)
+
+    def fly_path(self, start: Coord, dest: Coord) -> str:
+        """The server's best flight path from ``start`` to ``dest``, as direction keys.
+
+        Every sector costs 1 to fly over, so many paths are shortest; the
+        server picks one with a Dijkstra search over a binary heap, and which
+        one depends on how that heap breaks ties.  This search keeps the same
+        heap discipline (equal costs move up on insertion and down on removal,
+        the left child wins a tie), so it returns the server's path.
+        """
+        start, dest = self.norm(*start), self.norm(*dest)
+        came: dict[Coord, int] = {start: -1}
+        heap: list[tuple[int, Coord]] = [(0, start)]
+        while heap and heap[0][1] != dest:
+            cost, here = heap[0]
+            _heap_pop(heap)
+            for d, (dx, dy) in enumerate(DIRECTIONS):
+                there = self.norm(here[0] + dx, here[1] + dy)
+                if there in came:
+                    continue
+                came[there] = d
+                _heap_push(heap, (cost + 1, there))
+        path = []
+        here = dest
+        while came[here] >= 0:
+            d = came[here]
+            path.append(DIRECTION_KEYS[d])
+            dx, dy = DIRECTIONS[d]
+            here = self.norm(here[0] - dx, here[1] - dy)
+        return "".join(reversed(path))
+
     def to_rel(self, c: Coord, origin: Coord) -> Coord:
         """A country's view of absolute ``c`` (values in [-size/2, size/2))."""
         x = (c[0] - origin[0]) % self.width
@@ -103,3 +138,31 @@ class Geometry:
         if not self.is_sector(*rel):
             raise UsageError(f"{text} is not a sector: x + y must be even")
         return self.to_abs(rel, origin)
+
+
+def _heap_push(heap: list[tuple[int, Coord]], item: tuple[int, Coord]) -> None:
+    """Append and sift up; an equal-cost parent yields its place."""
+    heap.append(item)
+    c = len(heap) - 1
+    while c > 0:
+        p = (c - 1) // 2
+        if heap[p][0] < heap[c][0]:
+            break
+        heap[p], heap[c] = heap[c], heap[p]
+        c = p
+
+
+def _heap_pop(heap: list[tuple[int, Coord]]) -> None:
+    """Drop the top: the last element moves up and sifts down (the left child wins ties)."""
+    last = heap.pop()
+    if not heap:
+        return
+    heap[0] = last
+    r = 0
+    while (c := 2 * r + 1) < len(heap):
+        if c + 1 < len(heap) and heap[c][0] > heap[c + 1][0]:
+            c += 1
+        if heap[r][0] < heap[c][0]:
+            break
+        heap[r], heap[c] = heap[c], heap[r]
+        r = c

@@ -1,8 +1,9 @@
 """Rule profiles and options (spec §18 and each step's "Server vs info page" note).
 
 A *profile* is a named set of rule switches.  ``server-4.4.1`` (the default)
-is bit-exact to the real server; ``info-page`` takes the seed document
-literally wherever the server changed it.  *Options* are independent
+is the real server, bit for bit: it prints what 4.4.1 prints and draws what it
+draws; ``info-page`` takes the seed document literally wherever the server
+changed it, scouts' estimate included.  *Options* are independent
 switches and econfig values.  Everything ends up in the world's option
 table, with this precedence (later wins): stock defaults, the profile, the
 world file's ``[options]``, then ``--option NAME=VALUE`` on the command line.
@@ -144,9 +145,26 @@ def apply_rules(world: World, profile: str | None = None, options: list[str] | N
         world.overrides[key] = parse_value(key, value)
 
 
-def describe() -> list[tuple[str, str, str]]:
-    """(kind, name, one-line description) of every profile, switch and option."""
-    rows = [("profile", n, d) for n, (d, _) in PROFILES.items()]
-    rows += [("switch", s.name, s.description) for s in SWITCHES]
-    rows += [("option", k, v) for k, v in OPTION_HELP.items()]
+@dataclass(frozen=True)
+class Rule:
+    """One line of ``bellum empire rules``: a profile, switch or option.
+
+    ``by_profile`` holds the value each profile sets (absent: the profile
+    leaves it alone).
+    """
+
+    kind: str
+    name: str
+    description: str
+    by_profile: dict[str, Any]
+
+
+def describe() -> list[Rule]:
+    """Every profile, switch and option, with what each profile sets."""
+    rows = [Rule("profile", n, d, {}) for n, (d, _) in PROFILES.items()]
+    named = [("switch", s.name, s.description) for s in SWITCHES]
+    named += [("option", k, v) for k, v in OPTION_HELP.items()]
+    for kind, name, text in named:
+        sets = {p: values[name] for p, (_, values) in PROFILES.items() if name in values}
+        rows.append(Rule(kind, name, text, sets))
     return rows

@@ -23,8 +23,8 @@ def f32(x: float) -> float:
 
 
 def techfact(level: float, x: float) -> float:
-    """The server's tech scaling ``x * (50 + level) / (200 + level)``."""
-    return x * (50 + level) / (200 + level)
+    """The server's tech scaling ``x * ((50 + level) / (200 + level))``, in its order."""
+    return x * ((50.0 + level) / (200.0 + level))
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +133,8 @@ class PlaneType:
     fuel: int
     stealth: int
     flags: frozenset[str]
+    #: Build cost in dollars (SAMs only engage planes costing 1000 or more).
+    cost: int = 0
 
     def has(self, flag: str) -> bool:
         return flag in self.flags
@@ -255,6 +257,7 @@ def stock() -> Tables:
             fuel=d["fuel"],
             stealth=d["stealth"],
             flags=frozenset(d["flags"]),
+            cost=d["cost"],
         )
         for key, d in _read("planes.toml").items()
     }

@@ -392,7 +392,7 @@ DEFAULT_OPTIONS: dict[str, Any] = {
     "BLITZ": False,
     "fix_movein_mobility": False,
     "profile": "server-4.4.1",
-    "scout_estimate": True,
+    "scout_estimate": False,
     "SLOW_WAR": False,
     "SNEAK_ATTACK": False,
     "info_attackers": False,
@@ -422,10 +422,15 @@ INFO_SWITCHES = (
     "info_no_landing_mines",
     "info_lrange",
 )
-#: The switch values of each rule profile.
+#: What each rule profile sets: the info-page switches, and the scouts' estimate that
+#: 4.4.1 never prints (spec §18.1) but the seed's info page shows.
 PROFILE_SWITCHES: dict[str, dict[str, bool]] = {
-    "server-4.4.1": dict.fromkeys(INFO_SWITCHES, False),
-    "info-page": dict.fromkeys(INFO_SWITCHES, True) | {"fix_movein_mobility": True},
+    "server-4.4.1": {"scout_estimate": False, **dict.fromkeys(INFO_SWITCHES, False)},
+    "info-page": {
+        "scout_estimate": True,
+        "fix_movein_mobility": True,
+        **dict.fromkeys(INFO_SWITCHES, True),
+    },
 }
 
 #: The server's missions as bellum names them (``mission`` of units, ships and planes);

@@ -112,7 +112,7 @@ def check_assault(c: Combat, uid: int, t: Sector) -> Ship:
     else:
         problem = target.passable_or_abort(c, t)
     if problem:
-        raise Failure(f"{problem}\nAssault aborted")
+        raise Failure(f"{problem}\nAssault aborted", ended_ok=True)
     assert sh is not None
     return sh
 

@@ -9,6 +9,7 @@ vessel and the move aboard are in :mod:`.conclude`.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import defenders, force, support
@@ -40,11 +41,11 @@ from bellum.empire.combat.strength import sector_defense
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import techfact
-from bellum.empire.world import ITEMS, LandUnit, Sector, Ship, World
+from bellum.empire.world import ITEMS, LandUnit, Relation, Sector, Ship, World
 from bellum.errors import UsageError
 
-BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP> or <from-SECT>]"
-LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-SECT>]"
+BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP>|<from-sector>]"
+LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-sector>]"
 PEOPLE = ("civ", "mil", "uw")
 
 
@@ -102,7 +103,7 @@ def _boarding(
 def _refuse(c: Combat, text: str) -> Failure:
     """A legality check failed after the arguments were read (§1.2): the abort line follows."""
     verb = "Board aborted" if c.mode is Mode.BOARD else "Land unit boarding aborted"
-    return Failure(f"{text}\n{verb}")
+    return Failure(f"{text}\n{verb}", ended_ok=True)
 
 
 def _own_sector(c: Combat, text: str, usage: str) -> Sector:
@@ -162,7 +163,7 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
         if sh.mob <= 0:
             raise _refuse(c, f"{sh.title()} has no mobility!")
         if techfact(sh.tech, sh.speed) * sh.eff <= techfact(v.tech, v.speed) * v.eff:
-            c.tell(v.owner, f"{c.name(a)} {sh.title()} failed to catch {v.title()}")
+            c.tell(v.owner, f"{c.natid(a)} {sh.title()} failed to catch {v.title()}")
             raise _refuse(c, "Victim ship moves faster than you do!")
     if v.type.has("sub") and w.sector(v.xy).type.is_sea:
         raise _refuse(c, "You can't board a submarine!")
@@ -182,6 +183,9 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     c.d_troops = v.mil
     c.target_infected = infected(v.plague)
     _fight(c, [u for u in w.units_at(v.xy) if u.ship == v.uid], result)
+    afloat = w.ships.get(v.uid)
+    if not c.success and afloat is not None and afloat.owner and "u" in afloat.rflags:
+        retreat_ship(c, afloat, afloat.owner)
 
 
 def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:
@@ -302,8 +306,11 @@ def _items_damage(c: Combat, items: dict[str, int], p: int) -> None:
 
 
 def ship_hit(c: Combat, sh: Ship, dam: int) -> None:
-    """§0.8: a ship hit by ``dam``, softened by its armor."""
+    """§0.8: a ship hit by ``dam``, softened by its armor; its owner hears how hard."""
     d = min(100, int(dam / (1 + sh.armor / 100)))
+    if d <= 0:
+        return
+    c.notify(sh.owner, f"\t{sh.title()} takes {d}")
     sh.eff = c.dice.damage(sh.eff, d)
     if sh.mob > 0:
         sh.mob = c.dice.damage(sh.mob, d)
@@ -335,3 +342,202 @@ def sector_hit(c: Combat, s: Sector, dam: int) -> None:
                 pl.eff = c.dice.damage(pl.eff, d2 // 7)
                 if pl.mob > 0:
                     pl.mob = c.dice.damage(pl.mob, d2 // 7)
+
+
+# -- retreat when boarded (§16.3) ----------------------------------------------------
+
+#: A ship retreats at most this many sectors along its retreat path.
+MAX_RETREAT = 2
+#: Below this efficiency a ship sinks.
+SHIP_MINEFF = 20
+
+
+@dataclass(eq=False)
+class _Sailing:
+    """A retreating ship and its mobility, kept fractional while it sails."""
+
+    ship: Ship
+    mob: float
+
+
+def retreat_ship(c: Combat, sh: Ship, owner: int) -> None:
+    """A ship with orders to retreat when boarded (``u``) sails its retreat path.
+
+    Everything here is told to ``owner``, the victim; with the group flag
+    (``g``) the ships of its fleet in the same sector with the same path
+    and orders sail along.  Like the server, a step leads only to sea, a
+    harbor or a bridge span that is efficient enough, and not into the
+    land of a country not friendly to ``owner``; each ship pays its
+    mobility, and mines in the way may hit.
+    """
+    w = c.world
+    if owner == c.aggressor or not sh.rpath:
+        return
+    path = sh.rpath
+    n = next((i + 1 for i, k in enumerate(path[:MAX_RETREAT]) if k == "h"), len(path[:MAX_RETREAT]))
+    fleet: list[_Sailing] = []
+    _join(c, sh, fleet, path[:n])
+    if "g" in sh.rflags:
+        for _, other in sorted(w.ships.items()):
+            same = other.xy == sh.xy and other.owner == owner and other.fleet == sh.fleet
+            grouped = "g" in other.rflags and other.uid != sh.uid
+            if same and grouped and other.rpath[: MAX_RETREAT + 1] == path[: MAX_RETREAT + 1]:
+                _join(c, other, fleet, path[:n])
+    i = 0
+    while i < n and fleet:
+        if not _retreat_step(c, fleet, path[i], owner):
+            n = i
+        _stay_behind(c, fleet, owner)
+        i += 1
+    for s in fleet:
+        c.notify(owner, f"{s.ship.title()} stopped at {c.at(s.ship.xy, owner)}")
+        s.ship.mob = int(s.mob)
+
+
+def _may_sail(c: Combat, sh: Ship, flagship: Ship | None, suffix: str) -> bool:
+    """Crewed, afloat where it is, and with the flagship; else its owner hears why not."""
+    if sh.mil == 0 and sh.items.get("civ", 0) == 0:
+        c.notify(sh.owner, f"{sh.title()} is crewless{suffix}")
+        return False
+    stuck = _stuck(sh, c.world.sector(sh.xy))
+    if stuck:
+        c.notify(sh.owner, f"{sh.title()} is {stuck}{suffix}")
+        return False
+    if flagship is not None and sh.xy != flagship.xy:
+        c.notify(sh.owner, f"{sh.title()} is not with the flagship{suffix}")
+        return False
+    return True
+
+
+def _stuck(sh: Ship, s: Sector) -> str:
+    """Why ``sh`` cannot float in ``s`` ('' if it can)."""
+    nav = s.type.navigation
+    if nav == "sea":
+        return ""
+    if nav == "harb":
+        return "caught in a construction zone" if s.eff < 2 else ""
+    if nav == "brid":
+        return "caught in a construction zone" if s.eff < 60 else ""
+    return "landlocked"
+
+
+def _join(c: Combat, sh: Ship, fleet: list[_Sailing], steps: str) -> None:
+    flagship = fleet[0].ship if fleet else None
+    if not _may_sail(c, sh, flagship, ", and can't retreat!"):
+        return
+    if sh.mob <= 0:
+        c.notify(sh.owner, f"{sh.title()} has no mobility, and can't retreat!")
+        return
+    if flagship is not None:
+        c.notify(sh.owner, f"{sh.title()} retreats with her")
+    else:
+        c.notify(sh.owner, f"{sh.title()} retreats along path {steps}")
+    fleet.append(_Sailing(sh, float(sh.mob)))
+
+
+def _retreat_step(c: Combat, fleet: list[_Sailing], key: str, owner: int) -> bool:
+    """One step of the retreat path; False when the fleet stops here."""
+    stop = key == "h"
+    if not stop and _blocked(c, fleet, key, owner):
+        return False
+    for s in fleet:
+        s.ship.rpath = s.ship.rpath[1:]
+        if not s.ship.rpath:
+            s.ship.rflags = ""
+        if not stop:
+            s.ship.mission = ""
+    return not stop and not _gauntlet(c, fleet)
+
+
+def _blocked(c: Combat, fleet: list[_Sailing], key: str, owner: int) -> bool:
+    """Move the fleet one sector; True when it cannot go there (or nobody could move)."""
+    w = c.world
+    there = w.geometry.step(fleet[0].ship.xy, key)
+    s = w.sector(there)
+    if s.owner and w.rel(s.owner, owner) < Relation.FRIENDLY:
+        c.notify(owner, f"can't go to {c.at(there, owner)}")
+        return True
+    if any(_stuck(f.ship, s) for f in fleet):
+        c.notify(owner, f"can't go to {c.at(there, owner)}")
+        return True
+    for f in list(fleet):
+        sh = f.ship
+        if f.mob <= 0:
+            c.notify(owner, f"{sh.title()} is out of mobility & stays in {c.at(sh.xy, owner)}")
+            sh.mob = int(f.mob)
+            fleet.remove(f)
+            continue
+        effspd = sh.eff * 0.01 * sh.speed
+        f.mob = max(-127.0, f.mob - 480.0 / (effspd + techfact(sh.tech, effspd)))
+        sh.x, sh.y = there
+        sh.mob = int(f.mob)
+    return not fleet
+
+
+def _gauntlet(c: Combat, fleet: list[_Sailing]) -> bool:
+    """Minesweepers sweep, then every ship may hit a sea mine; True if they must stop."""
+    w = c.world
+    s = w.sector(fleet[0].ship.xy)
+    if s.type.name != "sea":
+        return False
+    stopping = False
+    first = True
+    for f in list(fleet):
+        sh = f.ship
+        if not sh.type.has("sweep"):
+            continue
+        cap = sh.type.cargo.get("shell", 0)
+        for _ in range(5):
+            if s.mines <= 0:
+                break
+            if c.dice.chance(0.66):
+                if first:
+                    c.notify(sh.owner, f"Approaching minefield at {c.at(s.xy, sh.owner)}...")
+                    first = False
+                c.notify(sh.owner, "Sweep...")
+                s.mines -= 1
+                sh.items["shell"] = min(cap, sh.items.get("shell", 0) + 1)
+        stopping |= _mine(c, fleet, f)
+    for f in list(fleet):
+        stopping |= _mine(c, fleet, f)
+    return stopping
+
+
+def _mine(c: Combat, fleet: list[_Sailing], f: _Sailing) -> bool:
+    """A ship in a mined sea sector may hit one: 21 + roll(21), halved for minesweepers."""
+    sh = f.ship
+    s = c.world.sector(sh.xy)
+    if f not in fleet or s.type.name != "sea" or s.mines <= 0:
+        return False
+    if not c.dice.chance(s.mines / (s.mines + 20.0)):
+        return False
+    c.notify(sh.owner, f"Kawhomp! Mine detected in {c.at(s.xy, sh.owner)}!")
+    c.news(0, f"{c.name(sh.owner)} ship hits a mine", 0, actor=sh.owner)
+    m = 21.0 + c.dice.roll(21)
+    if sh.type.has("sweep"):
+        m /= 2.0
+    ship_hit(c, sh, ldround(m))
+    s.mines -= 1
+    if sh.eff < SHIP_MINEFF:
+        _sink(c, sh)
+        fleet.remove(f)
+    return True
+
+
+def _stay_behind(c: Combat, fleet: list[_Sailing], owner: int) -> None:
+    """Ships that sank or can no longer sail with the flagship drop out of the retreat."""
+    flagship: Ship | None = None
+    for f in list(fleet):
+        sh = f.ship
+        if sh.uid not in c.world.ships:
+            c.notify(owner, f"{sh.title()} was sunk at {c.at(sh.xy, owner)}")
+            fleet.remove(f)
+            continue
+        if not _may_sail(c, sh, flagship, f" & stays in {c.at(sh.xy, owner)}"):
+            sh.mob = int(f.mob)
+            fleet.remove(f)
+            continue
+        if flagship is None:
+            flagship = sh
+        if sh.mob + 1 < int(f.mob):
+            f.mob = sh.mob

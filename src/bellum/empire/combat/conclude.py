@@ -57,7 +57,7 @@ OUTCOMES = {
     Mode.PARADROP: Outcome(
         "We have captured {t}, sir!",
         "All of your troops were destroyed",
-        "paratroopers comandeer a sector from {d}",
+        "paratroopers commandeer a sector from {d}",
         -4,
         "parachutists grab unoccupied land",
         "paratroopers destroyed in failed air-assault on {d}",
@@ -225,7 +225,7 @@ def _outcome(c: Combat) -> None:
             c.news(d, f"{c.name(a)} {row.news_won.format(d=c.name(d))}", row.goodwill_won)
         else:
             c.news(0, f"{c.name(a)} {row.news_unowned}", 0)
-        c.tell(d, f"{c.name(a)} lost {c.a_cas} troops {row.action_won} {theirs}")
+        c.tell(d, f"{c.natid(a)} lost {c.a_cas} troops {row.action_won} {theirs}")
     else:
         c.say(row.lost)
         if c.mode not in (Mode.PARADROP, Mode.ATTACK):
@@ -235,7 +235,7 @@ def _outcome(c: Combat) -> None:
                     c.a_units.remove(f)
                     c.world.units.pop(f.unit.uid, None)
         c.news(d, f"{c.name(a)} {row.news_lost.format(d=c.name(d))}", row.goodwill_lost)
-        c.tell(d, f"{c.name(a)} lost {c.a_cas} troops {row.action_lost} {theirs}")
+        c.tell(d, f"{c.natid(a)} lost {c.a_cas} troops {row.action_lost} {theirs}")
     c.tell(d, f"We lost {c.d_cas} troops defending")
 
 

@@ -75,8 +75,12 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         result.outcome = "usage"
     except Failure as exc:
         c.say(str(exc))
+        if not exc.ended_ok:
+            c.say("command failed")
         result.outcome = "refused"
         result.btu_charged = COMMAND_BTU
+        if result.world_changed:
+            nation.btu -= COMMAND_BTU
     except Aborted as exc:
         c.say(ABORT_LINE[c.mode])
         if exc.no_troops:
@@ -110,7 +114,7 @@ def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
 def no_troops(c: Combat, where: str) -> None:
     """§3.4: nothing to fight with; the defender hears that A thought about it."""
     c.say(f"No troops for {c.verb}...")
-    c.tell(c.defender, f"{c.name(c.aggressor)} considered {CONSIDERED[c.mode]} you @{where}")
+    c.tell(c.defender, f"{c.natid(c.aggressor)} considered {CONSIDERED[c.mode]} you @{where}")
     raise Aborted
 
 

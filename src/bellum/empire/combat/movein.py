@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bellum.empire.combat.capture import pct
 from bellum.empire.combat.force import ArmyAnswers
-from bellum.empire.combat.state import Combat, Fighter, atoi, ldround
+from bellum.empire.combat.state import BELL, Combat, Fighter, atoi, ldround
 from bellum.empire.combat.strength import sector_defense
 from bellum.empire.combat.support import ship_fire, ship_range, unit_fire, unit_range
 from bellum.empire.events import Prompt
@@ -98,7 +98,7 @@ def landmine_hit(c: Combat, weight: int) -> int:
         return 0
     if not c.dice.chance(weight / 100):
         return 0
-    c.put(f"Blammo! Landmines detected! in {c.at(t.xy)}  ")
+    c.put(f"{BELL}Blammo! Landmines detected! in {c.at(t.xy)}  ")
     dmg = c.dice.roll(20)
     t.mines -= 1
     c.say(f"{dmg} damage sustained.")

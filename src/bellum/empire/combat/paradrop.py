@@ -1,11 +1,11 @@
-"""``paradrop <cargo-PLANES> <fighter-PLANES> <ap-SECT> <PATH or DESTINATION>`` (spec §16.4).
+"""``paradrop <cargo-PLANES> <fighter-PLANES> <ap-SECT> <PATH|DESTINATION>`` (spec §16.4).
 
-Transport planes gather at an assembly point, load paratroopers from their
-bases, fly the route (air combat en route, :mod:`bellum.empire.air`) and drop
-whoever got through on the target.  The fight is the attack's fight with
-defensive support only; nothing but the paratroopers moves in.  Paratroopers
-dropped on an illegal zone are lost: they left their base when the planes
-were armed (§1.2).
+Transport planes stand by within reach of an assembly point, load
+paratroopers at their bases, fly the route from the assembly point (air
+combat en route, :mod:`bellum.empire.air`) and drop whoever got through on
+the target.  The fight is the attack's fight with defensive support only;
+nothing but the paratroopers moves in.  Paratroopers dropped on an illegal
+zone are lost: they left their base when the planes were armed (§1.2).
 """
 
 from __future__ import annotations
@@ -18,7 +18,6 @@ from bellum.empire.combat import target
 from bellum.empire.combat.conclude import conclude
 from bellum.empire.combat.flows import (
     ABORT_LINE,
-    ask_text,
     defend_and_fight,
     initial_strength,
     run_flow,
@@ -31,16 +30,18 @@ from bellum.empire.combat.state import (
     OffObject,
     UsageFailure,
     infected,
-    ldround,
 )
 from bellum.empire.events import Prompter, Sink
-from bellum.empire.geometry import DIRECTION_KEYS, DIRECTIONS, Coord
-from bellum.empire.tables import plane_load, plane_range
+from bellum.empire.geometry import Coord
+from bellum.empire.selection import parse_xy, select
 from bellum.empire.world import Plane, Relation, Sector, World
-from bellum.errors import UsageError
 
-PARADROP_USAGE = "Usage: paradrop <cargo-PLANES> <fighter-PLANES> <ap-SECT> <PATH or DESTINATION>"
+PARADROP_USAGE = "Usage: paradrop <cargo-PLANES> <fighter-PLANES> <ap-SECT> <PATH|DESTINATION>"
 NO_SUPPORT = (False, False, False, False)
+#: The direction keys a flight path may hold; ``h`` ends it.
+PATH_KEYS = "hujnbgy"
+#: The longest flight path the server takes.
+MAX_PATH_LEN = 1024
 
 
 @dataclass
@@ -90,56 +91,64 @@ def _flow(
     route_text: str | None,
     result: CombatResult,
 ) -> None:
+    w = c.world
     a = c.aggressor
-    transports = select_planes(c, ask_text(c, planes, "plane(s)? ", PARADROP_USAGE))
-    answer = escorts if escorts is not None else c.ask("escort(s)? ")
-    if answer is None:
+    transports = plane_list(c, planes, "plane(s)? ")
+    if transports is None:
         raise UsageFailure(PARADROP_USAGE)
-    fighters = select_planes(c, answer) if answer.strip() else []
-    if not answer.strip():
+    fighters = plane_list(c, escorts, "escort(s)? ")
+    if fighters is None:
         c.say("No escorts...")
-    ap = _sector(c, ask_text(c, ap_text, "assembly point? ", PARADROP_USAGE))
-    if not _friendly_point(c, ap):
-        raise UsageFailure(f"Assembly point not owned by you or an ally!\n{PARADROP_USAGE}")
-    reach = max((plane_range(p.type, p.tech) for p in transports), default=0)
-    path = ask_text(c, route_text, f"<{reach}: {c.at(ap.xy)}> ", PARADROP_USAGE)
-    route = _route(c, ap, path)
-    t = route[-1]
+        fighters = []
+    ap = _assembly_point(c, ap_text)
+    path = flight_path(c, route_text, ap.xy)
+    here = ap.xy
+    for key in path:
+        here = w.geometry.step(here, key)
+    t = w.sector(here)
     c.say(f"LZ is {c.at(t.xy)}")
-    c.say(f"range to target is {len(route) - 1}")
+    c.say(f"range to target is {len(path)}")
     c.target, c.defender = t, t.owner
     result.defender, result.target = t.owner, c.at(t.xy)
     if t.owner == a:
         raise Failure("You can't air-assault your own sector!")
-    dist = len(route) - 1
-    cargo = [air.Flight(p, load=0) for p in transports if _ready(c, p, ap, dist, ("cargo", "para"))]
-    guard = [
-        air.Flight(p, escort=True)
-        for p in fighters
-        if _ready(c, p, ap, dist, ("escort",) if p.type.has("escort") else ("intercept",))
-    ]
-    armed = [f for f in cargo + guard if _arm(c, f, dist)]
-    if not any(not f.escort for f in armed):
-        if armed:
-            result.world_changed = True
+    missions = {p.uid: p.mission for p in transports + fighters}
+    bombers = air.pick(c, transports, ap, len(path), "paradrop")
+    guards = air.pick(c, fighters, ap, len(path), "escort")
+    cleared = any(missions[f.plane.uid] for f in bombers + guards)
+    launched: set[int] = set()
+    air.arm(c, bombers, 2 * len(path), "paradrop", launched)
+    if not bombers:
+        result.world_changed = cleared  # standing by cleared their missions for good
         raise Failure("No planes could be equipped for the mission.")
+    air.arm(c, guards, 2 * len(path), "escort", launched)
     result.world_changed = True
-    air.fly(c, route, armed)
-    troops = sum(f.load for f in armed if f.flying and not f.escort)
-    lost = sum(f.load for f in armed if not f.escort) - troops
-    if troops == 0:
+    loaded = sum(f.load for f in bombers)
+    air.fly(c, ap.xy, path, bombers, guards, launched)
+    troops = sum(f.load for f in bombers)
+    if not bombers:
         c.say("No planes got through fighter defenses")
-        _lose(c, result, lost)
+        _lose(c, result, loaded)
+    else:
+        _drop(c, result, ap, t, troops, loaded - troops)
+    air.land(c, bombers)
+    air.land(c, guards)
+
+
+def _drop(c: Combat, result: CombatResult, ap: Sector, t: Sector, troops: int, lost: int) -> None:
+    """§16.4 item 6: the paratroopers land on ``t`` and fight (or are lost on an illegal zone)."""
+    if t.owner == c.aggressor:
+        c.say("You can't air-assault your own sector.")
+        _lose(c, result, lost + troops)
         return
+    target.show_sector(c, t)
     problem = _drop_zone(c, t)
     if problem:
         c.say(problem)
         c.say(ABORT_LINE[Mode.PARADROP])
         _lose(c, result, lost + troops)
         return
-    target.show_sector(c, t)
-    drop = Drop(ap=ap.xy, troops=troops, troops0=troops)
-    c.offs = [drop]
+    c.offs = [Drop(ap=ap.xy, troops=troops, troops0=troops)]
     c.d_troops = t.mil
     c.target_infected = infected(t.plague)
     initial_strength(c, result, c.at(t.xy, c.defender))
@@ -151,11 +160,8 @@ def _flow(
 def _lose(c: Combat, result: CombatResult, lost: int) -> None:
     """The mission ends without a fight: the paratroopers aboard are gone, BTUs are spent.
 
-    The server says nothing about them; bellum adds one line so the loss is
-    visible in the transcript.
+    The server says nothing about them; the result counts them as casualties.
     """
-    if lost:
-        c.say(f"{lost} paratroopers were lost.")
     result.attacker_casualties = lost
     result.outcome = "aborted"
     result.btu_charged = COMMAND_BTU
@@ -163,132 +169,109 @@ def _lose(c: Combat, result: CombatResult, lost: int) -> None:
     c.world.nations[c.aggressor].btu -= COMMAND_BTU
 
 
-def _sector(c: Combat, text: str) -> Sector:
+def plane_list(c: Combat, given: str | None, prompt: str) -> list[Plane] | None:
+    """The planes an argument (or the answer to ``prompt``) names; None if it names none.
+
+    End of input is a usage error.  See :mod:`bellum.empire.selection` for
+    the syntax; the server's complaints about a bad number list are printed.
+    """
+    text = given if given is not None else c.ask(prompt)
+    if text is None:
+        raise UsageFailure(PARADROP_USAGE)
     w = c.world
-    try:
-        return w.sector(w.geometry.parse(text, w.nations[c.aggressor].origin))
-    except UsageError:
-        raise UsageFailure(PARADROP_USAGE) from None
+    origin = w.nations[c.aggressor].origin
+    picked = select(w.planes, text.strip(), w.geometry, origin, lambda p: p.wing)
+    for note in picked.notes:
+        c.put(note)
+    if picked.uids is None:
+        return None
+    return [w.planes[uid] for uid in picked.uids]
 
 
-def _friendly_point(c: Combat, s: Sector) -> bool:
+def _assembly_point(c: Combat, given: str | None) -> Sector:
     """§1.2 paradrop item 1: A's or an ally's sector, or one holding A's or an ally's ship."""
     w = c.world
+    text = given if given else c.ask("assembly point? ")
+    if not text:
+        raise UsageFailure(PARADROP_USAGE)
+    xy = parse_xy(text, w.geometry, w.nations[c.aggressor].origin)
+    if xy is None:
+        raise UsageFailure(PARADROP_USAGE)
+    s = w.sector(xy)
 
     def friend(owner: int) -> bool:
-        return owner == c.aggressor or (owner != 0 and w.rel(owner, c.aggressor) == Relation.ALLIED)
+        return w.rel(owner, c.aggressor) == Relation.ALLIED
 
-    return friend(s.owner) or any(sh.xy == s.xy and friend(sh.owner) for sh in w.ships.values())
-
-
-def select_planes(c: Combat, text: str) -> list[Plane]:
-    """Planes named by numbers (``1/4/7``), a sector (``x,y``) or a wing letter."""
-    w = c.world
-    text = text.strip()
-    if "," in text:
-        xy = _sector(c, text).xy
-        return [p for _, p in sorted(w.planes.items()) if p.xy == xy]
-    if text.isalpha() and len(text) == 1:
-        return [p for _, p in sorted(w.planes.items()) if p.wing == text]
-    wanted = []
-    for part in text.split("/"):
-        if not part.strip().isdigit():
-            raise UsageFailure(PARADROP_USAGE)
-        wanted.append(int(part))
-    return [w.planes[n] for n in sorted(set(wanted)) if n in w.planes]
+    ships = [sh.owner for sh in w.ships.values() if sh.xy == xy and sh.owner]
+    if friend(s.owner) or any(friend(owner) for owner in ships):
+        return s
+    raise UsageFailure(f"Assembly point not owned by you or an ally!\n{PARADROP_USAGE}")
 
 
-def _route(c: Combat, ap: Sector, text: str) -> list[Sector]:
-    """The sectors flown over: AP, then each step of the path (or the best path to a sector)."""
+def flight_path(c: Combat, given: str | None, start: Coord) -> str:
+    """The route from ``start`` as direction keys, read like the server reads it.
+
+    Direction keys (``ujnbgy``) are followed until ``h``; a sector ``x,y``
+    anywhere in the text ends it with the best path there (``Using best
+    path``).  A path that stops without ``h`` shows the map around its end
+    and asks for more (``<steps: x,y>``); an empty answer accepts it.
+    """
     w = c.world
     geo = w.geometry
-    if "," in text:
-        dest = _sector(c, text).xy
-        path = ""
-        here = ap.xy
-        while here != dest:
-            options = [geo.norm(here[0] + dx, here[1] + dy) for dx, dy in DIRECTIONS]
-            best = min(range(6), key=lambda i: geo.mapdist(options[i], dest))
-            path += DIRECTION_KEYS[best]
-            here = options[best]
-        c.say(f"Using best path '{path}'")
-    else:
-        path = text.rstrip("h")
-        if any(ch not in DIRECTION_KEYS for ch in path):
+    origin = w.nations[c.aggressor].origin
+    path = given or ""
+    done = 0
+    here = geo.norm(*start)
+    while True:
+        while done < len(path):
+            dest = parse_xy(path[done:], geo, origin)
+            if dest is not None:
+                best = geo.fly_path(here, dest)
+                if done + len(best) >= MAX_PATH_LEN:
+                    c.say(f"Can't handle path to {c.at(dest)}, it's too long, sorry.")
+                    break
+                path = path[:done] + best
+                c.say(f"Using best path  '{best}'")
+                c.say(f"Using total path '{path}'")
+                return path
+            key = path[done]
+            if key not in PATH_KEYS:
+                c.put(f'"{key}" is not legal...')
+                c.say("Legal directions are:\n y u\ng   j\n b n\n'h' to stop")
+                break
+            if key == "h":
+                return path[:done]
+            here = geo.step(here, key)
+            done += 1
+        _fly_map(c, here)
+        answer = c.ask(f"<{done}: {c.at(here)}> ")
+        if answer is None:
             raise UsageFailure(PARADROP_USAGE)
-    if not path:
-        raise UsageFailure(PARADROP_USAGE)
-    route = [ap]
-    here = ap.xy
-    for ch in path:
-        dx, dy = DIRECTIONS[DIRECTION_KEYS.index(ch)]
-        here = geo.norm(here[0] + dx, here[1] + dy)
-        route.append(w.sector(here))
-    return route
+        if done + len(answer) + 1 >= MAX_PATH_LEN:
+            c.say(f"Path length may not exceed {MAX_PATH_LEN}.\nAborting...")
+            raise UsageFailure(PARADROP_USAGE)
+        path = path[:done] + answer
+        if not answer:
+            if not path:
+                raise UsageFailure(PARADROP_USAGE)
+            return path
 
 
-def _ready(c: Combat, p: Plane, ap: Sector, dist: int, flags: tuple[str, ...]) -> bool:
-    """§16.4 item 3: may this plane join the mission?  Prints the server's refusals."""
-    w = c.world
-    if p.owner != c.aggressor or p.mob <= 0:
-        return False
-    if not all(p.type.has(f) for f in flags) or p.type.has("missile"):
-        return False
-    if p.type.has("satellite"):
-        return False
-    if p.eff < 40:
-        c.say(f"{p.name()} not efficient enough (must be 40%)")
-        return False
-    to_ap = w.geometry.mapdist(p.xy, ap.xy)
-    if to_ap > 4:
-        c.say(f"{p.name()} too far from assembly point")
-        return False
-    need = 2 * (to_ap + dist)
-    rng = plane_range(p.type, p.tech)
-    if rng < need:
-        c.say(f"{p.name()} out of range ({rng}:{need})")
-        return False
-    if not air.base_ok(c, p):
-        return False
-    c.say(f"{p.name()} standing by")
-    p.mission = ""
-    return True
+def _fly_map(c: Combat, at: Coord) -> None:
+    """The seven sectors around ``at`` as the player's map shows them.
 
-
-def _arm(c: Combat, f: air.Flight, dist: int) -> bool:
-    """§16.4 item 4: fuel from the base, paratroopers for transports, the mobility charge."""
-    p = f.plane
-    base = c.world.sector(p.xy)
-    fuel = p.type.fuel
-    if base.get("petrol") < fuel:
-        c.say(f"{p.name()} not enough petrol there!")
-        return False
-    load = 0
-    if not f.escort:
-        load = plane_load(p.type, p.tech) * (2 if p.type.has("VTOL") else 1)
-        left = base.mil - load
-        empty = base.civ == 0 and not c.world.units_at(base.xy)
-        if left < 0 or (left == 0 and empty):
-            c.say(f"Not enough military for {p.name()}")
-            return False
-        base.mil = left
-    base.put("petrol", base.get("petrol") - fuel)
-    f.load = load
-    rng = plane_range(p.type, p.tech)
-    base_cost = 10 if f.escort else 20
-    p.mob -= ldround(base_cost / (p.eff / 100) * (2 * dist) / rng + 5)
-    c.say(f"{p.name()} equipped")
-    return True
+    bellum keeps no per-country map of what each player has seen, so it
+    shows them unexplored (blanks), as the server does for a new country.
+    """
+    c.say("       \n        \n       ")
 
 
 def _drop_zone(c: Combat, t: Sector) -> str | None:
     """§1.2 paradrop item 3: where paratroopers may not land (checked after the flight)."""
-    if t.owner == c.aggressor:
-        return "You can't air-assault your own sector."
     kind = t.type
-    if kind.has("sanctuary"):
-        return "You can't paradrop a sanctuary sector!"
-    bad = kind.is_mountain or kind.is_sea or kind.has("capital")
+    bad = kind.is_mountain or kind.name == "sea" or kind.has("capital")
     if bad or kind.has("fortress") or kind.has("wasteland"):
         return f"You can't air-assault a {kind.name} sector!"
+    if kind.impassable:
+        return f"You can't paradrop a {kind.name} sector!"
     return None

@@ -24,6 +24,11 @@ from bellum.empire.world import (
     World,
 )
 
+#: The terminal bell the server sends before its loudest news (``Incoming shells``,
+#: ``Blammo!``) to players with the beep flag, which every new country has; the
+#: byte is written and the terminal decides what to do with it.
+BELL = "\a"
+
 
 class Mode(Enum):
     """The command, with the verb the server uses in its messages."""
@@ -52,7 +57,15 @@ class UsageFailure(Exception):
 
 
 class Failure(Exception):
-    """The command failed a legality check: its message, BTUs charged."""
+    """The command failed a legality check: its message, BTUs charged.
+
+    The server follows the message with ``command failed``, except for the
+    few checks after which a command ends normally (``ended_ok``).
+    """
+
+    def __init__(self, text: str, *, ended_ok: bool = False) -> None:
+        super().__init__(text)
+        self.ended_ok = ended_ok
 
 
 @dataclass
@@ -172,15 +185,17 @@ class Combat:
         self.emit(Event("prompt", prompt, answer=answer))
         return answer
 
-    def news(self, victim: int, text: str, goodwill: int) -> None:
-        """A news item; bad news may turn the victim hostile (spec §15)."""
-        self.world.news.append(NewsItem(self.aggressor, victim, text))
-        if not victim or goodwill >= 0 or victim == self.aggressor:
+    def news(self, victim: int, text: str, goodwill: int, actor: int | None = None) -> None:
+        """A news item (by the aggressor unless ``actor``); bad news may turn the victim
+        hostile (spec §15)."""
+        actor = self.aggressor if actor is None else actor
+        self.world.news.append(NewsItem(actor, victim, text))
+        if not victim or goodwill >= 0 or victim == actor:
             return
         if self.dice.chance(-goodwill / 20):
             vn = self.world.nations.get(victim)
-            if vn and vn.rel(self.aggressor) != Relation.AT_WAR:
-                vn.relations[self.aggressor] = Relation.HOSTILE
+            if vn and vn.rel(actor) != Relation.AT_WAR:
+                vn.relations[actor] = Relation.HOSTILE
 
     # -- names ----------------------------------------------------------------
 
@@ -190,6 +205,10 @@ class Combat:
 
     def name(self, cnum: int) -> str:
         return self.world.name_of(cnum)
+
+    def natid(self, cnum: int) -> str:
+        """A country as telegrams name it: ``name (#n)``."""
+        return f"{self.name(cnum)} (#{cnum})"
 
     @property
     def verb(self) -> str:
@@ -204,8 +223,11 @@ class Combat:
         return self.at(self.target.xy, viewer)
 
     def off_name(self, o: OffObject) -> str:
-        """How the server names an off-object: ``x,y`` for a sector, the name of a ship."""
-        return o.ship.title() if o.ship is not None else self.at(o.xy)
+        """How the server names an off-object: ``x,y`` for a sector, the name of a ship,
+        ``your forces`` for paratroopers."""
+        if o.ship is not None:
+            return o.ship.title()
+        return self.at(o.xy) if o.sector is not None else "your forces"
 
 
 def infected(stage: Plague) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bellum.empire import air
-from bellum.empire.combat.state import Combat, ldround
+from bellum.empire.combat.state import BELL, Combat
 from bellum.empire.combat.strength import defense_total, offense_total
 from bellum.empire.geometry import Coord
 from bellum.empire.supply import in_supply
@@ -114,7 +114,7 @@ def ship_damage(
             continue
         dmg = ship_fire(c, sh)
         if approach and dmg:
-            c.say(f"Incoming shells do {dmg} damage!")
+            c.say(f"{BELL}Incoming shells do {dmg} damage!")
         f *= 1 - 0.01 * dmg
     return int(100 - 100 * f)
 
@@ -199,17 +199,6 @@ def _take(s: Sector, item: str, n: int) -> bool:
     return True
 
 
-def air_route(c: Combat, start: Coord, end: Coord) -> list[Sector]:
-    """The sectors a plane flies over from ``start`` to ``end`` (straight, first direction)."""
-    geo = c.world.geometry
-    route = []
-    here = start
-    while here != end:
-        here = min(geo.neighbours(here), key=lambda n: geo.mapdist(n, end))
-        route.append(c.world.sector(here))
-    return route
-
-
 def plane_damage(c: Combat, victim: int, helped: int, defending: bool = False) -> int:
     """§5.3 planes on support missions; air combat en route is §16.5's summary (air.py).
 
@@ -256,7 +245,7 @@ def plane_damage(c: Combat, victim: int, helped: int, defending: bool = False) -
             and p.eff >= 40
             and p.type.has("tactical")
             and not p.type.has("ASW")
-            and air.base_ok(c, p)
+            and air.airbase_ok(c, p, oneway=False, noisy=False)
         ]
         escorts = [
             p
@@ -264,8 +253,9 @@ def plane_damage(c: Combat, victim: int, helped: int, defending: bool = False) -
             if p.owner == cnum and p.mission == "escort" and p.mob >= 1 and _covers(c, p, p_at)
         ]
         for base in sorted({p.xy for p in flyers}, key=lambda xy: (xy[1], xy[0])):
-            flights = []
-            dist = w.geometry.mapdist(base, p_at)
+            path = w.geometry.fly_path(base, p_at)
+            bombers: list[air.Flight] = []
+            guards: list[air.Flight] = []
             for p in [p for p in flyers if p.xy == base] + [e for e in escorts if e.xy == base]:
                 escort = p.mission == "escort"
                 s = w.sector(base)
@@ -274,14 +264,15 @@ def plane_damage(c: Combat, victim: int, helped: int, defending: bool = False) -
                 if not escort and not _take(s, "shell", plane_load(p.type, p.tech)):
                     s.put("petrol", s.get("petrol") + p.type.fuel)
                     continue
-                cost = (10 if escort else 20) / (p.eff / 100) * (2 * dist)
-                p.mob -= ldround(cost / max(1, plane_range(p.type, p.tech)) + 5)
-                flights.append(air.Flight(p, escort=escort))
-            air.fly(c, air_route(c, base, p_at), flights)
-            for f in flights:
-                if f.flying and not f.escort:
-                    c.dice.roll(100)
-                    total += 2 * bomb_damage(c, f.plane)
+                p.mob -= air.mob_cost(p, 2 * len(path), escort)
+                (guards if escort else bombers).append(air.Flight(p))
+            if not bombers:
+                continue
+            air.fly(c, base, path, bombers, guards, set())
+            for f in bombers:
+                c.dice.roll(100)
+                total += 2 * bomb_damage(c, f.plane)
+            air.land(c, bombers + guards)
     return total
 
 

@@ -39,7 +39,7 @@ def slow_war(c: Combat, target: Sector) -> bool:
     if me.rel(d) == Relation.AT_WAR:
         return False
     if not w.option("SNEAK_ATTACK") or me.war_steps.get(d) or c.mode is Mode.PARADROP:
-        raise Failure("You're not at war with them!")
+        raise Failure("You're not at war with them!", ended_ok=True)
     c.say("You're not at war with them!")
     answer = c.ask(
         Prompt(
