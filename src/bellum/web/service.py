@@ -331,12 +331,20 @@ class Way:
 _PROBE_NOISE = re.compile(
     r"^(No troops for \w+\.\.\.|.* aborted|Air-Assault aborted|Trying to sneak on shore\.\.\.)$"
 )
+#: What the server prints after a refusal's reason.
+_FAILED = "command failed"
 _STANDING_BY = re.compile(r"#(\d+) standing by")
 
 
 def _lines(events: list[Event]) -> list[str]:
     text = "".join(e.text for e in events if e.kind == "text")
     return [line for line in text.split("\n") if line.strip()]
+
+
+def _reason(lines: list[str]) -> str:
+    """Why a command stopped: its last line before the server's "command failed"."""
+    said = [line for line in lines if line != _FAILED]
+    return said[-1] if said else ""
 
 
 def _refused(outcome: str) -> bool:
@@ -540,8 +548,12 @@ class EmpireGame:
         scratch = w.copy()
         probe = _Probe(scratch, cnum)
         result = run_command(scratch, order, country=cnum, seed=1, prompter=probe)
-        lines = [line for line in _lines(result.events) if not _PROBE_NOISE.match(line)]
-        return probe, lines, lines[-1] if _refused(result.outcome) and lines else ""
+        lines = [
+            line
+            for line in _lines(result.events)
+            if not _PROBE_NOISE.match(line) and line != _FAILED
+        ]
+        return probe, lines, _reason(lines) if _refused(result.outcome) else ""
 
     def _way(
         self,
@@ -756,8 +768,7 @@ class EmpireGame:
             prompter = PlanAnswers(scratch, cnum, plan, [], decided=True)
             r = run_command(scratch, order, country=cnum, seed=s, prompter=prompter)
             if _refused(r.outcome) or (r.outcome == "aborted" and not r.initial_attack):
-                said = _lines(r.events)
-                raise CommandError(said[-1] if said else f"the {plan.command} did not start")
+                raise CommandError(_reason(_lines(r.events)) or f"the {plan.command} did not start")
             wins += r.success or r.outcome in ("unoccupied", "landed")
             att.append(r.attacker_casualties)
             dfd.append(r.defender_casualties)
