@@ -108,6 +108,33 @@ def test_exact_odds_are_the_odds_engine_s(world_client: TestClient) -> None:
     assert doc["final_attack"] == 60 and doc["final_defense"] == 80
 
 
+@pytest.mark.parametrize(
+    ("world", "country", "target", "mil", "units"),
+    [
+        ("vector-a.toml", 1, "2,0", ["0,0=150"], []),
+        ("cavalry.toml", 1, "2,0", ["0,0=120"], [0, 1]),
+        ("scouts.toml", 1, "-14,2", ["-15,3=60"], [7, 24]),
+        ("scouts.toml", 2, "19,3", [], [22, 41, 42, 43]),
+    ],
+)
+def test_the_web_s_faster_copy_gives_the_planner_s_own_sides(
+    world: str, country: int, target: str, mil: list[str], units: list[int]
+) -> None:
+    """The odds path copies the prepared combat by pickling; the sides must not change."""
+    from bellum.web.service import _copies_by_pickling
+
+    w = load_world(EMPIRE / world)
+    plan = make_plan(w, country, target, mil, units)
+    reference = fight_sides(prepare(w, country, plan)[0])
+    combat, _ = prepare(w, country, plan)
+    _copies_by_pickling(combat)
+    sides = fight_sides(combat)
+    for ours, theirs in zip(sides, reference, strict=True):
+        assert ours.label == theirs.label
+        assert ours.strength.tolist() == theirs.strength.tolist()
+        assert ours.casualties.tolist() == theirs.casualties.tolist()
+
+
 def test_live_odds_estimate_agrees_with_the_exact_ones(world_client: TestClient) -> None:
     exact = world_client.get("/empire/odds.json?as=1&target=2,0&mil.0,0=60").json()["odds"]
     live = world_client.get("/empire/odds.json?as=1&target=2,0&mil.0,0=60&live=1").json()["odds"]
