@@ -219,6 +219,33 @@ def test_plan_an_attack_watch_the_odds_and_fight(page: Any, frontier_server: Ser
     page.wait_for_selector(".replay.ok")
 
 
+def test_click_their_ship_or_unit_on_the_map(page: Any, frontier_server: Server) -> None:
+    """The markers of others' ships and units open the ways to take them."""
+    page.goto(frontier_server.url + "/empire?as=1")
+    page.wait_for_selector("#map .sec")
+    page.click("button[data-zoom=fit]")
+    page.locator('#map .thing[data-kind="ship"][data-id="1"]').click()
+    page.wait_for_selector('#panel h2[data-at="27,-1"]')
+    assert "cargo ship (#1)" in page.locator("#panel h2").inner_text()
+    board = page.locator("#panel .way").first
+    assert "board from tt troop transport (#0)" in board.locator("h3").inner_text().lower()
+    # The generated cargo ship outruns the transport: the server's refusal, no controls.
+    assert "moves faster than you do" in board.locator(".refusal").inner_text()
+    assert page.locator("#map .thing.chosen").get_attribute("data-id") == "1"
+    assert page.locator("#picked").get_attribute("visibility") == "visible"
+    shot(page, "web-empire-ship.png")
+
+    # A land unit on their land: lboard is refused, and its sector is one click away.
+    page.locator('#map .thing[data-kind="unit"][data-id="4"]').click()
+    page.wait_for_selector('#panel h2[data-at="3,-1"]')
+    assert "cavalry #4" in page.locator("#panel h2").inner_text()
+    page.locator("#panel button[data-pick][data-kind=sector]").click()
+    page.wait_for_function(
+        "() => document.querySelector('#panel h2').textContent.startsWith('3,-1 ')"
+    )
+    assert "attack 3,-1" in page.locator("#panel .way h3").first.inner_text().lower()
+
+
 def test_refusal_is_shown_where_it_applies(page: Any, frontier_server: Server) -> None:
     page.goto(frontier_server.url + "/empire?as=1")
     page.fill("#goto", "9,1")

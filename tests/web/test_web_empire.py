@@ -353,3 +353,22 @@ def test_owners_are_told_apart_without_colour(world_client: TestClient) -> None:
     assert legend is not None
     for words in ("yours (solid)", "allied (dots)", "at war (stripes)", "hostile (cross-hatch)"):
         assert words in legend.group(0)
+
+
+def test_others_ships_and_units_are_markers_on_the_map() -> None:
+    """A hull or a counter with the owner's number: clicking it plans against it."""
+    with client_for(create_app(world=EMPIRE / "board.toml")) as client:
+        html = client.get("/empire?as=1").text
+    ship = re.search(r'<g class="thing r-war" data-kind="ship" data-id="1"[^>]*>(.*?)</g>', html)
+    assert ship and '<use href="#m-ship"/>' in ship.group(1) and ">2</text>" in ship.group(1)
+    with client_for(create_app(world=EMPIRE / "scouts.toml")) as client:
+        html = client.get("/empire?as=1").text
+        sector = re.search(r'<g class="sec [^"]*" data-key="-14,2".*?</title>\n</g>', html, re.S)
+        assert sector is not None
+        # Each of its four units is a marker of its own.
+        assert re.findall(r'data-kind="unit" data-id="(\d+)"', sector.group(0)) == [
+            "22", "41", "42", "43"
+        ]  # fmt: skip
+        panel = client.get("/empire/target.json?as=1&kind=unit&id=22").json()
+    assert panel["at"] == "-14,2" and panel["sector"] == "-14,2"
+    assert [w["command"] for w in panel["ways"]] == ["lboard"]

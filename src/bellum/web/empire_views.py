@@ -78,12 +78,28 @@ def map_context(game: EmpireGame, cnum: int) -> dict[str, Any]:
                 s.setdefault(kind, []).append(thing)
     for s in view["sectors"]:
         s["badges"] = _badges(s)
+        s["targets"] = _targets(s)
         s["mine"] = any(
             t["relation"] == "own" for k in ("units", "ships", "planes") for t in s.get(k, [])
         )
     view["layout"] = hexmap.empire_layout(w, h)
     view["hex"] = hexmap.pointy_hex()
     return view
+
+
+#: Where a sector's markers of others' ships and units go, left and right of its letter.
+TARGET_SLOTS = ((-6.3, -2.4), (6.3, -2.4), (-6.3, 3.0), (6.3, 3.0))
+
+
+def _targets(s: dict[str, Any]) -> list[dict[str, Any]]:
+    """Others' ships and land units in a sector (not aboard), each a marker to click."""
+    others = [
+        {**t, "kind": kind[:-1]}
+        for kind in ("ships", "units")
+        for t in s.get(kind, [])
+        if t["relation"] != "own" and not t.get("aboard")
+    ]
+    return [{**t, "x": x, "y": y} for t, (x, y) in zip(others, TARGET_SLOTS, strict=False)]
 
 
 def _badges(s: dict[str, Any]) -> str:

@@ -518,6 +518,7 @@ class EmpireGame:
             s = w.sector(xy)
             key = geo.fmt(xy, me.origin)
             title = f"{key} {s.type.name}" + (f" of {w.name_of(s.owner)}" if s.owner else "")
+            sector = ""
             ways = [self._probe_attack(w, cnum, key)]
             ways += self._probe_assaults(w, cnum, xy, key)
             ways += self._probe_paradrops(w, cnum, key)
@@ -533,12 +534,17 @@ class EmpireGame:
             key = geo.fmt(thing.xy, me.origin)
             title = f"{name} at {key}"
             ways = self._probe_boardings(w, cnum, kind, uid, thing.xy)
+            # A unit on someone else's land goes with its sector: offer to plan that too.
+            where = w.sector(thing.xy)
+            sector = key if not where.type.is_sea and where.owner != cnum else ""
         else:
             raise InputError(f"a target is a sector, ship or unit, not {kind!r}")
         return {
             "kind": kind,
             "ident": ident,
             "title": title,
+            "at": key,
+            "sector": sector,
             "ways": ways,
             "profiles": profile_names(),
             "version": self.version(),

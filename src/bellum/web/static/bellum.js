@@ -76,9 +76,12 @@ function setupMap(table) {
     const wasDrag = drag.moved;
     drag = null;
     svg.classList.remove("dragging");
-    if (!wasDrag && e.type === "pointerup") {
-      const sec = e.target.closest && e.target.closest(".sec");
-      if (sec) pick(table, "sector", sec.dataset.key);
+    if (!wasDrag && e.type === "pointerup" && e.target.closest) {
+      // Someone's ship or land unit drawn in a sector is a target of its own.
+      const thing = e.target.closest(".thing");
+      const sec = e.target.closest(".sec");
+      if (thing) pick(table, thing.dataset.kind, thing.dataset.id);
+      else if (sec) pick(table, "sector", sec.dataset.key);
     }
   };
   svg.addEventListener("pointerup", end);
@@ -159,9 +162,14 @@ function mark(svg, id, key, follow) {
 async function pick(table, kind, id) {
   const panel = document.getElementById("panel");
   const as = table.dataset.as;
+  const svg = document.getElementById("map");
   if (kind === "sector") {
     table._picked = id;
-    mark(document.getElementById("map"), "picked", id, false);
+    mark(svg, "picked", id, false);
+  }
+  svg.querySelectorAll(".thing.chosen").forEach((t) => t.classList.remove("chosen"));
+  if (kind !== "sector") {
+    svg.querySelector(`.thing[data-kind="${kind}"][data-id="${CSS.escape(id)}"]`)?.classList.add("chosen");
   }
   table._target = { kind, id };
   panel.setAttribute("aria-busy", "true");
@@ -171,6 +179,8 @@ async function pick(table, kind, id) {
   panel.innerHTML = r.html;
   panel.removeAttribute("aria-busy");
   panel.dataset.loaded = `${kind}:${id}`;
+  const at = panel.querySelector("#panel-title")?.dataset.at;
+  if (at && kind !== "sector") { table._picked = at; mark(svg, "picked", at, false); }
   panel.querySelectorAll("form[data-plan]").forEach(setupPlan);
   const title = document.getElementById("panel-title");
   if (title) { title.tabIndex = -1; }
