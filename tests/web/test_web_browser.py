@@ -274,16 +274,38 @@ def test_keyboard_only(page: Any, frontier_server: Server) -> None:
         "(w) => +document.querySelector('#map').getAttribute('viewBox').split(' ')[2] < w",
         arg=width,
     )
-    # The planner's controls are reachable with Tab from the panel.
+    # A screen reader hears what is under the cursor: the sector's own tooltip.
+    page.keyboard.press("ArrowRight")
+    assert page.locator("#cursor-say").inner_text().startswith("2,0 ")
+
+    # Every control of the plan is reached with Tab from the panel, in order; the rule
+    # profile and options once their summary is opened with Enter.
+    expected = page.evaluate(
+        """() => [...document.querySelectorAll('#panel .way form[data-plan] :is(input:not([type=hidden]), button, select, summary)')]
+            .filter((e) => !e.disabled).map((e, i) => { e.dataset.kb = i; return i; })"""
+    )
     page.locator("#panel h2").focus()
     assert page.evaluate("() => document.activeElement.id") == "panel-title"
-    reached = []
-    for _ in range(12):
+    reached: list[int] = []
+    for _ in range(80):
         page.keyboard.press("Tab")
-        reached.append(page.evaluate("() => document.activeElement.type || ''"))
-        if reached[-1] == "range":
-            break
-    assert reached[-1] == "range", reached
+        kb = page.evaluate("() => document.activeElement.dataset.kb ?? null")
+        if kb is None:
+            if reached:
+                break
+            continue
+        reached.append(int(kb))
+        if page.evaluate("() => document.activeElement.tagName") == "SUMMARY":
+            page.keyboard.press("Enter")
+    assert sorted(set(reached)) == expected, (reached, expected)
+
+    # Choosing a country with the arrows browses; Enter applies it.
+    page.locator("#as").focus()
+    page.keyboard.press("ArrowDown")
+    page.wait_for_timeout(300)
+    assert "as=1" in page.url and page.locator("#as").input_value() == "2"
+    page.keyboard.press("Enter")
+    page.wait_for_url("**/empire?as=2")
 
 
 def test_pan_and_zoom_on_the_whole_world(page: Any, frontier_server: Server) -> None:

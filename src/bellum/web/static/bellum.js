@@ -106,6 +106,7 @@ function setupMap(table) {
       x = wrap(x + dx, W); y = wrap(y + dy, H);
       table._cursor = `${x},${y}`;
       mark(svg, "cursor", table._cursor, true);
+      say(svg, table._cursor);
     } else if (e.key === "Enter" || e.key === " ") {
       e.preventDefault();
       pick(table, "sector", table._cursor || "0,0");
@@ -116,6 +117,7 @@ function setupMap(table) {
   svg.addEventListener("focus", () => {
     if (!table._cursor) table._cursor = "0,0";
     mark(svg, "cursor", table._cursor, false);
+    say(svg, table._cursor);
   });
   svg.addEventListener("blur", () => document.getElementById("cursor").setAttribute("visibility", "hidden"));
   if (table._picked) mark(svg, "picked", table._picked, false);
@@ -139,6 +141,13 @@ function wrap(v, size) {
 
 function sector(svg, x, y) {
   return svg.querySelector(`.sec[data-key="${x},${y}"]`);
+}
+
+// Tell a screen reader what is under the keyboard cursor: the sector's own tooltip.
+function say(svg, key) {
+  const sec = sector(svg, ...key.split(",").map(Number));
+  const out = document.getElementById("cursor-say");
+  if (sec && out) out.textContent = sec.querySelector(":scope > title").textContent.replace(/\s+/g, " ").trim();
 }
 
 function mark(svg, id, key, follow) {
@@ -367,11 +376,25 @@ function showError(form, fallback, html) {
   else fallback.innerHTML = html;
 }
 
+// A choice made with the mouse applies at once; with the keyboard, arrows only browse
+// the options (Chrome reports each as a change) and Enter or leaving the list applies it.
+function autosubmit(select) {
+  const initial = select.value;
+  let keyed = false;
+  const go = () => { if (select.value !== initial) select.form.submit(); };
+  select.addEventListener("pointerdown", () => { keyed = false; });
+  select.addEventListener("keydown", (e) => {
+    keyed = true;
+    if (e.key === "Enter") { e.preventDefault(); go(); }
+  });
+  select.addEventListener("change", () => { if (!keyed) go(); });
+  select.addEventListener("blur", () => { if (keyed) go(); });
+}
+
 // ---------------------------------------------------------------- start
 
 document.addEventListener("DOMContentLoaded", () => {
-  document.querySelectorAll("select[data-autosubmit]").forEach((s) =>
-    s.addEventListener("change", () => s.form.submit()));
+  document.querySelectorAll("select[data-autosubmit]").forEach(autosubmit);
   const table = document.querySelector(".table.em");
   if (table) {
     setupMap(table);
