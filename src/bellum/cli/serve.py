@@ -2,30 +2,31 @@
 
 Like Datasette's ``serve``, this module only builds the app and hands it to uvicorn;
 ``--get PATH`` sends one request through the app in process instead, a smoke test.
+Everything it needs beyond click is imported when the command runs, so that loading
+the command for ``bellum --help`` costs nothing.
 """
 
 from __future__ import annotations
 
-import asyncio
-import ipaddress
-import secrets
-import socket
 import sys
-import threading
-import webbrowser
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from bellum.cli.app import cli
 from bellum.errors import BellumError, UsageError
 
+if TYPE_CHECKING:
+    import socket
+
 EXTRA_HINT = "bellum serve needs the web extra: pip install 'bellum[web]'"
 DEFAULT_PORT = 8001
 
 
 def _is_loopback(host: str) -> bool:
+    import ipaddress
+
     if host == "localhost":
         return True
     try:
@@ -36,6 +37,8 @@ def _is_loopback(host: str) -> bool:
 
 def _bind(host: str, port: int) -> socket.socket:
     """The listening socket, bound before anything is printed: a taken port is one line."""
+    import socket
+
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -58,6 +61,8 @@ def _bind(host: str, port: int) -> socket.socket:
 
 def asgi_get(app: Any, path: str) -> tuple[int, bytes]:
     """One GET request through an ASGI app, in process: (status, body)."""
+    import asyncio
+
     if not path.startswith("/"):
         raise UsageError(f"--get {path}: a path starts with /, such as /empire")
     raw_path, _, query = path.partition("?")
@@ -169,6 +174,8 @@ def serve_cmd(
         return
     local = _is_loopback(host)
     if not local and token is None:
+        import secrets
+
         token = secrets.token_urlsafe(18)
     app = create_app(
         db,
@@ -196,6 +203,9 @@ def serve_cmd(
             err=True,
         )
     if open_browser:
+        import threading
+        import webbrowser
+
         opener = threading.Timer(0.5, webbrowser.open, args=(url,))
         opener.daemon = True  # a Ctrl-C in the first half second does not wait for it
         opener.start()
