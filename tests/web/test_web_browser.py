@@ -361,6 +361,10 @@ def test_panzer_explain_then_resolve(page: Any, frontier_server: Server) -> None
     page.wait_for_function(
         "() => document.querySelectorAll('#pzmap .counter.attacking').length === 3"
     )
+    page.wait_for_function(  # the explain table of the three (the map shows them at once)
+        "(p) => document.querySelector('#pz-plan .odds-box')?.dataset.p === p", arg=before
+    )
+    assert "us-tk" in page.locator("#pz-plan table.explain").first.inner_text()
     shot(page, "web-panzer-explain.png")
     page.fill("#pz-form input[name=seed]", "7")
     page.click("button[data-action=resolve]")

@@ -396,6 +396,7 @@ def _num(x: float, digits: int = 2) -> str:
         return "–"
     if isinstance(x, float) and not math.isfinite(x):
         return "∞"
+    x = round(x, digits)  # 3080.0000000000005 is 3,080
     if float(x).is_integer():
         return f"{int(x):,}"
     return f"{x:,.{digits}f}"

@@ -446,6 +446,7 @@ window.bellumPanzer = (table) => {
   const load = async (pickAll) => {
     if (!form.target.value) { planBox.innerHTML = '<p class="note">Choose the hex to assault.</p>'; return; }
     if (wrap.innerHTML !== before) wrap.innerHTML = before;
+    markAttackers();  // the units just chosen, not the page's first ones, while it loads
     resultBox.innerHTML = "";
     planBox.setAttribute("aria-busy", "true");
     const r = await fetchFragment(`/panzer/plan?${query(pickAll)}`);
