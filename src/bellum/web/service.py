@@ -215,6 +215,33 @@ class PlannedOdds:
 PLANNED = ("attack",)
 
 
+class Memo:
+    """The last few plans' worth of what the planner keeps, shared by request threads."""
+
+    def __init__(self, size: int = PLANS_KEPT) -> None:
+        self.size = size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
 def planner_odds(
     world: World,
     cnum: int,
@@ -223,7 +250,7 @@ def planner_odds(
     units: list[int],
     *,
     live: bool,
-    memo: OrderedDict[Hashable, Any],
+    memo: Memo,
     key: Hashable,
 ) -> PlannedOdds:
     """The planner's odds of ``order`` with ``mil`` (``SECT=N`` in the player's
@@ -240,17 +267,14 @@ def planner_odds(
     """
     from bellum.empire.planning import fight_sides, make_plan, prepare
 
-    if key in memo:
-        memo.move_to_end(key)
-        att, dfd, final, said = memo[key]
-    else:
+    kept = memo.get(key)
+    if kept is None:
         combat, said = prepare(world, cnum, make_plan(world, cnum, order.args[0], mil, units))
         final = {"attacker": combat.ototal, "defender": combat.dtotal}
         _copies_by_pickling(combat)
-        att, dfd = fight_sides(combat)
-        memo[key] = (att, dfd, final, said)
-        while len(memo) > PLANS_KEPT:
-            memo.popitem(last=False)
+        kept = (*fight_sides(combat), final, said)
+        memo.put(key, kept)
+    att, dfd, final, said = kept
     model: Model = "per-casualty" if world.option("info_fight") else "server"
     if live:
         result = fight_odds(att, dfd, model=model, method="monte-carlo", runs=LIVE_RUNS, seed=1)
@@ -380,7 +404,7 @@ class EmpireGame:
         self._cache: tuple[tuple[int, str], World] | None = None
         self._cache_lock = threading.Lock()
         #: What the planner keeps per plan (see planner_odds).
-        self._plans: OrderedDict[Hashable, Any] = OrderedDict()
+        self._plans = Memo()
 
     @property
     def scratch(self) -> bool:
