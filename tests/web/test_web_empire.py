@@ -175,6 +175,9 @@ def test_fight_asks_then_commits_the_real_transcript(db_client: TestClient, db_p
     first = db_client.post("/empire/fight.json", data=form).json()["fight"]
     assert first["state"] == "question"
     assert first["question"] == "How many mil to move in from 0,0 (135 max)? "
+    assert (first["kind"], first["most"]) == ("move_in_mil", 135)
+    html = db_client.post("/empire/fight", data=form).text
+    assert 'name="answer" type="number" min="0" max="135"' in html and "data-quick" not in html
     assert len(Store.open(db_path).history()) == 0  # nothing kept while a question is open
     done = db_client.post(
         "/empire/fight.json", data={**form, "answer": "0", "base": str(first["base"])}
@@ -372,3 +375,14 @@ def test_others_ships_and_units_are_markers_on_the_map() -> None:
         panel = client.get("/empire/target.json?as=1&kind=unit&id=22").json()
     assert panel["at"] == "-14,2" and panel["sector"] == "-14,2"
     assert [w["command"] for w in panel["ways"]] == ["lboard"]
+
+
+def test_a_yes_no_question_gets_yes_and_no_buttons() -> None:
+    """The scouts' "Are you sure" is known by its kind, not its wording."""
+    form = {"as": "1", "command": "attack", "target": "-14,2", "mil.-15,3": "10", "seed": "1"}
+    with client_for(create_app(world=EMPIRE / "scouts.toml")) as client:
+        doc = client.post("/empire/fight.json", data=form).json()["fight"]
+        html = client.post("/empire/fight", data=form).text
+    assert (doc["question"], doc["kind"]) == ("Are you sure you want to attack [yn]? ", "abort")
+    assert '<button name="answer" value="y" data-quick>y</button>' in html
+    assert 'type="number"' not in html
