@@ -15,6 +15,8 @@ from __future__ import annotations
 import math
 import random
 import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import numpy as np
 
@@ -37,7 +39,18 @@ def new_seed() -> int:
 
 
 class ServerRandom:
-    """MT19937 with the Empire server's helpers; counts the draws it makes."""
+    """MT19937 with the Empire server's helpers; counts the draws it makes.
+
+    Two hooks serve the odds engine, which runs the real command with a
+    subclass that enumerates or samples the outcomes of each draw
+    (:mod:`bellum.empire.odds.branching`): draws made under
+    :meth:`text_only` change only what is printed, and with
+    ``stop_at_fight`` set a combat command stops where its fight begins.
+    Here neither changes anything.
+    """
+
+    #: Stop a combat command just before its fight (spec §6.2), for the odds engine.
+    stop_at_fight = False
 
     def __init__(self, seed: int) -> None:
         if not 0 <= seed <= _MASK32:
@@ -82,6 +95,11 @@ class ServerRandom:
         """Round ``x`` up with probability equal to its fraction; always one draw."""
         f = math.floor(x)
         return int(f) + (1 if self.chance(x - f) else 0)
+
+    @contextmanager
+    def text_only(self) -> Iterator[None]:
+        """Mark draws whose outcome changes only the text (scouts' reports, spec §4.4)."""
+        yield
 
     def damage(self, amount: int, pct: float) -> int:
         """``amount`` reduced by ``pct`` percent, randomly rounded (no draw if amount <= 0)."""

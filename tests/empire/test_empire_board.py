@@ -527,7 +527,7 @@ def test_info_page_reduces_land_units_aboard_a_captured_ship() -> None:
 
 
 @pytest.mark.parametrize(
-    ("seed", "at", "rpath", "rflags"), [(2, (6, 0), "", ""), (9, (4, 0), "j", "ug")]
+    ("seed", "at", "rpath", "rflags"), [(2, (6, 0), "", ""), (9, (4, 0), "j", "gu")]
 )
 def test_retreat_when_boarded_uses_up_the_path(
     seed: int, at: tuple[int, int], rpath: str, rflags: str

@@ -51,6 +51,23 @@ def test_json_schema(capsys: pytest.CaptureFixture[str]) -> None:
     assert set(doc["quantiles"]["attacker"]) == {"5", "25", "50", "75", "95"}
 
 
+@pytest.mark.parametrize("model", ["server", "per-casualty"])
+def test_exact_unpruned_drops_nothing(model: str, capsys: pytest.CaptureFixture[str]) -> None:
+    fight = ["--att", "240", "--def", "150", "--def-mult", "1.5", "--model", model, "--json"]
+    _, out, _ = run(fight, capsys)
+    pruned = json.loads(out)
+    code, out, _ = run([*fight, "--exact-unpruned"], capsys)
+    full = json.loads(out)
+    assert code == 0 and full["method"] == "exact"
+    assert full["pruned_mass"] == 0.0 and full["details"]["prune_threshold"] == 0.0
+    assert 0.0 < pruned["pruned_mass"] <= 1e-12
+    assert 0.0 < pruned["details"]["prune_threshold"] <= 1e-18
+    gap = full["p_attacker_wins"] - pruned["p_attacker_wins"]
+    assert -1e-15 <= gap <= pruned["pruned_mass"] + 1e-15
+    code, out, _ = run([*fight[:-1], "--exact-unpruned"], capsys)
+    assert code == 0 and "pruned mass 0," in out
+
+
 def test_monte_carlo_echoes_seed_and_error(capsys: pytest.CaptureFixture[str]) -> None:
     _, out, _ = run(
         ["--att", "30", "--def", "20", "--runs", "2000", "--seed", "4", "--json"], capsys
@@ -87,6 +104,8 @@ def test_unreachable_target_error_warns(capsys: pytest.CaptureFixture[str]) -> N
         (["--att", "5", "--def", "-5"], "--def must be between 1 and"),
         (["--att", "5", "--def", "5", "--att-mult", "0"], "--att-mult"),
         (["--att", "5", "--def", "5", "--exact", "--monte-carlo"], "one of"),
+        (["--att", "5", "--def", "5", "--exact-unpruned", "--monte-carlo"], "--exact-unpruned"),
+        (["--att", "5", "--def", "5", "--exact-unpruned", "--runs", "9"], "Monte Carlo"),
         (["--att", "5", "--def", "5", "--exact", "--runs", "9"], "Monte Carlo"),
         (["--att", "5", "--def", "5", "--target-error", "0"], "target error"),
         (["--att", "5000", "--def", "5000", "--exact", "--max-memory", "1"], "--max-memory"),
@@ -172,7 +191,11 @@ def test_bad_option_values_exit_2(
     assert err.startswith("bellum: error:") and words in err and err.count("\n") == 1
 
 
-def test_a_monte_carlo_of_hours_is_refused_up_front(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_monte_carlo_of_hours_is_refused_up_front(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # numpy alone: one batch of such fights already takes longer than the limit.
+    monkeypatch.setenv("BELLUM_NO_NUMBA", "1")
     code, _, err = run(["--att", "10000000", "--def", "10000000", "--runs", "1000"], capsys)
     assert code == 1 and "Monte Carlo of this fight would take about" in err
     assert "fewer troops" in err and err.count("\n") == 1

@@ -114,7 +114,7 @@ def assert_matches(got: FightEndStates, ref: Ref, tol: float = 1e-12) -> None:
 
 def loops_per_casualty(att: Side, dfd: Side) -> FightEndStates:
     aw, dw = np.zeros(att.rounds), np.zeros(dfd.rounds)
-    _kernels.per_casualty_loops(att.strength, dfd.strength[::-1].copy(), aw, dw)
+    _kernels.per_casualty_loops(att.strength, dfd.strength[::-1].copy(), 0.0, aw, dw)
     return FightEndStates(aw, dw)
 
 
@@ -206,13 +206,99 @@ def test_symmetric_per_casualty_fight_is_even(n: int, mult: float, backend: str)
     not numba_wanted(),
     reason="numba is not installed (pip install 'bellum[fast]') or BELLUM_NO_NUMBA is set",
 )
-def test_numba_and_numpy_agree_on_a_larger_server_fight() -> None:
-    att, dfd = Side.troops(150), Side.troops(70, 2.0)
-    a, pa = server_exact(att, dfd, backend="numpy")
-    b, pb = server_exact(att, dfd, backend="numba")
+@pytest.mark.parametrize(
+    ("att", "dfd", "tau"),
+    [
+        (Side.troops(150), Side.troops(70, 2.0), None),
+        # Diagonals of more than 256 live states: several chunks per diagonal.
+        (Side.troops(420), Side.troops(400), None),
+        (Side.troops(420), Side.troops(400), 0.0),
+        # Lopsided: every window starts within 51 rounds of an edge.
+        (Side.troops(40, 0.4), Side.troops(700), None),
+        (Side.from_groups([(30, 1.0), (20, 3.0)]), Side.troops(25, 0.6), 0.0),
+    ],
+)
+def test_numba_and_numpy_agree_on_larger_server_fights(
+    att: Side, dfd: Side, tau: float | None
+) -> None:
+    a, pa = server_exact(att, dfd, tau=tau, backend="numpy")
+    b, pb = server_exact(att, dfd, tau=tau, backend="numba")
     assert abs(pa - pb) < 1e-15
     np.testing.assert_allclose(a.attacker_wins, b.attacker_wins, rtol=0, atol=1e-14)
     np.testing.assert_allclose(a.defender_wins, b.defender_wins, rtol=0, atol=1e-14)
+
+
+EXACT_BACKENDS = BACKENDS[:1] + BACKENDS[2:]
+
+# Long enough that the default threshold drops cells far from the likely path.
+PRUNED_FIGHTS = [
+    ("per-casualty", Side.troops(3000), Side.troops(2800, 1.1)),
+    ("per-casualty", Side.from_groups([(900, 1.0), (700, 2.0)]), Side.troops(1500, 1.6)),
+    ("server", Side.troops(240), Side.troops(150, 1.5)),
+]
+
+
+@pytest.mark.parametrize("backend", EXACT_BACKENDS)
+@pytest.mark.parametrize(("model", "att", "dfd"), PRUNED_FIGHTS)
+def test_pruning_drops_no_more_than_it_reports(
+    model: str, att: Side, dfd: Side, backend: str
+) -> None:
+    solver: Callable[..., tuple[FightEndStates, float]] = (
+        server_exact if model == "server" else per_casualty_exact
+    )
+    full, nothing = solver(att, dfd, tau=0.0, backend=backend)
+    cut, pruned = solver(att, dfd, backend=backend)
+    assert nothing == 0.0
+    assert 0.0 < pruned <= 1e-12
+    # Pruning only removes paths: every end state keeps at most what it had, and
+    # what is missing adds up to the reported mass (up to rounding).
+    lost = np.concatenate(
+        [full.attacker_wins - cut.attacker_wins, full.defender_wins - cut.defender_wins]
+    )
+    assert lost.min() >= -1e-16
+    assert abs(lost.sum() - pruned) <= 1e-14
+
+
+@pytest.mark.parametrize("tau", [1e-6, 1e-9])
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_coarse_per_casualty_threshold_is_accounted_for(tau: float, backend: str) -> None:
+    att, dfd = Side.troops(400), Side.troops(300, 1.4)
+    full, _ = per_casualty_exact(att, dfd, tau=0.0, backend="numpy")
+    if backend == "loops":
+        aw, dw = np.zeros(att.rounds), np.zeros(dfd.rounds)
+        sdr = dfd.strength[::-1].copy()
+        pruned = _kernels.per_casualty_loops(att.strength, sdr, tau, aw, dw)
+        cut = FightEndStates(aw, dw)
+    else:
+        cut, pruned = per_casualty_exact(att, dfd, tau=tau, backend=backend)  # type: ignore[arg-type]
+    assert pruned > tau
+    kept = cut.attacker_wins.sum() + cut.defender_wins.sum()
+    assert abs(kept + pruned - 1.0) < 1e-13
+    assert np.all(cut.attacker_wins <= full.attacker_wins + 1e-16)
+    assert np.all(cut.defender_wins <= full.defender_wins + 1e-16)
+
+
+def test_the_default_thresholds_bound_the_dropped_mass() -> None:
+    from bellum.odds.exact import MAX_PRUNED, per_casualty_tau, server_tau
+
+    small, big = Side.troops(10), Side.troops(10**6)
+    assert per_casualty_tau(small, small) == server_tau(small, small) == 1e-18
+    assert per_casualty_tau(big, big) * (2 * 10**6) <= MAX_PRUNED
+    assert server_tau(big, small) * (10**7) <= MAX_PRUNED
+
+
+@pytest.mark.skipif(
+    not numba_wanted(),
+    reason="numba is not installed (pip install 'bellum[fast]') or BELLUM_NO_NUMBA is set",
+)
+@pytest.mark.parametrize("tau", [None, 0.0, 1e-9])
+def test_numba_and_numpy_agree_on_a_larger_per_casualty_fight(tau: float | None) -> None:
+    att, dfd = Side.troops(2500, 1.3), Side.from_groups([(1200, 1.0), (1000, 1.8)])
+    a, pa = per_casualty_exact(att, dfd, tau=tau, backend="numpy")
+    b, pb = per_casualty_exact(att, dfd, tau=tau, backend="numba")
+    assert abs(pa - pb) < 1e-15
+    np.testing.assert_allclose(a.attacker_wins, b.attacker_wins, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(a.defender_wins, b.defender_wins, rtol=0, atol=1e-15)
 
 
 def test_pruning_is_reported() -> None:
@@ -262,3 +348,20 @@ def test_a_hopeless_giant_is_solved_without_sweeping_every_diagonal(backend: str
         states, _ = per_casualty_exact(Side.troops(10**6), Side.troops(3), backend=backend)  # type: ignore[arg-type]
     assert abs(states.attacker_wins.sum() + states.defender_wins.sum() - 1) < 1e-12
     assert states.attacker_wins[:3].sum() > 0.99999
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_constant_odds_are_a_negative_binomial_race(backend: str) -> None:
+    # Strengths that never change: every round is the same coin, and the attacker
+    # wins having lost k rounds with probability C(D-1+k, k) p**D q**k.
+    ka, kd = 45, 30
+    att, dfd = Side.from_arrays([3.0] * ka + [0.0]), Side.from_arrays([2.0] * kd + [0.0])
+    if backend == "loops":
+        got = loops_per_casualty(att, dfd)
+    else:
+        got, _ = per_casualty_exact(att, dfd, backend=backend)  # type: ignore[arg-type]
+    p = Fraction(3.0 / 5.0)
+    q = 1 - p
+    aw = [math.comb(kd - 1 + k, k) * p**kd * q**k for k in range(ka)]
+    dw = [math.comb(ka - 1 + k, k) * q**ka * p**k for k in range(kd)]
+    assert_matches(got, (aw, dw), tol=1e-15)

@@ -17,6 +17,7 @@ from bellum.empire.tables import stock
 from bellum.empire.world import (
     ITEMS,
     MISSIONS,
+    RETREAT_ORDERS,
     LandUnit,
     Nation,
     Plague,
@@ -91,6 +92,8 @@ def worlds(draw: st.DrawFn) -> World:
             sh.mission, sh.op_radius = mission(), draw(st.integers(0, 10))
             sh.op_center = draw(st.none() | st.sampled_from(cells))
             sh.items = {"mil": draw(st.integers(0, 50))} if draw(st.booleans()) else {}
+            sh.rpath = draw(st.text(st.sampled_from("ujnbgyh"), max_size=4))
+            sh.rflags = "".join(k for k in RETREAT_ORDERS if draw(st.booleans()))
             world.ships[uid] = sh
     if land:
         for uid in draw(st.sets(st.integers(0, 30), max_size=3)):

@@ -157,15 +157,15 @@ def test_plan_an_attack_watch_the_odds_and_fight(page: Any, frontier_server: Ser
     assert ranges.count() == 2
     assert ranges.first.get_attribute("max") == "107"
 
-    # Move a slider with the keyboard: live estimates follow, then the exact odds.
+    # Move a slider with the keyboard: the odds follow as it moves, and once it rests.
     updates = int(attack.locator("form").get_attribute("data-updates") or 0)
     ranges.first.focus()
     for _ in range(60):
         page.keyboard.press("ArrowLeft")
-    # Settled: the exact odds of the last position are shown (the live ones came first).
+    # Settled: the odds of the last position are shown.
     page.wait_for_function(
         """([f, n]) => +f.dataset.updates > n + 1
-            && f.querySelector('.odds-box[data-method="exact"]:not(.stale)')""",
+            && f.querySelector('.odds-box[data-request="rest"]:not(.stale)')""",
         arg=[attack.locator("form").element_handle(), updates],
         timeout=60_000,
     )

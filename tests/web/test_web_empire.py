@@ -12,8 +12,8 @@ from starlette.testclient import TestClient
 from bellum.empire import run_command
 from bellum.empire.io.sqlite import Store
 from bellum.empire.io.toml import load_world
-from bellum.empire.planning import fight_sides, make_plan, prepare
-from bellum.odds import fight_odds
+from bellum.empire.odds import make_plan, plan_odds
+from bellum.empire.orders import Order
 from bellum.web import create_app
 
 from .conftest import EMPIRE, b1_transcript, client_for
@@ -99,48 +99,41 @@ def test_paradrop_way_lists_the_planes_standing_by() -> None:
     assert any("standing by" in n for n in drop["notes"])
 
 
-def test_exact_odds_are_the_odds_engine_s(world_client: TestClient) -> None:
+def test_odds_are_the_planner_s(world_client: TestClient) -> None:
+    """The numbers of `bellum empire odds attack 2,0 --mil 0,0=60`, from the same planner."""
     doc = world_client.get("/empire/odds.json?as=1&target=2,0&mil.0,0=60").json()["odds"]
     world = load_world(EMPIRE / "vector-a.toml")
-    combat, _ = prepare(world, 1, make_plan(world, 1, "2,0", ["0,0=60"], []))
-    expected = fight_odds(*fight_sides(combat)).p_attacker_wins
-    assert doc["method"] == "exact" and doc["p_win"] == pytest.approx(expected, abs=1e-12)
-    assert doc["final_attack"] == 60 and doc["final_defense"] == 80
+    plan = make_plan(world, 1, Order.parse("attack 2,0 y y y y"), ["0,0=60"], [])
+    expected = plan_odds(world, 1, plan, seed=1)
+    assert doc["method"] == expected.method == "exact"
+    assert doc["p_win"] == pytest.approx(expected.p_success, abs=1e-12)
+    assert doc["final"] == {"attack": [60, 60], "defense": [80, 80]}
+    # Asked while a control moves, the same numbers: they are kept per plan.
+    live = world_client.get("/empire/odds.json?as=1&target=2,0&mil.0,0=60&live=1").json()
+    assert live["odds"]["p_win"] == doc["p_win"]
 
 
 @pytest.mark.parametrize(
-    ("world", "country", "target", "mil", "units"),
+    ("world", "query", "order", "mil"),
     [
-        ("vector-a.toml", 1, "2,0", ["0,0=150"], []),
-        ("cavalry.toml", 1, "2,0", ["0,0=120"], [0, 1]),
-        ("scouts.toml", 1, "-14,2", ["-15,3=60"], [7, 24]),
-        ("scouts.toml", 2, "19,3", [], [22, 41, 42, 43]),
+        ("assault.toml", "command=assault&target=0,0&source=ship:0&mil.ship:0=24",
+         "assault 0,0 0 y y y y", ["ship=24"]),
+        ("board.toml", "command=board&target=1&source=ship:0&mil.ship:0=50", "board 1 0",
+         ["ship=50"]),
+        ("lboard.toml", "command=lboard&target=0&source=0,0&mil.0,0=100", "lboard 0 0,0",
+         ["0,0=100"]),
+        ("paradrop.toml", "command=paradrop&target=4,0&source=0,0&plane=0",
+         'paradrop 0 "" 0,0 4,0', []),
     ],
-)
-def test_the_web_s_faster_copy_gives_the_planner_s_own_sides(
-    world: str, country: int, target: str, mil: list[str], units: list[int]
-) -> None:
-    """The odds path copies the prepared combat by pickling; the sides must not change."""
-    from bellum.web.service import _copies_by_pickling
-
+)  # fmt: skip
+def test_every_command_is_planned(world: str, query: str, order: str, mil: list[str]) -> None:
+    with client_for(create_app(world=EMPIRE / world)) as client:
+        doc = client.get(f"/empire/odds.json?as=1&{query}").json()["odds"]
     w = load_world(EMPIRE / world)
-    plan = make_plan(w, country, target, mil, units)
-    reference = fight_sides(prepare(w, country, plan)[0])
-    combat, _ = prepare(w, country, plan)
-    _copies_by_pickling(combat)
-    sides = fight_sides(combat)
-    for ours, theirs in zip(sides, reference, strict=True):
-        assert ours.label == theirs.label
-        assert ours.strength.tolist() == theirs.strength.tolist()
-        assert ours.casualties.tolist() == theirs.casualties.tolist()
-
-
-def test_live_odds_estimate_agrees_with_the_exact_ones(world_client: TestClient) -> None:
-    exact = world_client.get("/empire/odds.json?as=1&target=2,0&mil.0,0=60").json()["odds"]
-    live = world_client.get("/empire/odds.json?as=1&target=2,0&mil.0,0=60&live=1").json()["odds"]
-    assert live["method"] == "monte-carlo" and live["runs"] == 10_000
-    # 4 standard errors: a fixed seed, so this never flakes; 99.99 % for a fresh one.
-    assert abs(live["p_win"] - exact["p_win"]) < 4 * live["standard_error"]
+    expected = plan_odds(w, 1, make_plan(w, 1, Order.parse(order), mil, []), seed=1)
+    assert doc["method"] == expected.method
+    assert doc["p_win"] == pytest.approx(expected.p_success, abs=1e-12)
+    assert doc["outcomes"] == pytest.approx(dict(expected.odds.outcomes))
 
 
 def test_odds_page_draws_both_loss_histograms(world_client: TestClient) -> None:

@@ -17,6 +17,7 @@ from bellum.errors import BellumError
 
 # Importing the group modules registers their commands.
 from bellum.cli import empire as _empire  # noqa: F401  # isort: skip
+from bellum.cli import empire_odds as _empire_odds  # noqa: F401  # isort: skip
 from bellum.cli import odds as _odds  # noqa: F401  # isort: skip
 from bellum.cli import panzer as _panzer  # noqa: F401  # isort: skip
 from bellum.cli import serve as _serve  # noqa: F401  # isort: skip

@@ -7,7 +7,6 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from statistics import mean
 from typing import Any
 
 import click
@@ -18,15 +17,10 @@ from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event
 from bellum.empire.geometry import Geometry
 from bellum.empire.orders import Order
-from bellum.empire.planning import fight_sides, make_plan, prepare
-from bellum.empire.planning import resolver_runs as resolver_runs_of
 from bellum.empire.rules import apply_rules, describe, profile_names
 from bellum.empire.service import WorldSource, open_source
 from bellum.empire.world import Nation, World
 from bellum.errors import InputError, UsageError
-from bellum.odds import Method, fight_odds
-from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
-from bellum.term import use_color
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
 
@@ -386,130 +380,3 @@ def paradrop_cmd(
     fly ROUTE, a path (e.g. jjh) or a destination sector (docs/paradrop.md).
     """
     play_order("paradrop", [planes, escorts, ap, route], **common)
-
-
-@empire.command("odds", cls=CoordCommand)
-@click.argument("target")
-@world_option
-@db_option
-@as_option
-@rules_options
-@click.option(
-    "--mil",
-    "mil",
-    multiple=True,
-    metavar="SECT=N",
-    help="Mil from one of your sectors; repeatable.",
-)
-@click.option(
-    "--unit", "units", multiple=True, type=int, metavar="ID", help="A land unit; repeatable."
-)
-@click.option(
-    "--model",
-    type=click.Choice(["server", "per-casualty"]),
-    default=None,
-    help="server: the 4.4.1 fight loop; per-casualty: the info page's description "
-    "(default: the one the world's rules use).",
-)
-@click.option("--exact", "force_exact", is_flag=True, help="Force the exact solver.")
-@click.option("--monte-carlo", "force_mc", is_flag=True, help="Force Monte Carlo of the model.")
-@click.option("--runs", type=click.IntRange(1), default=None, help="Monte Carlo runs.")
-@click.option(
-    "--resolver-runs",
-    type=click.IntRange(1, 100_000),
-    default=None,
-    help="Also play the real command this many times (morale and support included).",
-)
-@click.option(
-    "--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="Seed for random runs."
-)
-@click.option(
-    "--plot", type=click.Path(dir_okay=False, path_type=Path), help="Write a PNG of the odds."
-)
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
-def odds_cmd(
-    target: str,
-    world_path: Path | None,
-    db: Path | None,
-    country: str,
-    profile: str | None,
-    options: tuple[str, ...],
-    mil: tuple[str, ...],
-    units: tuple[int, ...],
-    model: str | None,
-    force_exact: bool,
-    force_mc: bool,
-    runs: int | None,
-    resolver_runs: int | None,
-    seed: int | None,
-    plot: Path | None,
-    as_json: bool,
-) -> None:
-    """The odds of a planned attack on TARGET, before you make it.
-
-    Give the mil (--mil 0,0=150) and units (--unit 7) you would commit.  The
-    exact numbers come from the attack's own strength and casualty rules;
-    morale checks and fort/ship/unit/plane support are random and are left
-    out (mines are in).  --resolver-runs N plays the real command N times
-    with everything included, to compare.  Nothing in the world changes.
-    """
-    if force_exact and force_mc:
-        raise UsageError("choose one of --exact and --monte-carlo")
-    if plot is not None:
-        plot_format(plot)
-    world = open_world(world_path, db).world
-    apply_rules(world, profile, list(options))
-    n = _country(world, country)
-    plan = make_plan(world, n.cnum, target, list(mil), list(units))
-    combat, said = prepare(world, n.cnum, plan)
-    att, dfd = fight_sides(combat)
-    used = new_seed() if seed is None else seed
-    method: Method = "exact" if force_exact else "monte-carlo" if force_mc else "auto"
-    if model is None:
-        model = "per-casualty" if world.option("info_fight") else "server"
-    result = fight_odds(
-        att,
-        dfd,
-        model="server" if model == "server" else "per-casualty",
-        method=method,
-        runs=runs,
-        seed=used,
-    )
-    resolver = resolver_runs_of(world, n.cnum, plan, resolver_runs, used) if resolver_runs else None
-    if plot is not None:
-        write_plot(result, plot)
-    if as_json:
-        doc = to_json_dict(result)
-        doc["plan"] = {
-            "target": target,
-            "mil": {world.fmt(xy, n.cnum): k for xy, k in plan.mil.items()},
-            "units": sorted(plan.units),
-            "final_attack": combat.ototal,
-            "final_defense": combat.dtotal,
-        }
-        doc["assumptions"] = ["no morale checks", "no fort, ship, unit or plane support"]
-        if resolver is not None:
-            doc["resolver"] = {
-                "runs": resolver.runs,
-                "p_attacker_wins": resolver.p_win,
-                "standard_error": resolver.standard_error,
-                "expected_losses": {
-                    "attacker": mean(resolver.attacker_losses),
-                    "defender": mean(resolver.defender_losses),
-                },
-                "seed": used,
-            }
-        click.echo(json.dumps(doc))
-        return
-    for line in said:
-        click.echo(line)
-    click.echo("(exact odds leave out morale checks and fort/ship/unit/plane support)")
-    click.echo(render_text(result, color=use_color()))
-    if resolver is not None:
-        click.echo(
-            f"the real command, played {resolver.runs} times (seed {used}): "
-            f"P(attacker wins) {100 * resolver.p_win:.2f}% +- {100 * resolver.standard_error:.2f}%,"
-            f" losses {mean(resolver.attacker_losses):.2f} / {mean(resolver.defender_losses):.2f}"
-        )
-    if plot is not None:
-        click.echo(f"plot written to {plot}")

@@ -62,6 +62,13 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
     "per-casualty: odds recomputed after every casualty (info page).",
 )
 @click.option("--exact", "force_exact", is_flag=True, help="Force the exact solver.")
+@click.option(
+    "--exact-unpruned",
+    "unpruned",
+    is_flag=True,
+    help="Force the exact solver and drop no state (by default states of negligible "
+    "probability are dropped, at most 1e-12 in all, reported as the pruned mass).",
+)
 @click.option("--monte-carlo", "force_mc", is_flag=True, help="Force Monte Carlo.")
 @click.option("--runs", type=int, default=None, help="Monte Carlo runs (implies Monte Carlo).")
 @click.option(
@@ -99,6 +106,7 @@ def fight(
     def_mult: float,
     model: str,
     force_exact: bool,
+    unpruned: bool,
     force_mc: bool,
     runs: int | None,
     target_error: float | None,
@@ -112,8 +120,9 @@ def fight(
 
     Exact by default; Monte Carlo above a size threshold (docs/odds.md).
     """
-    if force_exact and force_mc:
-        raise UsageError("choose one of --exact and --monte-carlo")
+    if (force_exact or unpruned) and force_mc:
+        exact_flag = "--exact-unpruned" if unpruned else "--exact"
+        raise UsageError(f"choose one of {exact_flag} and --monte-carlo")
     for name, n in (("--att", att), ("--def", dfd)):
         if not 0 < n <= MAX_ROUNDS:
             raise UsageError(f"{name} must be between 1 and {MAX_ROUNDS} troops (got {n})")
@@ -126,7 +135,7 @@ def fight(
         raise UsageError(f"--seed must be between 0 and 2**63-1 (got {seed})")
     if plot is not None:
         plot_format(plot)
-    method: Method = "exact" if force_exact else "monte-carlo" if force_mc else "auto"
+    method: Method = "exact" if force_exact or unpruned else "monte-carlo" if force_mc else "auto"
     attacker = _side(att, att_mult, "attacker", "--att and --att-mult")
     defender = _side(dfd, def_mult, "defender", "--def and --def-mult")
     result = fight_odds(
@@ -139,6 +148,7 @@ def fight(
         max_runs=max_runs,
         seed=seed,
         max_memory=max_memory * 2**20,
+        prune=not unpruned,
     )
     for note in result.notes:
         click.echo(f"bellum: warning: {note}", err=True)

@@ -433,6 +433,19 @@ PROFILE_SWITCHES: dict[str, dict[str, bool]] = {
     },
 }
 
+#: Retreat orders (a ship's ``rflags``): the letter of the server's ``retreat`` command,
+#: in the server's flag order, and the flag's name in dumps.
+RETREAT_ORDERS: dict[str, str] = {
+    "g": "group",
+    "i": "injured",
+    "t": "torpedoed",
+    "s": "sonared",
+    "h": "helpless",
+    "b": "bombed",
+    "d": "depth-charged",
+    "u": "boarded",
+}
+
 #: The server's missions as bellum names them (``mission`` of units, ships and planes);
 #: ``""`` is none.  The dump format spells some differently (see io/xdump/mapping.py).
 MISSIONS = (

@@ -27,12 +27,15 @@ Array = np.ndarray[Any, Any]
 _TWO32 = 4294967296.0
 _W_MIN = 9
 _W_MAX = 51
-_W_N = 43
 _RING = _W_MAX + 1
 _UNDERFLOW = 1e-280
+#: States per vectorised block of the server kernel: long inner loops, rows in L2.
+_CHUNK = 256
+#: Where the chains of the top row start (see server_loops).
+_MID = 26
 
 
-def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> None:
+def per_casualty_loops(sa: Array, sdr: Array, tau: float, att_w: Array, def_w: Array) -> float:
     """Anti-diagonal sweep of the per-casualty lattice in O(A + D) memory.
 
     ``cur[a]`` is the probability of the interior state (a, n - a) of diagonal
@@ -41,6 +44,10 @@ def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> Non
     a diagonal are a forward slice: with every operand a contiguous view, the
     two inner loops compile to SIMD code (10,000 x 10,000 in ~0.06 s instead of
     ~0.23 s for the same loops indexing ``sd[n - a]``).
+
+    Only the band ``[band_lo, band_hi]`` of each diagonal is swept: cells at
+    either end of it with less than ``tau`` (or exactly 0) are dropped, and the
+    dropped mass is returned (see :func:`bellum.odds.exact.per_casualty_tau`).
     """
     ka = sa.size - 1
     kd = sdr.size - 1
@@ -50,8 +57,8 @@ def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> Non
     cur[0] = 1.0
     band_lo = 0
     band_hi = 0
+    pruned = 0.0
     for n in range(ka + kd - 1):
-        # Only the band that can hold mass (see bellum.odds.exact._trim).
         lo = max(n - kd + 1, band_lo)
         hi = min(n, ka - 1, band_hi) + 1
         if lo >= hi:
@@ -80,11 +87,14 @@ def per_casualty_loops(sa: Array, sdr: Array, att_w: Array, def_w: Array) -> Non
             nxt[ka] = 0.0
         band_lo = lo
         band_hi = hi
-        while band_lo <= band_hi and nxt[band_lo] == 0.0:
+        while band_lo <= band_hi and (nxt[band_lo] < tau or nxt[band_lo] == 0.0):
+            pruned += nxt[band_lo]
             band_lo += 1
-        while band_hi >= band_lo and nxt[band_hi] == 0.0:
+        while band_hi >= band_lo and (nxt[band_hi] < tau or nxt[band_hi] == 0.0):
+            pruned += nxt[band_hi]
             band_hi -= 1
         cur, nxt = nxt, cur
+    return pruned
 
 
 def server_loops(
@@ -97,98 +107,166 @@ def server_loops(
     probabilities ``p_j``, the chance of ``h`` defender and ``k`` attacker hits
     in the first ``h + k`` rounds is ``C(h+k, k) * M[h][k]`` with
     ``M[h][k] = mean_j p_j**h * q_j**k``.  Because ``p_j + q_j = 1``,
-    ``M[h][k] = M[h+1][k] + M[h][k+1]``: one row of powers gives the whole
-    triangle by additions of positive numbers (stable), which is what makes
-    the solver affordable.  ``mk[t, k]`` stores ``M[t-k][k]`` (times the
-    state's mass) so that every scatter below is a forward, contiguous loop.
+    ``M[h][k] = M[h+1][k] + M[h][k+1]``: the row ``t = h + k = 51`` gives the
+    whole triangle by additions of positive numbers (stable), one row ``t`` at
+    a time (``row_t[k] = row_{t+1}[k] + row_{t+1}[k+1]``).
 
     A window ends after t rounds (9..51, each 1/43): ``dep_w[t, k]`` is
-    ``C(t, k) / 43``.  Paths that beat a side at round t inside the window
-    are absorbed: ``abs_w[t, k]`` is ``C(t-1, k) * P(window >= t)``.  States
-    with less mass than ``tau`` are dropped and their mass returned.
+    ``C(t, k) / 43``, deposited on diagonal ``n + t`` at ``a + k``.  Paths that
+    beat a side at round t inside the window are absorbed: ``abs_w[t, k]`` is
+    ``C(t-1, k) * P(window >= t)``.  States with less mass than ``tau`` are
+    dropped and their mass returned.
+
+    Vectorised across the states of a diagonal (in chunks of ``_CHUNK``): every
+    inner loop runs over states, so it is long and SIMD-friendly, and the
+    deposit of row ``t`` at offset ``k`` is one contiguous run of the ring.
+    Deposits are not masked at the edges of the lattice: paths that beat a
+    side inside a window also land in cells past that side's end (``a >= A``,
+    or ``d >= D`` which is ``a`` below the diagonal's first cell), which are
+    never read and are cleared with the ring row.
     """
     ka = sa.size - 1
     kd = sd.size - 1
-    ring = np.zeros((_RING, ka + 1))
+    ring = np.zeros((_RING, ka + _W_MAX + 1))
     ring[0, 0] = 1.0
-    mk = np.zeros((_W_MAX + 1, _W_MAX + 2))
-    pw = np.zeros((11, _W_MAX + 1))
-    qw = np.zeros((11, _W_MAX + 1))
-    pj = np.zeros(11)
-    qj = np.zeros(11)
+    # tri[t % 2][k, s]: row t of the triangle for state s of the chunk.
+    tri = np.zeros((2, _W_MAX + 2, _CHUNK))
+    odds = np.zeros(_CHUNK)
+    scale = np.zeros(_CHUNK)
+    p_j = np.zeros(_CHUNK)
+    mid = np.zeros(_CHUNK)
+    up_r = np.zeros(_CHUNK)
+    down_r = np.zeros(_CHUNK)
+    chain = np.zeros(_CHUNK)
     pruned = 0.0
     for n0 in range(ka + kd - 1):
         row = ring[n0 % _RING]
         lo = max(0, n0 - kd + 1)
         hi = min(n0, ka - 1)
-        for a0 in range(lo, hi + 1):
-            m = row[a0]
-            if m == 0.0:
-                continue
-            row[a0] = 0.0
-            if m < tau:
-                pruned += m
-                continue
-            d0 = n0 - a0
-            hh = kd - d0
-            kk = ka - a0
-            tmax = min(_W_MAX, hh + kk - 1)
-            odds = sa[a0] / (sa[a0] + sd[d0])
+        for a in range(lo, hi + 1):
+            if row[a] < tau:
+                pruned += row[a]
+                row[a] = 0.0
+        while lo <= hi and row[lo] == 0.0:
+            lo += 1
+        while hi >= lo and row[hi] == 0.0:
+            hi -= 1
+        for c0 in range(lo, hi + 1, _CHUNK):
+            size = min(_CHUNK, hi + 1 - c0)
+            for s in range(size):
+                a = c0 + s
+                odds[s] = sa[a] / (sa[a] + sd[n0 - a])
+                scale[s] = row[a] / 11.0
+            # Row 51: top[k] = sum_j p_j**(51-k) * q_j**k, each term by a chain
+            # of ratios from k = 26 (p**25 q**26 >= 1e-250 for any 0 < p < 1,
+            # so neither direction starts from an underflow).
+            top = tri[_W_MAX % 2]
+            for k in range(_W_MAX + 1):
+                tk = top[k]
+                for s in range(size):
+                    tk[s] = 0.0
             for j in range(11):
-                x = odds + (j - 5) / 100.0
-                if x < 0.0:
-                    x = 0.1
-                if x > 1.0:
-                    x = 1.0
-                p = math.ceil(x * _TWO32) / _TWO32 if x > 0.0 else 0.0
-                pj[j] = p
-                qj[j] = 1.0 - p
-                pw[j, tmax] = 1.0
-                qw[j, 0] = 1.0
-            # pw[j, k] = p_j**(tmax-k), qw[j, k] = q_j**k.  The eleven power
-            # chains advance side by side instead of one after another.
-            for i in range(1, tmax + 1):
-                for j in range(11):
-                    v = pw[j, tmax - i + 1] * pj[j]
-                    pw[j, tmax - i] = v if v > _UNDERFLOW else 0.0
-                    v = qw[j, i - 1] * qj[j]
-                    qw[j, i] = v if v > _UNDERFLOW else 0.0
-            top = mk[tmax, : tmax + 1]
-            top[:] = 0.0
-            for j in range(11):
-                pr = pw[j, : tmax + 1]
-                qr = qw[j, : tmax + 1]
-                for k in range(tmax + 1):
-                    top[k] += pr[k] * qr[k]
-            scale = m / 11.0
-            for k in range(tmax + 1):
-                top[k] *= scale
-            for t in range(tmax - 1, -1, -1):
-                # Contiguous views keep these loops SIMD (see per_casualty_loops).
-                below = mk[t, : t + 1]
-                left = mk[t + 1, : t + 1]
-                right = mk[t + 1, 1 : t + 2]
-                for k in range(t + 1):
-                    below[k] = left[k] + right[k]
-            # Windows that end after t rounds with neither side beaten.
-            for t in range(_W_MIN, tmax + 1):
-                k_lo = max(0, t - hh + 1)
-                k_hi = min(kk - 1, t) + 1
-                if k_lo >= k_hi:
-                    continue
-                dest = ring[(n0 + t) % _RING, a0 + k_lo : a0 + k_hi]
-                weight = dep_w[t, k_lo:k_hi]
-                moment = mk[t, k_lo:k_hi]
-                for k in range(dest.size):
-                    dest[k] += weight[k] * moment[k]
-            # The defender's last round falls inside the window.
-            if hh <= tmax:
-                for k in range(min(kk - 1, _W_MAX - hh) + 1):
-                    att_w[a0 + k] += abs_w[hh + k, k] * mk[hh + k, k]
-            # The attacker's last round falls inside the window.
-            if kk <= tmax:
-                for i in range(min(hh - 1, _W_MAX - kk) + 1):
-                    def_w[d0 + i] += abs_w[kk + i, i] * mk[kk + i, kk]
+                offset = (j - 5) / 100.0
+                for s in range(size):
+                    x = odds[s] + offset
+                    x = 0.1 if x < 0.0 else x
+                    x = 1.0 if x > 1.0 else x
+                    p = math.ceil(x * _TWO32) / _TWO32 if x > 0.0 else 0.0
+                    q = 1.0 - p
+                    p2 = p * p
+                    p8 = p2 * p2
+                    p8 = p8 * p8
+                    q2 = q * q
+                    q8 = q2 * q2
+                    q8 = q8 * q8
+                    mid[s] = (p8 * p8 * p8 * p) * (q8 * q8 * q8 * q2)
+                    p_j[s] = p
+                    up_r[s] = q / p if p > 0.0 else 0.0
+                    down_r[s] = p / q if q > 0.0 else 0.0
+                t_mid = top[_MID]
+                for s in range(size):
+                    chain[s] = mid[s]
+                    t_mid[s] += mid[s]
+                for k in range(_MID + 1, _W_MAX + 1):
+                    tk = top[k]
+                    for s in range(size):
+                        v = chain[s] * up_r[s]
+                        v = v if v > _UNDERFLOW else 0.0
+                        chain[s] = v
+                        tk[s] += v
+                for s in range(size):
+                    chain[s] = mid[s]
+                for k in range(_MID - 1, -1, -1):
+                    tk = top[k]
+                    for s in range(size):
+                        v = chain[s] * down_r[s]
+                        v = v if v > _UNDERFLOW else 0.0
+                        chain[s] = v
+                        tk[s] += v
+                # p = 1 or p = 0 exactly: every round goes one way.
+                for s in range(size):
+                    if p_j[s] == 1.0:
+                        top[0, s] += 1.0
+                    elif p_j[s] == 0.0:
+                        top[_W_MAX, s] += 1.0
+            for k in range(_W_MAX + 1):
+                tk = top[k]
+                for s in range(size):
+                    tk[s] *= scale[s]
+            # hh, kk: rounds the defender / attacker can still lose; the first
+            # state of the chunk is nearest the defender's end, the last the
+            # attacker's.  Rows below 9 are only needed for absorption there.
+            hh0 = kd - (n0 - c0)
+            kk1 = ka - (c0 + size - 1)
+            for t in range(_W_MAX, min(_W_MIN, hh0, kk1) - 1, -1):
+                cur = tri[t % 2]
+                up = tri[(t + 1) % 2]
+                dest_row = ring[(n0 + t) % _RING]
+                if _W_MIN <= t < _W_MAX:
+                    for k in range(t + 1):
+                        ck = cur[k]
+                        u0 = up[k]
+                        u1 = up[k + 1]
+                        w = dep_w[t, k]
+                        dest = dest_row[c0 + k : c0 + k + size]
+                        for s in range(size):
+                            v = u0[s] + u1[s]
+                            ck[s] = v
+                            dest[s] += w * v
+                elif t < _W_MAX:
+                    for k in range(t + 1):
+                        ck = cur[k]
+                        u0 = up[k]
+                        u1 = up[k + 1]
+                        for s in range(size):
+                            ck[s] = u0[s] + u1[s]
+                else:
+                    for k in range(t + 1):
+                        ck = cur[k]
+                        w = dep_w[t, k]
+                        dest = dest_row[c0 + k : c0 + k + size]
+                        for s in range(size):
+                            dest[s] += w * ck[s]
+                # The defender's last round is round t: state s has hh0 + s
+                # rounds left to beat, k = t - hh0 - s attacker hits before, k < kk;
+                # the attacker then has lost n0 + t - kd rounds in all.
+                if hh0 <= t and n0 + t - kd < ka:
+                    acc = 0.0
+                    for s in range(min(size, t - hh0 + 1)):
+                        k = t - hh0 - s
+                        if k < ka - c0 - s:
+                            acc += abs_w[t, k] * cur[k, s]
+                    att_w[n0 + t - kd] += acc
+                # The attacker's last round is round t: i = t - kk defender hits.
+                if kk1 <= t and n0 + t - ka < kd:
+                    acc = 0.0
+                    for s in range(max(0, size - 1 - (t - kk1)), size):
+                        kk = ka - c0 - s
+                        i = t - kk
+                        if i < hh0 + s:
+                            acc += abs_w[t, i] * cur[kk, s]
+                    def_w[n0 + t - ka] += acc
+        row[:] = 0.0
     return pruned
 
 

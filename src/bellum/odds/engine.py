@@ -9,7 +9,7 @@ lose), compared with a per-model threshold:
 model          with numba          numpy only
 ============== =================== ====================
 per-casualty   4·10⁸ states        4·10⁸ states
-server         1.5·10⁶ states      6·10⁴ states
+server         5·10⁶ states        2.5·10⁵ states
 ============== =================== ====================
 
 Each is about a few seconds of work on a 2-core machine (see
@@ -39,7 +39,13 @@ import numpy as np
 
 from bellum.errors import InputError, UsageError
 from bellum.odds._common import numba_importable, numba_wanted
-from bellum.odds.exact import DEFAULT_TAU, per_casualty_exact, resolve_backend, server_exact
+from bellum.odds.exact import (
+    per_casualty_exact,
+    per_casualty_tau,
+    resolve_backend,
+    server_exact,
+    server_tau,
+)
 from bellum.odds.montecarlo import (
     BATCH_RUNS,
     DEFAULT_MAX_RUNS,
@@ -67,10 +73,10 @@ METHODS: tuple[str, ...] = ("auto", "exact", "monte-carlo")
 #: Largest ``A·D`` solved exactly when the method is ``auto``: (numba, numpy).
 EXACT_LIMITS: dict[str, tuple[float, float]] = {
     "per-casualty": (4e8, 4e8),
-    "server": (1.5e6, 6e4),
+    "server": (5e6, 2.5e5),
 }
 #: Smallest ``A·D`` for which ``backend="auto"`` uses numba in an exact solver.
-NUMBA_FROM_STATES: dict[str, float] = {"per-casualty": 2e8, "server": 1e4}
+NUMBA_FROM_STATES: dict[str, float] = {"per-casualty": 2e8, "server": 1.5e5}
 #: Smallest expected number of casualty-steps for which Monte Carlo uses numba.
 NUMBA_FROM_STEPS: dict[str, float] = {"per-casualty": math.inf, "server": 5e7}
 #: A forced exact solution may take at most this many times the auto limit.
@@ -89,7 +95,8 @@ def exact_memory(att: Side, dfd: Side, model: Model) -> int:
     """Bytes an exact solver needs beyond the sides themselves (an estimate)."""
     if model == "per-casualty":
         return 8 * (4 * (att.rounds + 1) + dfd.rounds + 1)
-    return 8 * (52 * (att.rounds + 1) + att.rounds + dfd.rounds)
+    # Two rings of 52 diagonals (numpy) and a chunk's triangles (52 x 53 x 320).
+    return 8 * (104 * (att.rounds + 52) + att.rounds + dfd.rounds + 52 * 53 * 320)
 
 
 def choose_method(att: Side, dfd: Side, model: Model, backend: Backend = "auto") -> str:
@@ -131,15 +138,18 @@ def fight_odds(
     seed: int | None = None,
     backend: Backend = "auto",
     max_memory: int = DEFAULT_MAX_MEMORY,
-    tau: float = DEFAULT_TAU,
+    prune: bool = True,
 ) -> OddsResult:
     """The outcome distribution of ``att`` fighting ``dfd`` under ``model``.
 
     ``method="auto"`` solves exactly unless the fight exceeds
     :data:`EXACT_LIMITS`; giving ``runs`` or ``target_error`` with ``auto``
-    also selects Monte Carlo.  Raises :class:`~bellum.errors.UsageError` for
-    contradictory options and :class:`~bellum.errors.InputError` for a fight
-    that cannot be solved exactly within ``max_memory``.
+    also selects Monte Carlo.  An exact solution drops states of negligible
+    probability (at most 1e-12 in all, reported as ``pruned_mass``);
+    ``prune=False`` keeps every state that has not underflowed to 0.  Raises
+    :class:`~bellum.errors.UsageError` for contradictory options and
+    :class:`~bellum.errors.InputError` for a fight that cannot be solved exactly
+    within ``max_memory``.
     """
     if model not in MODELS:
         raise UsageError(f"unknown model {model!r}: choose one of {', '.join(MODELS)}")
@@ -160,9 +170,11 @@ def fight_odds(
         _check_exact_size(att, dfd, model, backend, max_memory)
         used = choose_backend(backend, model, att, dfd, True, 0)
         if model == "server":
+            tau = server_tau(att, dfd) if prune else 0.0
             states, pruned = server_exact(att, dfd, tau=tau, backend=used)
         else:
-            states, pruned = per_casualty_exact(att, dfd, backend=used)
+            tau = per_casualty_tau(att, dfd) if prune else 0.0
+            states, pruned = per_casualty_exact(att, dfd, tau=tau, backend=used)
         return _result(
             att,
             dfd,
@@ -171,7 +183,7 @@ def fight_odds(
             model=model,
             pruned_mass=pruned,
             seconds=time.perf_counter() - start,
-            details={"backend": used},
+            details={"backend": used, "prune_threshold": tau},
         )
     if target_error is not None and target_error > 0:
         # Worst case p = 1/2 needs 1/(4 E²) runs; at least two batches run.

@@ -189,14 +189,14 @@ def with_charts(doc: dict[str, Any]) -> dict[str, Any]:
 
 
 async def odds(request: Request) -> Response:
-    """The plan's odds: a live estimate while a control moves (``live=1``), else exact."""
+    """The plan's odds from the planner.  The page asks while a control moves (``live=1``)
+    and again when it rests; both get the same numbers, kept per plan."""
     game = empire_of(request)
     p = await Params.of(request)
     plan = plan_of(p)
-    live = p.get("live") == "1"
 
     def build() -> dict[str, Any]:
-        return {"odds": with_charts(game.odds(_country(game, p), plan, live=live)), "plan": plan}
+        return {"odds": with_charts(game.odds(_country(game, p), plan)), "plan": plan}
 
     return respond(request, "_odds.html", await run_in_threadpool(build))
 

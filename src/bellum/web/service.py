@@ -15,8 +15,6 @@ classes here and get plain dicts, lists and dataclasses back.
 
 from __future__ import annotations
 
-import math
-import pickle
 import re
 import tempfile
 import threading
@@ -42,8 +40,8 @@ from bellum.empire.service import DatabaseSource
 from bellum.empire.service import history as stored_history
 from bellum.empire.service import replay as replay_command
 from bellum.empire.world import LandUnit, Plane, Relation, Ship, World
-from bellum.errors import BellumError, CommandError, InputError
-from bellum.odds import Model, OddsResult, fight_odds
+from bellum.errors import CommandError, InputError
+from bellum.odds import OddsResult
 from bellum.panzer.assault import AssaultPlan, odds_text, plan_assault, refusal
 from bellum.panzer.battlefield import Hex
 from bellum.panzer.distribution import check_exact_size, exact_distribution, exact_seconds
@@ -54,11 +52,9 @@ from bellum.panzer.units import Unit
 
 COMMANDS = tuple(ORDER_SYNTAX)
 SUPPORT_KINDS = ("forts", "ships", "arty", "planes")
-#: Monte Carlo runs of the odds engine for a live estimate while a control moves.
-LIVE_RUNS = 10_000
-#: Plays of the real command for the commands the planner cannot solve yet.
+#: Plays of the real command asked for at once, to check the planner.
 PLAY_RUNS = 100
-#: Plans whose odds are remembered (a slider let go asks again for what it estimated).
+#: Plans whose odds are remembered (a control let go asks again for what it showed).
 PLANS_KEPT = 64
 #: The P(win) the "force needed" search aims for.
 NEED = 0.9
@@ -136,22 +132,13 @@ def _source_key(world: World, cnum: int, prompt: Prompt) -> str:
     return world.geometry.fmt(prompt.info["at"], world.nations[cnum].origin)
 
 
-#: What a player who has made up their mind answers (plays of the command): go on
-#: when the scouts warn or the target is an ally's, move nothing in after a victory.
-DECIDED = {"abort": "y", "ally": "y", "sneak": "y", "move_in_mil": "0", "move_in_unit": "n"}
-
-
 class PlanAnswers:
     """Answers a command's force questions from a :class:`Plan` (by their kind), the
-    rest from ``answers``; past them, :class:`NeedAnswer` (or, ``decided``, the
-    answers of :data:`DECIDED` and end of input)."""
+    rest from ``answers``; past them, :class:`NeedAnswer`."""
 
-    def __init__(
-        self, world: World, cnum: int, plan: Plan, answers: list[str], *, decided: bool = False
-    ) -> None:
+    def __init__(self, world: World, cnum: int, plan: Plan, answers: list[str]) -> None:
         self.world, self.cnum, self.plan = world, cnum, plan
         self.answers = list(answers)
-        self.decided = decided
 
     def ask(self, prompt: str) -> str | None:
         kind = prompt.kind if isinstance(prompt, Prompt) else "other"
@@ -163,8 +150,6 @@ class PlanAnswers:
             return "y" if int(prompt.info["uid"]) in self.plan.units else "n"
         if self.answers:
             return self.answers.pop(0)
-        if self.decided:
-            return DECIDED.get(kind)
         raise NeedAnswer(prompt)
 
 
@@ -197,6 +182,9 @@ class _Probe:
 
 
 # --------------------------------------------------------------------------- the planner
+# Every call into the odds planner (bellum.empire.odds, the engine of `bellum empire
+# odds`) is in this section: the odds of a plan, the force a chance needs, and plays of
+# the real command to check them.
 
 
 @dataclass(frozen=True)
@@ -204,19 +192,22 @@ class PlannedOdds:
     """What the planner says about a plan, in the odds engine's terms."""
 
     result: OddsResult
-    #: What the command printed before its fight (the planner's ``said``).
+    #: What the command printed before its fight, on its likeliest path.
     said: list[str]
-    #: The two sides' strengths as the fight starts.
-    final: dict[str, int]
-    assumptions: list[str]
+    #: The range of the two sides' strengths as the fight starts, over every path.
+    final: dict[str, list[int]]
+    #: What was sampled rather than solved, if anything.
+    notes: list[str]
 
 
-#: The commands the planner solves; the others are estimated by plays of the command.
-PLANNED = ("attack",)
+#: The commands the planner solves: all of them.
+PLANNED = COMMANDS
+#: The planner's seed: the same plan always shows the same numbers.
+PLANNER_SEED = 1
 
 
 class Memo:
-    """The last few plans' worth of what the planner keeps, shared by request threads."""
+    """The last few plans' odds, shared by request threads."""
 
     def __init__(self, size: int = PLANS_KEPT) -> None:
         self.size = size
@@ -242,6 +233,14 @@ class Memo:
             self._items.clear()
 
 
+def _odds_plan(world: World, cnum: int, order: Order, mil: list[str], units: list[int]) -> Any:
+    """The planner's plan: ``mil`` as ``SECT=N`` (``ship=N``), nothing named sends nothing."""
+    from bellum.empire.odds.plan import Plan as OddsPlan
+    from bellum.empire.odds.plan import parse_mil, parse_units
+
+    return OddsPlan(order, parse_mil(world, cnum, mil), parse_units(units))
+
+
 def planner_odds(
     world: World,
     cnum: int,
@@ -249,57 +248,55 @@ def planner_odds(
     mil: list[str],
     units: list[int],
     *,
-    live: bool,
     memo: Memo,
     key: Hashable,
 ) -> PlannedOdds:
     """The planner's odds of ``order`` with ``mil`` (``SECT=N`` in the player's
-    coordinates) and ``units``: the web's only call into the odds planner.
+    coordinates, ``ship=N``) and ``units``, kept in ``memo`` under ``key`` (the plan and
+    the world): the command's own flow to its fight, reactions, support and morale
+    included, solved exactly or, for a big tree, sampled with a fixed seed."""
+    from bellum.empire.odds import plan_odds
 
-    ``memo`` keeps what is worth keeping per plan (``key`` names the plan and the world);
-    with ``live`` a seeded Monte Carlo estimate is enough.
+    odds = memo.get(key)
+    if odds is None:
+        odds = plan_odds(world, cnum, _odds_plan(world, cnum, order, mil, units), seed=PLANNER_SEED)
+        memo.put(key, odds)
+    final = {side: list(span) for side, span in odds.final.items()}
+    return PlannedOdds(odds.odds, list(odds.lines), final, list(odds.notes))
 
-    Today's planner (``empire/planning.py``) plans ``attack`` only, leaving morale and
-    support out: :func:`~bellum.empire.planning.prepare` runs the command to its fight,
-    :func:`~bellum.empire.planning.fight_sides` gives the two sides, the odds engine
-    solves them.  The sides are kept per plan, so the exact odds asked for when a control
-    rests reuse what its live estimate prepared.
-    """
-    from bellum.empire.planning import fight_sides, make_plan, prepare
 
-    kept = memo.get(key)
-    if kept is None:
-        combat, said = prepare(world, cnum, make_plan(world, cnum, order.args[0], mil, units))
-        final = {"attacker": combat.ototal, "defender": combat.dtotal}
-        _copies_by_pickling(combat)
-        kept = (*fight_sides(combat), final, said)
-        memo.put(key, kept)
-    att, dfd, final, said = kept
-    model: Model = "per-casualty" if world.option("info_fight") else "server"
-    if live:
-        result = fight_odds(att, dfd, model=model, method="monte-carlo", runs=LIVE_RUNS, seed=1)
+def planner_need(
+    world: World, cnum: int, order: Order, units: list[int], goal: float
+) -> tuple[dict[str, int], float, bool]:
+    """The least mil, from the command's sources in the order it asks for them, whose
+    chance of success reaches ``goal`` (``bellum empire odds --need``): each source's mil
+    (keyed ``SECT`` or ``ship``), the chance, and whether ``goal`` was reached."""
+    from bellum.empire.odds import plan_odds
+    from bellum.empire.odds.questions import need
+
+    def odds(plan: Any) -> Any:
+        return plan_odds(world, cnum, plan, seed=PLANNER_SEED)
+
+    found = need(world, cnum, _odds_plan(world, cnum, order, [], units), goal, odds)
+    if found.plan is not None and found.odds is not None:
+        chosen, p, reached = found.plan, found.odds.p_success, True
     else:
-        result = fight_odds(att, dfd, model=model)
-    return PlannedOdds(
-        result, said, final, ["no morale checks", "no fort, ship, unit or plane support"]
-    )
+        chosen, p, reached = found.best.plan, found.best.p_success, False
+    origin = world.nations[cnum].origin
+    mil = {
+        "ship" if src == "ship" else world.geometry.fmt(src, origin): n
+        for src, n in (chosen.mil or {}).items()
+    }
+    return mil, float(p), reached
 
 
-def _copies_by_pickling(obj: object) -> None:
-    """Make ``obj`` deep-copy itself by a pickle round trip, as :meth:`World.copy` does.
+def planner_plays(
+    world: World, cnum: int, order: Order, mil: list[str], units: list[int], runs: int, seed: int
+) -> Any:
+    """``runs`` plays of the real command as the plan says, on copies of ``world``."""
+    from bellum.empire.odds import resolver_runs
 
-    :func:`~bellum.empire.planning.fight_sides` deep-copies the prepared combat, world
-    and all, once per side: most of a live estimate's time.  Pickling copies the same
-    object graph (shared references stay shared) about three times faster.
-    """
-
-    def copy(memo: dict[int, Any]) -> object:
-        state = {k: v for k, v in vars(obj).items() if k != "__deepcopy__"}
-        clone = object.__new__(type(obj))
-        clone.__dict__.update(pickle.loads(pickle.dumps(state, pickle.HIGHEST_PROTOCOL)))
-        return clone
-
-    setattr(obj, "__deepcopy__", copy)  # noqa: B010  (an instance attribute, on purpose)
+    return resolver_runs(world, cnum, _odds_plan(world, cnum, order, mil, units), runs, seed)
 
 
 # --------------------------------------------------------------------------- target panel
@@ -708,24 +705,20 @@ class EmpireGame:
 
     # -- odds -------------------------------------------------------------------------
 
-    def odds(self, cnum: int, plan: Plan, *, live: bool = False) -> dict[str, Any]:
-        """The odds of a plan from the planner (a live Monte Carlo estimate, or exact);
-        plays of the real command for the commands it does not plan (:data:`PLANNED`)."""
+    def odds(self, cnum: int, plan: Plan) -> dict[str, Any]:
+        """The planner's odds of a plan (kept per plan and world)."""
         started = time.perf_counter()
-        if plan.command not in PLANNED:
-            return self.play(cnum, plan, PLAY_RUNS, seed=1)
         version, w = self._planning_world(plan)
         order = plan.order()
         mil, units = plan.mil_words(), sorted(plan.units)
         key = (version, cnum, order, tuple(mil), tuple(units), plan.profile, tuple(plan.options))
-        planned = planner_odds(w, cnum, order, mil, units, live=live, memo=self._plans, key=key)
+        planned = planner_odds(w, cnum, order, mil, units, memo=self._plans, key=key)
         doc = _odds_doc(planned.result)
         doc.update(
             command=plan.command,
             said=planned.said,
-            final_attack=planned.final["attacker"],
-            final_defense=planned.final["defender"],
-            assumptions=planned.assumptions,
+            final=planned.final,
+            notes=planned.notes,
             seconds=time.perf_counter() - started,
         )
         return doc
@@ -739,70 +732,34 @@ class EmpireGame:
         return version, w
 
     def need(self, cnum: int, plan: Plan, goal: float = NEED) -> dict[str, Any]:
-        """The least mil (spread over the sources in proportion to their limits) for P(win)
-        >= ``goal``, by bisection over the total with the live estimate, checked exactly."""
-        if plan.command != "attack":
-            raise CommandError("the force needed is computed for attack only (for now)")
-        way = self._probe_attack(self._planning_world(plan)[1], cnum, plan.target)
-        limits = {s.key: s.max for s in way.sources}
-        if not limits:
-            raise CommandError("no mil can attack it")
-
-        def spread(total: int) -> dict[str, int]:
-            full = sum(limits.values())
-            mil = {k: (m * total) // full for k, m in limits.items()}
-            for k in sorted(limits, key=lambda k: -limits[k]):
-                if sum(mil.values()) < total and mil[k] < limits[k]:
-                    mil[k] += 1
-            return mil
-
-        def p(total: int, live: bool) -> float:
-            trial = Plan(**{**plan.__dict__, "mil": spread(total)})
-            try:
-                return float(self.odds(cnum, trial, live=live)["p_win"])
-            except BellumError:
-                return 0.0
-
-        top = sum(limits.values())
-        best = p(top, live=False)
-        if best < goal:
-            return {"reached": False, "goal": goal, "mil": spread(top), "p_win": best}
-        lo, hi = 0, top
-        while hi - lo > 1:  # bisection on the live estimate
-            mid = (lo + hi) // 2
-            if p(mid, live=True) >= goal:
-                hi = mid
-            else:
-                lo = mid
-        exact = p(hi, live=False)
-        for _ in range(3):  # the estimate may be a hair optimistic: a few exact steps up
-            if exact >= goal or hi >= top:
-                break
-            hi = min(top, hi + max(1, top // 100))
-            exact = p(hi, live=False)
-        if exact < goal:
-            hi, exact = top, best
-        return {"reached": True, "goal": goal, "mil": spread(hi), "total": hi, "p_win": exact}
+        """The least mil, from the command's sources in the order it asks for them, for a
+        chance of success of at least ``goal``; or everything, when even that falls short."""
+        w = self._planning_world(plan)[1]
+        mil, p, reached = planner_need(w, cnum, plan.order(), sorted(plan.units), goal)
+        ship = plan.source if plan.source.startswith("ship:") else ""
+        mil = {(ship if k == "ship" else k): n for k, n in mil.items()}
+        return {"reached": reached, "goal": goal, "mil": mil, "total": sum(mil.values()),
+                "p_win": p}  # fmt: skip
 
     def play(self, cnum: int, plan: Plan, runs: int, seed: int) -> dict[str, Any]:
         """Play the real command ``runs`` times on copies of the world (support, morale and
-        all); what the planner cannot solve is estimated this way."""
+        all), to check what the planner says."""
         started = time.perf_counter()
-        w = self._planning_world(plan)[1].copy()  # never the shared snapshot: it is changed
-        w.overrides["scout_estimate"] = False
+        w = self._planning_world(plan)[1]
         order = plan.order()
-        seeds = [int(s) for s in np.random.SeedSequence(seed).generate_state(runs)]
-        wins, att, dfd = 0, [], []
-        for s in seeds:
-            scratch = w.copy()
-            prompter = PlanAnswers(scratch, cnum, plan, [], decided=True)
-            r = run_command(scratch, order, country=cnum, seed=s, prompter=prompter)
-            if _refused(r.outcome) or (r.outcome == "aborted" and not r.initial_attack):
-                raise CommandError(_reason(_lines(r.events)) or f"the {plan.command} did not start")
-            wins += r.success or r.outcome in ("unoccupied", "landed")
-            att.append(r.attacker_casualties)
-            dfd.append(r.defender_casualties)
-        p = wins / runs
+        # One run first: a plan that does not start is the command's refusal, in its words.
+        scratch = w.copy()
+        prompter = PlanAnswers(scratch, cnum, plan, [])
+        try:
+            r = run_command(scratch, order, country=cnum, seed=seed, prompter=prompter)
+        except NeedAnswer:
+            r = None
+        if r is not None and (
+            _refused(r.outcome) or (r.outcome == "aborted" and not r.initial_attack)
+        ):
+            raise CommandError(_reason(_lines(r.events)) or f"the {plan.command} did not start")
+        runs_ = planner_plays(w, cnum, order, plan.mil_words(), sorted(plan.units), runs, seed)
+        att, dfd = list(runs_.attacker_losses), list(runs_.defender_losses)
         return {
             "command": plan.command,
             "method": "plays of the real command",
@@ -810,13 +767,12 @@ class EmpireGame:
             "said": [],
             "runs": runs,
             "seed": seed,
-            "p_win": p,
-            "standard_error": math.sqrt(max(p * (1 - p), 0.0) / runs),
-            "outcomes": {"attacker wins": p, "defender wins": 1 - p},
+            "p_win": runs_.p_success,
+            "standard_error": runs_.standard_error,
+            "outcomes": {k: n / runs for k, n in sorted(runs_.outcomes.items())},
             "losses": {"attacker": _histogram(att), "defender": _histogram(dfd)},
             "expected": {"attacker": float(np.mean(att)), "defender": float(np.mean(dfd))},
-            "assumptions": [],
-            "note": "Each play answers as the plan says, is sure, and moves nothing in.",
+            "notes": ["Each play answers as the plan says, is sure, and moves nothing in."],
             "seconds": time.perf_counter() - started,
         }
 

@@ -198,10 +198,28 @@ def defend_and_fight(
     fight_out(c, result)
 
 
+class FightReached(Exception):
+    """Raised where the fight would begin when the dice ask to stop there (the odds engine).
+
+    It carries the combat, set up as the fight finds it, and the result so far.
+    """
+
+    def __init__(self, c: Combat, result: CombatResult) -> None:
+        super().__init__("the fight begins")
+        self.combat = c
+        self.result = result
+
+
 def fight_out(c: Combat, result: CombatResult) -> None:
-    """§6.1, §7 and §6.2: the header (its numbers go into the result), plague, the fight."""
+    """§6.1, §7 and §6.2: the header (its numbers go into the result), plague, the fight.
+
+    Every command's fight starts here, so this is where the odds engine stops the
+    real flow (``dice.stop_at_fight``) and takes over with its exact solvers.
+    """
     fight.header(c)
     result.final_attack, result.final_defense = c.ototal, c.dtotal
     result.odds_percent = int(c.odds0 * 100)
+    if c.dice.stop_at_fight:
+        raise FightReached(c, result)
     fight.plague(c)
     fight.fight(c)

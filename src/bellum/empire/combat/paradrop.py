@@ -151,6 +151,7 @@ def _drop(c: Combat, result: CombatResult, ap: Sector, t: Sector, troops: int, l
     c.offs = [Drop(ap=ap.xy, troops=troops, troops0=troops)]
     c.d_troops = t.mil
     c.target_infected = infected(t.plague)
+    result.attacker_casualties = lost  # lost before the fight; the fight's dead are added
     initial_strength(c, result, c.at(t.xy, c.defender))
     defend_and_fight(c, NO_SUPPORT, result)
     conclude(c, result)

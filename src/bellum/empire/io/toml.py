@@ -20,6 +20,7 @@ from bellum.empire.world import (
     DEFAULT_OPTIONS,
     ITEMS,
     MISSIONS,
+    RETREAT_ORDERS,
     LandUnit,
     Nation,
     NewsItem,
@@ -321,6 +322,16 @@ def _read_op_area(e: _Entry, o: Ship | LandUnit | Plane, geo: Geometry) -> None:
     o.op_radius = e.int("op_radius", 0, 0)
 
 
+def _retreat_orders(e: _Entry) -> str:
+    """``rflags``: letters of the server's ``retreat`` command, kept in its flag order."""
+    text = e.get("rflags", str, "")
+    wrong = sorted(set(text) - set(RETREAT_ORDERS))
+    if wrong:
+        orders = "".join(RETREAT_ORDERS)
+        raise e.fail("rflags", f"unknown retreat order '{wrong[0]}' (one of {orders})")
+    return "".join(k for k in RETREAT_ORDERS if k in text)
+
+
 def _read_ship(e: _Entry, sh: Ship, geo: Geometry) -> Ship:
     sh.name = e.get("name", str, "")
     _read_condition(e, sh)
@@ -328,7 +339,7 @@ def _read_ship(e: _Entry, sh: Ship, geo: Geometry) -> Ship:
     sh.mission = e.mission()
     _read_op_area(e, sh, geo)
     sh.rpath = e.get("rpath", str, "")
-    sh.rflags = e.get("rflags", str, "")
+    sh.rflags = _retreat_orders(e)
     sh.off = e.get("off", bool, False)
     sh.plague = _plague(e)
     sh.items = _items(e)

@@ -199,8 +199,9 @@ async function pick(table, kind, id) {
 function setupPlan(form) {
   const odds = form.querySelector(".odds");
   const exact = form.dataset.exact === "1";
-  // One request at a time per plan, the latest wish wins: a live estimate while a
-  // control moves, the exact odds once it rests.  The server never queues stale work.
+  // One request at a time per plan, the latest wish wins: the odds while a control
+  // moves, and again once it rests (the server keeps each plan's, so that one is quick).
+  // The server never queues stale work.
   let inflight = false, want = null, lastInput = 0, liveTimer = 0, exactTimer = 0;
 
   const pump = async () => {
@@ -218,8 +219,9 @@ function setupPlan(form) {
       const now = performance.now(), ms = Math.round(now - started);
       const box = odds.querySelector(".odds-box");
       box.dataset.latency = ms;
-      box.querySelector(".latency").textContent = `${live ? "Estimated" : "Solved exactly"} in ${ms} ms.`;
+      box.querySelector(".latency").textContent = `Answered in ${ms} ms.`;
       form.dataset[live ? "liveMs" : "exactMs"] = ms;
+      box.dataset.request = live ? "live" : "rest";
       if (asked) form.dataset.sinceInputMs = Math.round(now - asked);
       form.dataset.updates = (+form.dataset.updates || 0) + 1;
     } finally {

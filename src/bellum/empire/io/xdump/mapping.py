@@ -39,6 +39,7 @@ from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,
     ITEMS,
+    RETREAT_ORDERS,
     LandUnit,
     Nation,
     Plague,
@@ -206,8 +207,23 @@ def _read_ship(row: _Row, sh: Ship) -> None:
     sh.name = row.text("name")
     sh.fleet = row.text("fleet")
     _op_area(row, sh)
+    sh.rpath = row.text("rpath")
+    sh.rflags = _retreat_orders(row)
     sh.items = _items(row)
     sh.plague = _plague(row)
+
+
+def _retreat_orders(row: _Row) -> str:
+    """``rflags`` as the ``retreat`` command's letters; machine-readable dumps give bits."""
+    text = row.raw("rflags")
+    if text.isdigit():
+        bits = int(text)
+        return "".join(k for i, k in enumerate(RETREAT_ORDERS) if bits >> i & 1)
+    names = row.symset("rflags")
+    unknown = names - set(RETREAT_ORDERS.values())
+    if unknown:
+        raise row.fail("rflags", f"unknown retreat order '{min(unknown)}'")
+    return "".join(k for k, name in RETREAT_ORDERS.items() if name in names)
 
 
 def _read_unit(row: _Row, u: LandUnit) -> None:
@@ -661,6 +677,11 @@ def _ship_over(o: _Overlay, sh: Ship) -> None:
     o.items(sh.items)
     o.plague(sh.plague)
     o.string("name", sh.name)
+    o.string("rpath", sh.rpath)
+    names = [RETREAT_ORDERS[k] for k in RETREAT_ORDERS if k in sh.rflags]
+    o.put(
+        "rflags", set(names), lambda s: set(s.strip("()").split()), lambda _: f"({' '.join(names)})"
+    )
 
 
 def _unit_over(o: _Overlay, u: LandUnit) -> None:
