@@ -379,3 +379,15 @@ def test_a_yes_no_question_gets_yes_and_no_buttons() -> None:
     assert (doc["question"], doc["kind"]) == ("Are you sure you want to attack [yn]? ", "abort")
     assert '<button name="answer" value="y" data-quick>y</button>' in html
     assert 'type="number"' not in html
+
+
+def test_force_needed_from_a_ship() -> None:
+    """The need search is the planner's for every command; the ship's mil come back under
+    the slider's key."""
+    q = "as=1&command=assault&target=0,0&source=ship:0&mil.ship:0="
+    with client_for(create_app(world=EMPIRE / "assault.toml")) as client:
+        doc = client.get(f"/empire/need.json?{q}1").json()["need"]
+        found = doc["mil"]["ship:0"]
+        below = client.get(f"/empire/odds.json?{q}{found - 1}").json()
+    assert doc["reached"] and doc["p_win"] >= 0.9 and list(doc["mil"]) == ["ship:0"]
+    assert below["odds"]["p_win"] < 0.9
