@@ -174,8 +174,8 @@ def test_plan_an_attack_watch_the_odds_and_fight(page: Any, frontier_server: Ser
     second_p = float(attack.locator(".odds-box").get_attribute("data-p"))
     assert second_p < first_p
     form = attack.locator("form")
-    record("empire_live_odds_ms", int(form.get_attribute("data-live-ms") or -1))
-    record("empire_exact_odds_ms", int(form.get_attribute("data-exact-ms") or -1))
+    record("empire_odds_moving_ms", int(form.get_attribute("data-moving-ms") or -1))
+    record("empire_odds_rest_ms", int(form.get_attribute("data-rest-ms") or -1))
     assert attack.locator("figure.chart").count() == 2
     shot(page, "web-empire-plan.png")
 

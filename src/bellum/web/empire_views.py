@@ -214,7 +214,7 @@ async def need(request: Request) -> Response:
 
 
 async def play(request: Request) -> Response:
-    """Plays of the real command, for what the planner does not solve exactly."""
+    """Plays of the real command, to check what the planner says."""
     game = empire_of(request)
     p = await Params.of(request)
     plan = plan_of(p)

@@ -341,7 +341,7 @@ class Way:
     confirm: list[str] = field(default_factory=list)
     refusal: str = ""
     support: bool = False
-    exact: bool = False  # the planner solves it (see PLANNED)
+    planned: bool = False  # the planner gives its odds (see PLANNED)
 
     @property
     def usable(self) -> bool:
@@ -623,7 +623,7 @@ class EmpireGame:
         probed = self._probe(w, cnum, Order("attack", (key, "n", "n", "n", "n")))
         mine = [u for u in w.units.values() if u.owner == cnum]
         way = self._way(w, "attack", f"attack {key}", probed, mine)
-        way.support, way.exact = True, "attack" in PLANNED
+        way.support, way.planned = True, "attack" in PLANNED
         if not way.refusal and not (way.sources or way.units):
             way.refusal = "Nothing of yours can attack it: no mil or units next to it."
         return way
@@ -638,7 +638,7 @@ class EmpireGame:
             way = self._way(
                 w, "assault", f"assault from {sh.title()}", self._probe(w, cnum, order), aboard
             )
-            way.source, way.support, way.exact = f"ship:{sh.uid}", True, "assault" in PLANNED
+            way.source, way.support, way.planned = f"ship:{sh.uid}", True, "assault" in PLANNED
             ways.append(way)
         return ways
 
@@ -663,7 +663,7 @@ class EmpireGame:
             _, lines, refusal = self._probe(w, cnum, order)
             ready = {m.group(1) for line in lines if (m := _STANDING_BY.search(line))}
             way = Way("paradrop", f"paradrop from {ap}", source=ap, refusal=refusal)
-            way.exact = "paradrop" in PLANNED
+            way.planned = "paradrop" in PLANNED
             for uid in uids:
                 way.planes.append(PlaneChoice(uid, w.planes[uid].name(), False))
             for uid in escorts:
@@ -694,7 +694,7 @@ class EmpireGame:
             name = w.ships[int(src)].title() if src.isdigit() else src
             way = self._way(w, command, f"{command} from {name}", probed, here)
             way.source = f"ship:{src}" if src.isdigit() else src
-            way.exact = command in PLANNED
+            way.planned = command in PLANNED
             ways.append(way)
         if not ways:
             where = "a faster ship of yours in its sector, or from your sector it is in"

@@ -198,14 +198,14 @@ async function pick(table, kind, id) {
 
 function setupPlan(form) {
   const odds = form.querySelector(".odds");
-  const exact = form.dataset.exact === "1";
+  const planned = form.dataset.planned === "1";
   // One request at a time per plan, the latest wish wins: the odds while a control
   // moves, and again once it rests (the server keeps each plan's, so that one is quick).
   // The server never queues stale work.
-  let inflight = false, want = null, lastInput = 0, liveTimer = 0, exactTimer = 0;
+  let inflight = false, want = null, lastInput = 0, liveTimer = 0, restTimer = 0;
 
   const pump = async () => {
-    if (!exact || inflight || !want) return;
+    if (!planned || inflight || !want) return;
     const live = want === "live";
     want = null;
     inflight = true;
@@ -220,7 +220,7 @@ function setupPlan(form) {
       const box = odds.querySelector(".odds-box");
       box.dataset.latency = ms;
       box.querySelector(".latency").textContent = `Answered in ${ms} ms.`;
-      form.dataset[live ? "liveMs" : "exactMs"] = ms;
+      form.dataset[live ? "movingMs" : "restMs"] = ms;
       box.dataset.request = live ? "live" : "rest";
       if (asked) form.dataset.sinceInputMs = Math.round(now - asked);
       form.dataset.updates = (+form.dataset.updates || 0) + 1;
@@ -230,7 +230,7 @@ function setupPlan(form) {
     }
   };
   const ask = (live) => {
-    if (!live || want !== "exact") want = live ? "live" : "exact";
+    if (!live || want !== "rest") want = live ? "live" : "rest";
     pump();
   };
 
@@ -248,14 +248,14 @@ function setupPlan(form) {
     if (e.target.name === "seed") return;
     lastInput = performance.now();
     clearTimeout(liveTimer);
-    clearTimeout(exactTimer);
+    clearTimeout(restTimer);
     liveTimer = setTimeout(() => ask(true), 30);
   });
   form.addEventListener("change", (e) => {
     if (e.target.name === "seed") return;
     lastInput = lastInput || performance.now();
-    clearTimeout(exactTimer);
-    exactTimer = setTimeout(() => ask(false), 250);
+    clearTimeout(restTimer);
+    restTimer = setTimeout(() => ask(false), 250);
   });
   form.addEventListener("click", async (e) => {
     const b = e.target.closest("button[data-action]");
@@ -282,8 +282,7 @@ function setupPlan(form) {
     e.preventDefault();
     await fight(form, formQuery(form));
   });
-  ask(true);   // a quick estimate first,
-  ask(false);  // then the exact odds replace it
+  ask(false);
 }
 
 async function fight(form, body) {
