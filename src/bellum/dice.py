@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import math
 import random
-import secrets
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads only for Monte Carlo, not for every command
+    import numpy as np
 
 _MASK32 = 0xFFFFFFFF
 _TWO32 = 4294967296.0
@@ -35,7 +36,7 @@ def _init_genrand(seed: int) -> list[int]:
 
 def new_seed() -> int:
     """A fresh seed for runs where the user gave none (printed so they can replay)."""
-    return secrets.randbelow(2**31 - 1) + 1
+    return random.SystemRandom().randrange(1, 2**31)
 
 
 class ServerRandom:
@@ -110,5 +111,7 @@ class ServerRandom:
 
 def seed_sequence(seed: int | None) -> tuple[int, np.random.SeedSequence]:
     """The seed actually used and the numpy ``SeedSequence`` built from it."""
+    import numpy as np
+
     used = new_seed() if seed is None else seed
     return used, np.random.SeedSequence(used)

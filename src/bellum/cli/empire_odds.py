@@ -12,9 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
-import sys
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -31,38 +29,11 @@ from bellum.cli.empire import (
     rules_options,
     world_option,
 )
+from bellum.cli.progress import progress_fraction
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.rules import apply_rules
 from bellum.errors import InputError, UsageError
 from bellum.term import use_color
-
-
-@contextmanager
-def progress_bar(label: str) -> Iterator[Callable[[float], None] | None]:
-    """A one-line progress bar on standard error when it is a terminal, else nothing.
-
-    (The shared ``bellum/cli/progress.py`` is not on main yet; this is the smallest
-    thing that works, to be replaced by it.)
-    """
-    if not sys.stderr.isatty():
-        yield None
-        return
-    shown = [-1]
-
-    def update(fraction: float) -> None:
-        pct = int(100 * min(max(fraction, 0.0), 1.0))
-        if pct != shown[0]:
-            shown[0] = pct
-            bar = "█" * (pct // 4) + " " * (25 - pct // 4)
-            sys.stderr.write(f"\r{label} |{bar}| {pct:3d}%")
-            sys.stderr.flush()
-
-    try:
-        yield update
-    finally:
-        if shown[0] >= 0:
-            sys.stderr.write("\r" + " " * (len(label) + 36) + "\r")
-            sys.stderr.flush()
 
 
 def _order(words: tuple[str, ...]) -> Order:
@@ -313,7 +284,7 @@ def odds_cmd(
         results = [(plans[0][0], found.odds)]
     else:
         results = []
-        with progress_bar("odds") as bar:
+        with progress_fraction("odds") as bar:
             for label, plan in plans:
                 results.append((label, odds_of(plan, bar)))
     if len(results) > 1:
@@ -326,7 +297,7 @@ def odds_cmd(
     label, odds = results[0]
     resolver = None
     if resolver_runs is not None:
-        with progress_bar(f"{resolver_runs} runs") as bar:
+        with progress_fraction(f"{resolver_runs} runs") as bar:
             resolver = play(
                 world, cnum, odds.plan, resolver_runs, used_seed, jobs=jobs, progress=bar
             )

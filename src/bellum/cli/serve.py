@@ -97,7 +97,7 @@ def asgi_get(app: Any, path: str) -> tuple[int, bytes]:
     return status, bytes(body)
 
 
-@cli.command("serve")
+@cli.command("serve", short_help="The planning table in your browser (Empire and Panzer).")
 @click.option(
     "--db",
     type=click.Path(dir_okay=False, path_type=Path),

@@ -10,7 +10,8 @@ from typing import Any
 
 import click
 
-from bellum.cli.empire import empire
+from bellum.cli.empire import CoordCommand
+from bellum.cli.progress import progress
 from bellum.empire.geometry import Geometry
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import dumps, load_world, world_to_data
@@ -63,7 +64,7 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file") from None
+        raise InputError(f"{path}: not a UTF-8 text file") from None
     values: dict[str, str] = {}
     for n, line in enumerate(lines, 1):
         words = line.split("#", 1)[0].split(None, 1)
@@ -74,7 +75,12 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
         values[words[0]] = words[1].strip().strip('"')
     size = None
     if "WORLD_X" in values or "WORLD_Y" in values:
-        size = _size(f"{values.get('WORLD_X', '64')}x{values.get('WORLD_Y', '32')}")
+        text = f"{values.get('WORLD_X', '64')}x{values.get('WORLD_Y', '32')}"
+        try:
+            size = _size(text)
+        except UsageError as exc:
+            problem = str(exc).removeprefix("--size: ")
+            raise InputError(f"{path}: WORLD_X and WORLD_Y: {problem}") from None
     options: dict[str, Any] = {}
     for key, text in values.items():
         if key not in DEFAULT_OPTIONS:
@@ -90,7 +96,7 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
     return size, options
 
 
-@empire.group("world")
+@click.group("world")
 def world_group() -> None:
     """World databases: create, import and export Empire dumps, show."""
 
@@ -143,9 +149,15 @@ def import_cmd(dump: Path, db: Path, size: str | None, econfig: Path | None, rep
     if econfig is not None:
         from_config, options = read_econfig(econfig)
         wanted = wanted or from_config
-    parsed = read_dump(dump)
-    world = dump_to_world(parsed, wanted, options)
-    Store.create(db, world, parsed, replace=replace).close()
+    # Three steps of about equal length (read, build the world, write the database):
+    # a large game's dump takes a while, and the bar shows which step it is in.
+    with progress(f"importing {dump.name}", total=3, unit="step") as advance:
+        parsed = read_dump(dump)
+        advance(1)
+        world = dump_to_world(parsed, wanted, options)
+        advance(1)
+        Store.create(db, world, parsed, replace=replace).close()
+        advance(1)
     click.echo(
         f"{db}: imported {dump.name}: {world.geometry.width}x{world.geometry.height},"
         f" {len(world.nations)} countries, {len(world.units)} land units,"
@@ -197,7 +209,7 @@ def show_cmd(db: Path) -> None:
     click.echo(f"history:    {s['commands']} commands")
 
 
-@empire.command("history")
+@click.command("history")
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print the history as JSON.")
 def history_cmd(db: Path, as_json: bool) -> None:
@@ -215,13 +227,16 @@ def history_cmd(db: Path, as_json: bool) -> None:
         )
 
 
-@empire.command("replay")
+@click.command("replay", cls=CoordCommand)
 @click.argument("command_id", metavar="ID", type=click.IntRange(1, 2**63 - 1))
 @db_option
 @click.option("--show", is_flag=True, help="Print the replayed transcript.")
 def replay_cmd(command_id: int, db: Path, show: bool) -> None:
-    """Re-run stored command ID on the world as it was, with its seed and answers,
-    and check it gives the same transcript bit for bit (exit 1 if not)."""
+    """Check that stored command ID reproduces bit for bit.
+
+    Re-runs it on the world as it was, with its seed and answers, and compares
+    the transcript and the changes with the record (exit 1 if they differ).
+    """
     store = Store.open(db)
     try:
         report = replay(store, command_id)

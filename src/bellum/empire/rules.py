@@ -127,14 +127,23 @@ def apply_rules(world: World, profile: str | None = None, options: list[str] | N
     """Rules for this run only: ``profile`` and then ``options`` override the world's own.
 
     They go into ``world.overrides``, which is never saved, so a world file or
-    database keeps its own rules.
+    database keeps its own rules.  ``profile=NAME`` among the options is the
+    profile, as in a world file's ``[options]``: it applies before the others.
     """
+    named = [
+        v.strip() for k, _, v in (o.partition("=") for o in options or []) if k.strip() == "profile"
+    ]
+    options = [o for o in options or [] if o.partition("=")[0].strip() != "profile"]
+    if named:
+        if len(set(named)) > 1 or (profile is not None and profile != named[0]):
+            raise UsageError("give the profile once (--profile or --option profile=NAME)")
+        profile = named[0]
     if profile is not None:
         if profile not in PROFILES:
             raise UsageError(f"unknown profile '{profile}'; profiles: {', '.join(PROFILES)}")
         world.overrides.update(PROFILES[profile][1])
         world.overrides["profile"] = profile
-    for item in options or []:
+    for item in options:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep:

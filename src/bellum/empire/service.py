@@ -22,7 +22,7 @@ from bellum.empire.combat.result import CombatResult
 from bellum.empire.events import Event, Prompter, RecordingPrompter, ReplayPrompter, Sink
 from bellum.empire.io.sqlite.codec import CommandRecord, changes, world_rows
 from bellum.empire.io.sqlite.store import Session, Store
-from bellum.empire.io.toml import load_world, save_world
+from bellum.empire.io.toml import read_world_file, save_world
 from bellum.empire.orders import Order, as_order
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
@@ -83,12 +83,12 @@ class FileSource(WorldSource):
     changed the world."""
 
     def __init__(self, path: Path, out: Path | None = None) -> None:
-        self.world = load_world(path)
+        self.world, self.text = read_world_file(path)
         self.dest = out or path
 
     def _keep(self, order: Order, answers: list[str | None], result: CombatResult) -> None:
         if result.world_changed:
-            save_world(self.world, self.dest)
+            save_world(self.world, self.dest, original=self.text)
 
 
 class DatabaseSource(WorldSource):

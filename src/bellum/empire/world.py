@@ -23,6 +23,7 @@ from bellum.empire.tables import (
     ship_speed,
     stock,
 )
+from bellum.errors import InputError
 
 #: Commodity names as stored in worlds (the server's item names, short forms).
 ITEMS = (
@@ -337,14 +338,15 @@ class World:
         return n.name if n else "deity" if cnum == 0 else f"country #{cnum}"
 
     def find_nation(self, key: str) -> Nation | None:
-        """A nation by number or by name."""
+        """A nation by number or by name; a name two nations share is an :class:`InputError`."""
         key = key.strip()
         if key.isdigit() and int(key) in self.nations:
             return self.nations[int(key)]
-        for n in self.nations.values():
-            if n.name == key:
-                return n
-        return None
+        named = [n for n in self.nations.values() if n.name == key]
+        if len(named) > 1:
+            numbers = ", ".join(str(n.cnum) for n in named)
+            raise InputError(f"countries {numbers} are all named {key!r}: give the number")
+        return named[0] if named else None
 
     def units_at(self, c: Coord) -> list[LandUnit]:
         """Land units at ``c`` in ascending uid order."""

@@ -172,7 +172,11 @@ def parse_world(
     """Build and validate a :class:`World` from parsed TOML ``data``."""
     tables = tables or stock()
     top = _Entry(source, data)
-    version = top.int("schema_version", SCHEMA_VERSION)
+    if "schema_version" not in data:
+        raise top.fail(
+            "schema_version", f"missing: a world file starts with schema_version = {SCHEMA_VERSION}"
+        )
+    version = top.int("schema_version", SCHEMA_VERSION, lo=1)
     if version > SCHEMA_VERSION:
         raise top.fail("schema_version", f"{version} is newer than this bellum ({SCHEMA_VERSION})")
     world, fill, fill_eff = _read_map(_Entry(f"{source}:world", top.get("world", dict, {})), tables)
@@ -248,6 +252,9 @@ def _read_nation(world: World, e: _Entry, source: str) -> None:
     if cnum in world.nations:
         raise e.fail("cnum", f"country {cnum} is defined twice")
     n = Nation(cnum=cnum, name=e.get("name", str))
+    same = [o.cnum for o in world.nations.values() if o.name == n.name]
+    if same:
+        raise e.fail("name", f"{n.name!r} is already country {same[0]}'s name")
     e.where = f"{source}:nation {n.name}"
     n.money = e.int("money", 0)
     n.btu = e.int("btu", 640)
@@ -400,6 +407,12 @@ def _check_positions(world: World, source: str) -> None:
 
 def load_world(path: str | Path) -> World:
     """Read and validate a world file; every problem is a one-line :class:`InputError`."""
+    return read_world_file(path)[0]
+
+
+def read_world_file(path: str | Path) -> tuple[World, str]:
+    """The world in the file at ``path`` and the file's text, to rewrite it in its own
+    style later (:func:`save_world`'s ``original``)."""
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -408,12 +421,13 @@ def load_world(path: str | Path) -> World:
     except OSError as exc:
         raise InputError(f"{p}: cannot read: {exc.strerror}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
     except UnicodeDecodeError:
-        raise InputError(f"{p}: not a text file") from None
+        raise InputError(f"{p}: not a UTF-8 text file") from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p}: not valid TOML: {exc}") from None
-    return parse_world(data, p.name)
+        raise InputError(f"{p}: malformed TOML: {exc}") from None
+    return parse_world(data, p.name), text
 
 
 # -- writing -----------------------------------------------------------------------
@@ -661,9 +675,132 @@ def dumps(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_world(world: World, path: str | Path) -> None:
-    """Write ``world`` atomically (:func:`bellum.fileio.write_atomic`)."""
-    write_atomic(path, dumps(world_to_data(world)))
+def save_world(world: World, path: str | Path, *, original: str | None = None) -> None:
+    """Write ``world`` atomically (:func:`bellum.fileio.write_atomic`).
+
+    With ``original``, the text of the world file it was read from, that text is
+    rewritten in its own style (:func:`update_text`): comments, order and layout stay.
+    """
+    text = dumps(world_to_data(world)) if original is None else update_text(original, world)
+    write_atomic(path, text)
+
+
+# -- rewriting a file in its own style -----------------------------------------------
+
+#: How the entries of each ``[[array]]`` are told apart (see :func:`_entry_id`).
+_ENTRY_KEYS = {"nation": "cnum", "sector": "at", "ship": "uid", "unit": "uid", "plane": "uid"}
+
+
+def update_text(text: str, world: World) -> str:
+    """The world file ``text`` changed to describe ``world``, touching only what differs.
+
+    A command changes a few values; the user's comments, the order of the
+    entries, their layout and every unchanged value stay as written (with
+    tomlkit).  The file's world and ``world`` are compared in the form
+    :func:`world_to_data` writes, entry by entry (a nation by ``cnum``, a
+    sector by its place, a ship, unit or plane by ``uid``): changed fields are
+    set, fields back at their default removed, new entries appended and gone
+    ones dropped.  The result is read back and must give ``world``; a file
+    this cannot follow (a field written in another form than the writer's)
+    is written afresh by :func:`dumps` instead, so the world is always right.
+    """
+    import tomlkit
+
+    before = world_to_data(parse_world(tomllib.loads(text), "<original>", world.tables))
+    after = world_to_data(world)
+    if before == after:
+        return text
+    try:
+        doc = tomlkit.parse(text)
+        _merge_document(doc, before, after, world.geometry)
+        updated = tomlkit.dumps(doc)
+        if world_to_data(parse_world(tomllib.loads(updated), "<updated>", world.tables)) == after:
+            return updated
+    except (KeyError, TypeError, ValueError, IndexError, tomllib.TOMLDecodeError):
+        pass
+    return dumps(after)
+
+
+def _merge_document(doc: Any, before: dict[str, Any], after: dict[str, Any], geo: Geometry) -> None:
+    import tomlkit
+
+    for key in {**before, **after}:
+        b, a = before.get(key), after.get(key)
+        if b == a:
+            continue
+        if key in _ENTRY_KEYS:
+            _merge_entries(doc, key, b or [], a or [], geo)
+        elif key in ("telegram", "news"):
+            old, new = b or [], a or []
+            if new[: len(old)] != old:
+                raise ValueError(f"{key}: not only appended to")
+            for entry in new[len(old) :]:
+                _append(doc, key, entry)
+        elif isinstance(a, dict) and isinstance(b, dict) and key in doc:
+            _merge_fields(doc[key], b, a)
+        elif a is None:
+            del doc[key]
+        else:
+            doc[key] = tomlkit.item(a)
+
+
+def _entry_id(kind: str, entry: Mapping[str, Any], geo: Geometry) -> object:
+    value = entry[_ENTRY_KEYS[kind]]
+    if kind == "sector":
+        return geo.norm(int(value[0]), int(value[1]))
+    return int(value)
+
+
+def _merge_entries(
+    doc: Any, kind: str, before: list[dict[str, Any]], after: list[dict[str, Any]], geo: Geometry
+) -> None:
+    """The ``[[kind]]`` entries of ``doc`` changed from ``before`` to ``after``."""
+    old = {_entry_id(kind, e, geo): e for e in before}
+    new = {_entry_id(kind, e, geo): e for e in after}
+    tables = doc.get(kind, [])
+    where = {_entry_id(kind, t, geo): i for i, t in enumerate(tables)}
+    if len(where) != len(tables):
+        raise ValueError(f"{kind}: an entry is written twice")
+    for ident, entry in new.items():
+        if ident not in old:
+            _append(doc, kind, entry)
+        elif entry != old[ident]:
+            _merge_fields(tables[where[ident]], old[ident], entry)
+    for i in sorted((where[k] for k in old if k not in new), reverse=True):
+        del tables[i]
+
+
+def _merge_fields(table: Any, before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
+    for field in {**before, **after}:
+        if before.get(field) == after.get(field):
+            continue
+        if field in after:
+            table[field] = _toml_item(after[field])
+        elif field in table:
+            del table[field]
+
+
+def _append(doc: Any, kind: str, entry: Mapping[str, Any]) -> None:
+    import tomlkit
+
+    table = tomlkit.table()
+    for field, value in entry.items():
+        table[field] = _toml_item(value)
+    if kind not in doc:
+        doc.add(tomlkit.nl())
+        doc[kind] = tomlkit.aot()
+    doc[kind].append(table)
+
+
+def _toml_item(value: Any) -> Any:
+    """A value as the writer lays it out: tables inline, arrays on one line."""
+    import tomlkit
+
+    if isinstance(value, dict):
+        inline = tomlkit.inline_table()
+        inline.update({k: _toml_item(v) for k, v in value.items()})
+        return inline
+    return tomlkit.item(value)
 
 
 def article(noun: str) -> str:

@@ -157,12 +157,16 @@ class Store:
         """
         p = Path(path)
         if p.exists():
-            if not replace:
-                raise InputError(f"{p}: already exists (use --replace to start it over)")
             try:
                 existing = cls.open(p)
             except InputError as exc:
-                raise InputError(f"{exc}; --replace only starts over a bellum database") from None
+                # --replace would not help: it never overwrites what is not ours.
+                raise InputError(
+                    f"{exc}; bellum will not overwrite it: choose another --db or remove it"
+                ) from None
+            if not replace:
+                existing.close()
+                raise InputError(f"{p}: already exists (use --replace to start it over)")
             try:
                 existing._fill(world, dump)
             except BaseException:
