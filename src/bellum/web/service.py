@@ -8,9 +8,8 @@ classes here and get plain dicts, lists and dataclasses back.
   the service layer's :class:`~bellum.empire.service.DatabaseSource` for a fight).
 * Questions are answered by their kind (:class:`~bellum.empire.events.Prompt`): the
   plan's controls answer the mil and unit questions, the player the rest.
-* Every call into the odds planner is in :func:`planner_odds`; replacing today's
-  ``empire/planning.py`` by the planner for every command changes that function (and
-  :data:`PLANNED`) only.
+* Every call into the odds planner (:mod:`bellum.empire.odds`) is in one section:
+  :func:`planner_odds`, :func:`planner_need` and :func:`planner_plays`.
 """
 
 from __future__ import annotations
@@ -200,8 +199,6 @@ class PlannedOdds:
     notes: list[str]
 
 
-#: The commands the planner solves: all of them.
-PLANNED = COMMANDS
 #: The planner's seed: the same plan always shows the same numbers.
 PLANNER_SEED = 1
 
@@ -341,7 +338,6 @@ class Way:
     confirm: list[str] = field(default_factory=list)
     refusal: str = ""
     support: bool = False
-    planned: bool = False  # the planner gives its odds (see PLANNED)
 
     @property
     def usable(self) -> bool:
@@ -623,7 +619,7 @@ class EmpireGame:
         probed = self._probe(w, cnum, Order("attack", (key, "n", "n", "n", "n")))
         mine = [u for u in w.units.values() if u.owner == cnum]
         way = self._way(w, "attack", f"attack {key}", probed, mine)
-        way.support, way.planned = True, "attack" in PLANNED
+        way.support = True
         if not way.refusal and not (way.sources or way.units):
             way.refusal = "Nothing of yours can attack it: no mil or units next to it."
         return way
@@ -638,7 +634,7 @@ class EmpireGame:
             way = self._way(
                 w, "assault", f"assault from {sh.title()}", self._probe(w, cnum, order), aboard
             )
-            way.source, way.support, way.planned = f"ship:{sh.uid}", True, "assault" in PLANNED
+            way.source, way.support = f"ship:{sh.uid}", True
             ways.append(way)
         return ways
 
@@ -663,7 +659,6 @@ class EmpireGame:
             _, lines, refusal = self._probe(w, cnum, order)
             ready = {m.group(1) for line in lines if (m := _STANDING_BY.search(line))}
             way = Way("paradrop", f"paradrop from {ap}", source=ap, refusal=refusal)
-            way.planned = "paradrop" in PLANNED
             for uid in uids:
                 way.planes.append(PlaneChoice(uid, w.planes[uid].name(), False))
             for uid in escorts:
@@ -694,7 +689,6 @@ class EmpireGame:
             name = w.ships[int(src)].title() if src.isdigit() else src
             way = self._way(w, command, f"{command} from {name}", probed, here)
             way.source = f"ship:{src}" if src.isdigit() else src
-            way.planned = command in PLANNED
             ways.append(way)
         if not ways:
             where = "a faster ship of yours in its sector, or from your sector it is in"

@@ -198,14 +198,13 @@ async function pick(table, kind, id) {
 
 function setupPlan(form) {
   const odds = form.querySelector(".odds");
-  const planned = form.dataset.planned === "1";
   // One request at a time per plan, the latest wish wins: the odds while a control
   // moves, and again once it rests (the server keeps each plan's, so that one is quick).
   // The server never queues stale work.
   let inflight = false, want = null, lastInput = 0, liveTimer = 0, restTimer = 0;
 
   const pump = async () => {
-    if (!planned || inflight || !want) return;
+    if (inflight || !want) return;
     const live = want === "live";
     want = null;
     inflight = true;
