@@ -76,6 +76,10 @@ COMMANDS: LazyTable = {
         "bellum.cli.panzer:panzer",
         "Panzer Campaigns assaults: resolve, explain and compute exact odds.",
     ),
+    "serve": (
+        "bellum.cli.serve:serve_cmd",
+        "The planning table in your browser (Empire and Panzer).",
+    ),
 }
 
 
