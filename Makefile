@@ -23,6 +23,8 @@ demo: $(STAMP)
 	@echo
 	@echo '$$ bellum empire show --world build/vector-a-after.toml --as 1 0,0 2,0'
 	@$(BIN)/bellum empire show --world build/vector-a-after.toml --as 1 0,0 2,0
+	@echo
+	@echo 'To type `bellum` in this shell: export PATH="$$PWD/$(BIN):$$PATH"   (or: source $(BIN)/activate)'
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests $(wildcard benchmarks)

@@ -11,10 +11,24 @@ names in ``__all__`` (docs/api.md); import the game packages themselves::
 
 from __future__ import annotations
 
-from bellum.dice import ServerRandom
+from typing import TYPE_CHECKING, Any
+
 from bellum.errors import BellumError, CommandError, InputError, UsageError
 
+if TYPE_CHECKING:
+    from bellum.dice import ServerRandom
+
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> Any:
+    """``bellum.ServerRandom`` on first use: ``import bellum`` stays cheap for the CLI."""
+    if name == "ServerRandom":
+        from bellum.dice import ServerRandom
+
+        return ServerRandom
+    raise AttributeError(f"module 'bellum' has no attribute {name!r}")
+
 
 __all__ = [
     "BellumError",

@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import math
 import random
-import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:  # numpy loads only for Monte Carlo, not for every command
+    import numpy as np
 
 _MASK32 = 0xFFFFFFFF
 _TWO32 = 4294967296.0
@@ -33,11 +36,22 @@ def _init_genrand(seed: int) -> list[int]:
 
 def new_seed() -> int:
     """A fresh seed for runs where the user gave none (printed so they can replay)."""
-    return secrets.randbelow(2**31 - 1) + 1
+    return random.SystemRandom().randrange(1, 2**31)
 
 
 class ServerRandom:
-    """MT19937 with the Empire server's helpers; counts the draws it makes."""
+    """MT19937 with the Empire server's helpers; counts the draws it makes.
+
+    Two hooks serve the odds engine, which runs the real command with a
+    subclass that enumerates or samples the outcomes of each draw
+    (:mod:`bellum.empire.odds.branching`): draws made under
+    :meth:`text_only` change only what is printed, and with
+    ``stop_at_fight`` set a combat command stops where its fight begins.
+    Here neither changes anything.
+    """
+
+    #: Stop a combat command just before its fight (spec §6.2), for the odds engine.
+    stop_at_fight = False
 
     def __init__(self, seed: int) -> None:
         if not 0 <= seed <= _MASK32:
@@ -83,6 +97,11 @@ class ServerRandom:
         f = math.floor(x)
         return int(f) + (1 if self.chance(x - f) else 0)
 
+    @contextmanager
+    def text_only(self) -> Iterator[None]:
+        """Mark draws whose outcome changes only the text (scouts' reports, spec §4.4)."""
+        yield
+
     def damage(self, amount: int, pct: float) -> int:
         """``amount`` reduced by ``pct`` percent, randomly rounded (no draw if amount <= 0)."""
         if amount <= 0:
@@ -92,5 +111,7 @@ class ServerRandom:
 
 def seed_sequence(seed: int | None) -> tuple[int, np.random.SeedSequence]:
     """The seed actually used and the numpy ``SeedSequence`` built from it."""
+    import numpy as np
+
     used = new_seed() if seed is None else seed
     return used, np.random.SeedSequence(used)

@@ -202,16 +202,6 @@ def test_mountain_refused() -> None:
     assert r.transcript() == "You can't assault a mountain sector!\nAssault aborted\n"
 
 
-def test_ship_number_read_like_atoi() -> None:
-    """The server reads "x" as ship #0 and fails the command on end of input
-    (tests/vectors/assault-no-ship.toml)."""
-    as_x = run(world_from(SEA), "0,0", "x", ["0"]).transcript()
-    assert as_x == run(world_from(SEA), "0,0", "0", ["0"]).transcript()
-    r = run(world_from(SEA), "0,0", None, [])
-    assert r.transcript().endswith("You may only assault from one ship!\ncommand failed\n")
-    assert (r.outcome, r.btu_charged) == ("refused", 3)
-
-
 @pytest.mark.parametrize(("sector", "ship"), [("nowhere", "0"), (None, None)])
 def test_usage(sector: str | None, ship: str | None) -> None:
     w = world_from(SEA)
@@ -220,6 +210,27 @@ def test_usage(sector: str | None, ship: str | None) -> None:
         "Usage: assault <to-SECT> <from-SHIP> [<forts?> <ships?> <arty?> <planes?>]\n"
     )
     assert (r.outcome, r.btu_charged) == ("usage", 0)
+
+
+@pytest.mark.parametrize("ship", ["x", "0x", ""])
+def test_the_ship_number_is_read_with_atoi(ship: str) -> None:
+    """4.4.1 reads the ship with C's atoi: 'x', '0x' and an empty answer are ship 0
+    (checked on the real server, tests/live)."""
+    w = world_from(SEA)
+    r = run(w, "0,0", None, [ship, "0"])
+    assert r.transcript().startswith(
+        f"Assault from ship # {ship}\n0,0 is a 100% 2 wilderness with approximately 10 military.\n"
+    )
+
+
+def test_no_ship_at_the_prompt_is_a_failure() -> None:
+    """End of input at 'Assault from ship #' is a failure, not a usage error (4.4.1)."""
+    w = world_from(SEA)
+    r = run(w, "0,0", None, [])
+    assert r.transcript() == (
+        "Assault from ship # \nYou may only assault from one ship!\ncommand failed\n"
+    )
+    assert r.outcome == "refused"
 
 
 def test_prompts_for_missing_arguments() -> None:

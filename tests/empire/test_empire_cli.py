@@ -54,9 +54,17 @@ def test_json_result(vector_a_path: Path, tmp_path: Path) -> None:
 def test_world_untouched_when_the_command_aborts(tmp_path: Path, vector_a_path: Path) -> None:
     world = tmp_path / "w.toml"
     world.write_text(vector_a_path.read_text())
-    r = bellum("empire", "attack", "2,0", "--world", str(world), "--as", "1", "--seed", "3")
+    r = bellum(
+        "empire", "attack", "2,0", "--world", str(world), "--as", "1", "--seed", "3", stdin="0\n"
+    )
     assert r.returncode == 1
     assert r.stdout.endswith("Attack aborted\nNo troops for attack...\n")
+    assert world.read_text() == vector_a_path.read_text()
+    # Input that runs out before the command is done is an error, and saves nothing either.
+    r = bellum(
+        "empire", "attack", "2,0", "--world", str(world), "--as", "1", "--seed", "1", stdin="150\n"
+    )
+    assert r.returncode == 2 and "no answer to 'How many mil to move in" in r.stderr
     assert world.read_text() == vector_a_path.read_text()
 
 

@@ -1,21 +1,313 @@
-"""Odds of planned attacks: the engine fed by the attack's own rules, checked against the command."""
+"""Odds of planned commands: exact solvers, mixtures, and agreement with the real command.
+
+Statistical checks compare the odds with ``resolver_runs`` (the real command,
+played many times with fixed seeds): every figure must lie within 4 combined
+standard errors (99.99 % two-sided for one figure; the seeds are fixed, so
+the tests are deterministic, never flaky).
+"""
 
 from __future__ import annotations
 
+import io
 import json
+import math
 import tomllib
+from contextlib import redirect_stderr, redirect_stdout
 from pathlib import Path
 
+import numpy as np
 import pytest
-from test_empire_cli import bellum
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from bellum.empire.io.toml import parse_world
-from bellum.empire.planning import fight_sides, make_plan, prepare, resolver_runs
+from bellum.empire import run_command
+from bellum.empire.io.toml import load_world, parse_world
+from bellum.empire.odds import make_plan, plan_odds, resolver_runs
+from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
+from bellum.empire.odds.report import z_scores
+from bellum.empire.odds.sides import SideGraph
+from bellum.empire.odds.solver import per_casualty_ends, server_ends
+from bellum.empire.orders import Order
+from bellum.empire.rules import apply_rules
+from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
 from bellum.errors import CommandError, UsageError
-from bellum.odds import fight_odds
+from bellum.odds import Side
+from bellum.odds.exact import per_casualty_exact, server_exact
 
-# A small world keeps the thousands of full command runs quick.
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples" / "empire"
+
+
+def chain(side: Side) -> SideGraph:
+    """A side without morale draws as a graph: node k is k lost rounds."""
+    k = side.rounds
+    return SideGraph(
+        depth=np.arange(k + 1),
+        strength=side.strength.astype(float),
+        casualties=side.casualties.astype(np.int64),
+        ptr=np.concatenate([np.arange(k + 1), [k]]).astype(np.int64),
+        to=np.arange(1, k + 1, dtype=np.int64),
+        p=np.ones(k),
+        occupies=np.ones(k + 1, dtype=bool),
+    )
+
+
+@pytest.mark.parametrize(
+    ("att", "dfd", "mult"), [(24, 5, 2.0), (60, 80, 1.0), (20, 3, 0.3), (90, 30, 1.7)]
+)
+def test_graph_solvers_match_the_chain_solvers(att: int, dfd: int, mult: float) -> None:
+    """On sides without morale the graph solvers give the plain solvers' end states.
+
+    The server model agrees to rounding (1e-15); the per-casualty solver here
+    also rounds ``chance(p)`` up to 2^-32 as the server does, which the plain
+    one does not, so they differ by less than 1e-9.
+    """
+    a, d = Side.troops(att), Side.troops(dfd, mult)
+    ref, pruned = server_exact(a, d, backend="numpy")
+    got = server_ends(chain(a), chain(d))
+    assert np.abs(got.attacker_wins.sum(axis=1)[:-1] - ref.attacker_wins).max() < 1e-15
+    assert np.abs(got.defender_wins.sum(axis=0)[:-1] - ref.defender_wins).max() < 1e-15
+    assert got.pruned_mass == pytest.approx(pruned, rel=1e-9, abs=1e-30)
+    ref, _ = per_casualty_exact(a, d, backend="numpy")
+    got = per_casualty_ends(chain(a), chain(d))
+    assert np.abs(got.attacker_wins.sum(axis=1)[:-1] - ref.attacker_wins).max() < 1e-9
+    assert np.abs(got.defender_wins.sum(axis=0)[:-1] - ref.defender_wins).max() < 1e-9
+
+
+def test_branching_dice_enumerate_every_path() -> None:
+    def two_draws(d: BranchingDice) -> tuple[bool, int]:
+        return d.chance(0.25), d.roll(3) + d.roundavg(2.5)
+
+    ends = enumerate_runs(two_draws)
+    assert ends is not None and len(ends) == 2 * 3 * 2
+    assert math.isclose(sum(p for _, p in ends), 1.0)
+    assert math.isclose(sum(p for (hit, _), p in ends if hit), 0.25)
+    assert tree_size(two_draws, np.random.default_rng(1), 8) == 12
+    assert enumerate_runs(two_draws, limit=5) is None
+
+
+def test_scratch_worlds_run_like_full_copies() -> None:
+    world = load_world(EXAMPLES / "reaction.toml")
+    template = WorldTemplate(world)
+    a = run_command(template.scratch(), "attack 2,0", country=1, seed=30, answers=["317", "y", "0"])
+    b = run_command(world.copy(), "attack 2,0", country=1, seed=30, answers=["317", "y", "0"])
+    assert a.transcript() == b.transcript()
+    again = template.scratch()
+    assert again.sector((2, 0)).mil == 10 and again.units[2].mil == 50  # nothing shared
+
+
+# (example world, command, --mil, --unit): every example, every command, some close fights.
+CASES = [
+    ("vector-a", "attack 2,0", ["0,0=150"], []),
+    ("vector-a", "attack 2,0", ["0,0=60"], []),
+    ("vector-b", "attack 2,0", ["0,0=150"], []),
+    ("vector-b", "attack 2,0", ["0,0=40"], []),
+    ("cavalry", "attack 2,0", ["0,0=14"], [0]),
+    ("failed", "attack 2,0", ["0,0=29"], []),
+    ("capital", "attack 24,0", ["22,0=150"], []),
+    ("allied-fort", "attack 2,0", [], [0]),
+    ("reaction", "attack 2,0", ["0,0=317"], []),
+    ("support", "attack 2,0", ["0,0=100"], []),
+    ("air-support", "attack 2,0", ["0,0=100"], []),
+    ("interdiction", "attack 2,0", ["0,0=100"], [0]),
+    ("scouts", "attack -14,2", ["-15,3=10"], [7]),
+    ("assault", "assault 0,0 0", ["ship=24"], []),
+    ("landing", "assault 0,0 0", [], [0, 1]),
+    ("landing", "assault 4,0 1", ["ship=98"], []),
+    ("board", "board 1 0", ["ship=50"], []),
+    ("board", "board 1 0", ["ship=22"], []),
+    ("lboard", "lboard 0 0,0", ["0,0=100"], []),
+    ("lboard", "lboard 0 0,0", ["0,0=9"], []),
+    ("paradrop", "paradrop 0 . 0,0 4,0", [], []),
+]
+RUNS = 300
+
+
+@pytest.mark.parametrize(("name", "order", "mil", "units"), CASES)
+def test_odds_agree_with_the_real_command(
+    name: str, order: str, mil: list[str], units: list[int]
+) -> None:
+    """P(success), both expected casualty counts and every outcome's share, within 4 SE."""
+    world = load_world(EXAMPLES / f"{name}.toml")
+    plan = make_plan(world, 1, Order.parse(order), mil, units)
+    odds = plan_odds(world, 1, plan, seed=5)
+    runs = resolver_runs(world, 1, plan, RUNS, seed=11)
+    for figure, z in z_scores(odds, runs).items():
+        assert abs(z) <= 4, f"{figure}: z = {z:.2f}"
+    for outcome in set(odds.odds.outcomes) | set(runs.outcomes):
+        p = odds.odds.outcomes.get(outcome, 0.0)
+        share = runs.outcomes.get(outcome, 0) / RUNS
+        se = math.sqrt(max(p * (1 - p), 1 / RUNS) / RUNS)
+        assert abs(p - share) <= 4 * se + 2 * odds.standard_error, outcome
+    total = sum(odds.odds.outcomes.values())
+    assert total == pytest.approx(1.0, abs=1e-9 + 4 * odds.standard_error)
+    assert world.copy().sectors.keys() == world.sectors.keys()  # the world is untouched
+
+
+# The info page's rules: the per-casualty fight, reactions, attackers and mobility of §18.
+INFO_CASES = [c for c in CASES if c[:2] in {
+    ("vector-a", "attack 2,0"), ("vector-b", "attack 2,0"), ("cavalry", "attack 2,0"),
+    ("reaction", "attack 2,0"), ("board", "board 1 0"), ("lboard", "lboard 0 0,0"),
+    ("landing", "assault 4,0 1"), ("paradrop", 'paradrop 0 . 0,0 4,0'),
+}]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "order", "mil", "units"), INFO_CASES)
+def test_odds_agree_under_the_info_page_profile(
+    name: str, order: str, mil: list[str], units: list[int]
+) -> None:
+    world = load_world(EXAMPLES / f"{name}.toml")
+    apply_rules(world, "info-page")
+    plan = make_plan(world, 1, Order.parse(order), mil, units)
+    odds = plan_odds(world, 1, plan, seed=5)
+    assert odds.model == "per-casualty"
+    runs = resolver_runs(world, 1, plan, RUNS, seed=13)
+    for figure, z in z_scores(odds, runs).items():
+        assert abs(z) <= 4, f"{figure}: z = {z:.2f}"
+
+
+def test_the_defender_retreats_in_the_odds_too() -> None:
+    """Vector B's infantry fails its morale check sooner or later: the fight ends earlier
+    than when it holds (retreat 0 %), so the defender loses fewer men (issue 11)."""
+    world = load_world(EXAMPLES / "vector-b.toml")
+    plan = make_plan(world, 1, Order.parse("attack 2,0"), ["0,0=150"], [])
+    with_morale = plan_odds(world, 1, plan)
+    world.units[0].retreat = 0
+    without = plan_odds(world, 1, plan)
+    assert with_morale.method == without.method == "exact"
+    assert with_morale.expected("defender") < without.expected("defender") - 5
+
+
+def test_paradrop_is_an_exact_mixture_over_the_route() -> None:
+    world = load_world(EXAMPLES / "paradrop.toml")
+    plan = make_plan(world, 1, Order.parse("paradrop 0 . 0,0 4,0"), [], [])
+    odds = plan_odds(world, 1, plan)
+    assert odds.method == "exact mixture" and odds.leaves > 1
+    assert 0.02 < odds.p_success < 0.2
+
+
+@pytest.mark.parametrize(
+    ("name", "order", "words"),
+    [
+        ("vector-a", "attack 8,0", "You are not adjacent to 8,0"),
+        ("vector-a", "attack 0,0", "You are not adjacent to 0,0"),
+        ("assault", "assault 0,0 7", "Ship #7 is not your ship!"),
+        ("board", "board 0 0", "Boarding yourself?"),
+        ("lboard", "lboard 5 0,0", "Land unit #5 is not in the same sector!"),
+        ("paradrop", "paradrop 0 . 0,0 0,0", "You can't air-assault your own sector!"),
+    ],
+)
+def test_refusals_are_the_commands_own_words(name: str, order: str, words: str) -> None:
+    world = load_world(EXAMPLES / f"{name}.toml")
+    with pytest.raises(CommandError, match=words.replace("?", r"\?").replace("#", "#")):
+        plan_odds(world, 1, make_plan(world, 1, Order.parse(order), [], []))
+
+
+def test_answers_the_command_never_asks_for_are_errors() -> None:
+    world = load_world(EXAMPLES / "vector-a.toml")
+    attack = Order.parse("attack 2,0")
+    with pytest.raises(CommandError, match=r"--mil 0,0=500: at most 199"):
+        plan_odds(world, 1, make_plan(world, 1, attack, ["0,0=500"], []))
+    with pytest.raises(CommandError, match=r"--mil 4,0: no mil can go"):
+        plan_odds(world, 1, make_plan(world, 1, attack, ["4,0=5", "0,0=5"], []))
+    with pytest.raises(CommandError, match=r"--unit 3"):
+        plan_odds(world, 1, make_plan(world, 1, attack, ["0,0=5"], [3]))
+    with pytest.raises(UsageError, match="given twice"):
+        make_plan(world, 1, attack, ["0,0=5"], [3, 3])
+    with pytest.raises(UsageError, match="given twice"):
+        make_plan(world, 1, attack, ["0,0=5", "0,0=6"], [])
+
+
+def test_resolver_runs_do_not_depend_on_the_number_of_jobs() -> None:
+    world = load_world(EXAMPLES / "vector-b.toml")
+    plan = make_plan(world, 1, Order.parse("attack 2,0"), ["0,0=40"], [])
+    one = resolver_runs(world, 1, plan, 250, seed=3, jobs=1)
+    two = resolver_runs(world, 1, plan, 250, seed=3, jobs=2)
+    assert one == two
+
+
+def cli(*args: str) -> tuple[int, str, str]:
+    """``bellum ARGS`` in this process: exit status, stdout, stderr."""
+    from bellum.cli import main
+
+    out, err = io.StringIO(), io.StringIO()
+    with redirect_stdout(out), redirect_stderr(err):
+        try:
+            main(list(args))
+        except SystemExit as exc:
+            code = int(exc.code or 0)
+    return code, out.getvalue(), err.getvalue()
+
+
+def test_cli_every_command_and_the_old_form() -> None:
+    vb = str(EXAMPLES / "vector-b.toml")
+    code, out, _ = cli("empire", "odds", "2,0", "--world", vb, "--as", "1", "--mil", "0,0=150")
+    assert code == 0 and "Final defense strength:      135" in out and "method exact" in out
+    code, out, _ = cli(
+        "empire",
+        "odds",
+        "lboard",
+        "0",
+        "0,0",
+        "--world",
+        str(EXAMPLES / "lboard.toml"),
+        "--as",
+        "1",
+    )
+    assert code == 0 and "P(success)" in out
+    code, out, err = cli(
+        "empire",
+        "odds",
+        "assault",
+        "0,0",
+        "7",
+        "--world",
+        str(EXAMPLES / "assault.toml"),
+        "--as",
+        "1",
+    )
+    assert code == 1 and "Ship #7 is not your ship!" in err
+
+
+def test_cli_json_and_resolver() -> None:
+    pd = str(EXAMPLES / "paradrop.toml")
+    code, out, _ = cli(
+        "empire", "odds", "paradrop", "0", ".", "0,0", "4,0", "--world", pd, "--as", "1",
+        "--json", "--resolver-runs", "40", "--seed", "5",
+    )  # fmt: skip
+    assert code == 0
+    doc = json.loads(out)
+    assert doc["method"] == "exact mixture" and doc["seed"] == 5
+    assert 0 < doc["p_attacker_wins"] < 1 and doc["standard_error"] == 0
+    assert set(doc["outcomes"]) <= {"captured", "defeated", "unoccupied", "aborted"}
+    assert doc["resolver"]["runs"] == 40 and "p_attacker_wins" in doc["resolver"]["z"]
+    assert doc["plan"]["command"] == "paradrop 0 . 0,0 4,0"
+
+
+def test_cli_plans_side_by_side_need_and_defense_as_seen() -> None:
+    va = str(EXAMPLES / "vector-a.toml")
+    base = ("empire", "odds", "attack", "2,0", "--world", va, "--as", "1")
+    code, out, _ = cli(*base, "--mil", "0,0=40", "--mil", "0,0=60", "--mil", "0,0=80")
+    assert code == 0 and len(out.strip().splitlines()) == 4 and "0,0=60" in out
+    code, out, _ = cli(*base, "--sweep", "0,0=40:80:20", "--json")
+    assert code == 0 and [p["plan"]["mil"]["0,0"] for p in json.loads(out)["plans"]] == [40, 60, 80]
+    code, out, _ = cli(*base, "--mil", "0,0=10", "--need", "0.9", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["p_attacker_wins"] >= 0.9
+    n = doc["need"]["mil"]
+    world = load_world(va)
+    order = Order.parse("attack 2,0")
+    below = plan_odds(world, 1, make_plan(world, 1, order, [f"0,0={n - 1}"], []))
+    assert below.p_success < 0.9
+    code, out, _ = cli(*base, "--mil", "0,0=60", "--defense-as-seen", "--json")
+    doc = json.loads(out)
+    assert code == 0 and doc["method"] == "exact mixture"
+    assert any("defense as seen" in n for n in doc["notes"])
+    code, _, err = cli(*base, "--unit", "0", "--unit", "0")
+    assert code == 2 and "given twice" in err
+
+
 SMALL = """
 schema_version = 1
 [world]
@@ -26,114 +318,89 @@ fill_eff = 100
 cnum = 1
 name = "A"
 tech = 100.0
-relations = { 2 = "at-war" }
+relations = {{ 2 = "at-war" }}
 [[nation]]
 cnum = 2
 name = "D"
 tech = 100.0
-relations = { 1 = "at-war" }
+relations = {{ 1 = "at-war" }}
 [[sector]]
 at = [0, 0]
-des = "wilderness"
+des = "{ades}"
 owner = 1
 eff = 100
 mob = 127
-mil = 200
+mil = {amil}
+items = {{ gun = {guns}, shell = 20 }}
 [[sector]]
 at = [2, 0]
 des = "wilderness"
 owner = 2
 eff = 100
 mob = 80
-mil = 40
+mil = {dmil}
 [[sector]]
 at = [4, 0]
 des = "wilderness"
 owner = 2
 eff = 100
-civ = 300
+civ = {civ}
 [[unit]]
 uid = 0
 type = "inf"
 owner = 2
 at = [2, 0]
 tech = 100.0
-mil = 30
-retreat = 0
+mil = {umil}
+eff = {ueff}
+retreat = {retreat}
+[[unit]]
+uid = 1
+type = "inf"
+owner = 2
+at = [4, 0]
+tech = 100.0
+mil = 20
+mob = 127
+mission = "{mission}"
+op_radius = 3
 """
 
 
-def small() -> World:
-    return parse_world(tomllib.loads(SMALL), "small.toml")
-
-
-def test_strength_arrays_follow_the_casualty_rules() -> None:
-    w = small()
-    c, _ = prepare(w, 1, make_plan(w, 1, "2,0", ["0,0=100"], []))
-    att, dfd = fight_sides(c)
-    assert list(att.strength[:3]) == [100, 99, 98] and att.strength[-1] == 0
-    # 40 mil x 2 die first (2 each), then the infantry (1.92426 x 2 per soldier, eff falling)
-    assert list(dfd.strength[:3]) == [int(80 + 30 * 1.92426 * 2 + 0.5), 193, 191]
-    assert dfd.casualties[-1] == 70
-    assert w.sector((2, 0)).mil == 40  # the plan ran on a copy
-
-
-@pytest.mark.parametrize("model", ["server", "per-casualty"])
-@pytest.mark.parametrize("with_unit", [True, False])
-def test_exact_odds_match_the_real_command(model: str, with_unit: bool) -> None:
-    """Exact vs 600 full runs of `attack`, both models, with and without a land unit.
-
-    The per-casualty model is the command under ``info_fight``.  Morale plays no
-    part (the unit's retreat is 0 %).  The bound is 4 standard errors of the
-    runs' mean (99.99 % two-sided); the seeds are fixed, so the test is
-    deterministic.
-    """
-    w = small()
-    if not with_unit:
-        del w.units[0]
-        w.sector((2, 0)).mil = 100  # a close fight: P(win) about 0.45
-    w.overrides["info_fight"] = model == "per-casualty"
-    plan = make_plan(w, 1, "2,0", ["0,0=140"], [])
-    c, _ = prepare(w, 1, plan)
-    exact = fight_odds(*fight_sides(c), model=model).p_attacker_wins  # type: ignore[arg-type]
-    runs = resolver_runs(w, 1, plan, 600, seed=11)
-    assert 0.05 < exact < 0.95
-    assert abs(exact - runs.p_win) <= 4 * runs.standard_error
-
-
-def test_bad_plans_are_one_line_errors() -> None:
-    w = small()
-    with pytest.raises(UsageError, match="not next to"):
-        make_plan(w, 1, "2,0", ["6,0=10"], [])
-    with pytest.raises(UsageError, match="SECT=N"):
-        make_plan(w, 1, "2,0", ["0,0"], [])
-    with pytest.raises(UsageError, match="no land unit #0"):
-        make_plan(w, 1, "2,0", ["0,0=5"], [0])
-    with pytest.raises(CommandError, match="no troops"):
-        prepare(w, 1, make_plan(w, 1, "2,0", [], []))
-    with pytest.raises(CommandError, match="You are not adjacent"):
-        prepare(w, 1, make_plan(w, 1, "8,0", [], []))
-
-
-def test_cli_json(tmp_path: Path) -> None:
-    world = tmp_path / "w.toml"
-    world.write_text(SMALL)
-    r = bellum(
-        "empire", "odds", "2,0", "--world", str(world), "--as", "A", "--mil", "0,0=140",
-        "--json", "--resolver-runs", "20", "--seed", "5",
-    )  # fmt: skip
-    assert r.returncode == 0, r.stderr
-    doc = json.loads(r.stdout)
-    assert doc["method"] == "exact" and 0 < doc["p_attacker_wins"] < 1
-    assert doc["plan"]["mil"] == {"0,0": 140} and doc["resolver"]["runs"] == 20
-    assert world.read_text() == SMALL
-
-
-def test_plans_beyond_the_limits_are_refused() -> None:
-    w = small()
-    with pytest.raises(CommandError, match=r"--mil 0,0=100000: at most 199 mil"):
-        prepare(w, 1, make_plan(w, 1, "2,0", ["0,0=100000"], []))
-    with pytest.raises(UsageError, match="given twice"):
-        make_plan(w, 1, "2,0", ["0,0=5", "0,0=6"], [])
-    with pytest.raises(CommandError, match=r"You are not adjacent to 0,0"):
-        prepare(w, 1, make_plan(w, 1, "0,0", [], []))
+@settings(
+    max_examples=5,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    amil=st.integers(20, 70),
+    dmil=st.integers(0, 15),
+    umil=st.integers(5, 25),
+    ueff=st.integers(30, 100),
+    retreat=st.integers(0, 100),
+    civ=st.sampled_from([0, 100]),
+    fort=st.booleans(),
+    reserve=st.booleans(),
+)
+def test_random_small_worlds_agree_with_the_real_command(
+    amil: int, dmil: int, umil: int, ueff: int, retreat: int, civ: int, fort: bool, reserve: bool
+) -> None:
+    """Units with morale, fort support and a reacting reserve: odds vs 150 real runs."""
+    text = SMALL.format(
+        ades="fortress" if fort else "wilderness",
+        guns=7 if fort else 0,
+        amil=amil + 1,
+        dmil=dmil,
+        umil=umil,
+        ueff=ueff,
+        retreat=retreat,
+        civ=civ,
+        mission="reserve" if reserve else "",
+    )
+    world: World = parse_world(tomllib.loads(text), "small.toml")
+    plan = make_plan(world, 1, Order.parse("attack 2,0"), [f"0,0={amil}"], [])
+    odds = plan_odds(world, 1, plan, seed=2, target_error=0.02, max_samples=100)
+    runs = resolver_runs(world, 1, plan, 150, seed=9)
+    for figure, z in z_scores(odds, runs).items():
+        assert abs(z) <= 4.5, f"{figure}: z = {z:.2f} ({odds.method})"

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import copy
 import pickle
+import re
 
+import pytest
 from conftest import EXAMPLES
 
 from bellum import empire
-from bellum.empire.events import Prompt
+from bellum.empire.events import Prompt, ScriptedPrompter, parse_prompt
+from bellum.empire.geometry import Geometry
 
 
 class ByKind:
@@ -60,3 +63,80 @@ def test_a_prompt_is_its_text_and_survives_copies() -> None:
     assert p == "Number of mil from x (max 3) : " and p.startswith("Number")
     for twin in (copy.deepcopy(p), pickle.loads(pickle.dumps(p))):
         assert (str(twin), twin.kind, twin.info) == (str(p), "mil", {"at": (0, 0), "max": 3})
+
+
+class Generous(ScriptedPrompter):
+    """The header's piped answers first, then all that each question allows.
+
+    The example headers answer with named options (``--mil``, ``--unit``...);
+    answering every question with its most asks every question the world has.
+    """
+
+    def ask(self, prompt: str) -> str | None:
+        if self.answers:
+            return super().ask(prompt)
+        self.asked.append(prompt)
+        kind = getattr(prompt, "kind", "other")
+        if kind in ("mil", "move_in_mil"):
+            return str(prompt.info["max"])  # type: ignore[attr-defined]
+        return "y" if kind in ("unit", "move_in_unit", "abort", "ally", "sneak") else None
+
+
+def example_orders() -> list[tuple[str, str, list[str], int]]:
+    """The commands each example world's header shows: (file, order, answers, seed)."""
+    found = []
+    for path in sorted(EXAMPLES.glob("*.toml")):
+        for line in path.read_text().splitlines():
+            m = re.match(r"#\s+(?:printf '([^']*)' \| )?bellum empire (\w+) (.*?) --world .*"
+                         r"--seed (\d+)", line)  # fmt: skip
+            if m:
+                answers = (
+                    m.group(1).encode().decode("unicode_escape").splitlines() if m.group(1) else []
+                )
+                found.append((path.name, f"{m.group(2)} {m.group(3)}", answers, int(m.group(4))))
+    return found
+
+
+@pytest.mark.parametrize(("name", "order", "answers", "seed"), example_orders())
+def test_every_question_parses_back_from_its_text(
+    name: str, order: str, answers: list[str], seed: int
+) -> None:
+    """What a live server asks is read back into the Prompt the rules would have asked:
+    the same kind and numbers, from the wording alone (scouts' odds aside)."""
+    world = empire.load_world(EXAMPLES / name)
+    world.options["scout_estimate"] = True  # the abort question too
+    asker = Generous(list(answers))
+    empire.run_command(world, order, country=1, seed=seed, prompter=asker)
+    for asked in asker.asked:
+        assert isinstance(asked, Prompt)
+        parsed = parse_prompt(str(asked), world.geometry)
+        expected = {k: v for k, v in asked.info.items() if k != "odds"}
+        if asked.kind == "other":  # plain text in the rules: an argument at most
+            assert parsed.kind in ("other", "argument") and parsed.info == {}, repr(asked)
+        else:
+            assert (parsed.kind, parsed.info) == (asked.kind, expected), repr(asked)
+
+
+def test_question_kinds_seen_in_the_examples_cover_every_kind_with_numbers() -> None:
+    seen: set[str] = set()
+    for name, order, answers, seed in example_orders():
+        world = empire.load_world(EXAMPLES / name)
+        world.options["scout_estimate"] = True
+        asker = Generous(list(answers))
+        empire.run_command(world, order, country=1, seed=seed, prompter=asker)
+        seen |= {parse_prompt(str(p), world.geometry).kind for p in asker.asked}
+    assert {"mil", "unit", "move_in_mil", "move_in_unit", "abort"} <= seen
+
+
+def test_server_wording_parses_with_player_coordinates() -> None:
+    geo = Geometry(32, 16)
+    p = parse_prompt("Number of mil from airfield at -2,0 (max 99) : ", geo)
+    assert (p.kind, p.info) == ("mil", {"at": (30, 0), "max": 99})
+    p = parse_prompt("Number of mil from tt   troop transport (#4) (max 20) : ")
+    assert (p.kind, p.info) == ("mil", {"ship": 4, "max": 20})
+    assert parse_prompt("Victim ship #?  ").kind == "argument"
+    assert parse_prompt("escort(s)? ").kind == "argument"
+    p = parse_prompt("Do you really want to sneak attack (it will cost you $100) [yn]? ")
+    assert (p.kind, p.info) == ("sneak", {"cost": 100})
+    assert parse_prompt("Sector is owned by Bar, your ally, attack [yn]? ").kind == "ally"
+    assert parse_prompt("<3: 2,0> ").kind == "other"

@@ -6,6 +6,7 @@ from conftest import EXAMPLES
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import attack
+from bellum.empire.combat.strength import defense_value
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world
 from bellum.empire.world import Plague
@@ -70,6 +71,31 @@ def test_q_at_the_unit_prompt_aborts() -> None:
     assert r.transcript().endswith("Attack aborted\nNo troops for attack...\n")
 
 
+def test_end_of_input_at_the_move_in_leaves_every_unit_where_it_is() -> None:
+    """After end of input the server asks nothing more: no "Move in with" question, each
+    unit stays (4.4.1's player->aborted, checked on the real server in tests/live)."""
+    w = load_world(EXAMPLES / "cavalry.toml")
+    r = attack(w, "2,0", 1, ServerRandom(4), ScriptedPrompter(["150", "Y"]))
+    text = r.transcript()
+    assert "How many mil to move in from 0,0 (97 max)? \n" in text
+    assert "Move in with" not in text
+    assert text.endswith("cav  cavalry #1 stays in 0,0\ncav  cavalry #0 stays in 0,0\n"
+                         "1 of your troops now occupy 2,0\n")  # fmt: skip
+
+
+def test_attacking_units_that_lost_efficiency_say_so_after_the_fight() -> None:
+    """4.4.1's put_oland reports every attacking unit the fight damaged, before the capture
+    (checked on the real server in tests/live)."""
+    w = load_world(EXAMPLES / "cavalry.toml")
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["5", "Y", "N"]))
+    assert (
+        "We have captured 2,0, sir!\n"
+        "cav  cavalry #1 damaged from 100% to 95%\n"
+        "cav  cavalry #0 damaged from 100% to 95%\n"
+        "cav  cavalry #1 moves in to occupy 2,0\n"
+    ) in r.transcript()
+
+
 def test_plague_spreads_both_ways() -> None:
     """§7: an infectious attacking sector infects the target; the target exposes the defenders."""
     w = load_world(EXAMPLES / "vector-b.toml")
@@ -80,3 +106,12 @@ def test_plague_spreads_both_ways() -> None:
     clean = load_world(EXAMPLES / "vector-b.toml")
     attack(clean, "2,0", 1, ServerRandom(1), ScriptedPrompter(["150", "0"]))
     assert clean.units[0].plague == Plague.HEALTHY
+
+
+def test_fortification_counts_against_the_games_land_mob_max() -> None:
+    """4.4.1's defense_val: value x (land_mob_max + harden) / land_mob_max."""
+    u = load_world(EXAMPLES / "cavalry.toml").units[0]
+    base = defense_value(u, 100)
+    u.fort = 50
+    assert defense_value(u, 100) == base * (150 / 100)
+    assert defense_value(u) == base * (177 / 127)

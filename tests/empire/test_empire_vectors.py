@@ -18,11 +18,10 @@ from typing import Any
 import pytest
 from conftest import ROOT
 
-from bellum.dice import ServerRandom
-from bellum.empire.combat import CombatResult, run_order
+from bellum.empire import run_command
+from bellum.empire.combat import CombatResult
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world
-from bellum.empire.orders import Order
 from bellum.empire.world import World
 
 VECTORS = sorted((ROOT / "tests" / "vectors").glob("*.toml"))
@@ -36,9 +35,10 @@ def server_view(result: CombatResult) -> str:
 def replay(vector: dict[str, Any]) -> tuple[World, World, CombatResult]:
     world = load_world(ROOT / vector["world"])
     before = world.copy()
-    order = Order.parse(vector["command"])
     prompter = ScriptedPrompter(list(vector["answers"]))
-    result = run_order(world, order, 1, ServerRandom(vector["seed"]), prompter)
+    result = run_command(
+        world, vector["command"], country=1, seed=vector["seed"], prompter=prompter
+    )
     return before, world, result
 
 

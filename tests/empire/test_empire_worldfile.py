@@ -80,7 +80,7 @@ def test_missing_and_broken_files(tmp_path: Path) -> None:
         load_world(tmp_path / "nope.toml")
     bad = tmp_path / "bad.toml"
     bad.write_text("[world\n")
-    with pytest.raises(InputError, match=r"bad\.toml: not valid TOML"):
+    with pytest.raises(InputError, match=r"bad\.toml: malformed TOML"):
         load_world(bad)
 
 

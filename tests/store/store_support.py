@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import io
-import os
-import subprocess
-import sys
-from contextlib import redirect_stderr, redirect_stdout
-from dataclasses import dataclass
 from pathlib import Path
-
-import pytest
 
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.service import replay
+from shareddata import shared_path
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The real Empire dumps live next to the repository (never committed to it).
-DUMPS = ROOT.parent / "shared" / "data" / "empire-dumps"
 #: World sizes of the Empire test games that made the dumps (their econfig).
 SIZES: dict[str, tuple[int, int] | None] = {
     "smoke-final.xdump": None,
@@ -30,57 +21,8 @@ SMOKE_ATTACK = ["13,-1", "n", "n", "n", "n"]
 
 
 def dump_path(name: str) -> Path:
-    path = DUMPS / name
-    if not path.exists():
-        pytest.skip(f"the shared Empire dumps are not at {DUMPS} (clone next to shared/)")
-    return path
-
-
-@dataclass
-class Ran:
-    """What a ``bellum`` command line did, like :class:`subprocess.CompletedProcess`."""
-
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def bellum(*args: str, stdin: str = "", cwd: Path = ROOT, env: dict[str, str] | None = None) -> Ran:
-    """Run the ``bellum`` command line in this process (fast), as a user would run it:
-    the same entry point, piped standard input, exit status and both output streams."""
-    from bellum.cli import main
-
-    out, err = io.StringIO(), io.StringIO()
-    here, saved_env, saved_stdin = Path.cwd(), dict(os.environ), sys.stdin
-    os.chdir(cwd)
-    os.environ.update(env or {})
-    sys.stdin = io.StringIO(stdin)
-    try:
-        with redirect_stdout(out), redirect_stderr(err):
-            try:
-                main(list(args))
-                code = 0
-            except SystemExit as exc:
-                code = exc.code if isinstance(exc.code, int) else int(exc.code is not None)
-    finally:
-        sys.stdin = saved_stdin
-        os.environ.clear()
-        os.environ.update(saved_env)
-        os.chdir(here)
-    return Ran(code, out.getvalue(), err.getvalue())
-
-
-def bellum_process(*args: str, stdin: str = "", cwd: Path = ROOT) -> Ran:
-    """Run ``python -m bellum`` in a new process: for what only a real process shows."""
-    r = subprocess.run(
-        [sys.executable, "-m", "bellum", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        check=False,
-    )
-    return Ran(r.returncode, r.stdout, r.stderr)
+    """One of the real Empire dumps in ``../shared`` (skips without it, fails under CI)."""
+    return shared_path("data", "empire-dumps", name)
 
 
 def assert_history_replays(db: Path) -> int:

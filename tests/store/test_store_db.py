@@ -7,14 +7,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from store_support import (
-    ROOT,
-    SMOKE_ATTACK,
-    assert_history_replays,
-    bellum,
-    bellum_process,
-    dump_path,
-)
+from store_support import ROOT, SMOKE_ATTACK, assert_history_replays, dump_path
 
 from bellum.dice import ServerRandom
 from bellum.empire import service
@@ -28,6 +21,7 @@ from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
 from bellum.empire.orders import Order
 from bellum.empire.service import replay
 from bellum.errors import CommandError, InputError
+from clirunner import bellum, bellum_process
 
 VECTOR_A = ROOT / "examples" / "empire" / "vector-a.toml"
 
@@ -55,10 +49,10 @@ def test_store_attack_on_an_imported_smoke_dump(smoke_db: Path, tmp_path: Path) 
     assert "   13,-1  oil field        8   8 100 127" in show.stdout
     # The same attack in memory, on the dump itself, is what the database must do.
     expected = dump_to_world(read_dump(dump_path("smoke-final.xdump")))
-    r0 = attack(expected, SMOKE_ATTACK[0], 1, ServerRandom(7), ScriptedPrompter(["19"]),
+    r0 = attack(expected, SMOKE_ATTACK[0], 1, ServerRandom(7), ScriptedPrompter(["19", "0"]),
                 SMOKE_ATTACK[1:])  # fmt: skip
     r = bellum_process("empire", "attack", *SMOKE_ATTACK, "--db", str(smoke_db), "--as", "1",
-               "--seed", "7", stdin="19\n")  # fmt: skip
+               "--seed", "7", "--mil", "11,-1=19", "--move-in", "0")  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert r.stdout == r0.transcript()
     assert "We have captured 13,-1, sir!" in r.stdout
@@ -119,7 +113,7 @@ def test_store_refused_and_aborted_commands_are_history_without_changes(tmp_path
     assert (
         bellum("empire", "world", "new", "--db", str(db), "--from", str(VECTOR_A)).returncode == 0
     )
-    r = bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "3")
+    r = bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "3", stdin="0\n")
     assert r.returncode == 1 and r.stdout.endswith("No troops for attack...\n")
     r = bellum("empire", "attack", "10,0", "--db", str(db), "--as", "1", "--seed", "3")
     assert r.returncode == 1
@@ -298,7 +292,7 @@ def test_store_codec_covers_every_field_of_the_world() -> None:
 
     assert {f.name for f in dataclasses.fields(World)} == {
         "geometry", "tables", "options", "nations", "sectors", "units", "ships", "planes",
-        "telegrams", "news", "overrides",
+        "telegrams", "news", "overrides", "fog", "deity_name",
     }  # fmt: skip
 
 
@@ -347,7 +341,7 @@ def test_store_replace_refuses_files_that_are_not_bellum_databases(tmp_path: Pat
     """--replace starts over a bellum database, never a world file or another database."""
     toml = tmp_path / "world.toml"
     toml.write_text(VECTOR_A.read_text())
-    with pytest.raises(InputError, match="only starts over a bellum database"):
+    with pytest.raises(InputError, match="bellum will not overwrite it"):
         Store.create(toml, load_world(VECTOR_A), replace=True)
     assert toml.read_text() == VECTOR_A.read_text()
     foreign = tmp_path / "other.db"
@@ -355,8 +349,20 @@ def test_store_replace_refuses_files_that_are_not_bellum_databases(tmp_path: Pat
     conn.execute("CREATE TABLE notes (t TEXT)")
     conn.commit()
     conn.close()
-    with pytest.raises(InputError, match="only starts over a bellum database"):
+    with pytest.raises(InputError, match="bellum will not overwrite it"):
         Store.create(foreign, load_world(VECTOR_A), replace=True)
+
+
+def test_store_an_empty_file_is_never_advised_to_be_replaced(tmp_path: Path) -> None:
+    """Without --replace as with it, the advice is the same: --replace cannot help."""
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")
+    for replace in (False, True):
+        r = bellum("empire", "world", "new", "--db", str(empty), "--from", str(VECTOR_A),
+                   *(["--replace"] if replace else []))  # fmt: skip
+        assert r.returncode == 1 and "--replace" not in r.stderr
+        assert r.stderr.endswith("bellum will not overwrite it: choose another --db or remove it\n")
+    assert empty.read_bytes() == b""
 
 
 def test_store_schema_2_history_is_read_as_orders_and_replays(tmp_path: Path) -> None:
@@ -389,6 +395,7 @@ def test_store_schema_2_history_is_read_as_orders_and_replays(tmp_path: Path) ->
     hist = bellum("empire", "history", "--db", str(old), "--json")
     (entry,) = json.loads(hist.stdout)
     assert entry["order"] == "attack 2,0 y y n n" and entry["args"] == ["2,0"]
+    assert entry["server"] is None  # schema 4: not from a live game
     store = Store.open(old)
     assert store.summary()["schema_version"] == SCHEMA_VERSION
     assert store.command(1).order == Order.parse("attack 2,0 y y n n")

@@ -6,12 +6,13 @@ import re
 from pathlib import Path
 
 import pytest
-from store_support import SIZES, bellum, dump_path
+from store_support import SIZES, dump_path
 
 from bellum.empire.io.xdump.mapping import dump_to_world, infer_size, read_dump, world_to_dump
 from bellum.empire.io.xdump.syntax import parse_dump, quote, split_fields, unquote
 from bellum.empire.world import Plague, Relation
 from bellum.errors import InputError
+from clirunner import bellum
 
 
 @pytest.mark.parametrize("name", sorted(SIZES))

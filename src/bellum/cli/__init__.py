@@ -1,8 +1,14 @@
 """The ``bellum`` command line: one module per command group.
 
-Groups register themselves on :data:`bellum.cli.app.cli`; this module only
-wires them together and turns user errors into one-line messages.  The
-commands parse options and print; opening worlds and running orders is
+The groups are listed in :data:`bellum.cli.app.COMMANDS` and imported when a
+command of theirs runs; this module only turns every error into one line on
+standard error and an exit status (docs/cli.md, "Who is speaking"):
+
+* a malformed command line (click's or bellum's :class:`~bellum.errors.UsageError`): 2;
+* a refused command or bad input (:class:`~bellum.errors.BellumError`): 1;
+* Ctrl-C: 130; a closed pipe: 1.
+
+The commands parse options and print; opening worlds and running orders is
 :mod:`bellum.empire.service`'s, which no library module reaches back from.
 """
 
@@ -15,11 +21,27 @@ import click
 from bellum.cli.app import cli
 from bellum.errors import BellumError
 
-# Importing the group modules registers their commands.
-from bellum.cli import empire as _empire  # noqa: F401  # isort: skip
-from bellum.cli import odds as _odds  # noqa: F401  # isort: skip
-from bellum.cli import panzer as _panzer  # noqa: F401  # isort: skip
-from bellum.cli import world as _world  # noqa: F401  # isort: skip
+
+def error_line(exc: click.ClickException) -> str:
+    """Click's message as one ``bellum: error:`` line, in bellum's own style.
+
+    Click starts its messages with a capital and ends them with a full stop
+    ("Missing option '--as'."); bellum's read "missing option '--as'", and
+    a usage error names the help to read instead of printing the usage block.
+    """
+    if isinstance(exc, click.NoSuchOption) and exc.possibilities:
+        names = sorted(exc.possibilities)
+        guess = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+        message = f"{exc.message.removesuffix('.')} (did you mean {guess}?)"
+    else:
+        message = " ".join(exc.format_message().split())
+    if message[:1].isupper() and message[1:2].islower():
+        message = message[0].lower() + message[1:]
+    message = message.removesuffix(".")
+    ctx = getattr(exc, "ctx", None)
+    if isinstance(exc, click.UsageError) and ctx is not None:
+        message += f"; see '{ctx.command_path} --help'"
+    return f"bellum: error: {message}"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -29,8 +51,12 @@ def main(argv: list[str] | None = None) -> None:
     except (click.exceptions.Abort, KeyboardInterrupt):
         click.echo("\nInterrupted; nothing was saved.", err=True)
         sys.exit(130)
-    except click.ClickException as exc:
+    except click.exceptions.NoArgsIsHelpError as exc:
+        # A group typed alone (``bellum empire``): its help, not an error line.
         exc.show()
+        sys.exit(exc.exit_code)
+    except click.ClickException as exc:
+        click.echo(error_line(exc), err=True)
         sys.exit(exc.exit_code)
     except BellumError as exc:
         click.echo(f"bellum: error: {exc}", err=True)

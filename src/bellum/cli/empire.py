@@ -7,53 +7,71 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from statistics import mean
 from typing import Any
 
 import click
 
-from bellum.cli.app import cli
+from bellum.cli import options as shared
+from bellum.cli.app import LazyGroup, cli
+from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
+from bellum.empire.answers import NamedAnswers
 from bellum.empire.combat.preview import strength
-from bellum.empire.events import Event
-from bellum.empire.geometry import Geometry
+from bellum.empire.events import Event, Prompt
+from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.orders import Order
-from bellum.empire.planning import fight_sides, make_plan, prepare
-from bellum.empire.planning import resolver_runs as resolver_runs_of
 from bellum.empire.rules import apply_rules, describe, profile_names
-from bellum.empire.service import WorldSource, open_source
-from bellum.empire.world import Nation, World
+from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
+from bellum.empire.world import Nation, Sector, World
 from bellum.errors import InputError, UsageError
-from bellum.odds import Method, fight_odds
-from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
-from bellum.term import use_color
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
 
 
 class StreamPrompter:
-    """Asks on stdout and reads answers line by line from stdin.
+    """Asks on stdout; answers from named answers (``--mil``, ``--unit``...), else from
+    stdin line by line.
 
-    When stdin is not a terminal the answer is echoed after the prompt, so a
-    piped run prints the same transcript a player would see.  End of input
-    answers ``None``, which the rules treat like the server treats EOF.
+    When stdin is not a terminal, or the answer was named, the answer is
+    echoed after the prompt, so a scripted run prints the same transcript a
+    player would see.  End of input on a terminal (Ctrl-D) answers ``None``,
+    which the rules treat like the server treats EOF; end of piped input
+    with no named answer is an error naming the question (``hint`` says
+    which option answers it), so a script never goes on with an answer
+    meant for another question.
     """
 
-    def __init__(self, quiet: bool = False) -> None:
+    def __init__(
+        self,
+        quiet: bool = False,
+        named: NamedAnswers | None = None,
+        hint: Callable[[str], str] | None = None,
+    ) -> None:
         self.quiet = quiet
         self.echo = not sys.stdin.isatty()
+        self.named = named or NamedAnswers()
+        self.hint = hint
 
     def ask(self, prompt: str) -> str | None:
         out = sys.stderr if self.quiet else sys.stdout
         out.write(prompt)
         out.flush()
-        line = sys.stdin.readline()
-        if not line:
-            out.write("\n")
-            return None
-        answer = line.rstrip("\r\n")
-        if self.echo:
-            out.write(answer + "\n")
+        answer = self.named.answer(prompt)
+        if answer is None:
+            line = sys.stdin.readline()
+            if not line:
+                out.write("\n")
+                if not self.echo:
+                    return None
+                how = self.hint(prompt) if self.hint else "one more line of input"
+                raise UsageError(
+                    f"no answer to {prompt.strip()!r} on standard input: give {how};"
+                    " nothing was saved"
+                )
+            answer = line.rstrip("\r\n")
+            if not self.echo:
+                return answer
+        out.write(answer + "\n")
         return answer
 
 
@@ -64,7 +82,11 @@ def _live(event: Event) -> None:
 
 
 def _country(world: World, key: str) -> Nation:
-    n = world.find_nation(key)
+    key = key.strip()  # CoordCommand's blank before a negative number (--as -1)
+    try:
+        n = world.find_nation(key)
+    except InputError as exc:
+        raise UsageError(f"--as: {exc}") from None
     if n is None:
         names = ", ".join(f"{c.cnum} ({c.name})" for c in world.nations.values())
         if not names:
@@ -139,9 +161,52 @@ def rules_options(f: Callable[..., None]) -> Callable[..., None]:
     )(f)
 
 
-@cli.group()
+@cli.group(
+    cls=LazyGroup,
+    lazy={
+        "world": (
+            "bellum.cli.world:world_group",
+            "World databases: create, import and export Empire dumps, show.",
+        ),
+        "history": (
+            "bellum.cli.world:history_cmd",
+            "List the commands stored in a world database, oldest first.",
+        ),
+        "replay": (
+            "bellum.cli.world:replay_cmd",
+            "Check that stored command ID reproduces bit for bit.",
+        ),
+        "sync": (
+            "bellum.cli.live:sync_cmd",
+            "Read a live game from the server at HOST:PORT into a world database.",
+        ),
+        "odds": (
+            "bellum.cli.empire_odds:odds_cmd",
+            "The odds of COMMAND before you make it: attack, assault, paradrop, board or lboard.",
+        ),
+    },
+)
 def empire() -> None:
     """Wolfpack Empire 4.4: attack, assault, paradrop, board and friends."""
+
+
+json_option = shared.json_option()
+
+
+def _print_json(doc: dict[str, Any]) -> None:
+    click.echo(json.dumps({"schema_version": 1, **doc}, indent=2))
+
+
+def _rows(world: World, sectors: tuple[str, ...], n: Nation, mine: bool) -> list[Sector]:
+    """The SECTORS named (each once, in order), else every sector (``mine``: yours)."""
+    if sectors:
+        wanted = dict.fromkeys(world.geometry.parse(s, n.origin) for s in sectors)
+        return [world.sector(xy) for xy in wanted]
+    return [
+        s
+        for _, s in sorted(world.sectors.items(), key=lambda kv: kv[0][::-1])
+        if not mine or s.owner == n.cnum
+    ]
 
 
 @empire.command("show", cls=CoordCommand)
@@ -149,39 +214,78 @@ def empire() -> None:
 @world_option
 @db_option
 @as_option
+@json_option
 def show_cmd(
-    sectors: tuple[str, ...], world_path: Path | None, db: Path | None, country: str
+    sectors: tuple[str, ...], world_path: Path | None, db: Path | None, country: str, as_json: bool
 ) -> None:
-    """List your sectors (or the SECTORS given, as x,y), units and nation."""
+    """List your sectors (or the SECTORS given, as x,y), units and nation.
+
+    It shows everything the world holds, enemy sectors included: the world is
+    your planning copy, not the game's fog of war (docs/empire-cli.md).
+    """
     world = open_world(world_path, db).world
     n = _country(world, country)
-    if sectors:
-        picked = [world.sector(world.geometry.parse(s, n.origin)) for s in sectors]
-    else:
-        picked = [
-            s
-            for _, s in sorted(world.sectors.items(), key=lambda kv: kv[0][::-1])
-            if s.owner == n.cnum
-        ]
-    click.echo(f"{n.name} (#{n.cnum}): ${n.money}, {n.btu} BTU, tech {n.tech:.2f}")
-    click.echo("    sect  des            own old eff mob   civ   mil  che loy mines off")
-    for s in picked:
-        mines = s.mines if s.oldowner == n.cnum or s.owner == 0 else "?"
-        click.echo(
-            f"{world.fmt(s.xy, n.cnum):>8}  {s.type.name[:14]:<14} {s.owner:>3} {s.oldowner:>3}"
-            f" {s.eff:>3} {s.mob:>3} {s.civ:>5} {s.mil:>5} {s.che:>4} {s.loyalty:>3}"
-            f" {mines!s:>5} {'yes' if s.off else 'no':>3}"
-        )
+    picked = _rows(world, sectors, n, mine=True)
     where = {s.xy for s in picked}
-    units = [u for _, u in sorted(world.units.items()) if u.owner == n.cnum or u.xy in where]
-    if units:
+    doc: dict[str, Any] = {
+        "nation": {"cnum": n.cnum, "name": n.name, "money": n.money, "btu": n.btu, "tech": n.tech},
+        "sectors": [
+            {
+                "sect": world.fmt(s.xy, n.cnum),
+                "des": s.type.name,
+                "owner": s.owner,
+                "oldowner": s.oldowner,
+                "eff": s.eff,
+                "mob": s.mob,
+                "civ": s.civ,
+                "mil": s.mil,
+                "che": s.che,
+                "loyalty": s.loyalty,
+                "mines": s.mines,
+                "off": s.off,
+            }
+            for s in picked
+        ],
+        "units": [
+            {
+                "id": u.uid,
+                "type": u.type.display,
+                "sect": world.fmt(u.xy, n.cnum),
+                "owner": u.owner,
+                "eff": u.eff,
+                "mob": u.mob,
+                "mil": u.mil,
+                "tech": u.tech,
+                "fort": u.fort,
+                "army": u.army,
+                "mission": u.mission,
+            }
+            for _, u in sorted(world.units.items())
+            if u.xy in where or (not sectors and u.owner == n.cnum)
+        ],
+    }
+    if as_json:
+        _print_json(doc)
+        return
+    nat = doc["nation"]
+    click.echo(
+        f"{nat['name']} (#{nat['cnum']}): ${nat['money']}, {nat['btu']} BTU, tech {nat['tech']:.2f}"
+    )
+    click.echo("    sect  des            own old eff mob   civ   mil  che loy mines off")
+    for r in doc["sectors"]:
+        click.echo(
+            f"{r['sect']:>8}  {r['des'][:14]:<14} {r['owner']:>3} {r['oldowner']:>3}"
+            f" {r['eff']:>3} {r['mob']:>3} {r['civ']:>5} {r['mil']:>5} {r['che']:>4}"
+            f" {r['loyalty']:>3} {r['mines']:>5} {'yes' if r['off'] else 'no':>3}"
+        )
+    if doc["units"]:
         click.echo("")
         click.echo("   # unit                  x,y   own eff mob mil   tech fort army mission")
-        for u in units:
+        for u in doc["units"]:
             click.echo(
-                f"{u.uid:>4} {u.type.display[:20]:<20} {world.fmt(u.xy, n.cnum):>6} {u.owner:>4}"
-                f" {u.eff:>3} {u.mob:>3} {u.mil:>3} {u.tech:>6.1f} {u.fort:>4} {u.army or '~':>4}"
-                f" {u.mission or '-'}"
+                f"{u['id']:>4} {u['type'][:20]:<20} {u['sect']:>6} {u['owner']:>4}"
+                f" {u['eff']:>3} {u['mob']:>3} {u['mil']:>3} {u['tech']:>6.1f} {u['fort']:>4}"
+                f" {u['army'] or '~':>4} {u['mission'] or '-'}"
             )
 
 
@@ -190,12 +294,14 @@ def show_cmd(
 @world_option
 @db_option
 @as_option
+@json_option
 @rules_options
 def strength_cmd(
     sectors: tuple[str, ...],
     world_path: Path | None,
     db: Path | None,
     country: str,
+    as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
 ) -> None:
@@ -203,21 +309,36 @@ def strength_cmd(
     world = open_world(world_path, db).world
     apply_rules(world, profile, list(options))
     n = _country(world, country)
-    if sectors:
-        wanted = dict.fromkeys(world.geometry.parse(s, n.origin) for s in sectors)
-        picked = [world.sector(xy) for xy in wanted]
-    else:
-        picked = [s for _, s in sorted(world.sectors.items(), key=lambda kv: kv[0][::-1])]
-    rows = strength(world, n.cnum, picked)
+    rows = strength(world, n.cnum, _rows(world, sectors, n, mine=False))
+    doc = {
+        "sectors": [
+            {
+                "sect": world.fmt(r.sector.xy, n.cnum),
+                "des": r.sector.type.mnemonic,
+                "eff": r.sector.eff,
+                "mil": r.sector.mil,
+                "units": int(r.units),
+                "mines": r.mines,
+                "mult": r.mult,
+                "sector_defense": r.sector_defense,
+                "reacting_defense": r.reacting_defense,
+                "total": r.total,
+            }
+            for r in rows
+        ]
+    }
+    if as_json:
+        _print_json(doc)
+        return
     click.echo("DEFENSE STRENGTH               land  sect   sector  reacting    total")
     click.echo("  sect       eff  mil  units  mines  mult  defense     units  defense")
-    for r in rows:
-        s = r.sector
-        mines = "?" if r.mines is None else str(r.mines)
+    for d in doc["sectors"]:
+        mines = "?" if d["mines"] is None else str(d["mines"])
+        eff = f"{d['eff']}%"
         click.echo(
-            f"{world.fmt(s.xy, n.cnum):>6} {s.type.mnemonic}{f'{s.eff}%':>8}{s.mil:>5}"
-            f"{int(r.units):>7}{mines:>7}{r.mult:>6.2f}{r.sector_defense:>9}"
-            f"{r.reacting_defense:>10}{r.total:>9}"
+            f"{d['sect']:>6} {d['des']}{eff:>8}{d['mil']:>5}"
+            f"{d['units']:>7}{mines:>7}{d['mult']:>6.2f}{d['sector_defense']:>9}"
+            f"{d['reacting_defense']:>10}{d['total']:>9}"
         )
     if not rows:
         click.echo("No sectors of yours there.")
@@ -231,9 +352,14 @@ def strength_cmd(
     help="Show the values this world uses.",
 )
 @db_option
+@json_option
 @rules_options
 def rules_cmd(
-    world_path: Path | None, db: Path | None, profile: str | None, options: tuple[str, ...]
+    world_path: Path | None,
+    db: Path | None,
+    as_json: bool,
+    profile: str | None,
+    options: tuple[str, ...],
 ) -> None:
     """List the rule profiles, switches and options, one line each, with their values.
 
@@ -245,6 +371,23 @@ def rules_cmd(
     current = w.option("profile")
     rows = describe()
     names = profile_names()
+    if as_json:
+        _print_json(
+            {
+                "profile": current,
+                "rules": [
+                    {
+                        "kind": r.kind,
+                        "name": r.name,
+                        "value": r.name == current if r.kind == "profile" else w.option(r.name),
+                        "by_profile": dict(r.by_profile),
+                        "text": r.description,
+                    }
+                    for r in rows
+                ],
+            }
+        )
+        return
     head = "".join(f"{n:<13}" for n in names)
     click.echo(f"{'kind':<8} {'name':<22} {'value':<5} {head}description")
 
@@ -261,23 +404,171 @@ def rules_cmd(
         click.echo(f"{r.kind:<8} {r.name:<22} {value:<5} {sets}{r.description}")
 
 
-seed_option = click.option(
-    "--seed", type=click.IntRange(0, 2**32 - 1), help="Seed the server's generator."
-)
+seed_option = shared.seed_option("Seed the server's generator (printed when not given).")
 out_option = click.option(
     "--out",
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the resulting world here instead of back to --world.",
 )
-json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+
+
+def answer_options(f: Callable[..., None]) -> Callable[..., None]:
+    """Named answers to the server's questions (docs/empire-cli.md, "Answers")."""
+    options = (
+        click.option(
+            "--mil",
+            "mil",
+            multiple=True,
+            metavar="FROM=N",
+            help="Answer 'Number of mil from FROM': FROM is your sector (x,y) or ship"
+            " (number); repeatable.",
+        ),
+        click.option(
+            "--unit",
+            "units",
+            multiple=True,
+            type=click.IntRange(0),
+            metavar="ID",
+            help="Land unit ID joins; every other unit asked about stays. Repeatable.",
+        ),
+        click.option("--no-units", is_flag=True, help="No land unit joins."),
+        click.option(
+            "--move-in",
+            multiple=True,
+            metavar="[SECT=]N",
+            help="Answer 'How many mil to move in': N from every sector, or SECT=N from"
+            " one; repeatable.",
+        ),
+        click.option(
+            "--move-in-unit",
+            "move_in_units",
+            multiple=True,
+            type=click.IntRange(0),
+            metavar="ID",
+            help="Land unit ID moves in after a victory; the others stay. Repeatable.",
+        ),
+        click.option("--no-move-in-units", is_flag=True, help="No land unit moves in."),
+        click.option(
+            "--yes",
+            is_flag=True,
+            help="Answer yes to 'Are you sure', an ally's sector and a sneak attack's price.",
+        ),
+    )
+    for option in reversed(options):
+        f = option(f)
+    return f
 
 
 def combat_options(f: Callable[..., None]) -> Callable[..., None]:
     """The options of every combat command, in the order ``--help`` lists them."""
+    f = answer_options(f)
+    f = live_options(f)
     f = rules_options(f)
     for option in (json_option, out_option, seed_option, as_option, db_option, world_option):
         f = option(f)
     return f
+
+
+def _count(text: str, option: str) -> int:
+    if not text.strip().isdigit():
+        raise UsageError(f"{option}: expected a number of mil, not {text.strip()!r}")
+    return int(text)
+
+
+def _pairs(values: tuple[str, ...], option: str) -> list[tuple[str, int]]:
+    """``KEY=N`` values, each key once."""
+    seen: dict[str, int] = {}
+    for value in values:
+        key, eq, n = value.partition("=")
+        if not eq or not key.strip():
+            raise UsageError(f"{option}: expected KEY=N such as 0,0=150, not {value.strip()!r}")
+        key = key.strip()
+        if key in seen:
+            raise UsageError(f"{option} {key} given twice")
+        seen[key] = _count(n, f"{option} {key}")
+    return list(seen.items())
+
+
+def _unique(ids: tuple[int, ...], option: str, none_flag: bool) -> frozenset[int] | None:
+    if none_flag and ids:
+        raise UsageError(f"give {option} or --no-{option[2:]}s, not both")
+    for uid in ids:
+        if ids.count(uid) > 1:
+            raise UsageError(f"{option} {uid} given twice")
+    return frozenset(ids) if ids or none_flag else None
+
+
+def named_answers(
+    world: World,
+    nation: Nation,
+    *,
+    mil: tuple[str, ...],
+    units: tuple[int, ...],
+    no_units: bool,
+    move_in: tuple[str, ...],
+    move_in_units: tuple[int, ...],
+    no_move_in_units: bool,
+    yes: bool,
+) -> NamedAnswers:
+    """The command line's named answers, coordinates made absolute."""
+    named = NamedAnswers(
+        units=_unique(units, "--unit", no_units),
+        move_in_units=_unique(move_in_units, "--move-in-unit", no_move_in_units),
+        yes=yes,
+    )
+    for key, n in _pairs(mil, "--mil"):
+        if key.isdigit():
+            named.ship_mil[int(key)] = n
+        else:
+            named.mil[world.geometry.parse(key, nation.origin)] = n
+    plain = [v for v in move_in if "=" not in v]
+    if len(plain) > 1:
+        raise UsageError("--move-in N given twice")
+    if plain:
+        named.move_in = _count(plain[0], "--move-in")
+    for key, n in _pairs(tuple(v for v in move_in if "=" in v), "--move-in"):
+        named.move_in_at[world.geometry.parse(key, nation.origin)] = n
+    return named
+
+
+def answer_hint(world: World, cnum: int) -> Callable[[str], str]:
+    """Which option answers a question, for the error when standard input runs out."""
+
+    def at(xy: Coord) -> str:
+        return world.fmt(xy, cnum)
+
+    def hint(prompt: str) -> str:
+        if not isinstance(prompt, Prompt):
+            return "one more line of input"
+        info, kind = prompt.info, prompt.kind
+        if kind == "mil":
+            return f"--mil {info['ship'] if 'ship' in info else at(info['at'])}=N"
+        if kind == "unit":
+            return f"--unit {info['uid']} or --no-units"
+        if kind == "move_in_mil":
+            return f"--move-in {at(info['at'])}=N or --move-in N"
+        if kind == "move_in_unit":
+            return f"--move-in-unit {info['uid']} or --no-move-in-units"
+        if kind in ("abort", "ally", "sneak"):
+            return "--yes"
+        if kind == "argument":
+            return "the missing argument on the command line"
+        return "one more line of input"
+
+    return hint
+
+
+def _unused_warnings(named: NamedAnswers, world: World, cnum: int) -> None:
+    option = {
+        "mil": "--mil",
+        "ship": "--mil",
+        "unit": "--unit",
+        "move_in": "--move-in",
+        "move_in_unit": "--move-in-unit",
+    }
+    for kind, key in named.unused():
+        shown = world.fmt(key, cnum) if isinstance(key, tuple) else str(key)
+        click.echo(f"bellum: warning: {option[kind]} {shown}: not asked for", err=True)
 
 
 def play_order(
@@ -292,26 +583,56 @@ def play_order(
     as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
+    **rest: Any,
 ) -> None:
     """Run the order ``name words...`` on the world and keep what it did.
 
     ``words`` are the command's arguments (``None`` for the missing ones, which
-    the server then asks for); the world is saved only if the order changed it.
+    the server then asks for); ``rest`` the named answers (:func:`named_answers`)
+    and the ``--live`` group.  The world is saved only if the order changed it;
+    with ``--live`` the server runs the order instead.
     """
     try:
         order = Order.of(name, words)
     except InputError as exc:
         raise UsageError(str(exc)) from None
+    live = {k: rest.pop(k) for k in ("live", *LiveRequest.__dataclass_fields__) if k in rest}
+    answers = rest
+    request = live_request(live, world=world_path, seed=seed, out=out)
+    if request is not None:
+
+        def prompter_for(view: World) -> StreamPrompter:
+            me = _country(view, country)
+            named = named_answers(view, me, **answers)
+            return StreamPrompter(quiet=as_json, named=named, hint=answer_hint(view, me.cnum))
+
+        code = play_live(
+            request,
+            order,
+            country=country,
+            db=db or DEFAULT_DB,
+            prompter_for=prompter_for,
+            sink=None if as_json else _live,
+            as_json=as_json,
+            profile=profile,
+            options=options,
+        )
+        sys.exit(code)
     source = open_world(world_path, db, write=True, out=out)
     apply_rules(source.world, profile, list(options))
     nation = _country(source.world, country)
+    named = named_answers(source.world, nation, **answers)
     result = source.run(
         order,
         country=nation.cnum,
         seed=_seed(seed),
-        prompter=StreamPrompter(quiet=as_json),
+        prompter=StreamPrompter(
+            quiet=as_json, named=named, hint=answer_hint(source.world, nation.cnum)
+        ),
         sink=None if as_json else _live,
     )
+    if result.outcome not in ("refused", "usage"):
+        _unused_warnings(named, source.world, nation.cnum)
     if as_json:
         click.echo(json.dumps(result.to_json(), indent=2))
     code = EXIT_BY_OUTCOME.get(result.outcome, 0)
@@ -386,130 +707,3 @@ def paradrop_cmd(
     fly ROUTE, a path (e.g. jjh) or a destination sector (docs/paradrop.md).
     """
     play_order("paradrop", [planes, escorts, ap, route], **common)
-
-
-@empire.command("odds", cls=CoordCommand)
-@click.argument("target")
-@world_option
-@db_option
-@as_option
-@rules_options
-@click.option(
-    "--mil",
-    "mil",
-    multiple=True,
-    metavar="SECT=N",
-    help="Mil from one of your sectors; repeatable.",
-)
-@click.option(
-    "--unit", "units", multiple=True, type=int, metavar="ID", help="A land unit; repeatable."
-)
-@click.option(
-    "--model",
-    type=click.Choice(["server", "per-casualty"]),
-    default=None,
-    help="server: the 4.4.1 fight loop; per-casualty: the info page's description "
-    "(default: the one the world's rules use).",
-)
-@click.option("--exact", "force_exact", is_flag=True, help="Force the exact solver.")
-@click.option("--monte-carlo", "force_mc", is_flag=True, help="Force Monte Carlo of the model.")
-@click.option("--runs", type=click.IntRange(1), default=None, help="Monte Carlo runs.")
-@click.option(
-    "--resolver-runs",
-    type=click.IntRange(1, 100_000),
-    default=None,
-    help="Also play the real command this many times (morale and support included).",
-)
-@click.option(
-    "--seed", type=click.IntRange(0, 2**63 - 1), default=None, help="Seed for random runs."
-)
-@click.option(
-    "--plot", type=click.Path(dir_okay=False, path_type=Path), help="Write a PNG of the odds."
-)
-@click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
-def odds_cmd(
-    target: str,
-    world_path: Path | None,
-    db: Path | None,
-    country: str,
-    profile: str | None,
-    options: tuple[str, ...],
-    mil: tuple[str, ...],
-    units: tuple[int, ...],
-    model: str | None,
-    force_exact: bool,
-    force_mc: bool,
-    runs: int | None,
-    resolver_runs: int | None,
-    seed: int | None,
-    plot: Path | None,
-    as_json: bool,
-) -> None:
-    """The odds of a planned attack on TARGET, before you make it.
-
-    Give the mil (--mil 0,0=150) and units (--unit 7) you would commit.  The
-    exact numbers come from the attack's own strength and casualty rules;
-    morale checks and fort/ship/unit/plane support are random and are left
-    out (mines are in).  --resolver-runs N plays the real command N times
-    with everything included, to compare.  Nothing in the world changes.
-    """
-    if force_exact and force_mc:
-        raise UsageError("choose one of --exact and --monte-carlo")
-    if plot is not None:
-        plot_format(plot)
-    world = open_world(world_path, db).world
-    apply_rules(world, profile, list(options))
-    n = _country(world, country)
-    plan = make_plan(world, n.cnum, target, list(mil), list(units))
-    combat, said = prepare(world, n.cnum, plan)
-    att, dfd = fight_sides(combat)
-    used = new_seed() if seed is None else seed
-    method: Method = "exact" if force_exact else "monte-carlo" if force_mc else "auto"
-    if model is None:
-        model = "per-casualty" if world.option("info_fight") else "server"
-    result = fight_odds(
-        att,
-        dfd,
-        model="server" if model == "server" else "per-casualty",
-        method=method,
-        runs=runs,
-        seed=used,
-    )
-    resolver = resolver_runs_of(world, n.cnum, plan, resolver_runs, used) if resolver_runs else None
-    if plot is not None:
-        write_plot(result, plot)
-    if as_json:
-        doc = to_json_dict(result)
-        doc["plan"] = {
-            "target": target,
-            "mil": {world.fmt(xy, n.cnum): k for xy, k in plan.mil.items()},
-            "units": sorted(plan.units),
-            "final_attack": combat.ototal,
-            "final_defense": combat.dtotal,
-        }
-        doc["assumptions"] = ["no morale checks", "no fort, ship, unit or plane support"]
-        if resolver is not None:
-            doc["resolver"] = {
-                "runs": resolver.runs,
-                "p_attacker_wins": resolver.p_win,
-                "standard_error": resolver.standard_error,
-                "expected_losses": {
-                    "attacker": mean(resolver.attacker_losses),
-                    "defender": mean(resolver.defender_losses),
-                },
-                "seed": used,
-            }
-        click.echo(json.dumps(doc))
-        return
-    for line in said:
-        click.echo(line)
-    click.echo("(exact odds leave out morale checks and fort/ship/unit/plane support)")
-    click.echo(render_text(result, color=use_color()))
-    if resolver is not None:
-        click.echo(
-            f"the real command, played {resolver.runs} times (seed {used}): "
-            f"P(attacker wins) {100 * resolver.p_win:.2f}% +- {100 * resolver.standard_error:.2f}%,"
-            f" losses {mean(resolver.attacker_losses):.2f} / {mean(resolver.defender_losses):.2f}"
-        )
-    if plot is not None:
-        click.echo(f"plot written to {plot}")

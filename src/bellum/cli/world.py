@@ -10,13 +10,15 @@ from typing import Any
 
 import click
 
-from bellum.cli.empire import empire
+from bellum.cli.empire import CoordCommand
+from bellum.cli.progress import progress
 from bellum.empire.geometry import Geometry
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import dumps, load_world, world_to_data
 from bellum.empire.io.xdump.mapping import dump_to_world, read_dump, world_to_dump
+from bellum.empire.rules import econfig_options
 from bellum.empire.service import DEFAULT_DB, history, replay
-from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
+from bellum.empire.world import Sector, World
 from bellum.errors import InputError, UsageError
 from bellum.fileio import write_atomic
 
@@ -63,7 +65,7 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
     except OSError as exc:
         raise InputError(f"{path}: cannot read: {exc.strerror}") from None
     except UnicodeDecodeError:
-        raise InputError(f"{path}: not a text file") from None
+        raise InputError(f"{path}: not a UTF-8 text file") from None
     values: dict[str, str] = {}
     for n, line in enumerate(lines, 1):
         words = line.split("#", 1)[0].split(None, 1)
@@ -74,23 +76,17 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
         values[words[0]] = words[1].strip().strip('"')
     size = None
     if "WORLD_X" in values or "WORLD_Y" in values:
-        size = _size(f"{values.get('WORLD_X', '64')}x{values.get('WORLD_Y', '32')}")
-    options: dict[str, Any] = {}
-    for key, text in values.items():
-        if key not in DEFAULT_OPTIONS:
-            continue
-        default = DEFAULT_OPTIONS[key]
+        text = f"{values.get('WORLD_X', '64')}x{values.get('WORLD_Y', '32')}"
         try:
-            if isinstance(default, bool):
-                options[key] = int(text) != 0
-            else:
-                options[key] = type(default)(text)
-        except ValueError:
-            raise InputError(f"{path}: {key}: expected a number, got '{text}'") from None
+            size = _size(text)
+        except UsageError as exc:
+            problem = str(exc).removeprefix("--size: ")
+            raise InputError(f"{path}: WORLD_X and WORLD_Y: {problem}") from None
+    options = econfig_options(values, str(path))
     return size, options
 
 
-@empire.group("world")
+@click.group("world")
 def world_group() -> None:
     """World databases: create, import and export Empire dumps, show."""
 
@@ -143,9 +139,15 @@ def import_cmd(dump: Path, db: Path, size: str | None, econfig: Path | None, rep
     if econfig is not None:
         from_config, options = read_econfig(econfig)
         wanted = wanted or from_config
-    parsed = read_dump(dump)
-    world = dump_to_world(parsed, wanted, options)
-    Store.create(db, world, parsed, replace=replace).close()
+    # Three steps of about equal length (read, build the world, write the database):
+    # a large game's dump takes a while, and the bar shows which step it is in.
+    with progress(f"importing {dump.name}", total=3, unit="step") as advance:
+        parsed = read_dump(dump)
+        advance(1)
+        world = dump_to_world(parsed, wanted, options)
+        advance(1)
+        Store.create(db, world, parsed, replace=replace).close()
+        advance(1)
     click.echo(
         f"{db}: imported {dump.name}: {world.geometry.width}x{world.geometry.height},"
         f" {len(world.nations)} countries, {len(world.units)} land units,"
@@ -197,7 +199,7 @@ def show_cmd(db: Path) -> None:
     click.echo(f"history:    {s['commands']} commands")
 
 
-@empire.command("history")
+@click.command("history")
 @db_option
 @click.option("--json", "as_json", is_flag=True, help="Print the history as JSON.")
 def history_cmd(db: Path, as_json: bool) -> None:
@@ -210,18 +212,21 @@ def history_cmd(db: Path, as_json: bool) -> None:
     for r in records:
         at = r.at[:19].replace("T", " ")
         click.echo(
-            f"{r.id:>4}  {at:<19}  {r.order.name:<8} {r.country:>2}  {r.seed:<11}"
-            f" {r.outcome:<11} {' '.join(r.order.args)}"
+            f"{r.id:>4}  {at:<19}  {r.command:<8} {r.country:>2}  {r.seed:<11}"
+            f" {r.outcome:<11} {' '.join(r.words())}"
         )
 
 
-@empire.command("replay")
+@click.command("replay", cls=CoordCommand)
 @click.argument("command_id", metavar="ID", type=click.IntRange(1, 2**63 - 1))
 @db_option
 @click.option("--show", is_flag=True, help="Print the replayed transcript.")
 def replay_cmd(command_id: int, db: Path, show: bool) -> None:
-    """Re-run stored command ID on the world as it was, with its seed and answers,
-    and check it gives the same transcript bit for bit (exit 1 if not)."""
+    """Check that stored command ID reproduces bit for bit.
+
+    Re-runs it on the world as it was, with its seed and answers, and compares
+    the transcript and the changes with the record (exit 1 if they differ).
+    """
     store = Store.open(db)
     try:
         report = replay(store, command_id)
@@ -232,7 +237,7 @@ def replay_cmd(command_id: int, db: Path, show: bool) -> None:
     rec = report.command
     if report.ok:
         click.echo(
-            f"command {rec.id} ({' '.join([rec.order.name, *rec.order.args])},"
+            f"command {rec.id} ({' '.join([rec.command, *rec.words()])},"
             f" seed {rec.seed}): reproduced"
             f" ({len(report.transcript)} characters, {len(rec.changes)} objects changed)",
             err=show,

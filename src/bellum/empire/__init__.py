@@ -17,7 +17,7 @@ The package, by concern (docs/architecture.md):
 * rules: :mod:`.world` (the objects), :mod:`.tables`, :mod:`.geometry`,
   :mod:`.movement`, :mod:`.supply`, :mod:`.air`, :mod:`.rules` (profiles);
 * combat: :mod:`.combat`, one module per step and per command, and
-  :mod:`.orders` (the command text); :mod:`.planning` (odds of an attack);
+  :mod:`.orders` (the command text); :mod:`.odds` (odds of any combat command);
 * formats and storage: :mod:`.io` (world files, game dumps, the database);
 * :mod:`.service`: open a world, run an order, keep it, history, replay.
 

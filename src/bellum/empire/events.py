@@ -7,9 +7,12 @@ a :class:`Prompter` (a terminal, piped stdin, or a list of scripted answers).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+from bellum.empire.geometry import Geometry
 
 #: What a question asks for.  ``argument``: a missing command argument;
 #: ``mil``: how many mil from a sector (``at``) or a ship (``ship``), at most
@@ -46,6 +49,55 @@ class Prompt(str):
 def prompt_of(text: str, kind: PromptKind = "other") -> Prompt:
     """``text`` as a :class:`Prompt` (kept as it is when it already is one)."""
     return text if isinstance(text, Prompt) else Prompt(text, kind)
+
+
+#: The server's questions by kind, as the rules word them (combat/force.py, flows.py,
+#: movein.py, target.py, defenders.py and the commands' argument prompts).
+_PROMPT_FORMS: tuple[tuple[PromptKind, re.Pattern[str]], ...] = (
+    ("mil", re.compile(r"Number of mil from .* at (?P<at>-?\d+,-?\d+) \(max (?P<max>\d+)\) : ")),
+    ("mil", re.compile(r"Number of mil from .*\(#(?P<ship>\d+)\) \(max (?P<max>\d+)\) : ")),
+    ("move_in_mil",
+     re.compile(r"How many mil to move in from (?P<at>-?\d+,-?\d+) \((?P<max>\d+) max\)\? ")),
+    ("unit",
+     re.compile(r"\S+ with .* #(?P<uid>\d+) (?:in|on) .* \((?P<army>\S+) \d+%\) \[ynYNq\?\] ")),
+    ("move_in_unit",
+     re.compile(r"Move in with .* #(?P<uid>\d+) \((?P<army>\S+) \d+%\) \[ynYNq\?\] ")),
+    ("abort", re.compile(r"Are you sure you want to \S+ \[yn\]\? ")),
+    ("ally", re.compile(r"Sector is owned by .*, your ally, \S+ \[yn\]\? ")),
+    ("sneak",
+     re.compile(r"Do you really want to sneak attack \(it will cost you \$(?P<cost>\d+)\)"
+                r" \[yn\]\? ")),
+    ("argument",
+     re.compile(r"Sector :  |Assault from ship # |Victim ship #\?  |Victim land unit #\?  "
+                r"|Boarding party from\? |plane\(s\)\? |escort\(s\)\? |assembly point\? ")),
+)  # fmt: skip
+
+
+def parse_prompt(text: str, geometry: Geometry | None = None) -> Prompt:
+    """The :class:`Prompt` a question's ``text`` is, as the server (or bellum) words it:
+    its kind and numbers read back from the wording, so a server's question is
+    answered like the rules' own.  Unknown wording is kind ``other``.
+
+    Sectors (``at``) are world coordinates of a viewer at ``0,0``: normalised on
+    ``geometry`` (a player's synced view of the game), as written without it.
+    An ``army`` of ``~`` is none (``""``).  The scouts' ``odds`` are not in the
+    question's text, so a parsed ``abort`` lacks them.
+    """
+    for kind, form in _PROMPT_FORMS:
+        m = form.fullmatch(text)
+        if m is None:
+            continue
+        info: dict[str, Any] = {}
+        for key, value in m.groupdict().items():
+            if key == "at":
+                x, y = (int(v) for v in value.split(","))
+                info[key] = geometry.norm(x, y) if geometry is not None else (x, y)
+            elif key == "army":
+                info[key] = "" if value == "~" else value
+            else:
+                info[key] = int(value)
+        return Prompt(text, kind, **info)
+    return Prompt(text)
 
 
 @dataclass(frozen=True)

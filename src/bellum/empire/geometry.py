@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import lru_cache
 
 from bellum.errors import UsageError
 
@@ -60,6 +61,9 @@ class Geometry:
 
     def within(self, p: Coord, d: int) -> Iterator[Coord]:
         """Sectors within distance ``d`` of ``p`` in the server's scan order."""
+        return iter(_within(self, p, d))
+
+    def _scan(self, p: Coord, d: int) -> Iterator[Coord]:
         if 4 * d + 1 >= self.width:
             x0, nx = p[0] - self.width // 2, self.width
         else:
@@ -138,6 +142,12 @@ class Geometry:
         if not self.is_sector(*rel):
             raise UsageError(f"{text} is not a sector: x + y must be even")
         return self.to_abs(rel, origin)
+
+
+@lru_cache(maxsize=4096)
+def _within(geometry: Geometry, p: Coord, d: int) -> tuple[Coord, ...]:
+    """:meth:`Geometry.within`, remembered: support fire scans the same circles every run."""
+    return tuple(geometry._scan(p, d))
 
 
 def _heap_push(heap: list[tuple[int, Coord]], item: tuple[int, Coord]) -> None:

@@ -11,11 +11,12 @@ world file's ``[options]``, then ``--option NAME=VALUE`` on the command line.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from bellum.empire.world import DEFAULT_OPTIONS, PROFILE_SWITCHES, World, check_option
-from bellum.errors import UsageError
+from bellum.errors import InputError, UsageError
 
 
 @dataclass(frozen=True)
@@ -123,18 +124,40 @@ def parse_value(name: str, text: str) -> Any:
     return value
 
 
+def econfig_options(values: Mapping[str, str], where: str) -> dict[str, Any]:
+    """The options bellum models among a game's configuration values (``econfig`` keys,
+    or the ``version`` table of an xdump); the rest of the configuration is ignored."""
+    options = {}
+    for key, text in values.items():
+        if key in DEFAULT_OPTIONS and key != "profile":
+            try:
+                options[key] = parse_value(key, text)
+            except UsageError as exc:
+                raise InputError(f"{where}: {exc}") from None
+    return options
+
+
 def apply_rules(world: World, profile: str | None = None, options: list[str] | None = None) -> None:
     """Rules for this run only: ``profile`` and then ``options`` override the world's own.
 
     They go into ``world.overrides``, which is never saved, so a world file or
-    database keeps its own rules.
+    database keeps its own rules.  ``profile=NAME`` among the options is the
+    profile, as in a world file's ``[options]``: it applies before the others.
     """
+    named = [
+        v.strip() for k, _, v in (o.partition("=") for o in options or []) if k.strip() == "profile"
+    ]
+    options = [o for o in options or [] if o.partition("=")[0].strip() != "profile"]
+    if named:
+        if len(set(named)) > 1 or (profile is not None and profile != named[0]):
+            raise UsageError("give the profile once (--profile or --option profile=NAME)")
+        profile = named[0]
     if profile is not None:
         if profile not in PROFILES:
             raise UsageError(f"unknown profile '{profile}'; profiles: {', '.join(PROFILES)}")
         world.overrides.update(PROFILES[profile][1])
         world.overrides["profile"] = profile
-    for item in options or []:
+    for item in options:
         key, sep, value = item.partition("=")
         key = key.strip()
         if not sep:

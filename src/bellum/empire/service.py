@@ -20,9 +20,10 @@ from types import TracebackType
 from bellum.empire.combat.dispatch import run_command
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.events import Event, Prompter, RecordingPrompter, ReplayPrompter, Sink
-from bellum.empire.io.sqlite.codec import CommandRecord, changes, world_rows
+from bellum.empire.io.sqlite.codec import CommandRecord, ServerEntry, changes, world_rows
 from bellum.empire.io.sqlite.store import Session, Store
-from bellum.empire.io.toml import load_world, save_world
+from bellum.empire.io.toml import read_world_file, save_world
+from bellum.empire.io.xdump.syntax import Dump
 from bellum.empire.orders import Order, as_order
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
@@ -83,12 +84,12 @@ class FileSource(WorldSource):
     changed the world."""
 
     def __init__(self, path: Path, out: Path | None = None) -> None:
-        self.world = load_world(path)
+        self.world, self.text = read_world_file(path)
         self.dest = out or path
 
     def _keep(self, order: Order, answers: list[str | None], result: CombatResult) -> None:
         if result.world_changed:
-            save_world(self.world, self.dest)
+            save_world(self.world, self.dest, original=self.text)
 
 
 class DatabaseSource(WorldSource):
@@ -162,6 +163,33 @@ def history(path: Path) -> list[CommandRecord]:
         store.close()
 
 
+def record(
+    path: Path,
+    entry: ServerEntry,
+    world: World,
+    dump: Dump | None = None,
+    *,
+    only_if_changed: bool = False,
+) -> CommandRecord | None:
+    """Make ``world`` the current world of the database at ``path`` as history entry
+    ``entry`` (a sync of a live game, or an order played on its server), with the
+    before/after image of every object that changed; ``dump`` replaces the dump kept
+    for export.  A missing database is created first (an empty world of ``world``'s
+    size), so the first sync's entry shows the whole game arriving.
+
+    Returns the stored entry, or ``None`` with ``only_if_changed`` when ``world``
+    is already the current world (nothing written).
+    """
+    if not path.exists():
+        Store.create(path, World(geometry=world.geometry)).close()
+    store = Store.open(path)
+    try:
+        cid = store.record(entry, world, dump, only_if_changed=only_if_changed)
+        return None if cid is None else store.command(cid)
+    finally:
+        store.close()
+
+
 # -- replay ------------------------------------------------------------------------
 
 
@@ -184,6 +212,15 @@ def replay(store: Store, cid: int) -> ReplayReport:
     """Re-run order ``cid`` on the world as it was before it, with its seed and answers,
     and compare the transcript and the changes with what was recorded."""
     rec = store.command(cid)
+    if rec.order is None:
+        raise CommandError(
+            f"command {cid} is a sync from {rec.server}: there is no order to re-run"
+        )
+    if rec.server is not None:
+        raise CommandError(
+            f"command {cid} was played on the server {rec.server}, not by bellum's rules;"
+            " replay re-runs bellum's own orders"
+        )
     world = store.world_before(cid)
     before = world_rows(world)
     # The order ran under the options recorded with it (a profile or --option given
@@ -240,5 +277,6 @@ __all__ = [
     "WorldSource",
     "history",
     "open_source",
+    "record",
     "replay",
 ]

@@ -74,7 +74,7 @@ def _sources(world: World, u: LandUnit) -> Iterator[_Source]:
     geo = world.geometry
     harbors = []
     for xy in geo.within(u.xy, reach):
-        s = world.sectors[xy]
+        s = world.sector(xy)
         if s.owner != u.owner or xy == u.xy or s.type.name not in SOURCE_TYPES or s.eff < 60:
             continue
         if s.type.name == "headquarters" and s.dist == s.xy:

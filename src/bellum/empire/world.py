@@ -2,7 +2,8 @@
 
 Objects are plain mutable dataclasses holding what the server stores; the
 rules read and change them.  Coordinates are absolute; players see them
-relative to their origin (:meth:`World.fmt`).
+relative to their origin (:meth:`World.fmt`).  A world synced as a player
+is that player's view of the game, and its :class:`Fog` says what it leaves out.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from bellum.empire.tables import (
     ship_speed,
     stock,
 )
+from bellum.errors import CommandError, InputError
 
 #: Commodity names as stored in worlds (the server's item names, short forms).
 ITEMS = (
@@ -284,6 +286,38 @@ class NewsItem:
 
 
 @dataclass
+class Fog:
+    """What one country's view of the game leaves out (a world synced as a player).
+
+    A world without fog (``World.fog is None``) is the whole game as a deity
+    sees it.  With fog, coordinates are the viewer's (its origin is 0,0) and:
+
+    * a sector missing from ``World.sectors`` is unknown, not sea: looking it
+      up raises :class:`UnknownSector`;
+    * the world holds the viewer's own ships, land units and planes: those of
+      other countries are unknown (absent means unseen, not absent);
+    * the fields named in ``hidden`` hold placeholders, not values: by object
+      kind (``sector``, ``ship``, ``unit``, ``plane``) for the viewer's own
+      objects, and under ``nation`` for every nation but the viewer's.
+    """
+
+    viewer: int
+    hidden: dict[str, list[str]] = field(default_factory=dict)
+
+    def hides(self, kind: str, name: str) -> bool:
+        """Whether field ``name`` of ``kind`` objects is a placeholder."""
+        return name in self.hidden.get(kind, ())
+
+
+#: The deity's name in a new game (the server's ``files`` makes country 0 ``POGO``).
+DEITY_NAME = "POGO"
+
+
+class UnknownSector(CommandError):
+    """A rule needed a sector the world's viewer cannot see (see :class:`Fog`)."""
+
+
+@dataclass
 class World:
     """A whole game: geometry, options, nations and every object in it."""
 
@@ -299,6 +333,10 @@ class World:
     news: list[NewsItem] = field(default_factory=list)
     #: Rules given for one run (``--profile``, ``--option``): consulted first, never saved.
     overrides: dict[str, Any] = field(default_factory=dict)
+    #: What the world does not know: ``None`` for the whole game (see :class:`Fog`).
+    fog: Fog | None = None
+    #: The deity's country name, which the server prints as the owner of unowned land.
+    deity_name: str = DEITY_NAME
 
     def copy(self) -> World:
         """A deep copy, so a command can run on a scratch world.
@@ -312,7 +350,17 @@ class World:
     # -- look-ups -------------------------------------------------------------
 
     def sector(self, c: Coord) -> Sector:
-        return self.sectors[self.geometry.norm(*c)]
+        xy = self.geometry.norm(*c)
+        try:
+            return self.sectors[xy]
+        except KeyError:
+            viewer = self.fog.viewer if self.fog else None
+            raise UnknownSector(
+                f"sector {self.fmt(xy, viewer or 0)} is unknown: country {viewer}'s view of the"
+                " game does not show it (fog of war)"
+                if viewer is not None
+                else f"sector {xy[0]},{xy[1]} is not in this world"
+            ) from None
 
     def nation(self, cnum: int) -> Nation:
         return self.nations[cnum]
@@ -333,20 +381,21 @@ class World:
         return self.rel(c, friend) == Relation.ALLIED and self.rel(c, foe) == Relation.AT_WAR
 
     def name_of(self, cnum: int) -> str:
-        """A country's name; country 0 is the deity, ``POGO`` as a new 4.4.1 game names it
-        (an unowned sector is shown as ``a 0% POGO sea``)."""
+        """A country's name; country 0 is the deity (``POGO`` in a new 4.4.1 game, so an
+        unowned sector is shown as ``a 0% POGO sea``)."""
         n = self.nations.get(cnum)
-        return n.name if n else DEITY_NAME if cnum == 0 else f"country #{cnum}"
+        return n.name if n else self.deity_name if cnum == 0 else f"country #{cnum}"
 
     def find_nation(self, key: str) -> Nation | None:
-        """A nation by number or by name."""
+        """A nation by number or by name; a name two nations share is an :class:`InputError`."""
         key = key.strip()
         if key.isdigit() and int(key) in self.nations:
             return self.nations[int(key)]
-        for n in self.nations.values():
-            if n.name == key:
-                return n
-        return None
+        named = [n for n in self.nations.values() if n.name == key]
+        if len(named) > 1:
+            numbers = ", ".join(str(n.cnum) for n in named)
+            raise InputError(f"countries {numbers} are all named {key!r}: give the number")
+        return named[0] if named else None
 
     def units_at(self, c: Coord) -> list[LandUnit]:
         """Land units at ``c`` in ascending uid order."""
@@ -447,9 +496,6 @@ RETREAT_ORDERS: dict[str, str] = {
     "d": "depth-charged",
     "u": "boarded",
 }
-
-#: The name of country 0 in a new 4.4.1 game (the ``files`` program gives it).
-DEITY_NAME = "POGO"
 
 #: The server's missions as bellum names them (``mission`` of units, ships and planes);
 #: ``""`` is none.  The dump format spells some differently (see io/xdump/mapping.py).

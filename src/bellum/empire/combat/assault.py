@@ -14,6 +14,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat import flows, force, target
 from bellum.empire.combat.conclude import assault_cost, conclude, move_in, pay
 from bellum.empire.combat.flows import (
+    ask_arg,
     ask_mil,
     ask_text,
     defend_and_fight,
@@ -31,7 +32,7 @@ from bellum.empire.combat.state import (
     atoi,
     infected,
 )
-from bellum.empire.events import Prompter, Sink, prompt_of
+from bellum.empire.events import Prompter, Sink
 from bellum.empire.world import Relation, Sector, Ship, World
 from bellum.errors import UsageError
 
@@ -70,9 +71,10 @@ def _flow(
     t = w.sector(xy)
     c.target, c.defender = t, t.owner
     result.defender, result.target = t.owner, c.at(t.xy)
-    # The server reads the ship like C's atoi; no answer at all reads as -1.
-    number = ship if ship else c.ask(prompt_of("Assault from ship # ", "argument"))
-    uid = atoi(number) if number is not None else -1
+    # The server's onearg: end of input or a negative number is a failure; otherwise
+    # C's atoi reads the answer ("" and "abc" are ship 0), as 4.4.1 does.
+    number = ask_arg(c, ship, "Assault from ship # ")
+    uid = -1 if number is None else atoi(number)
     if uid < 0:
         raise Failure("You may only assault from one ship!")
     sh = check_assault(c, uid, t)

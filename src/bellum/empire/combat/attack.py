@@ -53,10 +53,10 @@ def attack(
 def _attack_flow(c: Combat, xy: Coord, support_args: list[str], result: CombatResult) -> None:
     w = c.world
     t = w.sector(xy)
+    result.defender, result.target = t.owner, c.at(t.xy)  # a refused attack names it too
     target.check_attack_target(c, t)
     c.target, c.defender = t, t.owner
     c.sneak = target.slow_war(c, t)
-    result.defender, result.target = t.owner, c.at(t.xy)
     target.show_sector(c, t)
     wanted = target.parse_support(support_args)
     if isinstance(wanted, str):

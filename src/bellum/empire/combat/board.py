@@ -57,7 +57,7 @@ def board(
     prompter: Prompter,
     sink: Sink | None = None,
 ) -> CombatResult:
-    """``board <to-SHIP> [<from-SHIP> or <from-SECT>]`` (spec §16.3)."""
+    """``board <to-SHIP> [<from-SHIP>|<from-sector>]`` (spec §16.3)."""
     return _boarding(
         Mode.BOARD, _board_flow, world, victim, source, aggressor, dice, prompter, sink
     )
@@ -72,7 +72,7 @@ def lboard(
     prompter: Prompter,
     sink: Sink | None = None,
 ) -> CombatResult:
-    """``lboard <to-LAND> [<from-SECT>]`` (spec §16.3): board an enemy land unit."""
+    """``lboard <to-LAND> [<from-sector>]`` (spec §16.3): board an enemy land unit."""
     return _boarding(
         Mode.LBOARD, _lboard_flow, world, victim, source, aggressor, dice, prompter, sink
     )
@@ -109,7 +109,7 @@ def _own_sector(c: Combat, text: str, usage: str) -> Sector:
     """A boarding sector given as ``x,y``: it must exist and be A's (a usage error if not)."""
     w = c.world
     try:
-        xy = w.geometry.parse(text, w.nations[c.aggressor].origin)
+        xy = w.geometry.parse(text.strip(), w.nations[c.aggressor].origin)
     except UsageError:
         raise UsageFailure(usage) from None
     s = w.sector(xy)
@@ -142,11 +142,11 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
                 + BOARD_USAGE
             )
         o = OffObject(sector=s, infected=infected(s.plague))
-    else:
-        n = atoi(src)
-        if n < 0:
+    else:  # a ship number, read with atoi: "1/2" is ship 1, a negative one a usage error
+        snum = atoi(src)
+        if snum < 0:
             raise UsageFailure(BOARD_USAGE)
-        o = OffObject(ship=w.ships.get(n))
+        o = OffObject(ship=w.ships.get(snum))
     v = w.ships.get(vnum)
     if v is None or v.owner == 0:
         raise _refuse(c, f"Ship #{vnum} is not in the same sector!")
@@ -155,7 +155,7 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     sh = o.ship
     if o.sector is None:
         if sh is None or sh.owner != a:
-            raise _refuse(c, f"Ship #{atoi(src)} is not your ship!")
+            raise _refuse(c, f"Ship #{snum} is not your ship!")
         o.infected = infected(sh.plague)
         announce_mil(c, o)
         if sh.xy != v.xy and not w.sector(sh.xy).type.is_sea:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from bellum.empire.combat.state import Combat
+from bellum.empire.combat.state import Combat, OffObject
 from bellum.empire.movement import attcost, unit_kind, unitcost
 from bellum.empire.world import LandUnit, NewsItem, Sector
 
@@ -28,6 +28,19 @@ def damage_target(c: Combat) -> None:
         t.defense = max(0, int(t.defense - t.defense * delta / 100))
 
 
+def mover(c: Combat) -> OffObject | None:
+    """§10.1: the off-object whose mil moves in first (a sector needs mobility), if any."""
+    for o in c.offs:
+        if o.troops > 0 and (o.sector is None or o.sector.mob != 0):
+            return o
+    return None
+
+
+def can_occupy(c: Combat) -> bool:
+    """Whether a victory takes the target: some mil (:func:`mover`) or a unit can move in."""
+    return mover(c) is not None or bool(c.a_units)
+
+
 def occupy(c: Combat, unit_cost: Callable[[LandUnit], float] | None = None) -> bool:
     """§10.1: one mil (else the most recently chosen unit) moves in; False if nobody can.
 
@@ -36,13 +49,13 @@ def occupy(c: Combat, unit_cost: Callable[[LandUnit], float] | None = None) -> b
     """
     t = c.target
     assert t is not None
-    for o in c.offs:
-        if o.troops > 0 and (o.sector is None or o.sector.mob != 0):
-            o.troops -= 1
-            o.mil = o.mil - 1
-            t.mil = t.mil + 1
-            c.say(f"1 mil from {c.off_name(o)} moves into {c.at(t.xy)}")
-            return True
+    o = mover(c)
+    if o is not None:
+        o.troops -= 1
+        o.mil = o.mil - 1
+        t.mil = t.mil + 1
+        c.say(f"1 mil from {c.off_name(o)} moves into {c.at(t.xy)}")
+        return True
     if not c.a_units:
         c.say(f"{c.at(t.xy)} left unoccupied")
         c.tell(

@@ -256,14 +256,13 @@ def take_vessel(c: Combat) -> bool:
     assert victim is not None
     name = c.target_name()
     spy_target = unit is not None and unit.type.has("spy")
-    for o in c.offs:
-        if o.troops > 0 and (o.sector is None or o.sector.mob != 0):
-            if not spy_target:
-                o.troops -= 1
-                o.mil = o.mil - 1
-                victim.mil = victim.mil + 1
-                c.say(f"1 mil from {c.off_name(o)} moves onto {name}")
-            break
+    o = capture.mover(c)
+    if o is not None:
+        if not spy_target:
+            o.troops -= 1
+            o.mil = o.mil - 1
+            victim.mil = victim.mil + 1
+            c.say(f"1 mil from {c.off_name(o)} moves onto {name}")
     else:
         if not c.a_units:
             c.say(f"{name} left unoccupied")

@@ -56,19 +56,25 @@ def scout_estimate(c: Combat) -> None:
 
 
 def _scout_line(c: Combat, u: LandUnit, k: int, prefix: str) -> tuple[str | None, bool]:
-    """The scouts' look at ``u`` with sight ``k``: the line (if seen) and whether eff was seen."""
+    """The scouts' look at ``u`` with sight ``k``: the line (if seen) and whether eff was seen.
+
+    Its draws only change what is printed (and the scouts' estimate, which only
+    decides whether the player is asked to go on), so the odds engine need not
+    branch on them.
+    """
     d = c.dice
-    if not d.chance(k / 10):
-        return None, False
-    line = f"{prefix} {u.name()}"
-    if not d.chance(k / 20):
-        return line, False
-    line += f" (eff {roundint5(u.eff)}, mil {roundint10(u.mil)}"
-    if d.chance(k / 20):
-        line += f", tech {max(0, int(u.tech) - 20 + d.roll(40))})"
-    else:
-        line += ")"
-    return line, True
+    with d.text_only():
+        if not d.chance(k / 10):
+            return None, False
+        line = f"{prefix} {u.name()}"
+        if not d.chance(k / 20):
+            return line, False
+        line += f" (eff {roundint5(u.eff)}, mil {roundint10(u.mil)}"
+        if d.chance(k / 20):
+            line += f", tech {max(0, int(u.tech) - 20 + d.roll(40))})"
+        else:
+            line += ")"
+        return line, True
 
 
 def present_defenders(c: Combat, report_units: bool = True) -> None:
@@ -104,7 +110,7 @@ def reaction_cost(
         return None
     if info and u.eff <= u.retreat:
         return None
-    if defense_value(u) < 1 or u.type.has("supply"):
+    if defense_value(u, w.option("land_mob_max")) < 1 or u.type.has("supply"):
         return None
     if not in_supply(w, u, resupply, dice):
         return None
@@ -144,7 +150,7 @@ def react(c: Combat) -> None:
         cost = reaction_cost(c.world, u, t, c.defender, resupply=True, dice=c.dice)
         if cost is None:
             continue
-        added += defense_value(u)
+        added += defense_value(u, c.world.option("land_mob_max"))
         u.mob -= ldround(cost)
         origin = u.xy
         u.x, u.y = t.xy

@@ -225,7 +225,8 @@ def send_home(c: Combat) -> None:
 def write_attackers(c: Combat) -> None:
     """§8: the attacking units are written: no mission, no fortification, pending cost paid.
 
-    The server then looks at each again and reports what the fight cost it.
+    The server then reads each again (its ``put_oland``) and reports what the fight cost
+    it, a line the spec does not list.
     """
     for f in c.a_units:
         u = f.unit

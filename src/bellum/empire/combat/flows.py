@@ -86,26 +86,32 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     return result
 
 
+def ask_arg(c: Combat, given: str | None, prompt: str) -> str | None:
+    """The server's ``getstarg``: the argument if one was given (not empty), else the
+    answer to ``prompt``, ``None`` at end of input or an abort (§1.1)."""
+    return given if given else c.ask(prompt_of(prompt, "argument"))
+
+
 def ask_text(c: Combat, given: str | None, prompt: str, usage: str) -> str:
     """An argument from the command line, else the server's prompt; EOF is a usage error."""
-    answer = given if given is not None else c.ask(prompt_of(prompt, "argument"))
+    answer = ask_arg(c, given, prompt)
     if answer is None or not answer.strip():
         raise UsageFailure(usage)
     return answer.strip()
 
 
 def ask_word(c: Combat, given: str | None, prompt: str, usage: str) -> str:
-    """An argument from the command line, else the server's prompt; only EOF is a usage
-    error (an empty answer is an answer)."""
-    answer = given if given is not None else c.ask(prompt_of(prompt, "argument"))
+    """An argument read with :func:`ask_arg`; end of input is a usage error, but an
+    empty answer is an answer (C's ``atoi`` reads it as 0, checked against 4.4.1)."""
+    answer = ask_arg(c, given, prompt)
     if answer is None:
         raise UsageFailure(usage)
     return answer.strip()
 
 
 def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
-    """A ship or unit number (§1.1), read like C's ``atoi``: ``x`` is 0, a negative
-    number or EOF is a usage error."""
+    """A ship or unit number (§1.1) read as 4.4.1 reads it, with C's ``atoi``: an empty
+    or unparsable answer is 0 and ``2x`` is 2; a negative number or EOF is a usage error."""
     n = atoi(ask_word(c, given, prompt, usage))
     if n < 0:
         raise UsageFailure(usage)
@@ -218,12 +224,30 @@ def defend_and_fight(
     fight_out(c, result)
 
 
+class FightReached(Exception):
+    """Raised where the fight would begin when the dice ask to stop there (the odds engine).
+
+    It carries the combat, set up as the fight finds it, and the result so far.
+    """
+
+    def __init__(self, c: Combat, result: CombatResult) -> None:
+        super().__init__("the fight begins")
+        self.combat = c
+        self.result = result
+
+
 def fight_out(c: Combat, result: CombatResult) -> None:
-    """§6.1, §7 and §6.2: the header (its numbers go into the result), plague, the fight."""
+    """§6.1, §7 and §6.2: the header (its numbers go into the result), plague, the fight.
+
+    Every command's fight starts here, so this is where the odds engine stops the
+    real flow (``dice.stop_at_fight``) and takes over with its exact solvers.
+    """
     fight.header(c)
     for f in c.a_units:
         f.eff = f.unit.eff
     result.final_attack, result.final_defense = c.ototal, c.dtotal
     result.odds_percent = int(c.odds0 * 100)
+    if c.dice.stop_at_fight:
+        raise FightReached(c, result)
     fight.plague(c)
     fight.fight(c)

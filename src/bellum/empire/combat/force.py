@@ -87,14 +87,14 @@ class ArmyAnswers:
     def choose(self, prompt: str, army: str) -> bool:
         key = army or "~"
         stored = self.stored.get(key)
-        if self.quit or stored == "N":
+        if self.quit or stored == "N" or self.c.aborted:
             return False
         if stored == "Y":
             return True
         while True:
             answer = self.c.ask(prompt)
             if answer is None or answer[:1] == "q":
-                self.quit = True
+                self.quit = self.c.aborted = True
                 self.stored[key] = "N"
                 return False
             first = answer[:1] or "n"

@@ -56,7 +56,8 @@ def interdict_mil(c: Combat, n: int) -> int:
 
 
 def move_in_mil(c: Combat) -> None:
-    """§13.1: per attacking sector, how many mil follow; 4.4.1 charges no mobility for it."""
+    """§13.1: per attacking sector, how many mil follow; 4.4.1 charges no mobility for it.
+    End of input at one sector's question leaves the others unasked (as on 4.4.1)."""
     t = c.target
     assert t is not None
     for o in c.offs:
@@ -69,6 +70,8 @@ def move_in_mil(c: Combat) -> None:
             continue
         text = f"How many mil to move in from {c.at(s.xy)} ({most} max)? "
         n = atoi(c.ask(Prompt(text, "move_in_mil", at=s.xy, max=most)))
+        if c.aborted:
+            break
         if n <= 0:
             continue
         n = min(n, most, o.troops)
@@ -203,7 +206,8 @@ MINE_NEWS = "troops run afoul of a landmine"
 
 
 def move_in_units(c: Combat) -> None:
-    """§13.2-13.3 and §14.2: the attacking units that follow, each paying the march again."""
+    """§13.2-13.3 and §14.2: the attacking units that follow, each paying the march
+    again.  After end of input (or ``q``) none is asked: each stays, as on 4.4.1."""
     t = c.target
     assert t is not None
     answers = ArmyAnswers(c)

@@ -31,7 +31,7 @@ from bellum.empire.combat.state import (
     UsageFailure,
     infected,
 )
-from bellum.empire.events import Prompter, Sink
+from bellum.empire.events import Prompter, Sink, prompt_of
 from bellum.empire.geometry import Coord
 from bellum.empire.selection import parse_xy, select
 from bellum.empire.world import Plane, Relation, Sector, World
@@ -151,6 +151,7 @@ def _drop(c: Combat, result: CombatResult, ap: Sector, t: Sector, troops: int, l
     c.offs = [Drop(ap=ap.xy, troops=troops, troops0=troops)]
     c.d_troops = t.mil
     c.target_infected = infected(t.plague)
+    result.attacker_casualties = lost  # lost before the fight; the fight's dead are added
     initial_strength(c, result, c.at(t.xy, c.defender))
     defend_and_fight(c, NO_SUPPORT, result)
     conclude(c, result)
@@ -175,7 +176,7 @@ def plane_list(c: Combat, given: str | None, prompt: str) -> list[Plane] | None:
     End of input is a usage error.  See :mod:`bellum.empire.selection` for
     the syntax; the server's complaints about a bad number list are printed.
     """
-    text = given if given is not None else c.ask(prompt)
+    text = given if given is not None else c.ask(prompt_of(prompt, "argument"))
     if text is None:
         raise UsageFailure(PARADROP_USAGE)
     w = c.world
@@ -191,7 +192,7 @@ def plane_list(c: Combat, given: str | None, prompt: str) -> list[Plane] | None:
 def _assembly_point(c: Combat, given: str | None) -> Sector:
     """§1.2 paradrop item 1: A's or an ally's sector, or one holding A's or an ally's ship."""
     w = c.world
-    text = given if given else c.ask("assembly point? ")
+    text = given if given else c.ask(prompt_of("assembly point? ", "argument"))
     if not text:
         raise UsageFailure(PARADROP_USAGE)
     xy = parse_xy(text, w.geometry, w.nations[c.aggressor].origin)
@@ -244,7 +245,7 @@ def flight_path(c: Combat, given: str | None, start: Coord) -> str:
             here = geo.step(here, key)
             done += 1
         _fly_map(c, here)
-        answer = c.ask(f"<{done}: {c.at(here)}> ")
+        answer = c.ask(prompt_of(f"<{done}: {c.at(here)}> ", "argument"))
         if answer is None:
             raise UsageFailure(PARADROP_USAGE)
         if done + len(answer) + 1 >= MAX_PATH_LEN:

@@ -46,7 +46,7 @@ def strength(world: World, country: int, sectors: list[Sector]) -> list[Strength
         for u in world.units_at(s.xy):
             if u.owner != country or u.loaded:
                 continue
-            dv = defense_value(u)
+            dv = defense_value(u, world.option("land_mob_max"))
             units += dv if in_supply(world, u, resupply=False) else dv / 2
         mines = s.mines if s.oldowner == country and not s.type.has("seamines") else None
         mult = sector_defense(s) * (1 + min(mines or 0, 20) * 0.02)
@@ -54,6 +54,6 @@ def strength(world: World, country: int, sectors: list[Sector]) -> list[Strength
         if not s.type.is_mountain:
             for _, u in sorted(world.units.items()):
                 if reaction_cost(world, u, s, country, resupply=False) is not None:
-                    reacting += defense_value(u)
+                    reacting += defense_value(u, world.option("land_mob_max"))
         rows.append(StrengthRow(s, units, mines, mult, reacting))
     return rows

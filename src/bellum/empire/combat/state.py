@@ -150,6 +150,9 @@ class Combat:
     sneak: bool = False
     #: False while the odds engine replays casualties: no morale checks, no draws.
     morale: bool = True
+    #: The player's input ended (or ``q`` quit) at a question: the server's
+    #: ``player->aborted``, after which the move-in asks nothing more (§13).
+    aborted: bool = False
 
     # -- output ---------------------------------------------------------------
 
@@ -184,6 +187,7 @@ class Combat:
         """Ask through the prompter; plain text becomes a :class:`Prompt` of kind ``other``."""
         prompt = prompt_of(prompt)
         answer = self.prompter.ask(prompt)
+        self.aborted = self.aborted or answer is None
         self.emit(Event("prompt", prompt, answer=answer))
         return answer
 

@@ -3,15 +3,22 @@
 from __future__ import annotations
 
 from bellum.empire.combat.state import Combat, Mode, ldround
-from bellum.empire.tables import land_att, land_def, ship_armor
+from bellum.empire.tables import f32, land_att, land_def, ship_armor
 from bellum.empire.world import LandUnit, Sector, Ship
+
+
+def _men_value(mil: int, value: float, eff: int) -> float:
+    """``men * value * effic / 100.0`` as 4.4.1 computes it: ``value`` is a C ``float``,
+    so the product is rounded to single precision before the division in double
+    (25 mil of artillery at 0.1 make 2.5, not 2.5000000372; checked on the server)."""
+    return f32(f32(mil * value) * eff) / 100.0
 
 
 def attack_value(u: LandUnit, mode: Mode, assault_penalty: float = 0.5) -> float:
     """``av(u, mode)`` (§3.1): what a unit adds to the attack."""
     if u.eff < 10:
         return 0.0
-    v = u.mil * land_att(u.type, u.tech) * u.eff / 100
+    v = _men_value(u.mil, land_att(u.type, u.tech), u.eff)
     marine = u.type.has("marine")
     if mode is Mode.ASSAULT and not marine:
         return assault_penalty * v
@@ -20,13 +27,15 @@ def attack_value(u: LandUnit, mode: Mode, assault_penalty: float = 0.5) -> float
     return v
 
 
-def defense_value(u: LandUnit) -> float:
-    """``dv(u)`` (§3.2): what a unit adds to the defense, before supply halving."""
+def defense_value(u: LandUnit, land_mob_max: int = 127) -> float:
+    """``dv(u)`` (§3.2): what a unit adds to the defense, before supply halving.
+    Fortification counts against the game's ``land_mob_max`` (127 unless changed)."""
     if u.eff < 10:
         return 0.0
     if u.loaded and not u.type.has("marine"):
         return float(u.mil)
-    v = u.mil * land_def(u.type, u.tech) * u.eff / 100 * (127 + u.fort) / 127
+    v = _men_value(u.mil, land_def(u.type, u.tech), u.eff)
+    v *= (land_mob_max + u.fort) / land_mob_max
     if v < 1 and u.mil > 0 and not u.type.has("spy"):
         return 1.0
     return v
@@ -86,7 +95,7 @@ def defense_total(c: Combat, dsup: float | None = None) -> int:
     dm = target_multiplier(c)
     total = c.d_troops * dm
     for f in c.d_units:
-        dv = defense_value(f.unit)
+        dv = defense_value(f.unit, c.world.option("land_mob_max"))
         if not f.supplied:
             dv /= 2
         total += dv * dm

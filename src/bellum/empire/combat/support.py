@@ -55,7 +55,7 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
     for xy in w.geometry.within(p, 8):
         if total >= 80:
             break
-        s = w.sectors[xy]
+        s = w.sector(xy)
         if not w.helps(s.owner, helped, victim):
             continue
         rng = c.dice.roundavg(fort_range(c, s))

@@ -18,9 +18,11 @@ from bellum.empire.rules import PROFILES
 from bellum.empire.tables import SectorType, Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,
+    DEITY_NAME,
     ITEMS,
     MISSIONS,
     RETREAT_ORDERS,
+    Fog,
     LandUnit,
     Nation,
     NewsItem,
@@ -172,7 +174,11 @@ def parse_world(
     """Build and validate a :class:`World` from parsed TOML ``data``."""
     tables = tables or stock()
     top = _Entry(source, data)
-    version = top.int("schema_version", SCHEMA_VERSION)
+    if "schema_version" not in data:
+        raise top.fail(
+            "schema_version", f"missing: a world file starts with schema_version = {SCHEMA_VERSION}"
+        )
+    version = top.int("schema_version", SCHEMA_VERSION, lo=1)
     if version > SCHEMA_VERSION:
         raise top.fail("schema_version", f"{version} is newer than this bellum ({SCHEMA_VERSION})")
     world, fill, fill_eff = _read_map(_Entry(f"{source}:world", top.get("world", dict, {})), tables)
@@ -185,7 +191,10 @@ def parse_world(
                 raise InputError(f"{source}:nation {n.name}: relations.{other}: no such country")
     for i, raw in enumerate(top.get("sector", list, [])):
         _read_sector(world, _Entry(f"{source}:sector[{i}]", raw), source)
-    fill_map(world, fill, fill_eff)
+    if "fog" in top.data:  # a player's view: the sectors not listed are unknown
+        world.fog = _read_fog(_Entry(f"{source}:fog", top.get("fog", dict)))
+    else:
+        fill_map(world, fill, fill_eff)
     geo = world.geometry
     for e, (uid, st, owner, x, y) in _objects(top, "ship", world.ships, tables.ships, world):
         world.ships[uid] = _read_ship(e, Ship(uid=uid, type=st, owner=owner, x=x, y=y), geo)
@@ -211,7 +220,8 @@ def parse_world(
 
 
 def _read_map(w: _Entry, tables: Tables) -> tuple[World, SectorType, int]:
-    """The ``[world]`` table: an empty world of its size, and the sector that fills it."""
+    """The ``[world]`` table: an empty world of its size (and its deity's name), and the
+    sector that fills it."""
     size = w.get("size", list, [64, 32])
     if not (len(size) == 2 and all(type(i) is int and i > 0 and i % 2 == 0 for i in size)):
         raise w.fail("size", f"expected [width, height], positive and even, got {size!r}")
@@ -223,8 +233,9 @@ def _read_map(w: _Entry, tables: Tables) -> tuple[World, SectorType, int]:
         w.lookup("fill", tables.sector, "sector type") if "fill" in w.data else tables.sector("sea")
     )
     fill_eff = w.int("fill_eff", 0, *PERCENT)
+    deity = w.get("deity", str, DEITY_NAME)
     w.finish()
-    return World(geometry=geo, tables=tables), fill, fill_eff
+    return World(geometry=geo, tables=tables, deity_name=deity), fill, fill_eff
 
 
 def _read_options(world: World, opts: dict[str, Any], source: str) -> None:
@@ -248,6 +259,9 @@ def _read_nation(world: World, e: _Entry, source: str) -> None:
     if cnum in world.nations:
         raise e.fail("cnum", f"country {cnum} is defined twice")
     n = Nation(cnum=cnum, name=e.get("name", str))
+    same = [o.cnum for o in world.nations.values() if o.name == n.name]
+    if same:
+        raise e.fail("name", f"{n.name!r} is already country {same[0]}'s name")
     e.where = f"{source}:nation {n.name}"
     n.money = e.int("money", 0)
     n.btu = e.int("btu", 640)
@@ -377,9 +391,20 @@ def _read_plane(e: _Entry, p: Plane, geo: Geometry) -> Plane:
     return p
 
 
+def _read_fog(e: _Entry) -> Fog:
+    viewer = e.int("viewer", lo=0)
+    hidden = e.get("hidden", dict, {})
+    if not all(isinstance(v, list) and all(isinstance(f, str) for f in v) for v in hidden.values()):
+        raise e.fail("hidden", "expected lists of field names by object kind")
+    e.finish()
+    return Fog(viewer, {str(k): list(v) for k, v in hidden.items()})
+
+
 def _check_positions(world: World, source: str) -> None:
-    """Land units stand on land or aboard.  Ships may be anywhere, as in a real game: a
-    harbour redesignated under them, or a canal that lost its efficiency, leaves them there."""
+    """Land units stand on land or aboard (where the sector is known: see :class:`Fog`).
+    Ships may be anywhere, as in a real game: a harbour redesignated under them, or a
+    canal that lost its efficiency, leaves them there."""
+    unknown = Sector(x=0, y=0, type=world.tables.sector("plains"))
     for u in world.units.values():
         where = f"{source}:unit #{u.uid}"
         if u.ship is not None:
@@ -394,12 +419,18 @@ def _check_positions(world: World, source: str) -> None:
                 raise InputError(f"{where}: land: no carrying unit #{u.land}")
             if carrier.xy != u.xy:
                 raise InputError(f"{where}: at: not where unit #{u.land} is")
-        elif world.sector(u.xy).type.is_sea:
+        elif world.sectors.get(u.xy, unknown).type.is_sea:
             raise InputError(f"{where}: at: a land unit cannot stand on a sea sector")
 
 
 def load_world(path: str | Path) -> World:
     """Read and validate a world file; every problem is a one-line :class:`InputError`."""
+    return read_world_file(path)[0]
+
+
+def read_world_file(path: str | Path) -> tuple[World, str]:
+    """The world in the file at ``path`` and the file's text, to rewrite it in its own
+    style later (:func:`save_world`'s ``original``)."""
     p = Path(path)
     try:
         raw = p.read_bytes()
@@ -408,12 +439,13 @@ def load_world(path: str | Path) -> World:
     except OSError as exc:
         raise InputError(f"{p}: cannot read: {exc.strerror}") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        data = tomllib.loads(text)
     except UnicodeDecodeError:
-        raise InputError(f"{p}: not a text file") from None
+        raise InputError(f"{p}: not a UTF-8 text file") from None
     except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p}: not valid TOML: {exc}") from None
-    return parse_world(data, p.name)
+        raise InputError(f"{p}: malformed TOML: {exc}") from None
+    return parse_world(data, p.name), text
 
 
 # -- writing -----------------------------------------------------------------------
@@ -433,7 +465,8 @@ def _xy(c: Coord | None) -> list[int] | None:
 
 
 def world_to_data(world: World) -> dict[str, Any]:
-    """The TOML document of ``world`` (sectors equal to the fill are left out)."""
+    """The TOML document of ``world`` (sectors equal to the fill are left out, but
+    in a player's view)."""
     geo = world.geometry
     fill_name, fill_eff = _fill_of(world)
     fill = world.tables.sector(fill_name)
@@ -441,13 +474,20 @@ def world_to_data(world: World) -> dict[str, Any]:
         "schema_version": SCHEMA_VERSION,
         "world": {"size": [geo.width, geo.height], "fill": fill_name, "fill_eff": fill_eff},
     }
+    if world.fog is not None:  # every known sector is listed: the others are unknown
+        doc["world"] = {"size": [geo.width, geo.height]}
+        doc["fog"] = {"viewer": world.fog.viewer, "hidden": dict(world.fog.hidden)}
+    if world.deity_name != DEITY_NAME:
+        doc["world"]["deity"] = world.deity_name
     if world.options:
         doc["options"] = dict(world.options)
     doc["nation"] = [_nation_data(n) for n in sorted(world.nations.values(), key=lambda n: n.cnum)]
+    known = [world.sectors[c] for c in sorted(world.sectors, key=lambda c: (c[1], c[0]))]
     doc["sector"] = [
         _sector_data(s)
-        for c in sorted(world.sectors, key=lambda c: (c[1], c[0]))
-        if (s := world.sectors[c]) != Sector(x=s.x, y=s.y, type=fill, eff=fill_eff)
+        for s in known
+        # a player's view lists every sector it knows: those left out are unknown
+        if world.fog is not None or s != Sector(x=s.x, y=s.y, type=fill, eff=fill_eff)
     ]
     doc["ship"] = [_ship_data(sh) for _, sh in sorted(world.ships.items())]
     doc["unit"] = [_unit_data(u) for _, u in sorted(world.units.items())]
@@ -661,9 +701,132 @@ def dumps(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_world(world: World, path: str | Path) -> None:
-    """Write ``world`` atomically (:func:`bellum.fileio.write_atomic`)."""
-    write_atomic(path, dumps(world_to_data(world)))
+def save_world(world: World, path: str | Path, *, original: str | None = None) -> None:
+    """Write ``world`` atomically (:func:`bellum.fileio.write_atomic`).
+
+    With ``original``, the text of the world file it was read from, that text is
+    rewritten in its own style (:func:`update_text`): comments, order and layout stay.
+    """
+    text = dumps(world_to_data(world)) if original is None else update_text(original, world)
+    write_atomic(path, text)
+
+
+# -- rewriting a file in its own style -----------------------------------------------
+
+#: How the entries of each ``[[array]]`` are told apart (see :func:`_entry_id`).
+_ENTRY_KEYS = {"nation": "cnum", "sector": "at", "ship": "uid", "unit": "uid", "plane": "uid"}
+
+
+def update_text(text: str, world: World) -> str:
+    """The world file ``text`` changed to describe ``world``, touching only what differs.
+
+    A command changes a few values; the user's comments, the order of the
+    entries, their layout and every unchanged value stay as written (with
+    tomlkit).  The file's world and ``world`` are compared in the form
+    :func:`world_to_data` writes, entry by entry (a nation by ``cnum``, a
+    sector by its place, a ship, unit or plane by ``uid``): changed fields are
+    set, fields back at their default removed, new entries appended and gone
+    ones dropped.  The result is read back and must give ``world``; a file
+    this cannot follow (a field written in another form than the writer's)
+    is written afresh by :func:`dumps` instead, so the world is always right.
+    """
+    import tomlkit
+
+    before = world_to_data(parse_world(tomllib.loads(text), "<original>", world.tables))
+    after = world_to_data(world)
+    if before == after:
+        return text
+    try:
+        doc = tomlkit.parse(text)
+        _merge_document(doc, before, after, world.geometry)
+        updated = tomlkit.dumps(doc)
+        if world_to_data(parse_world(tomllib.loads(updated), "<updated>", world.tables)) == after:
+            return updated
+    except (KeyError, TypeError, ValueError, IndexError, tomllib.TOMLDecodeError):
+        pass
+    return dumps(after)
+
+
+def _merge_document(doc: Any, before: dict[str, Any], after: dict[str, Any], geo: Geometry) -> None:
+    import tomlkit
+
+    for key in {**before, **after}:
+        b, a = before.get(key), after.get(key)
+        if b == a:
+            continue
+        if key in _ENTRY_KEYS:
+            _merge_entries(doc, key, b or [], a or [], geo)
+        elif key in ("telegram", "news"):
+            old, new = b or [], a or []
+            if new[: len(old)] != old:
+                raise ValueError(f"{key}: not only appended to")
+            for entry in new[len(old) :]:
+                _append(doc, key, entry)
+        elif isinstance(a, dict) and isinstance(b, dict) and key in doc:
+            _merge_fields(doc[key], b, a)
+        elif a is None:
+            del doc[key]
+        else:
+            doc[key] = tomlkit.item(a)
+
+
+def _entry_id(kind: str, entry: Mapping[str, Any], geo: Geometry) -> object:
+    value = entry[_ENTRY_KEYS[kind]]
+    if kind == "sector":
+        return geo.norm(int(value[0]), int(value[1]))
+    return int(value)
+
+
+def _merge_entries(
+    doc: Any, kind: str, before: list[dict[str, Any]], after: list[dict[str, Any]], geo: Geometry
+) -> None:
+    """The ``[[kind]]`` entries of ``doc`` changed from ``before`` to ``after``."""
+    old = {_entry_id(kind, e, geo): e for e in before}
+    new = {_entry_id(kind, e, geo): e for e in after}
+    tables = doc.get(kind, [])
+    where = {_entry_id(kind, t, geo): i for i, t in enumerate(tables)}
+    if len(where) != len(tables):
+        raise ValueError(f"{kind}: an entry is written twice")
+    for ident, entry in new.items():
+        if ident not in old:
+            _append(doc, kind, entry)
+        elif entry != old[ident]:
+            _merge_fields(tables[where[ident]], old[ident], entry)
+    for i in sorted((where[k] for k in old if k not in new), reverse=True):
+        del tables[i]
+
+
+def _merge_fields(table: Any, before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
+    for field in {**before, **after}:
+        if before.get(field) == after.get(field):
+            continue
+        if field in after:
+            table[field] = _toml_item(after[field])
+        elif field in table:
+            del table[field]
+
+
+def _append(doc: Any, kind: str, entry: Mapping[str, Any]) -> None:
+    import tomlkit
+
+    table = tomlkit.table()
+    for field, value in entry.items():
+        table[field] = _toml_item(value)
+    if kind not in doc:
+        doc.add(tomlkit.nl())
+        doc[kind] = tomlkit.aot()
+    doc[kind].append(table)
+
+
+def _toml_item(value: Any) -> Any:
+    """A value as the writer lays it out: tables inline, arrays on one line."""
+    import tomlkit
+
+    if isinstance(value, dict):
+        inline = tomlkit.inline_table()
+        inline.update({k: _toml_item(v) for k, v in value.items()})
+        return inline
+    return tomlkit.item(value)
 
 
 def article(noun: str) -> str:

@@ -5,8 +5,8 @@
 and back; :mod:`.schema` holds the append-only migrations.
 """
 
-from bellum.empire.io.sqlite.codec import CommandRecord
+from bellum.empire.io.sqlite.codec import CommandRecord, ServerEntry
 from bellum.empire.io.sqlite.schema import SCHEMA_VERSION
 from bellum.empire.io.sqlite.store import Session, Store
 
-__all__ = ["SCHEMA_VERSION", "CommandRecord", "Session", "Store"]
+__all__ = ["SCHEMA_VERSION", "CommandRecord", "ServerEntry", "Session", "Store"]

@@ -140,6 +140,10 @@ def world_rows(world: wm.World) -> Rows:
         ("world", "options"): canonical(world.options),
         ("world", "size"): canonical([world.geometry.width, world.geometry.height]),
     }
+    if world.fog is not None:
+        rows[("world", "fog")] = canonical(encode(world.fog))
+    if world.deity_name != wm.DEITY_NAME:
+        rows[("world", "deity")] = canonical(world.deity_name)
     for cnum, n in world.nations.items():
         rows[("nation", str(cnum))] = canonical(encode(n))
     for (x, y), s in world.sectors.items():
@@ -159,9 +163,14 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
     try:
         size = json.loads(rows[("world", "size")])
         options = json.loads(rows.get(("world", "options"), "{}"))
+        fog = json.loads(rows.get(("world", "fog"), "null"))
+        deity = json.loads(rows.get(("world", "deity"), json.dumps(wm.DEITY_NAME)))
     except (KeyError, ValueError):
         raise InputError(f"{where}: the database holds no world") from None
     world = wm.World(geometry=Geometry(*size), tables=tables, options=options)
+    world.deity_name = str(deity)
+    if fog is not None:
+        world.fog = wm.Fog(int(fog["viewer"]), {k: list(v) for k, v in fog["hidden"].items()})
     for (kind, key), text in sorted(rows.items()):
         if kind == "world":
             continue
@@ -225,17 +234,24 @@ def table_of(row: tuple[Any, ...], lines: list[str], source: str) -> Table:
 #: The columns of a history row after its ``id``, in the order of :func:`command_row`.
 COMMAND_COLUMNS = (
     "at, name, args, extra, order_text, country, seed, answers, options, version, profile,"
-    " outcome, result, events, transcript"
+    " outcome, result, events, transcript, server"
 )
+#: The ``name`` of a history entry that is a sync of a live game (it has no order).
+SYNC = "sync"
 
 
 @dataclass
 class CommandRecord:
-    """One order of the history, as stored."""
+    """One entry of the history, as stored: an order, or a sync of a live game.
+
+    ``server`` is ``None`` for an order bellum's rules resolved; otherwise the
+    entry came from that server (``HOST:PORT``): a sync (``order`` is ``None``)
+    or an order played there, whose transcript is the server's.
+    """
 
     id: int
     at: str
-    order: Order
+    order: Order | None
     country: int
     seed: int
     answers: list[str | None]
@@ -247,26 +263,72 @@ class CommandRecord:
     events: list[Event]
     transcript: str
     changes: Changes = field(default_factory=dict)
+    server: str | None = None
+
+    @property
+    def command(self) -> str:
+        """The command's name: the order's, or ``sync``."""
+        return self.order.name if self.order is not None else SYNC
+
+    def words(self) -> list[str]:
+        """What followed the command's name: the order's arguments, or the server synced."""
+        if self.order is not None:
+            return list(self.order.args)
+        return [self.server or ""]
 
     def to_json(self) -> dict[str, Any]:
         """The ``history --json`` entry (docs/store.md): the order, and its arguments as
-        ``args`` (missing ones ``null``) and ``extra`` (the support words)."""
+        ``args`` (missing ones ``null``) and ``extra`` (the support words); ``server`` for an
+        entry from a live game (a sync has no order: ``order`` is ``null``)."""
+        order = self.order
         return {
             "id": self.id,
             "at": self.at,
-            "command": self.order.name,
-            "order": self.order.text(),
-            "args": self.order.slots(),
-            "extra": _support(self.order),
+            "command": self.command,
+            "order": order.text() if order is not None else None,
+            "args": order.slots() if order is not None else [],
+            "extra": _support(order) if order is not None else {},
             "country": self.country,
             "seed": self.seed,
             "answers": self.answers,
             "outcome": self.outcome,
+            "server": self.server,
         }
 
 
 def _support(order: Order) -> dict[str, list[str]]:
     return {"support_args": order.support()} if order.syntax.support else {}
+
+
+@dataclass(frozen=True)
+class ServerEntry:
+    """A history entry bellum's rules did not resolve: a sync of the live game at
+    ``server`` (``order`` ``None``), or ``order`` played on that server.
+
+    ``seed`` is -1 where the server's seed is unknown; the transcript and events
+    are what the server sent.
+    """
+
+    server: str
+    country: int
+    outcome: str
+    result: dict[str, Any]
+    order: Order | None = None
+    seed: int = -1
+    answers: list[str | None] = field(default_factory=list)
+    events: list[Event] = field(default_factory=list)
+    transcript: str = ""
+
+
+def _options(world: wm.World) -> str:
+    """Every option ``world`` runs under, defaults included."""
+    return canonical({k: world.option(k) for k in wm.DEFAULT_OPTIONS} | world.options)
+
+
+def _order_columns(order: Order) -> tuple[str, str, str, str | None]:
+    """``name``, ``args``, ``extra`` and ``order_text`` of an order: the first three repeat
+    it for readers of the database; ``order_text`` is what replay reads."""
+    return order.name, json.dumps(order.slots()), json.dumps(_support(order)), order.text()
 
 
 def command_row(
@@ -277,39 +339,65 @@ def command_row(
     world: wm.World,
 ) -> tuple[Any, ...]:
     """The history row of ``order``, run on ``world`` with ``answers``, as
-    ``COMMAND_COLUMNS`` describe.  ``name``, ``args`` and ``extra`` repeat the
-    order for readers of the database; ``order_text`` is what replay reads."""
-    options = {k: world.option(k) for k in wm.DEFAULT_OPTIONS} | world.options
+    ``COMMAND_COLUMNS`` describe."""
     return (
         at,
-        order.name,
-        json.dumps(order.slots()),
-        json.dumps(_support(order)),
-        order.text(),
+        *_order_columns(order),
         result.aggressor,
         result.seed,
         json.dumps(answers),
-        canonical(options),
+        _options(world),
         bellum.__version__,
         str(world.option("profile")),
         result.outcome,
         canonical(result.to_json()),
         json.dumps([e.__dict__ for e in result.events]),
         result.transcript(),
+        None,
+    )
+
+
+def entry_row(at: str, entry: ServerEntry, world: wm.World) -> tuple[Any, ...]:
+    """The history row of ``entry``, whose world (after it) is ``world``, as
+    ``COMMAND_COLUMNS`` describe.  A sync has no order: its ``order_text`` is null
+    and its ``args`` name the server."""
+    order = entry.order
+    if order is not None:
+        ordered = _order_columns(order)
+    else:
+        ordered = (SYNC, json.dumps([entry.server]), "{}", None)
+    return (
+        at,
+        *ordered,
+        entry.country,
+        entry.seed,
+        json.dumps(entry.answers),
+        _options(world),
+        bellum.__version__,
+        "server",
+        entry.outcome,
+        canonical(entry.result),
+        json.dumps([e.__dict__ for e in entry.events]),
+        entry.transcript,
+        entry.server,
     )
 
 
 def record_of(row: tuple[Any, ...]) -> CommandRecord:
     """The history record of ``row`` (``id`` then ``COMMAND_COLUMNS``)."""
-    (cid, at, name, args, extra, order, country, seed, answers, options, version, profile,
-     outcome, result, events, transcript) = row  # fmt: skip
+    (cid, at, name, args, extra, order_text, country, seed, answers, options, version, profile,
+     outcome, result, events, transcript, server) = row  # fmt: skip
+    order: Order | None
+    if order_text is not None:
+        order = Order.parse(order_text)
+    elif server is not None:
+        order = None  # a sync (schema 4)
+    else:  # schema 2 and older kept the Python call
+        order = Order.from_call(name, json.loads(args), json.loads(extra))
     return CommandRecord(
         cid,
         at,
-        # Schema 2 and older kept the Python call; schema 3 keeps the order's text.
-        Order.parse(order)
-        if order is not None
-        else Order.from_call(name, json.loads(args), json.loads(extra)),
+        order,
         country,
         seed,
         json.loads(answers),
@@ -320,4 +408,5 @@ def record_of(row: tuple[Any, ...]) -> CommandRecord:
         json.loads(result),
         [Event(**e) for e in json.loads(events)],
         transcript,
+        server=server,
     )

@@ -78,7 +78,15 @@ ALTER TABLE command ADD COLUMN order_text TEXT;
 UPDATE schema_version SET version = 3;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3)
+#: Version 4: entries from a live game (``bellum empire sync``, orders played on a
+#: server) name the server they came from; a sync has no order (``order_text`` null).
+#: Bellum's own orders keep ``server`` null.
+_V4 = """
+ALTER TABLE command ADD COLUMN server TEXT;
+UPDATE schema_version SET version = 4;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

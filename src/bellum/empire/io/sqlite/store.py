@@ -33,8 +33,10 @@ from bellum.empire.io.sqlite.codec import (
     TABLE_COLUMNS,
     CommandRecord,
     Rows,
+    ServerEntry,
     changes,
     command_row,
+    entry_row,
     record_of,
     rows_world,
     table_of,
@@ -157,12 +159,16 @@ class Store:
         """
         p = Path(path)
         if p.exists():
-            if not replace:
-                raise InputError(f"{p}: already exists (use --replace to start it over)")
             try:
                 existing = cls.open(p)
             except InputError as exc:
-                raise InputError(f"{exc}; --replace only starts over a bellum database") from None
+                # --replace would not help: it never overwrites what is not ours.
+                raise InputError(
+                    f"{exc}; bellum will not overwrite it: choose another --db or remove it"
+                ) from None
+            if not replace:
+                existing.close()
+                raise InputError(f"{p}: already exists (use --replace to start it over)")
             try:
                 existing._fill(world, dump)
             except BaseException:
@@ -295,6 +301,65 @@ class Store:
 
     # -- history ----------------------------------------------------------------
 
+    def _insert(
+        self,
+        c: sqlite3.Connection,
+        row: tuple[Any, ...],
+        before: Rows,
+        after: Rows,
+        hook: Callable[[str], None] | None,
+    ) -> int:
+        """Inside a write transaction: one history row (``COMMAND_COLUMNS``) and the
+        before/after image of every object that changed, written over the world."""
+        cur = c.execute(f"INSERT INTO command ({COMMAND_COLUMNS}) VALUES ({_marks(len(row))})", row)
+        cid = int(cur.lastrowid or 0)
+        for (k, key), (was, now) in changes(before, after).items():
+            if hook:
+                hook("change")
+            c.execute(
+                "INSERT INTO change (command, kind, key, before, after) VALUES (?, ?, ?, ?, ?)",
+                (cid, k, key, was, now),
+            )
+            if now is None:
+                c.execute("DELETE FROM object WHERE kind = ? AND key = ?", (k, key))
+            else:
+                c.execute(
+                    "INSERT OR REPLACE INTO object (kind, key, data) VALUES (?, ?, ?)",
+                    (k, key, now),
+                )
+        return cid
+
+    def record(
+        self,
+        entry: ServerEntry,
+        world: World,
+        dump: Dump | None = None,
+        *,
+        only_if_changed: bool = False,
+        hook: Callable[[str], None] | None = None,
+    ) -> int | None:
+        """Make ``world`` the current world, as history entry ``entry`` (a sync of a live
+        game, or an order played on its server); ``dump`` replaces the dump kept for export.
+
+        One transaction holds the entry, the before/after image of every object that
+        changed, and the dump.  Returns the entry's id; with ``only_if_changed``
+        nothing is written (``None``) when ``world`` is the current world.
+        """
+        with _guard(self.path), self._write() as c:
+            before, after = self._rows(c), world_rows(world)
+            if only_if_changed and before == after:
+                return None
+            at = datetime.now(UTC).isoformat(timespec="milliseconds")
+            cid = self._insert(c, entry_row(at, entry, world), before, after, hook)
+            if dump is not None:
+                c.execute("DELETE FROM dump_record")
+                c.execute("DELETE FROM dump_table")
+                self._put_dump(c, dump)
+                self._put_meta(c, "source", dump.source)
+            if hook:
+                hook("commit")
+        return cid
+
     def history(self) -> list[CommandRecord]:
         """Every stored command, oldest first (without their changes)."""
         with self._read() as c:
@@ -393,26 +458,8 @@ class Session:
         at = datetime.now(UTC).isoformat(timespec="milliseconds")
         with _guard(self.store.path):
             try:
-                cur = c.execute(
-                    f"INSERT INTO command ({COMMAND_COLUMNS}) VALUES ({_marks(15)})",
-                    command_row(at, order, answers, result, self.world),
-                )
-                cid = int(cur.lastrowid or 0)
-                for (k, key), (before, now) in changes(self.before, after).items():
-                    if hook:
-                        hook("change")
-                    c.execute(
-                        "INSERT INTO change (command, kind, key, before, after)"
-                        " VALUES (?, ?, ?, ?, ?)",
-                        (cid, k, key, before, now),
-                    )
-                    if now is None:
-                        c.execute("DELETE FROM object WHERE kind = ? AND key = ?", (k, key))
-                    else:
-                        c.execute(
-                            "INSERT OR REPLACE INTO object (kind, key, data) VALUES (?, ?, ?)",
-                            (k, key, now),
-                        )
+                row = command_row(at, order, answers, result, self.world)
+                cid = self.store._insert(c, row, self.before, after, hook)
                 if hook:
                     hook("commit")
                 c.execute("COMMIT")

@@ -8,10 +8,17 @@ the world's current values over the original records: a field whose value
 did not change keeps the exact text it was read with, which makes an
 import followed by an export byte-identical.
 
-Coordinates in dumps are the deity's view, i.e. absolute coordinates
-written in ``[-size/2, size/2)``.  The dump does not say how big the world
-is; :func:`dump_to_world` infers it when the sector table is complete and
-otherwise needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
+Coordinates in a deity's dump are absolute, written in ``[-size/2,
+size/2)``.  A dump says how big the world is only if it holds the
+``version`` table (an ``xdump version``, which also gives the game's rule
+options); otherwise :func:`dump_to_world` infers the size from a complete
+sector table or needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
+
+A player's dump (``xdump`` as a country other than the deity) leaves out
+what the country cannot see: other countries' sectors and units, and the
+deity-only columns.  Its world carries a :class:`~bellum.empire.world.Fog`
+saying so, in the player's coordinates; the player's own nation comes from
+its ``country`` table.
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from typing import Any
 from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.io._common import BYTE, CHE, MOBILITY, PERCENT, STOCK, fill_map, unownable
 from bellum.empire.io.xdump.syntax import (
+    DEITY_COLUMNS,
     KNOWN_COLUMNS,
     Dump,
     Record,
@@ -35,11 +43,13 @@ from bellum.empire.io.xdump.syntax import (
     unescape,
     unquote,
 )
+from bellum.empire.rules import econfig_options
 from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
     DEFAULT_OPTIONS,
     ITEMS,
     RETREAT_ORDERS,
+    Fog,
     LandUnit,
     Nation,
     Plague,
@@ -58,6 +68,18 @@ DIST_COLUMNS = {item: f"{col[0]}_dist" for item, col in zip(ITEMS, ITEM_COLUMNS,
 #: Machine-readable dumps write these symbols as numbers; the values are the server's.
 NATION_STATUS = ("unused", "new", "visitor", "sanctuary", "active", "deity")
 NO_MISSION = "none"
+#: The world fields each deity-only column holds, by dump table (see :class:`Fog`).
+HIDDEN_FIELDS: dict[str, tuple[str, dict[str, str]]] = {
+    "sect": (
+        "sector",
+        {"loyal": "loyalty", "mines": "mines", "pstage": "plague", "che": "che",
+         "che_target": "che_target"},
+    ),
+    "ship": ("ship", {"pstage": "plague"}),
+    "land": ("unit", {"pstage": "plague"}),
+}  # fmt: skip
+#: What a player does not see of other nations.
+FOREIGN_NATION_FIELDS = ["money", "btu", "tech", "happiness", "origin", "capital", "capital_sacked"]
 
 
 def read_dump(path: str | Path) -> Dump:
@@ -87,6 +109,10 @@ class _Row:
 
     def raw(self, col: str) -> str:
         return self.rec.fields[self.table.columns.index(col)]
+
+    def has(self, col: str) -> bool:
+        """Whether the dump has column ``col`` (a player's dump lacks the deity's)."""
+        return col in self.table.columns
 
     def fail(self, col: str, problem: str) -> InputError:
         return InputError(f"{self.where}: {self.table.name} {col}: {problem}")
@@ -144,6 +170,8 @@ class _Row:
 
 
 def _plague(row: _Row) -> Plague:
+    if not row.has("pstage"):
+        return Plague.HEALTHY
     name = row.symbol("pstage", tuple(p.name.lower() for p in Plague))
     try:
         return Plague[name.upper()]
@@ -151,8 +179,11 @@ def _plague(row: _Row) -> Plague:
         raise row.fail("pstage", f"unknown plague stage '{name}'") from None
 
 
-def _relation(row: _Row, col: str) -> Relation:
+def _relation(row: _Row, col: str) -> Relation | None:
+    """A declared relation; ``None`` where option HIDDEN hides it from a player."""
     name = row.symbol(col, tuple(r.label() for r in Relation))
+    if name == "unknown":
+        return None
     try:
         return Relation.parse(name)
     except KeyError:
@@ -201,6 +232,16 @@ def _items(row: _Row) -> dict[str, int]:
         if v:
             items[item] = v
     return items
+
+
+def _nation_fields(row: _Row, n: Nation) -> None:
+    """What a nation record (``nat``, or a player's ``country``) says beyond name and status."""
+    n.money = row.num("money")
+    n.btu = row.num("btu", -32768, 32767)
+    n.tech = row.real("tech")
+    n.happiness = row.real("happiness")
+    n.capital = row.xy("xcap", "ycap")
+    n.capital_sacked = "sacked" in row.symset("flags")
 
 
 def _read_ship(row: _Row, sh: Ship) -> None:
@@ -279,6 +320,49 @@ def _type_index(items: Any) -> dict[int, Any]:
     return {t.uid: t for t in items}
 
 
+def game_config(dump: Dump) -> dict[str, str]:
+    """The game's configuration from the dump's ``version`` table (empty without one)."""
+    t = dump.table("version")
+    if t is None or len(t.records) != 1:
+        return {}
+    return dict(zip(t.columns, t.records[0].fields, strict=True))
+
+
+def _size_of(dump: Dump, config: dict[str, str]) -> tuple[int, int] | None:
+    if "WORLD_X" not in config or "WORLD_Y" not in config:
+        return infer_size(dump)
+    try:
+        return int(config["WORLD_X"]), int(config["WORLD_Y"])
+    except ValueError:
+        raise InputError(f"{dump.source}: version: WORLD_X and WORLD_Y must be numbers") from None
+
+
+def _viewer(dump: Dump, geo: Geometry) -> _Row | None:
+    """The player whose view a dump is (its ``country`` record), or None for a deity's dump."""
+    nat = dump.table("nat")
+    assert nat is not None
+    if not DEITY_COLUMNS["nat"] - set(nat.columns):
+        return None
+    country = dump.table("country")
+    if country is None or len(country.records) != 1:
+        raise InputError(
+            f"{dump.source}: a player's dump (its nat table lacks the deity's columns) needs"
+            " the player's own country table (xdump country *)"
+        )
+    return _Row(dump, country, country.records[0], geo)
+
+
+def _hidden(dump: Dump) -> dict[str, list[str]]:
+    """The world fields a player's dump leaves out, by object kind (see :class:`Fog`)."""
+    hidden: dict[str, list[str]] = {"nation": list(FOREIGN_NATION_FIELDS)}
+    for table, (kind, fields) in HIDDEN_FIELDS.items():
+        t = dump.table(table)
+        missing = [f for col, f in fields.items() if t is not None and col not in t.columns]
+        if missing:
+            hidden[kind] = missing
+    return hidden
+
+
 def dump_to_world(
     dump: Dump,
     size: tuple[int, int] | None = None,
@@ -287,15 +371,21 @@ def dump_to_world(
 ) -> World:
     """The world held by ``dump``: every field combat reads, validated with line numbers.
 
-    ``size`` is the world's WORLD_X, WORLD_Y; without it the size is inferred
-    from a complete sector table.  Objects owned by nobody (the server's dead
-    or never-built units, ships and planes) are not part of the world.
+    ``size`` is the world's WORLD_X, WORLD_Y; without it the size comes from the
+    dump's ``version`` table or is inferred from a complete sector table.  The
+    rule options are the ``version`` table's, overridden by ``options``.
+    Objects owned by nobody (the server's dead or never-built units, ships and
+    planes) are not part of the world.  A player's dump gives a world with fog.
     """
     world = _new_world(dump, size, options or {}, tables or stock())
-    _read_nations(dump, world)
+    viewer = _viewer(dump, world.geometry)
+    if viewer is not None:
+        world.fog = Fog(viewer.num("cnum", 0, 255), _hidden(dump))
+    _read_nations(dump, world, viewer)
     _read_relations(dump, world)
     _read_sectors(dump, world)
-    fill_map(world, world.tables.sector("sea"))
+    if world.fog is None:  # a player's view: the sectors it does not list are unknown
+        fill_map(world, world.tables.sector("sea"))
     _read_ships_units_planes(dump, world)
     for u in world.units.values():
         if u.ship is not None and u.ship not in world.ships:
@@ -315,7 +405,8 @@ def _new_world(
     """An empty world of the dump's size, with ``options``; refuses what is no dump."""
     if dump.table("sect") is None and dump.table("nat") is None:
         raise InputError(f"{dump.source}: no sect or nat table: not an Empire dump, or empty")
-    size = size or infer_size(dump)
+    config = game_config(dump)
+    size = size or _size_of(dump, config)
     if size is None:
         raise InputError(
             f"{dump.source}: the dump leaves out sectors, so its world size is unknown;"
@@ -329,6 +420,7 @@ def _new_world(
         if dump.table(name) is None:
             raise InputError(f"{dump.source}: the dump has no '{name}' table")
     world = World(geometry=geo, tables=tables)
+    world.options.update(econfig_options(config, f"{dump.source}: version"))
     for k, v in options.items():
         if k not in DEFAULT_OPTIONS:
             raise InputError(f"{dump.source}: unknown option '{k}'")
@@ -350,8 +442,12 @@ def _owner(row: _Row, world: World, col: str = "owner") -> int:
     return owner
 
 
-def _read_nations(dump: Dump, world: World) -> None:
-    """The countries that play (not unused, not the deity)."""
+def _read_nations(dump: Dump, world: World, viewer: _Row | None) -> None:
+    """The countries that play (not unused, not the deity), and the deity's name.
+
+    In a player's dump (``viewer``, its ``country`` record) the other countries
+    are only names, statuses and relations (see :data:`FOREIGN_NATION_FIELDS`).
+    """
     for row in _rows(dump, "nat", world):
         cnum = row.num("cnum", 0, 255)
         if cnum in world.nations:
@@ -359,18 +455,20 @@ def _read_nations(dump: Dump, world: World) -> None:
         stat = row.symbol("stat", NATION_STATUS)
         if stat not in NATION_STATUS:
             raise row.fail("stat", f"unknown status '{stat}'")
+        if cnum == 0:
+            world.deity_name = row.text("cname") or world.deity_name
         if cnum == 0 or stat in ("unused", "deity"):
             continue
         n = Nation(cnum=cnum, name=row.text("cname"))
-        n.money = row.num("money")
-        n.btu = row.num("btu", -32768, 32767)
-        n.tech = row.real("tech")
-        n.happiness = row.real("happiness")
-        n.origin = row.xy("xorg", "yorg")
-        n.capital = row.xy("xcap", "ycap")
-        n.capital_sacked = "sacked" in row.symset("flags")
         n.active = stat == "active"
         world.nations[cnum] = n
+        if viewer is None:
+            _nation_fields(row, n)
+            n.origin = row.xy("xorg", "yorg")
+        elif world.fog is not None and cnum == world.fog.viewer:
+            _nation_fields(viewer, n)  # the player's coordinates: its origin is 0,0
+        else:  # hidden: placeholders, the capital where a world file would put it
+            n.capital = n.origin
 
 
 def _read_relations(dump: Dump, world: World) -> None:
@@ -383,7 +481,9 @@ def _read_relations(dump: Dump, world: World) -> None:
             col = f"relations({other})"
             if other != me.cnum and col in row.table.columns:
                 r = _relation(row, col)
-                if r != Relation.NEUTRAL:
+                if r is None and world.fog and "relations" not in world.fog.hidden["nation"]:
+                    world.fog.hidden["nation"].append("relations")
+                if r is not None and r != Relation.NEUTRAL:
                     me.relations[other] = r
 
 
@@ -408,7 +508,7 @@ def _read_sectors(dump: Dump, world: World) -> None:
         s.eff = row.num("effic", *PERCENT)
         s.mob = row.num("mobil", *MOBILITY)
         s.off = row.num("off", 0, 1) == 1
-        s.loyalty = row.num("loyal", *BYTE)
+        s.loyalty = row.num("loyal", *BYTE) if row.has("loyal") else 0
         dist = row.xy("xdist", "ydist")
         s.dist = None if dist == (x, y) else dist
         s.avail = row.num("avail", *STOCK)
@@ -416,10 +516,10 @@ def _read_sectors(dump: Dump, world: World) -> None:
         s.thresholds = {
             item: v for item, col in DIST_COLUMNS.items() if (v := row.num(col, 0, 32767))
         }
-        s.mines = row.num("mines", *STOCK)
+        s.mines = row.num("mines", *STOCK) if row.has("mines") else 0
         s.plague = _plague(row)
-        s.che = row.num("che", *CHE)
-        s.che_target = _owner(row, world, "che_target")
+        s.che = row.num("che", *CHE) if row.has("che") else 0
+        s.che_target = _owner(row, world, "che_target") if row.has("che_target") else 0
         s.road = row.num("road", *PERCENT)
         s.rail = row.num("rail", *PERCENT)
         s.defense = row.num("dfense", *PERCENT)
@@ -625,6 +725,9 @@ def world_to_dump(world: World, template: Dump | None = None) -> str:
             _lay_over(t, geo, objs, over, lambda uid: {"uid": str(uid)}, dead=True)
     if (t := dump.table("nat")) is not None:
         _lay_over(t, geo, world.nations, _nation_over, lambda c: {"cnum": str(c), "stat": "active"})
+    if (t := dump.table("country")) is not None and world.fog is not None:
+        mine = {c: n for c, n in world.nations.items() if c == world.fog.viewer}
+        _lay_over(t, geo, mine, _nation_over, lambda c: {"cnum": str(c)})
     if (t := dump.table("relat")) is not None:
         _lay_over(
             t,

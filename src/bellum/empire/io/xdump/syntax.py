@@ -65,7 +65,25 @@ KNOWN_COLUMNS: dict[str, tuple[str, ...]] = {
     "lost": _words("timestamp owner type id x y"),
     "realm": _words("cnum realm xl xh yl yh"),
     "game": _words("upd_disable down turn tick rt"),
+    # Not in empdump: the xdump command's view of a player's own nation.
+    "country": _words(
+        "cnum flags ip userid xcap ycap update tgms ann timeused btu access milreserve money"
+        " login logout newstim annotim tech research education happiness"
+    ),
 }
+#: Columns only a deity sees (the server leaves them out of a player's xdump).
+DEITY_COLUMNS: dict[str, frozenset[str]] = {
+    "sect": frozenset(_words("loyal dterr elev mines pstage ptime che che_target")),
+    "ship": frozenset(_words("pstage ptime xbuilt ybuilt builder")),
+    "land": frozenset(_words("pstage ptime")),
+    "nat": frozenset(KNOWN_COLUMNS["nat"]) - {"cnum", "stat", "cname"},
+    "trade": frozenset(_words("xloc yloc")),
+    "contact": frozenset({"contacts"}),
+    "commodity": frozenset(_words("xbuy ybuy xsell ysell")),
+    "game": frozenset(_words("tick rt")),
+}
+#: Tables whose columns are the game's configuration keys: taken as they come.
+FREE_COLUMNS = ("version",)
 #: Array columns (``name(0) name(1) ...``) and how many elements the server has.
 ARRAY_COLUMNS = {"relations": 99, "contacts": 99, "rejects": 99}
 
@@ -208,14 +226,16 @@ def quote(value: str | None) -> str:
 
 
 def _check_columns(name: str, columns: list[str], where: str) -> None:
-    known = KNOWN_COLUMNS[name]
+    """Known tables need their known columns, but for those only a deity sees."""
+    free = name in FREE_COLUMNS
+    known = () if free else KNOWN_COLUMNS[name]
     seen: set[str] = set()
     for col in columns:
         m = _COLUMN_RE.match(col)
         if not m:
             raise InputError(f"{where}: malformed column header '{col}'")
         base, idx = m.group(1), m.group(2)
-        if base not in known:
+        if not free and base not in known:
             raise InputError(f"{where}: table {name} has no column '{base}'")
         if (idx is None) != (base not in ARRAY_COLUMNS):
             problem = "needs an index" if idx is None else "takes no index"
@@ -223,10 +243,13 @@ def _check_columns(name: str, columns: list[str], where: str) -> None:
         if col in seen:
             raise InputError(f"{where}: column '{col}' appears twice")
         seen.add(col)
+    if free:
+        return
     if columns[0] != known[0]:
         raise InputError(f"{where}: the first column of table {name} must be '{known[0]}'")
+    hidden = DEITY_COLUMNS.get(name, frozenset())
     for base in known:
-        if base not in ARRAY_COLUMNS and base not in seen:
+        if base not in ARRAY_COLUMNS and base not in seen and base not in hidden:
             raise InputError(f"{where}: table {name} lacks column '{base}'")
 
 
@@ -271,7 +294,7 @@ def parse_dump(text: str, source: str) -> Dump:
         else:
             raise InputError(f"{where(i)}: expected a table header ('config <table>')")
         name = words[1]
-        if name not in KNOWN_COLUMNS:
+        if name not in KNOWN_COLUMNS and not (human and name in FREE_COLUMNS):
             raise InputError(f"{where(i)}: unknown table '{name}'")
         if dump.table(name) is not None:
             raise InputError(f"{where(i)}: table '{name}' appears twice")

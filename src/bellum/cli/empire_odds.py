@@ -1,0 +1,334 @@
+"""``bellum empire odds``: the odds of a command before you type it for real.
+
+``bellum empire odds attack 2,0``, ``... assault 2,0 5``, ``... paradrop 0/1/2
+'' 0,0 2,0``, ``... board 5 0,0``, ``... lboard 3 0,0``: the command and its
+own arguments, then the answers as options named after what the prompts ask
+(``--mil SECT=N``, ``--mil ship=N``, ``--unit ID``).  The old form
+``bellum empire odds TARGET`` still means ``attack TARGET``.  The library does
+the work (:mod:`bellum.empire.odds`); this module reads options and prints.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import click
+
+from bellum.cli.empire import (
+    CoordCommand,
+    _country,
+    _seed,
+    as_option,
+    db_option,
+    empire,
+    open_world,
+    rules_options,
+    world_option,
+)
+from bellum.cli.progress import progress_fraction
+from bellum.empire.orders import COMMANDS, Order
+from bellum.empire.rules import apply_rules
+from bellum.errors import InputError, UsageError
+from bellum.term import use_color
+
+
+def _order(words: tuple[str, ...]) -> Order:
+    if not words:
+        raise UsageError("give the command to plan, e.g. `attack 2,0`, or a target sector")
+    name, *args = words
+    if name not in COMMANDS:
+        name, args = "attack", list(words)
+    try:
+        return Order(name, tuple(a.strip() for a in args))
+    except InputError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _sweep(text: str) -> tuple[str, list[int]]:
+    where, sep, rng = text.partition("=")
+    parts = rng.split(":")
+    if not sep or len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
+        raise UsageError(f"--sweep needs SECT=FROM:TO:STEP such as 0,0=40:200:20, not '{text}'")
+    lo, hi, step = (int(p) for p in parts)
+    if step <= 0 or hi < lo:
+        raise UsageError(f"--sweep {text}: FROM must not exceed TO and STEP must be positive")
+    return where.strip(), list(range(lo, hi + 1, step))
+
+
+def _plans(
+    world: Any,
+    cnum: int,
+    order: Order,
+    mil: tuple[str, ...],
+    units: tuple[int, ...],
+    sweep: str | None,
+) -> list[tuple[str, Any]]:
+    """One plan, or several when a source is given several values (or swept)."""
+    from bellum.empire.odds.plan import Plan, parse_mil, parse_units
+
+    by_source: dict[Any, list[tuple[str, int]]] = {}
+    for item in mil:
+        ((source, n),) = parse_mil(world, cnum, [item]).items()
+        values = by_source.setdefault(source, [])
+        if any(v == n for _, v in values):
+            raise UsageError(f"--mil {item} is given twice")
+        values.append((item.partition("=")[0].strip(), n))
+    if sweep is not None:
+        where, values_ = _sweep(sweep)
+        ((source, _),) = parse_mil(world, cnum, [f"{where}=0"]).items()
+        if source in by_source:
+            raise UsageError(f"--sweep {where}: that source is also given with --mil")
+        by_source[source] = [(where, n) for n in values_]
+    chosen = parse_units(list(units))
+    if not by_source and not units:
+        return [("everything", Plan(order))]
+    sources = list(by_source)
+    plans = []
+    for combo in itertools.product(*(by_source[s] for s in sources)):
+        label = " ".join(f"{name}={n}" for name, n in combo) or "units only"
+        plans.append(
+            (label, Plan(order, {s: n for s, (_, n) in zip(sources, combo, strict=True)}, chosen))
+        )
+    return plans
+
+
+@empire.command("odds", cls=CoordCommand)
+@click.argument("words", nargs=-1, metavar="COMMAND [ARGS]...")
+@world_option
+@db_option
+@as_option
+@rules_options
+@click.option(
+    "--mil",
+    "mil",
+    multiple=True,
+    metavar="SECT=N",
+    help="Mil from a sector (x,y), or ship=N from the command's ship; repeat a "
+    "source with other values to compare plans.",
+)
+@click.option(
+    "--unit",
+    "units",
+    multiple=True,
+    type=int,
+    metavar="ID",
+    help="A land unit that joins; repeatable (a unit named twice is an error).",
+)
+@click.option(
+    "--sweep",
+    metavar="SECT=FROM:TO:STEP",
+    help="Compare plans with FROM, FROM+STEP, ... TO mil from one source.",
+)
+@click.option(
+    "--need",
+    type=click.FloatRange(0, 1, min_open=True),
+    metavar="P",
+    help="Find the smallest number of mil (from the --mil sources, else all, in "
+    "the order the command asks) that succeeds with probability P.",
+)
+@click.option(
+    "--defense-as-seen",
+    is_flag=True,
+    help="Average over every true garrison the 'approximately M' you see allows "
+    "(uniform prior unless --prior).",
+)
+@click.option(
+    "--prior",
+    metavar="W,W,...",
+    help="Ten weights for the true mil M-5..M+4 behind --defense-as-seen.",
+)
+@click.option(
+    "--model",
+    type=click.Choice(["server", "per-casualty"]),
+    default=None,
+    help="server: the 4.4.1 fight loop; per-casualty: the info page's "
+    "(default: the world's rules; same as --option info_fight=...).",
+)
+@click.option(
+    "--target-error",
+    type=click.FloatRange(0, 1, min_open=True),
+    default=None,
+    help="When sampling: stop once P(success)'s standard error is this small.",
+)
+@click.option(
+    "--max-runs",
+    type=click.IntRange(1),
+    default=500,
+    show_default=True,
+    help="At most this many samples when sampling.",
+)
+@click.option(
+    "--max-memory",
+    type=click.IntRange(1),
+    default=1024,
+    show_default=True,
+    metavar="MB",
+    help="Memory the exact solver may use (more: sample).",
+)
+@click.option(
+    "--resolver-runs",
+    type=click.IntRange(1, 1_000_000),
+    default=None,
+    help="Also play the real command N times and show the agreement (z-scores).",
+)
+@click.option(
+    "--jobs",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Processes for --resolver-runs (each run keeps its own seed).",
+)
+@click.option(
+    "--seed",
+    type=click.IntRange(0, 2**32 - 1),
+    default=None,
+    help="Seed for sampling and resolver runs (0..2^32-1).",
+)
+@click.option(
+    "--plot",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="Write the outcomes and losses as a picture (.png, .svg, .pdf, ...).",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
+def odds_cmd(
+    words: tuple[str, ...],
+    world_path: Path | None,
+    db: Path | None,
+    country: str,
+    profile: str | None,
+    options: tuple[str, ...],
+    mil: tuple[str, ...],
+    units: tuple[int, ...],
+    sweep: str | None,
+    need: float | None,
+    defense_as_seen: bool,
+    prior: str | None,
+    model: str | None,
+    target_error: float | None,
+    max_runs: int,
+    max_memory: int,
+    resolver_runs: int | None,
+    jobs: int,
+    seed: int | None,
+    plot: Path | None,
+    as_json: bool,
+) -> None:
+    """The odds of COMMAND before you make it: attack, assault, paradrop, board or lboard.
+
+    Give the command as you would type it (`attack 2,0`, `assault 2,0 5`,
+    `paradrop 0/1 . 0,0 4,0`, `board 5 0,0`, `lboard 3 0,0`; a bare TARGET
+    means attack) and your answers as options: --mil 0,0=150, --mil ship=24,
+    --unit 7.  Without --mil and --unit every prompt is answered with all it
+    allows.  The command's own code runs up to the fight (reactions, support,
+    mines, flak, approach fire), then the fight is solved exactly with morale
+    checks; the method line says what was exact and what was sampled.
+    Nothing in the world changes.
+    """
+    from bellum.empire.odds import plan_odds
+    from bellum.empire.odds import resolver_runs as play
+    from bellum.empire.odds.questions import as_seen
+    from bellum.empire.odds.questions import need as find_need
+    from bellum.empire.odds.report import comparison, render, render_resolver, to_json
+
+    order = _order(words)
+    if plot is not None:
+        from bellum.odds.report import plot_format
+
+        plot_format(plot)
+    weights = _prior(prior)
+    if prior is not None and not defense_as_seen:
+        raise UsageError("--prior goes with --defense-as-seen")
+    world = open_world(world_path, db).world
+    apply_rules(world, profile, list(options))
+    if model is not None:
+        world.overrides["info_fight"] = model == "per-casualty"
+    cnum = _country(world, country).cnum
+    plans = _plans(world, cnum, order, mil, units, sweep)
+    if need is not None and len(plans) > 1:
+        raise UsageError("--need finds one plan: give each --mil source once and no --sweep")
+    used_seed = _seed(seed)
+    settings: dict[str, Any] = {
+        "seed": used_seed,
+        "target_error": target_error,
+        "max_samples": max_runs,
+        "max_memory": max_memory * 2**20,
+    }
+    settings = {k: v for k, v in settings.items() if v is not None}
+
+    def odds_of(plan: Any, progress: Callable[[float], None] | None = None) -> Any:
+        if defense_as_seen:
+            return as_seen(world, cnum, plan, weights=weights, progress=progress, **settings)
+        return plan_odds(world, cnum, plan, progress=progress, **settings)
+
+    if need is not None:
+        label, plan = plans[0]
+        sources = list(plan.mil) if plan.mil else None
+        found = find_need(world, cnum, plan, need, odds_of, sources)
+        if found.odds is None or found.plan is None:
+            best = 100 * found.best.p_success
+            raise_msg = f"even everything the command allows succeeds only {best:.2f}% of the time"
+            if as_json:
+                click.echo(
+                    json.dumps(
+                        {"need": need, "found": None, "best": to_json(found.best, world, cnum)}
+                    )
+                )
+                return
+            click.echo(render(found.best, color=use_color()))
+            raise InputError(raise_msg)
+        plans = [(f"{found.total} mil", found.plan)]
+        results = [(plans[0][0], found.odds)]
+    else:
+        results = []
+        with progress_fraction("odds") as bar:
+            for label, plan in plans:
+                results.append((label, odds_of(plan, bar)))
+    if len(results) > 1:
+        if as_json:
+            docs = [dict(to_json(o, world, cnum), label=label) for label, o in results]
+            click.echo(json.dumps({"plans": docs}))
+        else:
+            click.echo(comparison(results))
+        return
+    label, odds = results[0]
+    resolver = None
+    if resolver_runs is not None:
+        with progress_fraction(f"{resolver_runs} runs") as bar:
+            resolver = play(
+                world, cnum, odds.plan, resolver_runs, used_seed, jobs=jobs, progress=bar
+            )
+    if plot is not None:
+        from bellum.odds.report import write_plot
+
+        write_plot(odds.odds, plot)
+    if as_json:
+        doc = to_json(odds, world, cnum, resolver)
+        if need is not None:
+            doc["need"] = {"target": need, "mil": found.total}
+        click.echo(json.dumps(doc))
+        return
+    if need is not None:
+        click.echo(f"smallest force reaching {100 * need:g}%: {found.total} mil")
+    click.echo(render(odds, color=use_color()))
+    if resolver is not None:
+        click.echo(render_resolver(odds, resolver))
+    if plot is not None:
+        click.echo(f"plot written to {plot}")
+
+
+def _prior(text: str | None) -> tuple[float, ...]:
+    from bellum.empire.odds.questions import OFFSETS, UNIFORM
+
+    if text is None:
+        return UNIFORM
+    try:
+        weights = tuple(float(w) for w in text.split(","))
+    except ValueError:
+        raise UsageError(f"--prior needs {len(OFFSETS)} numbers separated by commas") from None
+    if len(weights) != len(OFFSETS) or any(w < 0 for w in weights) or sum(weights) <= 0:
+        raise UsageError(f"--prior needs {len(OFFSETS)} weights >= 0 (for M-5..M+4), not all 0")
+    return weights

@@ -1,0 +1,47 @@
+"""``bellum empire sync``: a live game's state into a world database (docs/live.md).
+
+Logging in is :mod:`bellum.cli.server`'s; the ``--live`` option of the combat
+commands is there too.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from bellum.cli.empire import empire
+from bellum.cli.server import login_options, open_session
+from bellum.empire.service import DEFAULT_DB
+
+
+@empire.command("sync")
+@click.argument("address", metavar="HOST:PORT")
+@login_options
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False, path_type=Path),
+    default=DEFAULT_DB,
+    show_default=True,
+    help="The world database (created if missing).",
+)
+def sync_cmd(
+    address: str,
+    country: str,
+    password_file: Path | None,
+    timeout: float,
+    verbose: bool,
+    db: Path,
+) -> None:
+    """Read a live game from the server at HOST:PORT into a world database.
+
+    Every table the country may see is read with xdump and stored as a new
+    version of the world, with its own entry in `bellum empire history`.  A
+    player sees only their own sectors and units: the rest stays unknown (fog
+    of war, see docs/live.md); the deity sees the whole game.
+    """
+    from bellum.client.live import sync
+
+    with open_session(address, country, password_file, timeout, verbose) as session:
+        done = sync(session, db)
+    click.echo(f"{db}: {done.summary()}")

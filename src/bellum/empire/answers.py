@@ -1,0 +1,97 @@
+"""Answers by meaning: a script says what it wants, not in which order it will be asked.
+
+A command's questions depend on the world: a sector without mobility is not
+asked for mil, scouts add "Are you sure...?", a second unit adds a prompt.
+Answers piped line by line then shift and land on the wrong question.
+:class:`NamedAnswers` answers a :class:`~bellum.empire.events.Prompt` by its
+:attr:`~bellum.empire.events.Prompt.kind` and numbers instead (the command
+line's ``--mil 0,0=150``, ``--unit 3``, ``--no-units``, ``--move-in 0``,
+``--yes``), and returns ``None`` for a question it has no answer for, which
+the caller then asks the player (or standard input).
+
+The answer given is the text a player would have typed, so it is recorded
+and replayed like any other answer: the history stays exact.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bellum.empire.events import Prompt, PromptKind
+from bellum.empire.geometry import Coord
+
+#: The kinds answered by ``yes``: every yes/no confirmation of a command.
+CONFIRMATIONS: frozenset[PromptKind] = frozenset({"abort", "ally", "sneak"})
+
+
+@dataclass
+class NamedAnswers:
+    """What to answer, by kind of question.  Coordinates are absolute.
+
+    ``units`` and ``move_in_units`` are ``None`` when nothing was said (the
+    question is asked), else the complete set of units that go (others stay).
+    ``move_in`` answers every sector's move-in question, ``move_in_at`` one
+    sector's (it wins).
+    """
+
+    mil: dict[Coord, int] = field(default_factory=dict)
+    ship_mil: dict[int, int] = field(default_factory=dict)
+    units: frozenset[int] | None = None
+    move_in: int | None = None
+    move_in_at: dict[Coord, int] = field(default_factory=dict)
+    move_in_units: frozenset[int] | None = None
+    yes: bool = False
+    #: The answers used so far, as ``(kind, key)``: see :meth:`unused`.
+    used: set[tuple[str, object]] = field(default_factory=set)
+
+    def answer(self, prompt: str) -> str | None:
+        """The answer to ``prompt``, or ``None`` when none was named for it."""
+        if not isinstance(prompt, Prompt):
+            return None
+        info = prompt.info
+        kind = prompt.kind
+        if kind == "mil":
+            if "ship" in info:
+                return self._take("ship", info["ship"], self.ship_mil)
+            return self._take("mil", info.get("at"), self.mil)
+        if kind == "move_in_mil":
+            n = self._take("move_in", info.get("at"), self.move_in_at)
+            if n is None and self.move_in is not None:
+                n = str(self.move_in)
+            return n
+        if kind == "unit":
+            return self._choose("unit", info.get("uid"), self.units)
+        if kind == "move_in_unit":
+            return self._choose("move_in_unit", info.get("uid"), self.move_in_units)
+        if kind in CONFIRMATIONS and self.yes:
+            return "y"
+        return None
+
+    def _take(self, kind: str, key: object, table: Mapping[Any, int]) -> str | None:
+        if key not in table:
+            return None
+        self.used.add((kind, key))
+        return str(table[key])
+
+    def _choose(self, kind: str, uid: object, chosen: frozenset[int] | None) -> str | None:
+        if chosen is None:
+            return None
+        self.used.add((kind, uid))
+        return "y" if uid in chosen else "n"
+
+    def unused(self) -> list[tuple[str, object]]:
+        """The named answers no question asked for, as ``(kind, key)``: a sector that
+        had no mil to give, a unit that could not join, a typo in a coordinate."""
+        named: list[tuple[str, object]] = [
+            *(("mil", xy) for xy in self.mil),
+            *(("ship", uid) for uid in self.ship_mil),
+            *(("unit", uid) for uid in sorted(self.units or ())),
+            *(("move_in", xy) for xy in self.move_in_at),
+            *(("move_in_unit", uid) for uid in sorted(self.move_in_units or ())),
+        ]
+        return [k for k in named if k not in self.used]
+
+
+__all__ = ["CONFIRMATIONS", "NamedAnswers"]

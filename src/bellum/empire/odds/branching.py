@@ -1,0 +1,165 @@
+"""Dice that branch: the real command, run once per combination of draws (spec §0.1).
+
+The odds engine runs a command's own code up to its fight with a
+:class:`BranchingDice` instead of the server's generator.  Every draw the
+rules make (``chance``, ``roll``, ``pct_chance``, ``roundavg``, ``damage``)
+becomes a choice among its outcomes, each with its exact probability (the
+server's ``chance(p)`` is true with ``p`` rounded up to a multiple of 2⁻³²).
+Two ways to use it, as Panzer's :mod:`bellum.panzer.chance` does:
+
+* :func:`enumerate_runs` re-runs the command once per path through the tree
+  of choices and weighs each end by the product of its choices' probabilities;
+* :func:`sample_runs` follows one random path per run (each choice drawn with
+  its probability), for trees too big to walk.
+
+:func:`tree_size` estimates the number of ends from a few random probes
+(Knuth's estimator), so the caller can choose before doing the work.  Draws
+made under :meth:`~bellum.dice.ServerRandom.text_only` change only the text:
+they take their likeliest outcome and do not branch.  The dice also ask the
+command to stop where its fight begins (``stop_at_fight``).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from typing import TypeVar
+
+import numpy as np
+
+from bellum.dice import ServerRandom
+from bellum.errors import InputError
+from bellum.odds._common import chance_probability
+
+T = TypeVar("T")
+
+
+class BranchingDice(ServerRandom):
+    """A :class:`~bellum.dice.ServerRandom` whose draws follow a path of choices.
+
+    ``path`` fixes the choices made so far (the first option past its end);
+    with ``rng`` the choices past the path are drawn at random instead, each
+    with its probability, and ``prob`` stays the probability of the forced
+    part only.  ``widths`` records how many options each choice had.
+    """
+
+    stop_at_fight = True
+
+    def __init__(
+        self,
+        path: Sequence[int] = (),
+        rng: np.random.Generator | None = None,
+        *,
+        uniform: bool = False,
+        stop_at_fight: bool = True,
+    ) -> None:
+        # No generator state: every draw is a choice (ServerRandom.__init__ is not needed).
+        self.seed = 0
+        self.draws = 0
+        self.path = list(path)
+        self.widths: list[int] = []
+        self.prob = 1.0
+        self.rng = rng
+        self.uniform = uniform
+        self.stop_at_fight = stop_at_fight
+        self._text = 0
+
+    def _choose(self, options: Sequence[tuple[T, float]]) -> T:
+        self.draws += 1
+        live = [(v, p) for v, p in options if p > 0]
+        if len(live) == 1:
+            return live[0][0]
+        if self._text:
+            return max(live, key=lambda o: o[1])[0]
+        i = len(self.widths)
+        self.widths.append(len(live))
+        if i < len(self.path):
+            value, p = live[self.path[i]]
+            self.prob *= p
+            return value
+        if self.rng is None:
+            self.path.append(0)
+            value, p = live[0]
+            self.prob *= p
+            return value
+        if self.uniform:
+            j = int(self.rng.integers(len(live)))
+        else:
+            weights = np.array([p for _, p in live])
+            j = int(self.rng.choice(len(live), p=weights / weights.sum()))
+        self.path.append(j)
+        return live[j][0]
+
+    # -- the server's helpers, as choices ------------------------------------------
+
+    def u32(self) -> int:
+        raise InputError("the odds engine cannot branch on a raw 32-bit draw")
+
+    def real(self) -> float:
+        raise InputError("the odds engine cannot branch on a continuous draw")
+
+    def chance(self, p: float) -> bool:
+        q = chance_probability(p)
+        return self._choose([(True, q), (False, 1.0 - q)])
+
+    def roll0(self, n: int) -> int:
+        if n <= 0:
+            raise ValueError(f"roll0 needs n >= 1, not {n}")
+        return self._choose([(v, 1.0 / n) for v in range(n)])
+
+    def pct_chance(self, p: float) -> bool:
+        # roll(100) <= p: the rolls 1..floor(p) (clamped to 0..100) pass.
+        passing = min(100, max(0, math.floor(p)))
+        return self._choose([(True, passing / 100), (False, (100 - passing) / 100)])
+
+    @contextmanager
+    def text_only(self) -> Iterator[None]:
+        self._text += 1
+        try:
+            yield
+        finally:
+            self._text -= 1
+
+
+def enumerate_runs(
+    run: Callable[[BranchingDice], T], limit: int | None = None
+) -> list[tuple[T, float]] | None:
+    """Every end of ``run`` with its probability; ``None`` once more than ``limit`` ends.
+
+    ``run`` must be deterministic given the dice's choices.
+    """
+    results: list[tuple[T, float]] = []
+    path: list[int] = []
+    while True:
+        dice = BranchingDice(path)
+        results.append((run(dice), dice.prob))
+        if limit is not None and len(results) > limit:
+            return None
+        path = dice.path[: len(dice.widths)]
+        while path and path[-1] + 1 >= dice.widths[len(path) - 1]:
+            path.pop()
+        if not path:
+            return results
+        path[-1] += 1
+
+
+def sample_runs(run: Callable[[BranchingDice], T], n: int, rng: np.random.Generator) -> Iterator[T]:
+    """``n`` ends of ``run``, each on a path drawn with the draws' own probabilities."""
+    for _ in range(n):
+        yield run(BranchingDice(rng=rng))
+
+
+def tree_size(
+    run: Callable[[BranchingDice], object], rng: np.random.Generator, probes: int
+) -> float:
+    """Knuth's estimate of the number of ends: the mean product of widths on uniform paths."""
+    total = 0.0
+    for _ in range(probes):
+        dice = BranchingDice(rng=rng, uniform=True)
+        run(dice)
+        total += math.prod(dice.widths)
+    return total / probes
+
+
+__all__ = ["BranchingDice", "enumerate_runs", "sample_runs", "tree_size"]

@@ -1,0 +1,558 @@
+"""The odds of a planned command: the real flow up to the fight, then exact fights.
+
+1. **Before the fight** the command's own code runs on scratch copies of the
+   world (:class:`~bellum.empire.scratch.WorldTemplate`) with
+   :class:`~bellum.empire.odds.branching.BranchingDice`, which stops it where
+   the fight begins (``FightReached``).  Every random event on the way —
+   reacting units' supply, fort, ship, unit and plane support, flak and
+   interception on a paradrop's route, a boarding's approach fire — is a
+   branch.  When the tree is small enough (estimated first from random
+   probes) every end ("leaf") is visited with its exact probability;
+   otherwise leaves are sampled.  Leaves that end without a fight (a ship
+   sunk, every transport shot down) are outcomes in their own right.
+2. **The fight** of each distinct leaf is solved exactly with morale folded
+   in (:mod:`.sides`, :mod:`.solver`).  When a side's morale graph is too
+   big, its morale histories are sampled instead, each solved exactly.
+3. **The mixture**: outcomes and casualty distributions are summed over
+   leaves, weighted by their probabilities (or averaged over samples, with
+   standard errors from the spread of the per-sample values).
+
+``method`` says which: ``exact`` (one leaf, exact fight), ``exact mixture``
+(every leaf, exact fights) or ``mixture (N samples)``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from bellum.dice import new_seed
+from bellum.empire.combat.dispatch import run_order
+from bellum.empire.combat.flows import FightReached
+from bellum.empire.combat.result import CombatResult
+from bellum.empire.combat.state import Combat
+from bellum.empire.combat.strength import target_multiplier
+from bellum.empire.events import transcript
+from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
+from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
+from bellum.empire.odds.sides import SideGraph, TooManyStates, side_graph
+from bellum.empire.odds.solver import GraphEnds, per_casualty_ends, server_ends
+from bellum.empire.scratch import WorldTemplate
+from bellum.empire.world import World
+from bellum.errors import CommandError, InputError
+from bellum.odds.result import LossDistribution, OddsResult
+
+Progress = Callable[[float], None]
+
+#: Most leaves visited one by one before the events before the fight are sampled.
+MAX_LEAVES = 400
+#: Random probes that estimate the number of leaves.
+PROBES = 24
+#: When sampling: at least this many samples, then until the standard error of
+#: P(success) is at most DEFAULT_ERROR (or ``target_error``).
+MIN_SAMPLES = 20
+DEFAULT_ERROR = 0.01
+#: Most pairs of side states solved exactly (about a second of work per 10,000).
+EXACT_PAIRS = 12_000
+#: Most pairs solved exactly when neither side has a morale draw (sampling would not help).
+CHAIN_PAIRS = 250_000
+#: Most pairs solved exactly for one sample (beyond, the sample's fight is simulated).
+SAMPLE_PAIRS = 2_000
+#: Bytes the exact solver needs per pair of side states (three arrays of doubles).
+PAIR_BYTES = 24
+#: Monte Carlo runs of one sampled fight too big to solve exactly.
+FIGHT_RUNS = 4_000
+#: Outcomes in which the attacker got what it came for.
+SUCCESS = ("captured", "unoccupied", "reinforced", "landed")
+
+
+@dataclass
+class Leaf:
+    """One end of the command before its fight: the combat as the fight finds it, or the end."""
+
+    result: CombatResult
+    combat: Combat | None
+    prompter: PlanPrompter
+    #: How many draws on the way had more than one outcome.
+    branches: int = 0
+
+    @property
+    def text(self) -> str:
+        return transcript(self.result.events if self.combat is None else self.combat.events)
+
+
+@dataclass(frozen=True)
+class FightOutcome:
+    """What one fight (or one leaf without a fight) gives: outcome and loss weights."""
+
+    outcomes: dict[str, float]
+    attacker: dict[int, float]
+    defender: dict[int, float]
+    pruned: float = 0.0
+
+
+@dataclass(frozen=True)
+class EmpireOdds:
+    """The odds of a :class:`Plan`: an :class:`~bellum.odds.OddsResult` and how it was found.
+
+    ``odds.outcomes`` names the command's outcomes (``captured``,
+    ``unoccupied``, ``defeated``, ``aborted``…); ``p_success`` is the chance
+    the attacker wins (``captured`` or ``unoccupied``).  ``standard_error``
+    is 0 for exact methods.  ``lines`` is what the command prints before its
+    fight on its likeliest path; ``final`` the range of final strengths over
+    all paths.
+    """
+
+    plan: Plan
+    odds: OddsResult
+    method: str
+    model: str
+    standard_error: float
+    expected_errors: dict[str, float]
+    lines: list[str]
+    leaves: int
+    fights: int
+    samples: int | None = None
+    seed: int | None = None
+    final: dict[str, tuple[int, int]] = field(default_factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def p_success(self) -> float:
+        return min(1.0, sum(self.odds.outcomes.get(k, 0.0) for k in SUCCESS))
+
+    def expected(self, side: str) -> float:
+        return self.odds.losses[side].mean()
+
+
+class _Runner:
+    """Runs the plan's command on scratch worlds, stopping at the fight."""
+
+    def __init__(self, world: World, country: int, plan: Plan) -> None:
+        self.template = WorldTemplate(world)
+        self.country = country
+        self.plan = plan
+
+    def __call__(self, dice: BranchingDice) -> Leaf:
+        w = self.template.scratch()
+        prompter = PlanPrompter(self.plan)
+        try:
+            result = run_order(w, self.plan.order, self.country, dice, prompter)
+        except FightReached as stop:
+            return Leaf(stop.result, stop.combat, prompter, len(dice.widths))
+        return Leaf(result, None, prompter, len(dice.widths))
+
+
+def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
+    """The command's refusals, and answers the command never asked for, as one line."""
+    r = leaf.result
+    if leaf.combat is None and r.outcome in ("refused", "usage"):
+        lines = [ln for ln in r.transcript().splitlines() if ln.strip()]
+        raise CommandError("; ".join(lines[-2:]) if lines else f"{plan.order.name} refused")
+    if leaf.combat is None and r.outcome == "aborted" and not r.world_changed:
+        lines = [ln for ln in r.transcript().splitlines() if ln.strip()]
+        raise CommandError(" / ".join(lines[-2:]) if lines else "the command was aborted")
+    asked = leaf.prompter.asked
+    for source, n in (plan.mil or {}).items():
+        where = "the ship" if source == "ship" else world.fmt(source, country)
+        if source not in asked:
+            if n > 0:
+                raise CommandError(
+                    f"--mil {_name(world, country, source)}: no mil can go from {where}"
+                )
+        elif n > asked[source]:
+            most = asked[source]
+            name = _name(world, country, source)
+            raise CommandError(f"--mil {name}={n}: at most {most} mil can go from {where}")
+    for uid in sorted((plan.units or frozenset()) - leaf.prompter.offered):
+        raise CommandError(
+            f"--unit {uid}: the command does not offer that unit (see what it printed above)"
+        )
+
+
+def _name(world: World, country: int, source: MilSource) -> str:
+    return "ship" if source == "ship" else world.fmt(source, country)
+
+
+def _side_key(c: Combat, defender: bool) -> Hashable:
+    """Everything a side's state graph depends on (leaves with equal keys share it)."""
+    w = c.world
+    units = c.d_units if defender else c.a_units
+
+    def unit(f: Any) -> tuple[Any, ...]:
+        u = f.unit
+        around: tuple[Any, ...] = ()
+        if defender and u.eff - 1 < u.retreat:
+            around = tuple(
+                (s.owner, s.civ, s.type.name, s.eff, s.road, s.rail, s.mob)
+                for s in (w.sector(n) for n in w.geometry.neighbours(u.xy))
+            )
+        return (
+            u.uid, u.type.name, u.tech, u.mil, u.eff, u.mob, u.retreat, u.fort, u.x, u.y,
+            u.ship, u.land, u.mission, f.supplied, f.pending, around,
+        )  # fmt: skip
+
+    if defender:
+        return (c.dsup, target_multiplier(c), c.d_troops, tuple(unit(f) for f in units))
+    offs = tuple((o.troops, o.om, o.xy, o.sector is None or o.sector.mob != 0) for o in c.offs)
+    return (c.mode, c.osup, offs, tuple(unit(f) for f in units))
+
+
+class _Solver:
+    """Solves the fights of leaves, sharing side graphs and fights between equal leaves.
+
+    A fight is solved exactly when its pairs of states are at most
+    ``exact_pairs`` (``CHAIN_PAIRS`` when neither side has a morale draw, since
+    sampling would only repeat the same fight), within ``max_pairs``.  A
+    sampled fight (one morale history per side) is solved exactly when small
+    (``SAMPLE_PAIRS``), else by Monte Carlo of the two chains.
+    """
+
+    def __init__(
+        self, model: str, tau: float, exact_pairs: int, max_pairs: int, progress: Progress | None
+    ) -> None:
+        self.model = model
+        self.tau = tau
+        self.exact_pairs = exact_pairs
+        self.chain_pairs = max(exact_pairs, min(CHAIN_PAIRS, max_pairs))
+        self.progress = progress
+        self.graphs: dict[Hashable, SideGraph | None] = {}
+        self.fights: dict[tuple[Hashable, Hashable], FightOutcome | None] = {}
+        self.monte_carlo = 0
+
+    def _graph(self, key: Hashable, c: Combat, defender: bool) -> SideGraph | None:
+        if key not in self.graphs:
+            try:
+                self.graphs[key] = side_graph(c, defender, max_states=self.exact_pairs)
+            except TooManyStates:
+                self.graphs[key] = None
+        return self.graphs[key]
+
+    def exact(self, leaf: Leaf) -> FightOutcome | None:
+        """The leaf's outcome, exactly; ``None`` when its fight is too big to solve so."""
+        c = leaf.combat
+        if c is None:
+            return _no_fight(leaf.result)
+        ka, kd = _side_key(c, False), _side_key(c, True)
+        if (ka, kd) in self.fights:
+            return self.fights[(ka, kd)]
+        extra = leaf.result.attacker_casualties
+        a = self._graph(ka, c, False)
+        d = self._graph(kd, c, True) if a is not None else None
+        out = None
+        if a is not None and d is not None:
+            # Without morale draws sampling would only repeat the same fight: solve it.
+            limit = self.chain_pairs if a.is_chain and d.is_chain else self.exact_pairs
+            if a.size * d.size <= limit:
+                out = _fight_outcome(self._ends(a, d), extra)
+        self.fights[(ka, kd)] = out
+        return out
+
+    def sampled(self, leaf: Leaf, rng: np.random.Generator) -> FightOutcome:
+        """The leaf's outcome with each side's morale history drawn at random."""
+        c = leaf.combat
+        assert c is not None
+        extra = leaf.result.attacker_casualties
+        a = side_graph(c, False, rng=rng)
+        d = side_graph(c, True, rng=rng)
+        if a.size * d.size <= min(SAMPLE_PAIRS, self.exact_pairs) or d.strength[0] <= 0:
+            return _fight_outcome(self._ends(a, d), extra)
+        self.monte_carlo += 1
+        return _fight_outcome(self._simulated(a, d, rng), extra)
+
+    def _ends(self, a: SideGraph, d: SideGraph) -> GraphEnds:
+        if d.strength[0] <= 0:
+            wins = np.zeros((a.size, d.size))
+            wins[0, 0] = 1.0
+            return GraphEnds(a, d, wins, np.zeros_like(wins), 0.0)
+        if self.model == "per-casualty":
+            return per_casualty_ends(a, d, progress=self.progress)
+        if a.is_chain and d.is_chain:
+            return _chain_ends(a, d)
+        return server_ends(a, d, tau=self.tau, progress=self.progress)
+
+    def _simulated(self, a: SideGraph, d: SideGraph, rng: np.random.Generator) -> GraphEnds:
+        """Monte Carlo of two chains (:func:`bellum.odds.fight_odds`), as end states."""
+        from bellum.odds import Side, fight_odds
+
+        att = Side.from_arrays(a.strength, a.casualties)
+        dfd = Side.from_arrays(d.strength, d.casualties)
+        seed = int(rng.integers(2**32))
+        if self.model == "per-casualty":
+            r = fight_odds(att, dfd, "per-casualty", "monte-carlo", runs=FIGHT_RUNS, seed=seed)
+        else:
+            r = fight_odds(att, dfd, "server", "monte-carlo", runs=FIGHT_RUNS, seed=seed)
+        assert r.end_states is not None
+        wa = np.zeros((a.size, d.size))
+        wd = np.zeros((a.size, d.size))
+        wa[: att.rounds, dfd.rounds] = r.end_states.attacker_wins
+        wd[att.rounds, : dfd.rounds] = r.end_states.defender_wins
+        return GraphEnds(a, d, wa, wd, 0.0)
+
+
+def _chain_ends(a: SideGraph, d: SideGraph) -> GraphEnds:
+    """Two sides without morale draws: the plain server solver (:mod:`bellum.odds.exact`)."""
+    from bellum.odds import Side
+    from bellum.odds.exact import server_exact
+
+    att = Side.from_arrays(a.strength, a.casualties)
+    dfd = Side.from_arrays(d.strength, d.casualties)
+    states, pruned = server_exact(att, dfd)
+    wa = np.zeros((a.size, d.size))
+    wd = np.zeros((a.size, d.size))
+    wa[: att.rounds, dfd.rounds] = states.attacker_wins
+    wd[att.rounds, : dfd.rounds] = states.defender_wins
+    return GraphEnds(a, d, wa, wd, pruned)
+
+
+def _no_fight(r: CombatResult) -> FightOutcome:
+    return FightOutcome({r.outcome: 1.0}, {r.attacker_casualties: 1.0}, {0: 1.0})
+
+
+def _fight_outcome(ends: GraphEnds, extra: int) -> FightOutcome:
+    a, d = ends.attacker, ends.defender
+    wa, wd = ends.attacker_wins, ends.defender_wins
+    won = wa.sum(axis=1)
+    captured = float(won[a.occupies].sum())
+    outcomes = {
+        "captured": captured,
+        "unoccupied": float(won.sum()) - captured,
+        "defeated": float(wd.sum()),
+    }
+    return FightOutcome(
+        {k: v for k, v in outcomes.items() if v > 0},
+        _weights(a.casualties + extra, won + wd.sum(axis=1)),
+        _weights(d.casualties, wa.sum(axis=0) + wd.sum(axis=0)),
+        ends.pruned_mass,
+    )
+
+
+def _weights(values: Any, probs: Any) -> dict[int, float]:
+    out: dict[int, float] = {}
+    for v, p in zip(values.tolist(), probs.tolist(), strict=True):
+        if p > 0:
+            out[v] = out.get(v, 0.0) + p
+    return out
+
+
+class _Mixture:
+    """Sums of fight outcomes, weighted; and per-sample values for standard errors."""
+
+    def __init__(self) -> None:
+        self.outcomes: dict[str, float] = {}
+        self.attacker: dict[int, float] = {}
+        self.defender: dict[int, float] = {}
+        self.pruned = 0.0
+        self.per_sample: list[tuple[float, float, float]] = []
+
+    def add(self, f: FightOutcome, w: float, *, sample: bool = False) -> None:
+        for name, p in f.outcomes.items():
+            self.outcomes[name] = self.outcomes.get(name, 0.0) + w * p
+        for src, dst in ((f.attacker, self.attacker), (f.defender, self.defender)):
+            for k, v in src.items():
+                dst[k] = dst.get(k, 0.0) + w * v
+        self.pruned += w * f.pruned
+        if sample:
+            win = sum(f.outcomes.get(k, 0.0) for k in SUCCESS)
+            self.per_sample.append((win, _mean(f.attacker), _mean(f.defender)))
+
+    def errors(self) -> tuple[float, dict[str, float]]:
+        if len(self.per_sample) < 2:
+            return 0.0, {"attacker": 0.0, "defender": 0.0}
+        arr = np.array(self.per_sample)
+        se = arr.std(axis=0, ddof=1) / math.sqrt(len(arr))
+        return float(se[0]), {"attacker": float(se[1]), "defender": float(se[2])}
+
+
+def _mean(weights: dict[int, float]) -> float:
+    total = sum(weights.values())
+    return sum(k * v for k, v in weights.items()) / total if total else 0.0
+
+
+def _lines(leaf: Leaf) -> list[str]:
+    """What the command printed before its fight, without the prompts' echo."""
+    if leaf.combat is None:
+        return [ln for ln in leaf.result.transcript().splitlines()]
+    out = []
+    for e in leaf.combat.events:
+        if e.kind == "text" and e.text.strip():
+            out.extend(e.text.rstrip("\n").split("\n"))
+    # The scouts' reports are random text (drawn once here, not branched on).
+    return [ln for ln in out if not ln.startswith(("Scouts report", "Scouts sight"))]
+
+
+def world_model(world: World) -> str:
+    """The fight the world's rules use: the server's loop or the info page's."""
+    return "per-casualty" if world.option("info_fight") else "server"
+
+
+def plan_odds(
+    world: World,
+    country: int,
+    plan: Plan,
+    *,
+    seed: int | None = None,
+    samples: int | None = None,
+    target_error: float | None = None,
+    max_samples: int = 500,
+    max_leaves: int = MAX_LEAVES,
+    exact_pairs: int = EXACT_PAIRS,
+    max_memory: int = 1 << 30,
+    tau: float = 1e-18,
+    progress: Progress | None = None,
+) -> EmpireOdds:
+    """The odds of ``plan`` by ``country`` in ``world`` (see the module notes).
+
+    ``world`` is not changed.  A fight is solved exactly when it has at most
+    ``exact_pairs`` pairs of side states and fits in ``max_memory`` bytes,
+    else its morale histories are sampled.  ``samples`` forces sampling with that many
+    samples; ``target_error`` samples until the standard error of P(success)
+    is at most that (at most ``max_samples``).  Raises
+    :class:`~bellum.errors.CommandError` with the command's own words when it
+    would refuse, and for answers it never asks for.
+    """
+    start = time.perf_counter()
+    model = world_model(world)
+    runner = _Runner(world, country, plan)
+    first = runner(BranchingDice())
+    _check_plan(world, country, plan, first)
+    used_seed = seed if seed is not None else new_seed()
+    rng = np.random.default_rng(np.random.SeedSequence(used_seed))
+    max_pairs = max_memory // PAIR_BYTES
+    solver = _Solver(model, tau, min(exact_pairs, max_pairs), max_pairs, progress)
+    forced = samples is not None or target_error is not None
+    leaves: list[tuple[Leaf, float]] | None = None
+    if first.branches == 0:
+        leaves = [(first, 1.0)]
+    elif not forced and tree_size(runner, rng, PROBES) <= max_leaves:
+        leaves = enumerate_runs(runner, limit=4 * max_leaves)
+    mix = _Mixture()
+    notes: list[str] = []
+    if leaves is not None and not forced:
+        exact = [(solver.exact(leaf), p) for leaf, p in leaves]
+        if all(f is not None for f, _ in exact):
+            for f, p in exact:
+                assert f is not None
+                mix.add(f, p)
+            method = "exact" if len(leaves) == 1 else "exact mixture"
+            return _finish(plan, mix, method, model, leaves, solver, None, used_seed, start, notes)
+        notes.append("morale histories sampled: the fight has too many states to solve exactly")
+    goal = target_error if target_error is not None else (None if samples else DEFAULT_ERROR)
+    want = samples or max_samples
+    taken: list[tuple[Leaf, float]] = []
+    while True:
+        if leaves is not None:
+            leaf = leaves[_pick(leaves, rng)][0]
+        else:
+            leaf = runner(BranchingDice(rng=rng))
+        f = solver.exact(leaf)
+        if f is None:
+            f = solver.sampled(leaf, rng)
+        mix.add(f, 1.0, sample=True)
+        taken.append((leaf, 1.0))
+        n = len(taken)
+        if progress is not None:
+            progress(min(1.0, n / want))
+        if n >= want:
+            break
+        if goal is not None and n >= MIN_SAMPLES and mix.errors()[0] <= goal:
+            break
+    for key in list(mix.outcomes):
+        mix.outcomes[key] /= n
+    for d in (mix.attacker, mix.defender):
+        for k in list(d):
+            d[k] /= n
+    mix.pruned /= n
+    method = f"mixture ({n} samples)"
+    if solver.monte_carlo:
+        notes.append(
+            f"{solver.monte_carlo} sampled fights too big to solve: {FIGHT_RUNS} runs each"
+        )
+    return _finish(plan, mix, method, model, taken, solver, n, used_seed, start, notes)
+
+
+def _keys(leaf: Leaf) -> tuple[Hashable, Hashable]:
+    assert leaf.combat is not None
+    return _side_key(leaf.combat, False), _side_key(leaf.combat, True)
+
+
+def _pick(leaves: list[tuple[Leaf, float]], rng: np.random.Generator) -> int:
+    p = np.array([q for _, q in leaves])
+    return int(rng.choice(len(leaves), p=p / p.sum()))
+
+
+def _finish(
+    plan: Plan,
+    mix: _Mixture,
+    method: str,
+    model: str,
+    leaves: list[tuple[Leaf, float]],
+    solver: _Solver,
+    samples: int | None,
+    seed: int | None,
+    start: float,
+    notes: list[str],
+) -> EmpireOdds:
+    order = [k for k in ("captured", "unoccupied", "reinforced", "landed", "defeated", "aborted")]
+    names = order + sorted(k for k in mix.outcomes if k not in order)
+    outcomes = {k: mix.outcomes[k] for k in names if mix.outcomes.get(k, 0.0) > 0}
+    losses = {
+        side: LossDistribution.from_weights(
+            np.array(list(w.keys()), dtype=np.int64), np.array(list(w.values()))
+        )
+        for side, w in (("attacker", mix.attacker), ("defender", mix.defender))
+    }
+    se, errs = mix.errors()
+    likeliest = max(leaves, key=lambda lp: lp[1])[0]
+    fought = [leaf for leaf, _ in leaves if leaf.combat is not None]
+    final: dict[str, tuple[int, int]] = {}
+    if fought:
+        att = [leaf.result.final_attack for leaf in fought]
+        dfd = [leaf.result.final_defense for leaf in fought]
+        final = {"attack": (min(att), max(att)), "defense": (min(dfd), max(dfd))}
+    odds = OddsResult(
+        outcomes=outcomes,
+        losses=losses,
+        method=method,
+        model=model,
+        seed=seed,
+        runs=samples,
+        standard_error=se if samples else None,
+        pruned_mass=mix.pruned,
+        seconds=time.perf_counter() - start,
+        notes=tuple(notes),
+        attacker_wins=SUCCESS,
+    )
+    if not outcomes:
+        raise InputError("the plan has no outcome (nothing to solve)")
+    return EmpireOdds(
+        plan=plan,
+        odds=odds,
+        method=method,
+        model=model,
+        standard_error=se,
+        expected_errors=errs,
+        lines=_lines(likeliest),
+        leaves=len(leaves) if samples is None else len({id(x) for x, _ in leaves}),
+        fights=sum(1 for v in solver.fights.values() if v is not None),
+        samples=samples,
+        seed=seed,
+        final=final,
+        notes=tuple(notes),
+    )
+
+
+__all__ = [
+    "DEFAULT_ERROR",
+    "MAX_LEAVES",
+    "SUCCESS",
+    "EmpireOdds",
+    "Leaf",
+    "plan_odds",
+    "world_model",
+]

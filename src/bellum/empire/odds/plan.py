@@ -1,0 +1,126 @@
+"""A plan: the command a player would type and what they would answer (spec §16).
+
+A :class:`Plan` is an :class:`~bellum.empire.orders.Order` (``attack 2,0``,
+``assault 2,0 5``, ``paradrop 0/1 . 0,0 4,0``, ``board 5 0,0``, ``lboard 3
+0,0``) plus the answers to its questions, given by what they ask for, never
+by their wording: the mil from each sector (``mil`` keyed by absolute
+coordinates) or from the command's ship (key ``"ship"``), and the land units
+that join.  :class:`PlanPrompter` answers the command's structured prompts
+(:class:`~bellum.empire.events.Prompt`) from it, like a player who has made
+up their mind: it goes on when the scouts warn or the target is an ally's,
+and moves nothing in after a victory.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from bellum.empire.events import Prompt
+from bellum.empire.geometry import Coord
+from bellum.empire.orders import Order
+from bellum.empire.world import World
+from bellum.errors import UsageError
+
+#: Where mil come from: a sector (absolute coordinates) or the command's ship.
+MilSource = Coord | Literal["ship"]
+
+
+@dataclass(frozen=True)
+class Plan:
+    """A command and the answers to its questions.
+
+    ``mil`` maps each source to the number of mil it sends (sources not named
+    send none); ``None`` sends as many as each prompt allows.  ``units`` are
+    the land units that join; ``None`` takes every unit offered.
+    """
+
+    order: Order
+    mil: Mapping[MilSource, int] | None = None
+    units: frozenset[int] | None = None
+
+    @property
+    def everything(self) -> bool:
+        """Whether the plan sends everything the command offers (no mil or units named)."""
+        return self.mil is None and self.units is None
+
+    def with_mil(self, source: MilSource, n: int) -> Plan:
+        """The same plan with ``n`` mil from ``source`` (the others unchanged)."""
+        mil = dict(self.mil or {})
+        mil[source] = n
+        return Plan(self.order, mil, self.units if self.units is not None else frozenset())
+
+
+@dataclass
+class PlanPrompter:
+    """Answers a command's prompts from a :class:`Plan`, by their kind."""
+
+    plan: Plan
+    #: The mil prompts seen: source -> the most the prompt allowed.
+    asked: dict[MilSource, int] = field(default_factory=dict)
+    #: The land units the command offered.
+    offered: set[int] = field(default_factory=set)
+
+    def ask(self, prompt: str) -> str | None:
+        if not isinstance(prompt, Prompt):
+            return None
+        kind, info = prompt.kind, prompt.info
+        if kind == "mil":
+            source: MilSource = "ship" if "ship" in info else info["at"]
+            most = int(info["max"])
+            self.asked[source] = most
+            if self.plan.mil is None:
+                return str(most)
+            return str(self.plan.mil.get(source, 0))
+        if kind == "unit":
+            uid = int(info["uid"])
+            self.offered.add(uid)
+            units = self.plan.units
+            return "y" if units is None or uid in units else "n"
+        if kind in ("abort", "ally", "sneak"):
+            return "y"
+        if kind == "move_in_mil":
+            return "0"
+        if kind == "move_in_unit":
+            return "n"
+        return None
+
+
+def parse_mil(world: World, country: int, items: list[str]) -> dict[MilSource, int]:
+    """``--mil SECT=N`` (a sector in the player's coordinates) or ``--mil ship=N``."""
+    origin = world.nations[country].origin
+    out: dict[MilSource, int] = {}
+    for item in items:
+        where, sep, n = item.partition("=")
+        if not sep or not n.strip().lstrip("-").isdigit():
+            raise UsageError(f"--mil needs SECT=N or ship=N, such as 0,0=150, not '{item}'")
+        source: MilSource
+        source = "ship" if where.strip().lower() == "ship" else world.geometry.parse(where, origin)
+        if source in out:
+            raise UsageError(f"--mil {where.strip()} is given twice")
+        count = int(n)
+        if count < 0:
+            raise UsageError(f"--mil {item}: the number of mil cannot be negative")
+        out[source] = count
+    return out
+
+
+def parse_units(units: list[int]) -> frozenset[int]:
+    """``--unit ID``, repeatable; naming a unit twice is an error like a repeated ``--mil``."""
+    seen: set[int] = set()
+    for uid in units:
+        if uid in seen:
+            raise UsageError(f"--unit {uid} is given twice")
+        seen.add(uid)
+    return frozenset(seen)
+
+
+def make_plan(world: World, country: int, order: Order, mil: list[str], units: list[int]) -> Plan:
+    """The plan from the command line: nothing named means everything the command offers."""
+    if not mil and not units:
+        return Plan(order)
+    return Plan(order, parse_mil(world, country, mil), parse_units(units))
+
+
+__all__ = ["MilSource", "Plan", "PlanPrompter", "make_plan", "parse_mil", "parse_units"]

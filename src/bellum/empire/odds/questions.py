@@ -1,0 +1,216 @@
+"""The questions players ask before an attack (issue 11 item 4).
+
+* :func:`need`: the smallest force that reaches a chance of success, mil
+  taken from the command's sources in the order the command asks for them;
+* :func:`as_seen`: the odds from what the attacker can see.  The command
+  shows the target's mil only as "approximately M" (``roundint10``, spec
+  §1.3), so the true value is one of ``M-5 .. M+4``; the odds are averaged
+  over them with a prior (:data:`UNIFORM` by default, any weights allowed);
+* plans side by side are just several :func:`~.engine.plan_odds` calls.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from bellum.empire.combat.state import roundint10
+from bellum.empire.odds.branching import BranchingDice
+from bellum.empire.odds.engine import EmpireOdds, FightOutcome, _Mixture, _Runner, plan_odds
+from bellum.empire.odds.plan import MilSource, Plan
+from bellum.empire.world import LandUnit, Sector, Ship, World
+from bellum.errors import CommandError, UsageError
+from bellum.odds.result import LossDistribution, OddsResult
+
+#: The offsets of the true mil from the value shown, ``M + offset``.
+OFFSETS = tuple(range(-5, 5))
+#: Every true value consistent with what is shown is as likely as any other.
+UNIFORM = (1.0,) * len(OFFSETS)
+
+Odds = Callable[[Plan], EmpireOdds]
+
+
+@dataclass(frozen=True)
+class Need:
+    """The smallest plan found that reaches ``target`` (``None`` if even everything fails)."""
+
+    target: float
+    total: int | None
+    plan: Plan | None
+    odds: EmpireOdds | None
+    best: EmpireOdds
+
+
+def sources_in_order(world: World, country: int, plan: Plan) -> dict[MilSource, int]:
+    """The mil prompts of ``plan``'s command in the order it asks them, with their limits."""
+    leaf = _Runner(world, country, Plan(plan.order, None, plan.units))(
+        BranchingDice(rng=np.random.default_rng(0))
+    )
+    return dict(leaf.prompter.asked)
+
+
+def _fill(order: dict[MilSource, int], total: int) -> dict[MilSource, int]:
+    """``total`` mil taken from the sources in order, each up to its limit."""
+    out: dict[MilSource, int] = {}
+    left = total
+    for source, most in order.items():
+        take = min(most, left)
+        out[source] = take
+        left -= take
+    return out
+
+
+def need(
+    world: World,
+    country: int,
+    plan: Plan,
+    target: float,
+    odds: Odds,
+    sources: Sequence[MilSource] | None = None,
+) -> Need:
+    """The smallest number of mil (from ``sources``, else every source in the command's
+    order) whose plan succeeds with probability at least ``target``.
+
+    Found by bisection, which assumes more mil never lowers the chance (reserve units
+    react to the attack's size, so this can fail by a little; the result is checked).
+    """
+    if not 0 < target <= 1:
+        raise UsageError(f"--need must be a probability in (0, 1], not {target:g}")
+    order = sources_in_order(world, country, plan)
+    if sources is not None:
+        missing = [s for s in sources if s not in order]
+        if missing:
+            raise CommandError("--need: no mil can go from one of the sectors named")
+        order = {s: order[s] for s in sources}
+    if not order:
+        raise CommandError("--need: the command asks for no mil")
+    fixed = {k: v for k, v in (plan.mil or {}).items() if k not in order}
+    units = plan.units if plan.units is not None else frozenset()
+
+    def plan_of(total: int) -> Plan:
+        return Plan(plan.order, {**fixed, **_fill(order, total)}, units)
+
+    hi = sum(order.values())
+    best = odds(plan_of(hi))
+    if best.p_success < target:
+        return Need(target, None, None, None, best)
+    lo = 0
+    found = best
+    while lo < hi:
+        mid = (lo + hi) // 2
+        o = odds(plan_of(mid))
+        if o.p_success >= target:
+            hi, found = mid, o
+        else:
+            lo = mid + 1
+    return Need(target, hi, plan_of(hi), found, best)
+
+
+def _target(world: World, country: int, plan: Plan) -> Sector | Ship | LandUnit:
+    leaf = _Runner(world, country, plan)(BranchingDice(rng=np.random.default_rng(0)))
+    c = leaf.combat
+    if c is None:
+        raise CommandError("--defense-as-seen: the command does not reach a fight")
+    victim = c.target_ship or c.target_unit or c.target
+    assert victim is not None
+    return victim
+
+
+def as_seen(
+    world: World,
+    country: int,
+    plan: Plan,
+    *,
+    weights: Sequence[float] = UNIFORM,
+    seed: int | None = None,
+    **options: object,
+) -> EmpireOdds:
+    """The odds averaged over every true garrison consistent with "approximately M".
+
+    ``weights`` (one per offset in :data:`OFFSETS`, not necessarily normalised)
+    is the prior; values below 0 are impossible and left out.
+    """
+    if len(weights) != len(OFFSETS) or any(w < 0 for w in weights) or sum(weights) <= 0:
+        raise UsageError(f"the prior needs {len(OFFSETS)} weights >= 0, not all 0")
+    victim = _target(world, country, plan)
+    shown = roundint10(victim.mil)
+    mix = _Mixture()
+    total = 0.0
+    parts: list[tuple[int, float, EmpireOdds]] = []
+    for offset, w in zip(OFFSETS, weights, strict=True):
+        mil = shown + offset
+        if mil < 0 or w <= 0:
+            continue
+        w2 = world.copy()
+        _victim_in(w2, victim).mil = mil
+        o = plan_odds(w2, country, plan, seed=seed, **options)  # type: ignore[arg-type]
+        parts.append((mil, w, o))
+        total += w
+    methods = set()
+    for _mil, w, o in parts:
+        methods.add(o.method.split(" (")[0])
+        mix.add(
+            FightOutcome(
+                dict(o.odds.outcomes),
+                dict(
+                    zip(
+                        o.odds.losses["attacker"].values.tolist(),
+                        o.odds.losses["attacker"].probs.tolist(),
+                        strict=True,
+                    )
+                ),
+                dict(
+                    zip(
+                        o.odds.losses["defender"].values.tolist(),
+                        o.odds.losses["defender"].probs.tolist(),
+                        strict=True,
+                    )
+                ),
+                o.odds.pruned_mass or 0.0,
+            ),
+            w / total,
+        )
+    first = parts[0][2]
+    sampled = any(o.samples for _, _, o in parts)
+    method = (
+        "exact mixture"
+        if not sampled
+        else f"mixture ({sum(o.samples or 0 for _, _, o in parts)} samples)"
+    )
+    se = sum((w / total) ** 2 * o.standard_error**2 for _, w, o in parts) ** 0.5
+    losses = {
+        side: LossDistribution.from_weights(
+            np.array(list(d.keys()), dtype=np.int64), np.array(list(d.values()))
+        )
+        for side, d in (("attacker", mix.attacker), ("defender", mix.defender))
+    }
+    odds = replace(
+        first.odds,
+        outcomes={k: v for k, v in mix.outcomes.items() if v > 0},
+        losses=losses,
+        method=method,
+        pruned_mass=mix.pruned,
+    )
+    note = f"defense as seen: true mil {parts[0][0]}..{parts[-1][0]} around the {shown} shown"
+    return replace(
+        first,
+        odds=odds,
+        method=method,
+        standard_error=se,
+        notes=(*first.notes, note),
+    )
+
+
+def _victim_in(world: World, victim: Sector | Ship | LandUnit) -> Sector | Ship | LandUnit:
+    if isinstance(victim, Ship):
+        return world.ships[victim.uid]
+    if isinstance(victim, LandUnit):
+        return world.units[victim.uid]
+    return world.sector(victim.xy)
+
+
+__all__ = ["OFFSETS", "UNIFORM", "Need", "as_seen", "need", "sources_in_order"]
+
+_ = OddsResult

@@ -1,0 +1,130 @@
+"""Cheap scratch copies of one world, for running a command many times.
+
+``World.copy`` pickles the whole world (about 20 ms for a 64x32 map).  A
+command touches a few dozen sectors at most, so a :class:`WorldTemplate`
+freezes the world once and hands out scratch worlds whose sectors are copied
+from the template only when the command first looks at them; nations, units,
+ships and planes (few, and all of them may change) are unpickled per copy,
+sharing the immutable rules tables with the template.  Nothing a run can
+change is shared between runs.
+"""
+
+from __future__ import annotations
+
+import io
+import pickle
+from collections.abc import Iterator
+from typing import Any
+
+from bellum.empire import tables as _tables
+from bellum.empire.geometry import Coord
+from bellum.empire.world import Sector, World
+
+_SHARED = (
+    _tables.SectorType,
+    _tables.LandType,
+    _tables.ShipType,
+    _tables.PlaneType,
+    _tables.ItemType,
+    _tables.Tables,
+)
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles everything but the frozen rules tables, which are referred to by id."""
+
+    def __init__(self, file: io.BytesIO, shared: dict[int, object]) -> None:
+        super().__init__(file, pickle.HIGHEST_PROTOCOL)
+        self.shared = shared
+
+    def persistent_id(self, obj: Any) -> int | None:
+        if isinstance(obj, _SHARED):
+            self.shared[id(obj)] = obj
+            return id(obj)
+        return None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, shared: dict[int, object]) -> None:
+        super().__init__(file)
+        self.shared = shared
+
+    def persistent_load(self, pid: Any) -> object:
+        return self.shared[pid]
+
+
+def _copy_sector(s: Sector) -> Sector:
+    new = Sector.__new__(Sector)
+    new.__dict__.update(s.__dict__)
+    new.items = dict(s.items)
+    new.thresholds = dict(s.thresholds)
+    new.deliveries = dict(s.deliveries)
+    return new
+
+
+class _LazySectors(dict[Coord, Sector]):
+    """A world's sectors, each copied from the template the first time it is read."""
+
+    def __init__(self, template: dict[Coord, Sector]) -> None:
+        super().__init__()
+        self._template = template
+
+    def __missing__(self, key: Coord) -> Sector:
+        s = _copy_sector(self._template[key])
+        self[key] = s
+        return s
+
+    def get(self, key: Coord, default: Any = None) -> Any:
+        if key in self._template:
+            return self[key]
+        return default
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._template
+
+    def __len__(self) -> int:
+        return len(self._template)
+
+    def __iter__(self) -> Iterator[Coord]:
+        return iter(self._template)
+
+    def keys(self) -> Any:
+        return self._template.keys()
+
+    def values(self) -> Any:
+        return [self[k] for k in self._template]
+
+    def items(self) -> Any:
+        return [(k, self[k]) for k in self._template]
+
+
+class WorldTemplate:
+    """A world frozen once; :meth:`scratch` gives a fresh, independent copy of it cheaply."""
+
+    def __init__(self, world: World) -> None:
+        self.frozen = world.copy()
+        self._shared: dict[int, object] = {}
+        buf = io.BytesIO()
+        w = self.frozen
+        _Pickler(buf, self._shared).dump(
+            (w.options, w.nations, w.units, w.ships, w.planes, w.overrides)
+        )
+        self._rest = buf.getvalue()
+
+    def scratch(self) -> World:
+        """A world equal to the template's, sharing nothing a command can change."""
+        options, nations, units, ships, planes, overrides = _Unpickler(
+            io.BytesIO(self._rest), self._shared
+        ).load()
+        w = self.frozen
+        return World(
+            geometry=w.geometry,
+            tables=w.tables,
+            options=options,
+            nations=nations,
+            sectors=_LazySectors(w.sectors),
+            units=units,
+            ships=ships,
+            planes=planes,
+            overrides=overrides,
+        )

@@ -1,0 +1,293 @@
+"""The Empire pages: the map, the target panel, odds, fights and the history.
+
+Each view reads its fields (:class:`~bellum.web.app.Params`), calls
+:class:`~bellum.web.service.EmpireGame` in a worker thread (the rules and SQLite block),
+and renders one context as a page, a fragment for the page's script, or JSON.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import Response
+
+from bellum.web import charts, hexmap
+from bellum.web.app import Bad, Params, as_int, empire_of, respond
+from bellum.web.service import COMMANDS, PLAY_RUNS, SUPPORT_KINDS, EmpireGame, Plan
+
+#: Highest mil a plan may name for one source (no world holds more in one sector).
+MAX_MIL = 1_000_000
+
+
+def _country(game: EmpireGame, p: Params) -> int:
+    return game.country(game.world(), p.get("as") or None)
+
+
+def plan_of(p: Params) -> Plan:
+    """The plan the panel's controls describe; malformed fields are a 400 naming them."""
+    command = p.get("command", "attack")
+    if command not in COMMANDS:
+        raise Bad(400, f"command: {command!r} is not one of {', '.join(COMMANDS)}")
+    target = p.get("target").strip()
+    if not target:
+        raise Bad(400, "target: which sector, ship or unit? (x,y or a number)")
+    if len(target) > 40 or not re.fullmatch(r"-?\d+(,-?\d+)?", target):
+        raise Bad(400, f"target: {target!r} is neither a sector (x,y) nor a number")
+    mil = {}
+    for key, value in p.prefixed("mil.").items():
+        if not re.fullmatch(r"-?\d+,-?\d+|ship:\d+", key):
+            raise Bad(400, f"mil.{key}: not a sector (x,y) or ship:N")
+        mil[key] = as_int(value or "0", f"mil.{key}", high=MAX_MIL)
+    support = (True, True, True, True)
+    if p.has("support_given"):
+        chosen = set(p.all("support"))
+        unknown = chosen - set(SUPPORT_KINDS)
+        if unknown:
+            raise Bad(400, f"support: {sorted(unknown)[0]!r} is not one of {SUPPORT_KINDS}")
+        support = tuple(k in chosen for k in SUPPORT_KINDS)  # type: ignore[assignment]
+    options = [o for o in re.split(r"[\s,]+", p.get("options")) if o]
+    source = p.get("source").strip()
+    if len(source) > 40:
+        raise Bad(400, "source: too long")
+    return Plan(
+        command=command,
+        target=target,
+        source=source,
+        mil=mil,
+        units=set(p.ints("unit")),
+        planes=p.ints("plane"),
+        escorts=p.ints("escort"),
+        support=support,
+        profile=p.get("profile").strip() or None,
+        options=options,
+    )
+
+
+def map_context(game: EmpireGame, cnum: int) -> dict[str, Any]:
+    view = game.map_view(cnum)
+    w, h = view["width"], view["height"]
+    view["sectors"] = hexmap.place_empire(view["sectors"], w, h)
+    by_key: dict[str, dict[str, Any]] = {s["key"]: s for s in view["sectors"]}
+    for kind in ("units", "ships", "planes"):
+        for thing in view[kind]:
+            s = by_key.get(thing["key"])
+            if s is not None:
+                s.setdefault(kind, []).append(thing)
+    for s in view["sectors"]:
+        s["badges"] = _badges(s)
+        s["targets"] = _targets(s)
+        s["mine"] = any(
+            t["relation"] == "own" for k in ("units", "ships", "planes") for t in s.get(k, [])
+        )
+    view["layout"] = hexmap.empire_layout(w, h)
+    view["hex"] = hexmap.pointy_hex()
+    return view
+
+
+#: Where a sector's markers of others' ships and units go, left and right of its letter.
+TARGET_SLOTS = ((-6.3, -2.4), (6.3, -2.4), (-6.3, 3.0), (6.3, 3.0))
+
+
+def _targets(s: dict[str, Any]) -> list[dict[str, Any]]:
+    """Others' ships and land units in a sector (not aboard), each a marker to click."""
+    others = [
+        {**t, "kind": kind[:-1]}
+        for kind in ("ships", "units")
+        for t in s.get(kind, [])
+        if t["relation"] != "own" and not t.get("aboard")
+    ]
+    return [{**t, "x": x, "y": y} for t, (x, y) in zip(others, TARGET_SLOTS, strict=False)]
+
+
+def _badges(s: dict[str, Any]) -> str:
+    """``u2 S1 p1``: how many units, ships and planes are in a sector; capitals are others'."""
+    counts: dict[str, int] = {}
+    for kind, letter in (("units", "u"), ("ships", "s"), ("planes", "p")):
+        for thing in s.get(kind, []):
+            if thing.get("aboard"):
+                continue
+            mark = letter if thing["relation"] == "own" else letter.upper()
+            counts[mark] = counts.get(mark, 0) + 1
+    return " ".join(f"{k}{n}" for k, n in counts.items())
+
+
+async def page(request: Request) -> Response:
+    """The planning table: the map as the chosen country sees it, and the side panel."""
+    game = empire_of(request)
+    p = await Params.of(request)
+
+    def build() -> dict[str, Any]:
+        world = game.world()
+        cnum = game.country(world, p.get("as") or None)
+        return {
+            "source": game.label,
+            "scratch": game.scratch,
+            "countries": [
+                (n.cnum, n.name) for n in sorted(world.nations.values(), key=lambda n: n.cnum)
+            ],
+            "map": map_context(game, cnum),
+            "target": p.get("target"),
+            "version": game.version(),
+        }
+
+    return respond(request, "empire.html", await run_in_threadpool(build))
+
+
+async def map_fragment(request: Request) -> Response:
+    game = empire_of(request)
+    p = await Params.of(request)
+
+    def build() -> dict[str, Any]:
+        return {"map": map_context(game, _country(game, p)), "version": game.version()}
+
+    return respond(request, "_map.html", await run_in_threadpool(build))
+
+
+async def target(request: Request) -> Response:
+    """The side panel: every way to take the sector, ship or unit clicked."""
+    game = empire_of(request)
+    p = await Params.of(request)
+    kind = p.get("kind", "sector")
+    ident = p.get("id").strip()
+    if not ident:
+        raise Bad(400, "id: which sector (x,y), ship or unit number?")
+
+    def build() -> dict[str, Any]:
+        cnum = _country(game, p)
+        ctx = game.ways(cnum, kind, ident)
+        ctx["as"] = cnum
+        ctx["others"] = _others_here(game, cnum, kind, ident)
+        return ctx
+
+    return respond(request, "_target.html", await run_in_threadpool(build))
+
+
+def _others_here(game: EmpireGame, cnum: int, kind: str, ident: str) -> list[dict[str, Any]]:
+    """Enemy ships and land units in the sector clicked: targets of their own."""
+    if kind != "sector":
+        return []
+    view = game.map_view(cnum)
+    key = ident.replace(" ", "")
+    out = [{"kind": "ship", **s} for s in view["ships"] if s["key"] == key and s["owner"] != cnum]
+    out += [
+        {"kind": "unit", **u}
+        for u in view["units"]
+        if u["key"] == key and u["owner"] != cnum and not u["aboard"]
+    ]
+    return out
+
+
+def with_charts(doc: dict[str, Any]) -> dict[str, Any]:
+    """The odds document with its two loss histograms as bars."""
+    losses = doc.get("losses", {})
+    doc["hist_attacker"] = charts.histogram(losses.get("attacker", []))
+    doc["hist_defender"] = charts.histogram(losses.get("defender", []))
+    return doc
+
+
+async def odds(request: Request) -> Response:
+    """The plan's odds from the planner.  The page asks while a control moves (``live=1``)
+    and again when it rests; both get the same numbers, kept per plan."""
+    game = empire_of(request)
+    p = await Params.of(request)
+    plan = plan_of(p)
+
+    def build() -> dict[str, Any]:
+        return {"odds": with_charts(game.odds(_country(game, p), plan)), "plan": plan}
+
+    return respond(request, "_odds.html", await run_in_threadpool(build))
+
+
+async def need(request: Request) -> Response:
+    """The least force for a 90 % chance, spread over the sources."""
+    game = empire_of(request)
+    p = await Params.of(request)
+    plan = plan_of(p)
+
+    def build() -> dict[str, Any]:
+        return {"need": game.need(_country(game, p), plan), "plan": plan}
+
+    return respond(request, "_need.html", await run_in_threadpool(build))
+
+
+async def play(request: Request) -> Response:
+    """Plays of the real command, to check what the planner says."""
+    game = empire_of(request)
+    p = await Params.of(request)
+    plan = plan_of(p)
+    runs = p.integer("runs", low=1, high=1000) or PLAY_RUNS
+    seed = p.integer("seed") or 1
+
+    def build() -> dict[str, Any]:
+        return {"odds": with_charts(game.play(_country(game, p), plan, runs, seed)), "plan": plan}
+
+    return respond(request, "_odds.html", await run_in_threadpool(build))
+
+
+async def fight(request: Request) -> Response:
+    """Run the order for real (see :meth:`EmpireGame.fight`): a question, or the outcome."""
+    game = empire_of(request)
+    p = await Params.of(request)
+    plan = plan_of(p)
+    seed = p.integer("seed")
+    base = p.integer("base", high=2**62)
+    answers = p.all("answer")
+    if len(answers) > 200 or any(len(a) > 200 for a in answers):
+        raise Bad(400, "answer: too many or too long")
+
+    def build() -> dict[str, Any]:
+        cnum = _country(game, p)
+        result = game.fight(cnum, plan, seed=seed, answers=answers, base=base)
+        keep = [(k, v) for k, v in p.items if k not in ("answer", "seed", "base", "live")]
+        return {"fight": result, "keep": keep, "as": cnum}
+
+    # The page's script asks for the fragment; a browser without it gets a whole page.
+    fragment = request.headers.get("x-bellum-fragment") == "1"
+    return respond(
+        request, "_fight.html" if fragment else "fight.html", await run_in_threadpool(build)
+    )
+
+
+async def history(request: Request) -> Response:
+    game = empire_of(request)
+    rows = await run_in_threadpool(game.history)
+    return respond(request, "history.html", {"history": rows, "source": game.label})
+
+
+def _cid(request: Request) -> int:
+    text = str(request.path_params["cid"]).removesuffix(".json")
+    return as_int(text, "command id", low=1, high=2**62)
+
+
+async def command(request: Request) -> Response:
+    game = empire_of(request)
+    cid = _cid(request)
+    record = await run_in_threadpool(game.command, cid)
+    return respond(request, "command.html", {"command": record, "replay": None})
+
+
+async def replay(request: Request) -> Response:
+    game = empire_of(request)
+    cid = _cid(request)
+
+    def build() -> dict[str, Any]:
+        return {"command": game.command(cid), "replay": game.replay(cid)}
+
+    return respond(request, "command.html", await run_in_threadpool(build))
+
+
+ROUTES = [
+    ("/empire", page, ["GET"]),
+    ("/empire/map", map_fragment, ["GET"]),
+    ("/empire/target", target, ["GET"]),
+    ("/empire/odds", odds, ["GET"]),
+    ("/empire/need", need, ["GET"]),
+    ("/empire/play", play, ["GET"]),
+    ("/empire/fight", fight, ["POST"]),
+    ("/empire/history", history, ["GET"]),
+    ("/empire/history/{cid}", command, ["GET"]),
+    ("/empire/history/{cid}/replay", replay, ["GET"]),
+]

@@ -1,0 +1,1020 @@
+"""The web app's one door into bellum: every call into the rules, the store and the odds.
+
+Views never import :mod:`bellum.empire` or :mod:`bellum.panzer`; they call the two
+classes here and get plain dicts, lists and dataclasses back.
+
+* Orders are :class:`~bellum.empire.orders.Order` objects, built from the planner's
+  controls by :meth:`Plan.order` and run by :func:`bellum.empire.run_command` (through
+  the service layer's :class:`~bellum.empire.service.DatabaseSource` for a fight).
+* Questions are answered by their kind (:class:`~bellum.empire.events.Prompt`): the
+  plan's controls answer the mil and unit questions, the player the rest.
+* Every call into the odds planner (:mod:`bellum.empire.odds`) is in one section:
+  :func:`planner_odds`, :func:`planner_need` and :func:`planner_plays`.
+"""
+
+from __future__ import annotations
+
+import re
+import tempfile
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Hashable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bellum.dice import ServerRandom, new_seed
+from bellum.empire import run_command
+from bellum.empire.events import Event, Prompt
+from bellum.empire.io.sqlite import Store
+from bellum.empire.io.toml import load_world
+from bellum.empire.orders import COMMANDS as ORDER_SYNTAX
+from bellum.empire.orders import Order
+from bellum.empire.rules import apply_rules, profile_names
+from bellum.empire.service import DatabaseSource
+from bellum.empire.service import history as stored_history
+from bellum.empire.service import replay as replay_command
+from bellum.empire.world import LandUnit, Plane, Relation, Ship, World
+from bellum.errors import CommandError, InputError
+from bellum.odds import OddsResult
+from bellum.panzer.assault import AssaultPlan, odds_text, plan_assault, refusal
+from bellum.panzer.battlefield import Hex
+from bellum.panzer.distribution import check_exact_size, exact_distribution, exact_seconds
+from bellum.panzer.report import assault_json, assault_odds_json, explain_json
+from bellum.panzer.results import resolve_plan
+from bellum.panzer.scenario import Scenario, load_scenario
+from bellum.panzer.units import Unit
+
+COMMANDS = tuple(ORDER_SYNTAX)
+SUPPORT_KINDS = ("forts", "ships", "arty", "planes")
+#: Plays of the real command asked for at once, to check the planner.
+PLAY_RUNS = 100
+#: Plans whose odds are remembered (a control let go asks again for what it showed).
+PLANS_KEPT = 64
+#: The P(win) the "force needed" search aims for.
+NEED = 0.9
+
+
+class NeedAnswer(Exception):
+    """A command asked a question the request did not answer: show it, and stop there."""
+
+    def __init__(self, prompt: str) -> None:
+        super().__init__(prompt)
+        self.prompt = str(prompt)
+        self.kind = prompt.kind if isinstance(prompt, Prompt) else "other"
+        #: The largest number the question takes, when it says (``move_in_mil``).
+        self.most: int | None = prompt.info.get("max") if isinstance(prompt, Prompt) else None
+
+
+class WorldChanged(CommandError):
+    """The world changed between the steps of one command (another command was fought)."""
+
+
+# --------------------------------------------------------------------------- plans
+
+
+@dataclass
+class Plan:
+    """What the planner's controls say: the command, its target, source and force.
+
+    ``mil`` is keyed like :attr:`Source.key` (``"0,0"`` for a sector in the player's
+    coordinates, ``"ship:3"`` for a ship); ``units`` are land unit numbers;
+    ``planes``/``escorts`` plane numbers.
+    """
+
+    command: str
+    target: str
+    source: str = ""
+    mil: dict[str, int] = field(default_factory=dict)
+    units: set[int] = field(default_factory=set)
+    planes: list[int] = field(default_factory=list)
+    escorts: list[int] = field(default_factory=list)
+    support: tuple[bool, bool, bool, bool] = (True, True, True, True)
+    profile: str | None = None
+    options: list[str] = field(default_factory=list)
+
+    def order(self) -> Order:
+        """The command as a player types it."""
+        yn = ["y" if s else "n" for s in self.support]
+        ship = self.source.removeprefix("ship:")
+        match self.command:
+            case "attack":
+                return Order("attack", (self.target, *yn))
+            case "assault":
+                return Order("assault", (self.target, ship, *yn))
+            case "board" | "lboard":
+                return Order(self.command, (self.target, ship))
+            case "paradrop":
+                if not self.planes:
+                    raise InputError("plane: choose at least one transport plane")
+                planes, escorts = "/".join(map(str, self.planes)), "/".join(map(str, self.escorts))
+                return Order("paradrop", (planes, escorts, self.source, self.target))
+        raise InputError(f"unknown command {self.command!r}; commands: {', '.join(COMMANDS)}")
+
+    def mil_words(self) -> list[str]:
+        """The force as ``SECT=N`` words (``ship=N`` for the command's ship), none of 0."""
+        return [
+            f"{'ship' if k.startswith('ship:') else k}={n}"
+            for k, n in sorted(self.mil.items())
+            if n
+        ]
+
+
+def _source_key(world: World, cnum: int, prompt: Prompt) -> str:
+    """The :attr:`Source.key` a mil question asks about."""
+    if "ship" in prompt.info:
+        return f"ship:{prompt.info['ship']}"
+    return world.geometry.fmt(prompt.info["at"], world.nations[cnum].origin)
+
+
+class PlanAnswers:
+    """Answers a command's force questions from a :class:`Plan` (by their kind), the
+    rest from ``answers``; past them, :class:`NeedAnswer`."""
+
+    def __init__(self, world: World, cnum: int, plan: Plan, answers: list[str]) -> None:
+        self.world, self.cnum, self.plan = world, cnum, plan
+        self.answers = list(answers)
+
+    def ask(self, prompt: str) -> str | None:
+        kind = prompt.kind if isinstance(prompt, Prompt) else "other"
+        if kind == "mil":
+            assert isinstance(prompt, Prompt)
+            return str(self.plan.mil.get(_source_key(self.world, self.cnum, prompt), 0))
+        if kind == "unit":
+            assert isinstance(prompt, Prompt)
+            return "y" if int(prompt.info["uid"]) in self.plan.units else "n"
+        if self.answers:
+            return self.answers.pop(0)
+        raise NeedAnswer(prompt)
+
+
+class _Probe:
+    """Answers a command so that it lists its force and stops: no mil, no units.
+
+    Warnings (the scouts' "Are you sure", an ally's sector, a sneak attack's price) are
+    answered yes so the listing goes on; they are noted, because the real command asks.
+    """
+
+    def __init__(self, world: World, cnum: int) -> None:
+        self.world, self.cnum = world, cnum
+        self.mil: list[tuple[str, int]] = []
+        self.units: list[int] = []
+        self.confirm: list[str] = []
+
+    def ask(self, prompt: str) -> str | None:
+        if not isinstance(prompt, Prompt):
+            return None
+        if prompt.kind == "mil":
+            self.mil.append((_source_key(self.world, self.cnum, prompt), int(prompt.info["max"])))
+            return "0"
+        if prompt.kind == "unit":
+            self.units.append(int(prompt.info["uid"]))
+            return "n"
+        if prompt.kind in ("abort", "ally", "sneak"):
+            self.confirm.append(prompt.strip())
+            return "y"
+        return None
+
+
+# --------------------------------------------------------------------------- the planner
+# Every call into the odds planner (bellum.empire.odds, the engine of `bellum empire
+# odds`) is in this section: the odds of a plan, the force a chance needs, and plays of
+# the real command to check them.
+
+
+@dataclass(frozen=True)
+class PlannedOdds:
+    """What the planner says about a plan, in the odds engine's terms."""
+
+    result: OddsResult
+    #: What the command printed before its fight, on its likeliest path.
+    said: list[str]
+    #: The range of the two sides' strengths as the fight starts, over every path.
+    final: dict[str, list[int]]
+    #: What was sampled rather than solved, if anything.
+    notes: list[str]
+
+
+#: The planner's seed: the same plan always shows the same numbers.
+PLANNER_SEED = 1
+
+
+class Memo:
+    """The last few plans' odds, shared by request threads."""
+
+    def __init__(self, size: int = PLANS_KEPT) -> None:
+        self.size = size
+        self._items: OrderedDict[Hashable, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: Hashable) -> Any | None:
+        with self._lock:
+            value = self._items.get(key)
+            if value is not None:
+                self._items.move_to_end(key)
+            return value
+
+    def put(self, key: Hashable, value: Any) -> None:
+        with self._lock:
+            self._items[key] = value
+            self._items.move_to_end(key)
+            while len(self._items) > self.size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._items.clear()
+
+
+def _odds_plan(world: World, cnum: int, order: Order, mil: list[str], units: list[int]) -> Any:
+    """The planner's plan: ``mil`` as ``SECT=N`` (``ship=N``), nothing named sends nothing."""
+    from bellum.empire.odds.plan import Plan as OddsPlan
+    from bellum.empire.odds.plan import parse_mil, parse_units
+
+    return OddsPlan(order, parse_mil(world, cnum, mil), parse_units(units))
+
+
+def planner_odds(
+    world: World,
+    cnum: int,
+    order: Order,
+    mil: list[str],
+    units: list[int],
+    *,
+    memo: Memo,
+    key: Hashable,
+) -> PlannedOdds:
+    """The planner's odds of ``order`` with ``mil`` (``SECT=N`` in the player's
+    coordinates, ``ship=N``) and ``units``, kept in ``memo`` under ``key`` (the plan and
+    the world): the command's own flow to its fight, reactions, support and morale
+    included, solved exactly or, for a big tree, sampled with a fixed seed."""
+    from bellum.empire.odds import plan_odds
+
+    odds = memo.get(key)
+    if odds is None:
+        odds = plan_odds(world, cnum, _odds_plan(world, cnum, order, mil, units), seed=PLANNER_SEED)
+        memo.put(key, odds)
+    final = {side: list(span) for side, span in odds.final.items()}
+    return PlannedOdds(odds.odds, list(odds.lines), final, list(odds.notes))
+
+
+def planner_need(
+    world: World, cnum: int, order: Order, units: list[int], goal: float
+) -> tuple[dict[str, int], float, bool]:
+    """The least mil, from the command's sources in the order it asks for them, whose
+    chance of success reaches ``goal`` (``bellum empire odds --need``): each source's mil
+    (keyed ``SECT`` or ``ship``), the chance, and whether ``goal`` was reached."""
+    from bellum.empire.odds import plan_odds
+    from bellum.empire.odds.questions import need
+
+    def odds(plan: Any) -> Any:
+        return plan_odds(world, cnum, plan, seed=PLANNER_SEED)
+
+    found = need(world, cnum, _odds_plan(world, cnum, order, [], units), goal, odds)
+    if found.plan is not None and found.odds is not None:
+        chosen, p, reached = found.plan, found.odds.p_success, True
+    else:
+        chosen, p, reached = found.best.plan, found.best.p_success, False
+    origin = world.nations[cnum].origin
+    mil = {
+        "ship" if src == "ship" else world.geometry.fmt(src, origin): n
+        for src, n in (chosen.mil or {}).items()
+    }
+    return mil, float(p), reached
+
+
+def planner_plays(
+    world: World, cnum: int, order: Order, mil: list[str], units: list[int], runs: int, seed: int
+) -> Any:
+    """``runs`` plays of the real command as the plan says, on copies of ``world``."""
+    from bellum.empire.odds import resolver_runs
+
+    return resolver_runs(world, cnum, _odds_plan(world, cnum, order, mil, units), runs, seed)
+
+
+# --------------------------------------------------------------------------- target panel
+
+
+@dataclass
+class Source:
+    """Where a force comes from, and how many mil the command lets go (``max``)."""
+
+    key: str
+    label: str
+    max: int
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class UnitChoice:
+    uid: int
+    label: str
+    allowed: bool
+    note: str = ""
+
+
+@dataclass
+class PlaneChoice:
+    uid: int
+    label: str
+    escort: bool
+
+
+@dataclass
+class Way:
+    """One legal (or refused) way to take a target, as the probe of the real command saw it."""
+
+    command: str
+    title: str
+    source: str = ""
+    sources: list[Source] = field(default_factory=list)
+    units: list[UnitChoice] = field(default_factory=list)
+    planes: list[PlaneChoice] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    confirm: list[str] = field(default_factory=list)
+    refusal: str = ""
+    support: bool = False
+
+    @property
+    def usable(self) -> bool:
+        return not self.refusal and bool(self.sources or self.units or self.planes)
+
+
+#: Probe lines that only say the probe committed nothing.
+_PROBE_NOISE = re.compile(
+    r"^(No troops for \w+\.\.\.|.* aborted|Air-Assault aborted|Trying to sneak on shore\.\.\.)$"
+)
+#: What the server prints after a refusal's reason.
+_FAILED = "command failed"
+_STANDING_BY = re.compile(r"#(\d+) standing by")
+
+
+def _lines(events: list[Event]) -> list[str]:
+    text = "".join(e.text for e in events if e.kind == "text")
+    return [line for line in text.split("\n") if line.strip()]
+
+
+def _reason(lines: list[str]) -> str:
+    """Why a command stopped: its last line before the server's "command failed"."""
+    said = [line for line in lines if line != _FAILED]
+    return said[-1] if said else ""
+
+
+def _refused(outcome: str) -> bool:
+    return outcome in ("refused", "usage")
+
+
+# --------------------------------------------------------------------------- the Empire game
+
+
+class EmpireGame:
+    """An Empire world served to players: a database, or a scratch copy of a world file.
+
+    Reads use a decoded snapshot kept until a command changes the world.  A fight runs
+    through the service layer's :class:`~bellum.empire.service.DatabaseSource`: one store
+    transaction per command, one writer at a time in this server.
+    """
+
+    def __init__(self, db: Path | None = None, world_file: Path | None = None) -> None:
+        self._scratch: tempfile.TemporaryDirectory[str] | None = None
+        self.label: str
+        if world_file is not None:
+            world = load_world(world_file)
+            self._scratch = tempfile.TemporaryDirectory(prefix="bellum-serve-")
+            self.db = Path(self._scratch.name) / "world.db"
+            Store.create(self.db, world).close()
+            self.label = f"{world_file} (a scratch copy: fights last until the server stops)"
+        else:
+            self.db = db if db is not None else Path("bellum.db")
+            self.label = str(self.db)
+        with self._store() as store:  # fail now, in one line, if it is no database
+            store.summary()
+        self._lock = threading.Lock()
+        self._cache: tuple[tuple[int, str], World] | None = None
+        self._cache_lock = threading.Lock()
+        #: What the planner keeps per plan (see planner_odds).
+        self._plans = Memo()
+
+    @property
+    def scratch(self) -> bool:
+        return self._scratch is not None
+
+    def close(self) -> None:
+        if self._scratch is not None:
+            self._scratch.cleanup()
+
+    @contextmanager
+    def _store(self) -> Iterator[Store]:
+        """A reading connection of its own (never shared between requests)."""
+        store = Store.open(self.db)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    # -- reading ------------------------------------------------------------------
+
+    def version(self) -> int:
+        """How many commands the history holds: it grows with every command."""
+        with self._store() as store:
+            return int(store.summary()["commands"])
+
+    def world(self) -> World:
+        """The current world, shared between requests: never change it, copy it."""
+        return self._snapshot()[1]
+
+    def _snapshot(self) -> tuple[tuple[int, str], World]:
+        """The current world and its version (the history's length, the world's birth)."""
+        with self._store() as store:
+            summary = store.summary()
+            key = (int(summary["commands"]), str(summary["created"]))
+            with self._cache_lock:
+                if self._cache is not None and self._cache[0] == key:
+                    return self._cache
+            world = store.world()
+        with self._cache_lock:
+            self._cache = (key, world)
+            self._plans.clear()
+        return key, world
+
+    def country(self, world: World, key: str | None) -> int:
+        """A country by number or name; the first one when none is asked for."""
+        if not world.nations:
+            raise InputError(f"{self.label}: this world has no countries")
+        if key is None or not key.strip():
+            return min(world.nations)
+        n = world.find_nation(key)
+        if n is None:
+            names = ", ".join(f"{c.cnum} ({c.name})" for c in world.nations.values())
+            raise InputError(f"no country {key!r} in this world; countries: {names}")
+        return n.cnum
+
+    def map_view(self, cnum: int) -> dict[str, Any]:
+        """The world as country ``cnum`` sees it (what ``bellum empire show`` reveals).
+
+        Every sector's designation, owner, efficiency and mil are shown, as ``show``
+        prints them for any sector asked for; its mines only where ``show`` prints them
+        (sectors the country owned before, or nobody's).  Land units of every country
+        (``show`` lists those in a sector asked for), the country's own ships and planes,
+        and other countries' ships (the targets of ``board``).
+        """
+        w = self.world()
+        me = w.nations[cnum]
+        geo = w.geometry
+        nations = [
+            {"cnum": n.cnum, "name": n.name, "relation": _relation(w, cnum, n.cnum)}
+            for n in sorted(w.nations.values(), key=lambda n: n.cnum)
+        ]
+        sectors = []
+        for xy, s in w.sectors.items():
+            rx, ry = geo.to_rel(xy, me.origin)
+            sectors.append(
+                {
+                    "x": rx,
+                    "y": ry,
+                    "key": f"{rx},{ry}",
+                    "des": s.type.mnemonic,
+                    "des_name": s.type.name,
+                    "owner": s.owner,
+                    "owner_name": w.name_of(s.owner) if s.owner else "",
+                    "relation": _relation(w, cnum, s.owner),
+                    "eff": s.eff,
+                    "mil": s.mil,
+                    "civ": s.civ,
+                    "mob": s.mob,
+                    "mines": s.mines if s.oldowner == cnum or s.owner == 0 else None,
+                    "sea": s.type.is_sea,
+                    "impassable": s.type.impassable,
+                }
+            )
+
+        def thing(x: LandUnit | Ship | Plane, label: str, **more: Any) -> dict[str, Any]:
+            return {
+                "uid": x.uid,
+                "label": label,
+                "owner": x.owner,
+                "relation": _relation(w, cnum, x.owner),
+                "key": geo.fmt(x.xy, me.origin),
+                "eff": x.eff,
+                "mob": x.mob,
+                **more,
+            }
+
+        units = [thing(u, u.name(), mil=u.mil, aboard=u.loaded) for _, u in sorted(w.units.items())]
+        ships = [thing(sh, sh.title(), mil=sh.mil) for _, sh in sorted(w.ships.items())]
+        planes = [thing(p, p.name()) for _, p in sorted(w.planes.items()) if p.owner == cnum]
+        return {
+            "width": geo.width,
+            "height": geo.height,
+            "country": {"cnum": me.cnum, "name": me.name, "btu": me.btu, "money": me.money},
+            "nations": nations,
+            "sectors": sectors,
+            "units": units,
+            "ships": ships,
+            "planes": planes,
+        }
+
+    # -- the target panel -----------------------------------------------------------
+
+    def ways(self, cnum: int, kind: str, ident: str) -> dict[str, Any]:
+        """Every way to take a sector, ship or land unit, each probed with the real command.
+
+        A probe runs the command on a scratch copy answering 0 mil and no units: the
+        questions it asks are the sources and their limits, what it prints are the
+        refusals (not adjacent, no mobility...).  The result is thrown away.
+        """
+        w = self.world()
+        me = w.nations[cnum]
+        geo = w.geometry
+        if kind == "sector":
+            xy = geo.parse(ident, me.origin)
+            s = w.sector(xy)
+            key = geo.fmt(xy, me.origin)
+            title = f"{key} {s.type.name}" + (f" of {w.name_of(s.owner)}" if s.owner else "")
+            sector = ""
+            ways = [self._probe_attack(w, cnum, key)]
+            ways += self._probe_assaults(w, cnum, xy, key)
+            ways += self._probe_paradrops(w, cnum, key)
+        elif kind in ("ship", "unit"):
+            if not ident.isdigit():
+                raise InputError(f"{kind} number expected, not {ident!r}")
+            uid = int(ident)
+            ship, unit = w.ships.get(uid), w.units.get(uid)
+            thing: Ship | LandUnit | None = ship if kind == "ship" else unit
+            if thing is None or thing.owner == cnum:
+                raise InputError(f"no enemy {kind} #{uid} in sight")
+            name = thing.title() if isinstance(thing, Ship) else thing.name()
+            key = geo.fmt(thing.xy, me.origin)
+            title = f"{name} at {key}"
+            ways = self._probe_boardings(w, cnum, kind, uid, thing.xy)
+            # A unit on someone else's land goes with its sector: offer to plan that too.
+            where = w.sector(thing.xy)
+            sector = key if not where.type.is_sea and where.owner != cnum else ""
+        else:
+            raise InputError(f"a target is a sector, ship or unit, not {kind!r}")
+        return {
+            "kind": kind,
+            "ident": ident,
+            "title": title,
+            "at": key,
+            "sector": sector,
+            "ways": ways,
+            "profiles": profile_names(),
+            "version": self.version(),
+        }
+
+    def _probe(self, w: World, cnum: int, order: Order) -> tuple[_Probe, list[str], str]:
+        scratch = w.copy()
+        probe = _Probe(scratch, cnum)
+        result = run_command(scratch, order, country=cnum, seed=1, prompter=probe)
+        lines = [
+            line
+            for line in _lines(result.events)
+            if not _PROBE_NOISE.match(line) and line != _FAILED
+        ]
+        return probe, lines, _reason(lines) if _refused(result.outcome) else ""
+
+    def _way(
+        self,
+        w: World,
+        command: str,
+        title: str,
+        probed: tuple[_Probe, list[str], str],
+        units_here: list[LandUnit],
+    ) -> Way:
+        probe, lines, refusal = probed
+        origin = w.nations[probe.cnum].origin
+        way = Way(command, title, refusal=refusal, confirm=probe.confirm)
+        for key, most in probe.mil:
+            if key.startswith("ship:"):
+                label = w.ships[int(key[5:])].title()
+            else:
+                sector = w.sector(w.geometry.parse(key, origin))
+                label = f"mil from {sector.type.name} at {key}"
+            way.sources.append(Source(key, label, most))
+        for uid in probe.units:
+            way.units.append(UnitChoice(uid, w.units[uid].name(), True))
+        here = {u.uid: u.name() for u in units_here}
+        for line in lines:
+            if line == refusal:
+                continue
+            unit = re.search(r"#(\d+)\b", line)
+            if unit and int(unit.group(1)) in here:
+                uid = int(unit.group(1))
+                if not any(u.uid == uid for u in way.units):
+                    way.units.append(UnitChoice(uid, here[uid], False, line))
+                continue
+            src = next((s for s in way.sources if _mentions(line, s.key)), None)
+            if src is not None:
+                src.notes.append(line)
+            else:
+                way.notes.append(line)
+        return way
+
+    def _probe_attack(self, w: World, cnum: int, key: str) -> Way:
+        probed = self._probe(w, cnum, Order("attack", (key, "n", "n", "n", "n")))
+        mine = [u for u in w.units.values() if u.owner == cnum]
+        way = self._way(w, "attack", f"attack {key}", probed, mine)
+        way.support = True
+        if not way.refusal and not (way.sources or way.units):
+            way.refusal = "Nothing of yours can attack it: no mil or units next to it."
+        return way
+
+    def _probe_assaults(self, w: World, cnum: int, xy: tuple[int, int], key: str) -> list[Way]:
+        ways = []
+        for _, sh in sorted(w.ships.items()):
+            if sh.owner != cnum or w.geometry.mapdist(sh.xy, xy) > 1:
+                continue
+            order = Order("assault", (key, str(sh.uid), "n", "n", "n", "n"))
+            aboard = [u for u in w.units.values() if u.ship == sh.uid]
+            way = self._way(
+                w, "assault", f"assault from {sh.title()}", self._probe(w, cnum, order), aboard
+            )
+            way.source, way.support = f"ship:{sh.uid}", True
+            ways.append(way)
+        return ways
+
+    def _probe_paradrops(self, w: World, cnum: int, key: str) -> list[Way]:
+        """One way per base of the country's paratroop planes, which is the assembly point."""
+        bases: dict[tuple[int, int], list[int]] = {}
+        for _, p in sorted(w.planes.items()):
+            if p.owner == cnum and p.type.has("para") and p.ship is None and p.land is None:
+                bases.setdefault(p.xy, []).append(p.uid)
+        ways = []
+        origin = w.nations[cnum].origin
+        for base, uids in sorted(bases.items()):
+            ap = w.geometry.fmt(base, origin)
+            escorts = [
+                p.uid
+                for _, p in sorted(w.planes.items())
+                if p.owner == cnum and p.xy == base and p.type.has("escort")
+            ]
+            # The whole mission flies on the scratch copy: what it prints tells which
+            # planes stand by, which are out of range, and whether the drop zone is legal.
+            order = Order("paradrop", ("/".join(map(str, uids)), "", ap, key))
+            _, lines, refusal = self._probe(w, cnum, order)
+            ready = {m.group(1) for line in lines if (m := _STANDING_BY.search(line))}
+            way = Way("paradrop", f"paradrop from {ap}", source=ap, refusal=refusal)
+            for uid in uids:
+                way.planes.append(PlaneChoice(uid, w.planes[uid].name(), False))
+            for uid in escorts:
+                way.planes.append(PlaneChoice(uid, w.planes[uid].name(), True))
+            way.notes = [line for line in lines if re.search(r"#\d+ (not|too|out|standing)", line)]
+            if not ready and not way.refusal:
+                way.refusal = "None of these planes can fly the mission (see above)."
+            ways.append(way)
+        return ways
+
+    def _probe_boardings(
+        self, w: World, cnum: int, kind: str, uid: int, xy: tuple[int, int]
+    ) -> list[Way]:
+        origin = w.nations[cnum].origin
+        key = w.geometry.fmt(xy, origin)
+        froms: list[str] = []
+        if kind == "ship":
+            froms += [
+                str(sh.uid) for _, sh in sorted(w.ships.items()) if sh.owner == cnum and sh.xy == xy
+            ]
+        if w.sector(xy).owner == cnum:
+            froms.append(key)
+        command = "board" if kind == "ship" else "lboard"
+        ways = []
+        here = [u for u in w.units.values() if u.owner == cnum and u.xy == xy]
+        for src in froms:
+            probed = self._probe(w, cnum, Order(command, (str(uid), src)))
+            name = w.ships[int(src)].title() if src.isdigit() else src
+            way = self._way(w, command, f"{command} from {name}", probed, here)
+            way.source = f"ship:{src}" if src.isdigit() else src
+            ways.append(way)
+        if not ways:
+            where = "a faster ship of yours in its sector, or from your sector it is in"
+            if kind == "unit":
+                where = "your sector it stands in"
+            ways.append(Way(command, command, refusal=f"You can only {command} it from {where}."))
+        return ways
+
+    # -- odds -------------------------------------------------------------------------
+
+    def odds(self, cnum: int, plan: Plan) -> dict[str, Any]:
+        """The planner's odds of a plan (kept per plan and world)."""
+        started = time.perf_counter()
+        version, w = self._planning_world(plan)
+        order = plan.order()
+        mil, units = plan.mil_words(), sorted(plan.units)
+        key = (version, cnum, order, tuple(mil), tuple(units), plan.profile, tuple(plan.options))
+        planned = planner_odds(w, cnum, order, mil, units, memo=self._plans, key=key)
+        doc = _odds_doc(planned.result)
+        doc.update(
+            command=plan.command,
+            said=planned.said,
+            final=planned.final,
+            notes=planned.notes,
+            seconds=time.perf_counter() - started,
+        )
+        return doc
+
+    def _planning_world(self, plan: Plan) -> tuple[tuple[int, str], World]:
+        """The world under the plan's rules (the shared snapshot when they are the world's)."""
+        version, w = self._snapshot()
+        if plan.profile or plan.options:
+            w = w.copy()
+            apply_rules(w, plan.profile or None, plan.options)
+        return version, w
+
+    def need(self, cnum: int, plan: Plan, goal: float = NEED) -> dict[str, Any]:
+        """The least mil, from the command's sources in the order it asks for them, for a
+        chance of success of at least ``goal``; or everything, when even that falls short."""
+        w = self._planning_world(plan)[1]
+        mil, p, reached = planner_need(w, cnum, plan.order(), sorted(plan.units), goal)
+        ship = plan.source if plan.source.startswith("ship:") else ""
+        mil = {(ship if k == "ship" else k): n for k, n in mil.items()}
+        return {"reached": reached, "goal": goal, "mil": mil, "total": sum(mil.values()),
+                "p_win": p}  # fmt: skip
+
+    def play(self, cnum: int, plan: Plan, runs: int, seed: int) -> dict[str, Any]:
+        """Play the real command ``runs`` times on copies of the world (support, morale and
+        all), to check what the planner says."""
+        started = time.perf_counter()
+        w = self._planning_world(plan)[1]
+        order = plan.order()
+        # One run first: a plan that does not start is the command's refusal, in its words.
+        scratch = w.copy()
+        prompter = PlanAnswers(scratch, cnum, plan, [])
+        try:
+            r = run_command(scratch, order, country=cnum, seed=seed, prompter=prompter)
+        except NeedAnswer:
+            r = None
+        if r is not None and (
+            _refused(r.outcome) or (r.outcome == "aborted" and not r.initial_attack)
+        ):
+            raise CommandError(_reason(_lines(r.events)) or f"the {plan.command} did not start")
+        runs_ = planner_plays(w, cnum, order, plan.mil_words(), sorted(plan.units), runs, seed)
+        att, dfd = list(runs_.attacker_losses), list(runs_.defender_losses)
+        return {
+            "command": plan.command,
+            "method": "plays of the real command",
+            "model": None,
+            "said": [],
+            "runs": runs,
+            "seed": seed,
+            "p_win": runs_.p_success,
+            "standard_error": runs_.standard_error,
+            "outcomes": {k: n / runs for k, n in sorted(runs_.outcomes.items())},
+            "losses": {"attacker": _histogram(att), "defender": _histogram(dfd)},
+            "expected": {"attacker": float(np.mean(att)), "defender": float(np.mean(dfd))},
+            "notes": ["Each play answers as the plan says, is sure, and moves nothing in."],
+            "seconds": time.perf_counter() - started,
+        }
+
+    # -- fighting -------------------------------------------------------------------
+
+    def fight(
+        self, cnum: int, plan: Plan, *, seed: int | None, answers: list[str], base: int | None
+    ) -> dict[str, Any]:
+        """Run the plan's order for real, in one store transaction.
+
+        The order is re-run from the start with the answers given so far; at the first
+        question they do not answer, the run is rolled back and the question is returned
+        (the next request answers it).  Only a run that completes is committed.
+        """
+        used = new_seed() if seed is None else seed
+        order = plan.order()
+        events: list[Event] = []
+        with self._lock:
+            source = DatabaseSource(self.db, write=True)
+            with source:
+                # This connection holds the write lock: no other command can commit until it
+                # is done, so a reader's count of the history is the one this command sees.
+                now = self.version()
+                if base is not None and answers and now != base:
+                    raise WorldChanged(
+                        "the world changed while you answered (another command was fought);"
+                        " start the command again"
+                    )
+                apply_rules(source.world, plan.profile or None, plan.options)
+                prompter = PlanAnswers(source.world, cnum, plan, answers)
+                try:
+                    result = source.run(
+                        order, country=cnum, seed=used, prompter=prompter, sink=events.append
+                    )
+                except NeedAnswer as q:
+                    return {
+                        "state": "question",
+                        "order": order.text(),
+                        "seed": used,
+                        "answers": answers,
+                        "question": q.prompt,
+                        "kind": q.kind,
+                        "most": q.most,
+                        "transcript": "".join(e.transcript() for e in events),
+                        "base": now,
+                    }
+                cid = source.recorded
+        return {
+            "state": "done",
+            "order": order.text(),
+            "seed": used,
+            "id": cid,
+            "outcome": result.outcome,
+            "success": result.success,
+            "world_changed": result.world_changed,
+            "transcript": result.transcript(),
+            "result": result.to_json(),
+        }
+
+    # -- history --------------------------------------------------------------------------
+
+    def history(self) -> list[dict[str, Any]]:
+        """The history, newest first, as ``bellum empire history --json`` gives it."""
+        return [r.to_json() for r in reversed(stored_history(self.db))]
+
+    def command(self, cid: int) -> dict[str, Any]:
+        """One command's history entry, with its profile, transcript and changes counted."""
+        with self._store() as store:
+            r = store.command(cid)
+        return {**r.to_json(), "profile": r.profile, "transcript": r.transcript,
+                "changes": len(r.changes)}  # fmt: skip
+
+    def replay(self, cid: int) -> dict[str, Any]:
+        with self._store() as store:
+            report = replay_command(store, cid)
+        return {
+            "id": cid,
+            "ok": report.ok,
+            "same_transcript": report.same_transcript,
+            "same_changes": report.same_changes,
+            "differences": report.differences,
+            "transcript": report.transcript,
+        }
+
+
+def _mentions(line: str, key: str) -> bool:
+    if key.startswith("ship:"):
+        return f"(#{key[5:]})" in line
+    return re.search(rf"(?<![\d,-]){re.escape(key)}(?![\d,])", line) is not None
+
+
+def _relation(w: World, me: int, other: int) -> str:
+    """How ``me`` stands toward ``other``, for colours and labels."""
+    if other == 0:
+        return "none"
+    if other == me:
+        return "own"
+    rel = w.rel(me, other)
+    if rel == Relation.ALLIED:
+        return "allied"
+    if rel == Relation.AT_WAR:
+        return "war"
+    return rel.label()
+
+
+def _histogram(values: list[int]) -> list[tuple[int, float]]:
+    uniq, counts = np.unique(np.asarray(values, dtype=np.int64), return_counts=True)
+    n = len(values)
+    return [(int(v), float(c) / n) for v, c in zip(uniq, counts, strict=True)]
+
+
+def _odds_doc(result: OddsResult) -> dict[str, Any]:
+    """The numbers the planner shows, from the odds engine's result."""
+    losses = {}
+    expected = {}
+    quantiles = {}
+    for side, dist in result.losses.items():
+        losses[side] = [(int(v), float(p)) for v, p in zip(dist.values, dist.probs, strict=True)]
+        expected[side] = dist.mean()
+        quantiles[side] = {f"{q:g}": v for q, v in dist.quantiles().items()}
+    return {
+        "method": result.method,
+        "model": result.model,
+        "runs": result.runs,
+        "seed": result.seed,
+        "p_win": result.p_attacker_wins,
+        "standard_error": result.standard_error,
+        "outcomes": dict(result.outcomes),
+        "losses": losses,
+        "expected": expected,
+        "quantiles": quantiles,
+    }
+
+
+# --------------------------------------------------------------------------- Panzer
+
+
+class PanzerGame:
+    """A Panzer Campaigns scenario: its battlefield, and assaults planned, explained,
+    solved and resolved on it.  The scenario file is never written."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.scenario: Scenario = load_scenario(str(path))
+
+    @property
+    def name(self) -> str:
+        return self.scenario.name
+
+    def default_order(self) -> tuple[str, list[str]]:
+        a = self.scenario.assault
+        if a is None:
+            return "", []
+        return str(a.target), list(a.units)
+
+    def board(self, scenario: Scenario | None = None) -> dict[str, Any]:
+        s = scenario or self.scenario
+        bf = s.battlefield
+        hexes = [
+            {"col": c, "row": r, "key": f"{c},{r}", "terrain": list(bf.terrain_of(Hex(c, r)))}
+            for c in range(bf.width)
+            for r in range(bf.height)
+        ]
+        sides = [
+            {"a": str(min(e)), "b": str(max(e)), "features": list(f)}
+            for e, f in bf.hexsides.items()
+        ]
+        return {
+            "name": s.name,
+            "description": s.description,
+            "width": bf.width,
+            "height": bf.height,
+            "hexes": hexes,
+            "hexsides": sides,
+            "units": [_panzer_unit(u) for u in s.units],
+            "sides": sorted({u.side for u in s.units}),
+        }
+
+    def _target(self, text: str) -> Hex:
+        h = Hex.parse(text.strip(), "target")
+        if not self.scenario.battlefield.on_map(h):
+            raise InputError(f"target hex {h} is off the map")
+        return h
+
+    def candidates(self, target: str) -> list[dict[str, Any]]:
+        """The units next to the target that are not its occupants' side, and whether
+        each may assault (the rules' own refusal, §1.1)."""
+        s = self.scenario
+        h = self._target(target)
+        occupants = {u.side for u in s.units_at(h)}
+        out = []
+        for u in s.units:
+            if u.hex == h or u.side in occupants or not u.hex.adjacent(h):
+                continue
+            why = refusal(s, u, h)
+            out.append({**_panzer_unit(u), "allowed": why is None, "refusal": why or ""})
+        return out
+
+    def _plan(self, target: str, units: list[str]) -> AssaultPlan:
+        return plan_assault(self.scenario, self._target(target), units)
+
+    def study(self, target: str, units: list[str]) -> dict[str, Any]:
+        """The assault explained and solved: the ``explain`` and ``odds`` documents of
+        ``bellum panzer explain --json`` and ``bellum panzer odds --json``.
+
+        An assault too big to enumerate has ``odds`` None and ``why`` says so.
+        """
+        plan = self._plan(target, units)
+        bd = plan.breakdown
+        started = time.perf_counter()
+        try:
+            check_exact_size(plan)
+        except CommandError:
+            why = f"exact odds not computed (they would take about {exact_seconds(plan):,.0f} s)"
+            return {"explain": explain_json(bd, self.name, None), "odds": None, "why": why,
+                    "odds_text": odds_text(bd.odds)}  # fmt: skip
+        dist = exact_distribution(plan)
+        result = dist.odds_result(seconds=time.perf_counter() - started)
+        return {
+            "explain": explain_json(bd, self.name, dist.p_success),
+            "odds": assault_odds_json(dist, bd, self.name, result),
+            "why": "",
+            "odds_text": odds_text(bd.odds),
+        }
+
+    def resolve(self, target: str, units: list[str], seed: int | None) -> dict[str, Any]:
+        """``bellum panzer assault --json``'s document, and the battlefield after it."""
+        plan = self._plan(target, units)
+        used = new_seed() if seed is None else seed
+        result = resolve_plan(plan, ServerRandom(used))
+        return {
+            "result": assault_json(result, self.name, None),
+            "board": self.board(result.scenario),
+        }
+
+
+def _panzer_unit(u: Unit) -> dict[str, Any]:
+    return {
+        "id": u.id,
+        "name": u.name,
+        "side": u.side,
+        "hex": str(u.hex),
+        "kind": u.kind.value,
+        "strength": u.strength,
+        "quality": u.quality,
+        "fatigue": u.fatigue,
+        "mode": u.mode.value,
+        "state": u.state.value,
+        "assault": u.assault,
+        "defense": u.defense,
+    }

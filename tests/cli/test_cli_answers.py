@@ -1,0 +1,169 @@
+"""Named answers on the command line: a script says what it means, and runs the same
+whatever the order of the questions; a question left without an answer is an error."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bellum.empire.io.sqlite.store import Store
+from clirunner import ROOT, bellum
+
+EX = ROOT / "examples" / "empire"
+
+
+def attack(world: str, *args: str, stdin: str = "", out: Path | None = None) -> object:
+    extra = ["--out", str(out)] if out else []
+    return bellum(
+        "empire", "attack", *args, "--world", str(EX / world), "--as", "1", *extra, stdin=stdin
+    )
+
+
+def test_named_answers_print_the_same_transcript_as_piped_ones(tmp_path: Path) -> None:
+    piped = bellum(
+        "empire", "attack", "2,0", "--world", str(EX / "vector-a.toml"), "--as", "1",
+        "--seed", "1", "--out", str(tmp_path / "a.toml"), stdin="150\n0\n",
+    )  # fmt: skip
+    named = bellum(
+        "empire", "attack", "2,0", "--world", str(EX / "vector-a.toml"), "--as", "1",
+        "--seed", "1", "--out", str(tmp_path / "b.toml"), "--mil", "0,0=150", "--move-in", "0",
+    )  # fmt: skip
+    assert named.returncode == piped.returncode == 0
+    assert named.stdout == piped.stdout
+    assert "How many mil to move in from 0,0 (135 max)? 0\n" in named.stdout
+    assert (tmp_path / "a.toml").read_text() == (tmp_path / "b.toml").read_text()
+
+
+def test_an_extra_question_does_not_shift_the_answers(tmp_path: Path) -> None:
+    """The scouts' "Are you sure" comes after the units: named answers do not care."""
+    r = bellum(
+        "empire", "attack", "-14,2", "--world", str(EX / "scouts.toml"), "--as", "1",
+        "--seed", "1", "--out", str(tmp_path / "s.toml"),
+        "--yes", "--unit", "7", "--move-in", "0", "--mil", "-15,3=10",
+    )  # fmt: skip
+    assert "Number of mil from headquarters at -15,3 (max 108) : 10\n" in r.stdout
+    assert "cavalry #7 in -15,3 (~ 100%) [ynYNq?] y\n" in r.stdout
+    assert "cavalry #24 in -15,3 (~ 100%) [ynYNq?] n\n" in r.stdout
+    assert "Are you sure you want to attack [yn]? y\n" in r.stdout
+    assert r.returncode == 0, r.stderr
+
+
+def test_named_and_piped_answers_mix(tmp_path: Path) -> None:
+    r = bellum(
+        "empire", "attack", "-14,2", "--world", str(EX / "scouts.toml"), "--as", "1",
+        "--seed", "1", "--out", str(tmp_path / "s.toml"), "--mil", "-15,3=10", "--no-units",
+        stdin="n\n",
+    )  # fmt: skip
+    assert r.returncode == 1 and r.stdout.endswith("[yn]? n\nAttack aborted\n")
+    assert not (tmp_path / "s.toml").exists()
+
+
+def test_a_question_without_an_answer_names_the_option_that_answers_it(tmp_path: Path) -> None:
+    world = tmp_path / "w.toml"
+    shutil.copy(EX / "cavalry.toml", world)
+    before = world.read_text()
+    r = bellum("empire", "attack", "2,0", "--world", str(world), "--as", "1", "--seed", "4",
+               "--mil", "0,0=150")  # fmt: skip
+    assert r.returncode == 2
+    assert r.stderr.splitlines()[-1] == (
+        "bellum: error: no answer to 'attack with cav  cavalry #0 in 0,0 (~ 100%) [ynYNq?]'"
+        " on standard input: give --unit 0 or --no-units; nothing was saved"
+    )
+    assert world.read_text() == before
+
+
+@pytest.mark.parametrize(
+    ("args", "hint"),
+    [
+        ([], "--mil 0,0=N"),
+        (["--mil", "0,0=150", "--unit", "0"], "--move-in 0,0=N or --move-in N"),
+        (
+            ["--mil", "0,0=150", "--unit", "0", "--move-in", "5"],
+            "--move-in-unit 0 or --no-move-in-units",
+        ),
+    ],
+)
+def test_each_kind_of_question_names_its_option(args: list[str], hint: str) -> None:
+    r = bellum("empire", "attack", "2,0", "--world", str(EX / "cavalry.toml"), "--as", "1",
+               "--seed", "4", *args)  # fmt: skip
+    assert r.returncode == 2 and f"give {hint}; nothing was saved" in r.stderr
+
+
+def test_the_abort_question_names_yes() -> None:
+    r = bellum("empire", "attack", "-14,2", "--world", str(EX / "scouts.toml"), "--as", "1",
+               "--seed", "1", "--mil", "-15,3=10", "--no-units")  # fmt: skip
+    assert r.returncode == 2 and r.stderr.endswith("give --yes; nothing was saved\n")
+
+
+def test_a_ship_is_named_by_its_number(tmp_path: Path) -> None:
+    r = bellum("empire", "assault", "0,0", "0", "--world", str(EX / "assault.toml"), "--as", "1",
+               "--seed", "18", "--out", str(tmp_path / "a.toml"), "--mil", "0=24")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "Number of mil from tt   troop transport (#0) (max 24) : 24\n" in r.stdout
+
+
+def test_answers_nobody_asked_for_are_a_warning(tmp_path: Path) -> None:
+    r = bellum("empire", "attack", "2,0", "--world", str(EX / "vector-a.toml"), "--as", "1",
+               "--seed", "1", "--out", str(tmp_path / "a.toml"), "--mil", "0,0=150",
+               "--mil", "4,0=3", "--unit", "5", "--move-in", "0")  # fmt: skip
+    assert r.returncode == 0
+    assert "bellum: warning: --mil 4,0: not asked for\n" in r.stderr
+    assert "bellum: warning: --unit 5: not asked for\n" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--mil", "0,0=1", "--mil", "0,0=2"], "--mil 0,0 given twice"),
+        (["--mil", "0,0"], "--mil: expected KEY=N such as 0,0=150, not '0,0'"),
+        (["--mil", "0,0=x"], "--mil 0,0: expected a number of mil, not 'x'"),
+        (["--mil", "1,0=5"], "1,0 is not a sector"),
+        (["--unit", "3", "--unit", "3"], "--unit 3 given twice"),
+        (["--unit", "3", "--no-units"], "give --unit or --no-units, not both"),
+        (["--move-in", "1", "--move-in", "2"], "--move-in N given twice"),
+        (["--move-in", "-3"], "--move-in: expected a number of mil, not '-3'"),
+        (
+            ["--move-in-unit", "1", "--no-move-in-units"],
+            "give --move-in-unit or --no-move-in-units",
+        ),
+    ],
+)
+def test_malformed_named_answers_are_usage_errors(args: list[str], message: str) -> None:
+    r = bellum("empire", "attack", "2,0", "--world", str(EX / "vector-a.toml"), "--as", "1", *args)
+    assert r.returncode == 2 and r.stdout == ""
+    assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
+
+
+def test_named_answers_are_kept_in_the_history_and_replay(tmp_path: Path) -> None:
+    db = tmp_path / "g.db"
+    assert (
+        bellum(
+            "empire", "world", "new", "--db", str(db), "--from", str(EX / "cavalry.toml")
+        ).returncode
+        == 0
+    )
+    r = bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "4",
+               "--mil", "0,0=150", "--unit", "0", "--move-in", "50", "--move-in-unit", "0")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    (entry,) = json.loads(bellum("empire", "history", "--db", str(db), "--json").stdout)
+    assert entry["answers"] == ["150", "y", "n", "50", "y"]
+    rep = bellum("empire", "replay", "1", "--db", str(db))
+    assert rep.returncode == 0 and "reproduced" in rep.stdout
+    store = Store.open(db)
+    try:
+        units = store.world().units
+    finally:
+        store.close()
+    assert units[0].xy == (2, 0) and units[1].xy == (0, 0)  # the one named moved in
+
+
+def test_json_mode_takes_named_answers(tmp_path: Path) -> None:
+    r = bellum("empire", "attack", "2,0", "--world", str(EX / "vector-a.toml"), "--as", "1",
+               "--seed", "1", "--out", str(tmp_path / "a.toml"), "--json",
+               "--mil", "0,0=150", "--move-in", "0")  # fmt: skip
+    doc = json.loads(r.stdout)
+    assert doc["outcome"] == "captured" and doc["casualties"] == {"attacker": 14, "defender": 40}
+    assert "Number of mil from wilderness at 0,0 (max 199) : 150\n" in r.stderr

@@ -1,0 +1,180 @@
+"""One convention across commands: JSON everywhere, one profile syntax, names and
+coordinates checked the same way, and the defects a new user hit (issue 15)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from bellum.empire.io.toml import load_world
+from bellum.errors import InputError
+from clirunner import ROOT, bellum
+
+EX = ROOT / "examples" / "empire"
+A = str(EX / "vector-a.toml")
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["empire", "show", "--world", A, "--as", "1"],
+        ["empire", "strength", "--world", str(EX / "vector-b.toml"), "--as", "2"],
+        ["empire", "rules"],
+    ],
+    ids=["show", "strength", "rules"],
+)
+def test_every_listing_has_json(argv: list[str]) -> None:
+    r = bellum(*argv, "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["schema_version"] == 1
+
+
+def test_show_json_holds_what_the_table_shows() -> None:
+    doc = json.loads(bellum("empire", "show", "--world", A, "--as", "1", "0,0", "--json").stdout)
+    assert doc["nation"] == {"cnum": 1, "name": "1", "money": 25000, "btu": 640, "tech": 100.0}
+    (sect,) = doc["sectors"]
+    assert sect["sect"] == "0,0" and sect["mil"] == 200 and sect["des"] == "wilderness"
+    table = bellum("empire", "show", "--world", A, "--as", "1", "0,0").stdout
+    assert "     0,0  wilderness       1   1 100" in table
+
+
+def test_strength_json_matches_its_table() -> None:
+    b = str(EX / "vector-b.toml")
+    doc = json.loads(bellum("empire", "strength", "--world", b, "--as", "2", "--json").stdout)
+    first = doc["sectors"][0]
+    assert (first["sect"], first["units"], first["total"]) == ("2,0", 57, 135)
+    table = bellum("empire", "strength", "--world", b, "--as", "2").stdout
+    assert "   2,0 -    100%   10     57      0  2.00      135         0      135" in table
+
+
+def test_rules_json_marks_the_profile_in_use() -> None:
+    doc = json.loads(bellum("empire", "rules", "--profile", "info-page", "--json").stdout)
+    assert doc["profile"] == "info-page"
+    values = {r["name"]: r["value"] for r in doc["rules"]}
+    assert values["info-page"] is True and values["server-4.4.1"] is False
+    assert values["info_fight"] is True
+
+
+def test_option_profile_is_the_profile_as_in_a_world_file() -> None:
+    by_option = bellum("empire", "rules", "--option", "profile=info-page", "--json")
+    by_profile = bellum("empire", "rules", "--profile", "info-page", "--json")
+    assert by_option.returncode == 0 and by_option.stdout == by_profile.stdout
+    r = bellum("empire", "rules", "--option", "profile=info-page", "--profile", "server-4.4.1")
+    assert r.returncode == 2 and "give the profile once" in r.stderr
+
+
+def test_an_option_given_with_the_profile_still_wins() -> None:
+    doc = json.loads(
+        bellum(
+            "empire", "rules", "--option", "info_fight=0", "--option", "profile=info-page", "--json"
+        ).stdout
+    )
+    assert {r["name"]: r["value"] for r in doc["rules"]}["info_fight"] is False
+
+
+def test_show_sectors_lists_only_the_units_there() -> None:
+    scouts = str(EX / "scouts.toml")
+    there = bellum("empire", "show", "--world", scouts, "--as", "1", "-14,2", "--json")
+    assert {u["sect"] for u in json.loads(there.stdout)["units"]} == {"-14,2"}
+    mine = bellum("empire", "show", "--world", scouts, "--as", "1", "--json")
+    assert {u["owner"] for u in json.loads(mine.stdout)["units"]} == {1}
+
+
+def test_show_has_no_fog_of_war_mines_included() -> None:
+    doc = json.loads(bellum("empire", "show", "--world", str(EX / "reaction.toml"), "--as", "1",
+                            "2,0", "--json").stdout)  # fmt: skip
+    assert doc["sectors"][0]["owner"] == 2 and doc["sectors"][0]["mines"] == 10
+
+
+def test_a_negative_country_is_quoted_as_typed() -> None:
+    r = bellum("empire", "show", "--world", A, "--as", "-1")
+    assert r.returncode == 2 and "no country '-1' in this world" in r.stderr
+
+
+def test_a_world_file_cannot_name_two_countries_alike(tmp_path: Path) -> None:
+    world = tmp_path / "w.toml"
+    world.write_text(Path(A).read_text().replace('name = "2"', 'name = "1"'))
+    r = bellum("empire", "show", "--world", str(world), "--as", "1")
+    assert r.returncode == 1
+    assert r.stderr == "bellum: error: w.toml:nation[1]: name: '1' is already country 1's name\n"
+
+
+def test_a_name_two_countries_share_must_be_given_as_a_number() -> None:
+    world = load_world(A)
+    world.nations[2].name = world.nations[1].name = "Nord"
+    with pytest.raises(InputError, match="countries 1, 2 are all named 'Nord': give the number"):
+        world.find_nation("Nord")
+    assert world.find_nation("2") is world.nations[2]
+
+
+def test_a_world_file_says_its_schema_version(tmp_path: Path) -> None:
+    world = tmp_path / "w.toml"
+    world.write_text(Path(A).read_text().replace("schema_version = 1\n", ""))
+    r = bellum("empire", "show", "--world", str(world), "--as", "1")
+    assert r.returncode == 1
+    assert r.stderr == (
+        "bellum: error: w.toml: schema_version: missing: a world file starts with"
+        " schema_version = 1\n"
+    )
+
+
+def test_a_refused_attack_names_its_target_in_json() -> None:
+    r = bellum("empire", "attack", "10,0", "--world", A, "--as", "1", "--seed", "1", "--json")
+    doc = json.loads(r.stdout)
+    assert r.returncode == 1 and doc["outcome"] == "refused" and doc["target"] == "10,0"
+
+
+def test_replay_of_a_negative_id_is_a_range_error(tmp_path: Path) -> None:
+    r = bellum("empire", "replay", "-1", "--db", str(tmp_path / "x.db"))
+    assert r.returncode == 2 and "-1 is not in the range" in r.stderr
+
+
+def test_a_bad_world_size_in_an_econfig_blames_the_econfig(tmp_path: Path) -> None:
+    econfig = tmp_path / "econfig"
+    econfig.write_text("WORLD_X 63\nWORLD_Y 32\n")
+    dump = tmp_path / "d.xdump"
+    dump.write_text("")
+    r = bellum("empire", "world", "import", str(dump), "--db", str(tmp_path / "d.db"),
+               "--econfig", str(econfig))  # fmt: skip
+    assert r.returncode == 1
+    assert r.stderr == (
+        f"bellum: error: {econfig}: WORLD_X and WORLD_Y: world size must be positive and even,"
+        " not 63x32\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("content", "problem"),
+    [
+        (b"x = \n", "malformed TOML: Invalid value (at line 1, column 5)"),
+        (b"\xff\xfe", "not a UTF-8 text file"),
+    ],
+    ids=["malformed", "binary"],
+)
+def test_both_games_word_a_bad_toml_file_alike(
+    tmp_path: Path, content: bytes, problem: str
+) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_bytes(content)
+    empire = bellum("empire", "show", "--world", "bad.toml", "--as", "1", cwd=tmp_path)
+    panzer = bellum("panzer", "explain", "bad.toml", cwd=tmp_path)
+    assert empire.stderr == panzer.stderr == f"bellum: error: bad.toml: {problem}\n"
+
+
+def test_the_five_combat_commands_list_their_options_alike() -> None:
+    import click
+
+    from bellum.cli.app import cli
+
+    ctx = click.Context(cli)
+    empire = cli.get_command(ctx, "empire")
+    assert isinstance(empire, click.Group)
+    shapes = {
+        name: [p.name for p in empire.get_command(ctx, name).params if isinstance(p, click.Option)]  # type: ignore[union-attr]
+        for name in ("attack", "assault", "board", "lboard", "paradrop")
+    }
+    assert len({tuple(options) for options in shapes.values()}) == 1, shapes
+    assert shapes["attack"][:4] == ["world_path", "db", "country", "seed"]

@@ -1,0 +1,82 @@
+"""Every malformed command line is one line on standard error, ``bellum: error: ...``, with
+exit status 2 and nothing on standard output: never click's ``Usage:/Try/Error:`` block."""
+
+from __future__ import annotations
+
+import pytest
+
+from clirunner import ROOT, bellum
+
+A = str(ROOT / "examples" / "empire" / "vector-a.toml")
+P = str(ROOT / "examples" / "panzer" / "bocage.toml")
+HERE = str(ROOT)
+
+BAD = {
+    "unknown command": ["nope"],
+    "unknown subcommand": ["empire", "nope"],
+    "unknown option": ["empire", "attack", "2,0", "--world", A, "--as", "1", "--sed", "1"],
+    "unknown root option": ["--nope"],
+    "seed not a number": ["empire", "attack", "2,0", "--world", A, "--as", "1", "--seed", "x"],
+    "seed negative": ["empire", "attack", "2,0", "--world", A, "--as", "1", "--seed", "-1"],
+    "seed too large": ["empire", "attack", "--world", A, "--as", "1", "--seed", str(2**64)],
+    "missing --as": ["empire", "attack", "2,0", "--world", A],
+    "option without value": ["empire", "attack", "2,0", "--world", A, "--as"],
+    "world is a directory": ["empire", "attack", "2,0", "--world", HERE, "--as", "1"],
+    "out is a directory": ["empire", "attack", "2,0", "--world", A, "--as", "1", "--out", HERE],
+    "db is a directory": ["empire", "show", "--db", HERE, "--as", "1"],
+    "bad profile": ["empire", "rules", "--profile", "nope"],
+    "show without --as": ["empire", "show", "--world", A],
+    "strength bad profile": ["empire", "strength", "--world", A, "--as", "1", "--profile", "x"],
+    "board too many words": ["empire", "board", "1", "2", "3", "--world", A, "--as", "1"],
+    "world new dir": ["empire", "world", "new", "--db", HERE],
+    "world import missing dump": ["empire", "world", "import"],
+    "world import dir": ["empire", "world", "import", HERE],
+    "world export without --out": ["empire", "world", "export"],
+    "replay not a number": ["empire", "replay", "x"],
+    "replay zero": ["empire", "replay", "0"],
+    "history unknown option": ["empire", "history", "--nope"],
+    "odds fight att not a number": ["odds", "fight", "--att", "x", "--def", "1"],
+    "odds fight missing --def": ["odds", "fight", "--att", "10"],
+    "odds fight bad model": ["odds", "fight", "--att", "1", "--def", "1", "--model", "x"],
+    "odds fight bad float": ["odds", "fight", "--att", "1", "--def", "1", "--att-mult", "x"],
+    "odds fight plot dir": ["odds", "fight", "--att", "1", "--def", "1", "--plot", HERE],
+    "empire odds missing target": ["empire", "odds", "--world", A, "--as", "1"],
+    "empire odds bad unit": ["empire", "odds", "2,0", "--world", A, "--as", "1", "--unit", "x"],
+    "empire odds bad runs": ["empire", "odds", "2,0", "--world", A, "--as", "1", "--runs", "0"],
+    "panzer assault missing scenario": ["panzer", "assault"],
+    "panzer assault scenario is a dir": ["panzer", "assault", HERE],
+    "panzer assault bad seed": ["panzer", "assault", P, "--seed", "x"],
+    "panzer odds unknown option": ["panzer", "odds", P, "--nope"],
+    "panzer extra argument": ["panzer", "explain", P, P],
+}
+
+
+@pytest.mark.parametrize("argv", BAD.values(), ids=BAD.keys())
+def test_a_malformed_command_line_is_one_line_with_status_2(argv: list[str]) -> None:
+    r = bellum(*argv)
+    assert r.returncode == 2, r
+    assert r.stdout == ""
+    assert r.stderr.startswith("bellum: error: ")
+    assert r.stderr.count("\n") == 1 and r.stderr.endswith("\n"), r.stderr
+    assert "Usage:" not in r.stderr and "Try '" not in r.stderr
+
+
+def test_the_line_names_the_help_to_read() -> None:
+    r = bellum("empire", "attack", "2,0", "--world", A)
+    assert r.stderr == "bellum: error: missing option '--as'; see 'bellum empire attack --help'\n"
+
+
+def test_a_near_miss_suggests_the_option() -> None:
+    r = bellum("empire", "attack", "2,0", "--world", A, "--as", "1", "--seeed", "1")
+    assert r.stderr.startswith("bellum: error: no such option '--seeed' (did you mean --seed?)")
+
+
+def test_a_group_alone_shows_its_help() -> None:
+    r = bellum("empire")
+    assert r.returncode == 2
+    assert "Commands:" in r.stderr and "attack" in r.stderr
+
+
+def test_help_is_not_an_error() -> None:
+    r = bellum("empire", "attack", "--help")
+    assert r.returncode == 0 and r.stdout.startswith("Usage: bellum empire attack")

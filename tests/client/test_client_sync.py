@@ -1,0 +1,54 @@
+"""A player's sync, replayed from a conversation recorded with the real server (no server needed)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from client_support import FakeServer, conversation
+
+from bellum.client import SeedCounter, Session
+from bellum.client.live import compare, sync
+from bellum.empire.io.sqlite.store import Store
+from bellum.empire.world import Relation
+
+
+def test_client_sync_of_a_player_from_a_recorded_conversation(tmp_path: Path) -> None:
+    db = tmp_path / "w.db"
+    with FakeServer(conversation("player-sync")) as server:
+        with Session.open(server.address, country="1", password="1") as session:
+            done = sync(session, db)
+        assert session.commands_sent == 64  # xdump reads only
+    assert server.errors == []
+    world = done.world
+    assert (world.geometry.width, world.geometry.height) == (32, 16)
+    assert world.fog is not None and world.fog.viewer == 1
+    assert sorted(world.sectors) == [(0, 0), (22, 0)]
+    assert list(world.planes) == [0] and world.units == {}
+    assert world.nations[1].relations == {2: Relation.AT_WAR}
+    assert world.option("BLITZ") is True
+    assert done.refused == {}
+    store = Store.open(db)
+    try:
+        (entry,) = store.history()
+        assert (entry.command, entry.words(), entry.server) == ("sync", [server.address],
+                                                                 server.address)  # fmt: skip
+        assert store.world().fog == world.fog
+    finally:
+        store.close()
+
+
+def test_client_sync_seed_counter_follows_the_server() -> None:
+    seeds = SeedCounter(commands=20)
+    assert seeds.next_seed == 21
+    assert seeds.count("attack 2,0", "2,0 is a 100% 2 highway...\n") == 21
+    assert seeds.count("atack 2,0", '"atack" is not a legal command\n') is None
+    assert seeds.count("attack 2,0", "You don't have the BTUs, bozo\n") is None
+    assert seeds.count("__cmd added 21 0 0", "") is None
+    assert seeds.next_seed == 1  # the test suite's way to pick the next command's seed
+    assert seeds.count("xdump nat *", "XDUMP nat 17\n/0\n") == 1
+
+
+def test_client_sync_transcripts_compare_line_by_line() -> None:
+    assert compare("a\nb\n", "a\nb\n") == []
+    assert compare("a\nb\n", "a\nc\n") == ["line 2: server 'b', bellum 'c'"]
+    assert compare("a\nb\n", "a\n") == ["length: server 2 lines, bellum 1 lines"]

@@ -1,0 +1,152 @@
+"""Every command the README, docs/ and the example files show runs as printed.
+
+The commands are taken from the ``sh`` and ``console`` code blocks of README.md and
+docs/*.md, and from the ``#   bellum ...`` lines at the top of the example files.  Each
+file's commands run in order, in a fresh folder holding ``examples/`` (so what they
+write, such as ``after.toml`` or ``game.db``, lands there), through ``bash`` with the
+installed ``bellum`` first on the PATH: as a reader would type them.  A command must
+exit 0, unless its ``console`` block shows a ``bellum: error:`` line, which must then be
+what it prints.  The real dumps that docs/store.md imports come from ``../shared``.
+
+Long runs keep their options but not their length: the counts in :data:`SHORTER` are
+cut, so the suite stays quick while every option is still checked; a server (``bellum
+serve`` without ``--get``) answers one request through its app (``--get /.json``) instead
+of listening.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from shareddata import shared_path
+
+ROOT = Path(__file__).resolve().parents[1]
+DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+EXAMPLES = sorted((ROOT / "examples").glob("*/*.toml"))
+
+#: A long run and the shorter one the test makes instead.
+SHORTER = [
+    (re.compile(r"--resolver-runs \d+"), "--resolver-runs 20"),
+    (re.compile(r"--check \d+"), "--check 100"),
+    (re.compile(r"--target-error 0\.001"), "--target-error 0.05"),
+    (re.compile(r"^(bellum serve(?!.*--get)[^#]*?)\s*(#.*)?$"), r"\1 --get /.json"),
+]
+#: Commands that talk to a live Empire server, and the document that is all about one:
+#: tests/live runs them against a real server.
+NEEDS_SERVER = re.compile(r"bellum empire sync |--live ")
+SERVER_DOCS = {"live.md"}
+#: Commands shown to end in a refusal or an abort (exit status 1), by where they are.
+REFUSED = {"empire/scouts.toml": "the example aborts the attack at 'Are you sure'"}
+#: Files in ../shared that commands of the docs read from their folder.
+SHARED_FILES = {
+    "smoke-final.xdump": ("data", "empire-dumps", "smoke-final.xdump"),
+    "fire-final.xdump": ("data", "empire-dumps", "fire-final.xdump"),
+    "S5.xdump": ("data", "empire-paradrop", "S5.xdump"),
+    "S5b.xdump": ("data", "empire-paradrop", "S5b.xdump"),
+}
+
+
+@dataclass
+class Shown:
+    """A command as a document shows it, and the error line it shows after it, if any."""
+
+    where: str
+    command: str
+    error: str | None = None
+
+
+def commands_in_markdown(path: Path) -> list[Shown]:
+    shown: list[Shown] = []
+    lang: str | None = None
+    block = 0  # where the current block's commands start in ``shown``
+    for n, line in enumerate(path.read_text().splitlines(), 1):
+        if line.strip().startswith("```"):
+            lang = line.strip()[3:].strip() if lang is None else None
+            block = len(shown)
+            continue
+        if lang is None:
+            continue
+        text = line.strip()
+        if lang in ("sh", "console", "") and text.startswith("$ "):
+            shown.append(Shown(f"{path.name}:{n}", text[2:]))
+        elif lang == "sh" and re.match(r"(printf .*\| )?bellum ", text):
+            shown.append(Shown(f"{path.name}:{n}", text))
+        elif text.startswith("bellum: error:") and len(shown) > block:
+            shown[-1].error = text
+    return shown
+
+
+def commands_in_example(path: Path) -> list[Shown]:
+    return [
+        Shown(f"{path.parent.name}/{path.name}:{n}", line[4:].strip())
+        for n, line in enumerate(path.read_text().splitlines(), 1)
+        if re.match(r"#   (printf .*\| )?bellum ", line)
+    ]
+
+
+def documents() -> list[tuple[str, list[Shown]]]:
+    found = [(p.name, commands_in_markdown(p)) for p in DOCS]
+    found += [(f"{p.parent.name}/{p.name}", commands_in_example(p)) for p in EXAMPLES]
+    return [(name, shown) for name, shown in found if shown and name not in SERVER_DOCS]
+
+
+def test_the_documents_show_commands() -> None:
+    names = [name for name, _ in documents()]
+    assert "README.md" in names and "empire-cli.md" in names and "store.md" in names
+    assert len([n for n in names if n.startswith("empire/")]) >= 15
+
+
+@pytest.mark.parametrize(("name", "shown"), documents(), ids=[n for n, _ in documents()])
+def test_every_documented_command_runs_as_printed(
+    name: str, shown: list[Shown], tmp_path: Path
+) -> None:
+    (tmp_path / "examples").symlink_to(ROOT / "examples")
+    env = dict(os.environ)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env.pop("NO_COLOR", None)
+    for s in shown:
+        command = s.command
+        if NEEDS_SERVER.search(command):
+            continue
+        for pattern, shorter in SHORTER:
+            command = pattern.sub(shorter, command)
+        for file, parts in SHARED_FILES.items():
+            if file in command.split() and not (tmp_path / file).exists():
+                shutil.copy(shared_path(*parts), tmp_path / file)
+        done = subprocess.run(
+            ["bash", "-c", command],
+            cwd=tmp_path,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if s.error is not None:
+            assert done.returncode == 2, f"{s.where}: {s.command}: {done.stderr}"
+            assert done.stderr.splitlines()[-1] == s.error, s.where
+            continue
+        status = 1 if name in REFUSED else 0
+        assert done.returncode == status, f"{s.where}: {s.command}\n{done.stdout}{done.stderr}"
+        assert "Traceback" not in done.stderr, s.where
+    # What they wrote, run from a clone, must not show up as new files in git status.
+    written = sorted(
+        p.name for p in tmp_path.iterdir() if p.name != "examples" and p.name not in SHARED_FILES
+    )
+    if written:
+        check = subprocess.run(
+            ["git", "check-ignore", "--no-index", *written],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert sorted(check.stdout.split()) == written, "not in .gitignore"
