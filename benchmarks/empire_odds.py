@@ -17,6 +17,8 @@ import sys
 import time
 from pathlib import Path
 
+from user_env import user_env
+
 ROOT = Path(__file__).resolve().parents[1]
 CASES = [
     ("vector-a", ["attack", "2,0", "--mil", "0,0=150"]),
@@ -46,11 +48,13 @@ def main() -> None:
             "1",
             "--json",
         ]
+        env = user_env()
+        subprocess.run(cmd, capture_output=True, check=True, env=env)  # writes the bytecode
         walls = []
         method = ""
         for _ in range(3):
             start = time.perf_counter()
-            out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
+            out = subprocess.run(cmd, capture_output=True, text=True, check=True, env=env).stdout
             walls.append(time.perf_counter() - start)
             method = json.loads(out)["method"]
         case = {"case": f"empire odds {name}", "method": method}

@@ -24,6 +24,8 @@ import subprocess
 import sys
 import time
 
+from user_env import user_env
+
 #: name, arguments after ``python``, target in seconds (issue 16) or None.
 CASES: list[tuple[str, list[str], float | None]] = [
     ("bellum --help", ["-m", "bellum", "--help"], 0.15),
@@ -85,7 +87,7 @@ def main() -> None:
         "--importtime", action="store_true", help="also list the slowest imports of --help"
     )
     args = parser.parse_args()
-    env = dict(os.environ)
+    env = user_env()
     if args.src:
         env["PYTHONPATH"] = os.path.abspath(args.src)
     floor, floor_cpu = best(FLOOR, env, args.repeat)
