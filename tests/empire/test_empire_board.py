@@ -399,7 +399,7 @@ LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-sector>]\n"
             "usage",
         ),
         ("-1", "0", BOARD_USAGE, "usage"),
-        # C's atoi, as 4.4.1 reads it (checked on the real server): 'x' is ship 0
+        # C's atoi, as 4.4.1 reads it: 'x' is ship 0 (tests/vectors/board-bad-victim.toml)
         ("x", "0", "Boarding yourself?  Try using the 'tend' command.\nBoard aborted\n", "refused"),
         ("9", "0", "Ship #9 is not in the same sector!\nBoard aborted\n", "refused"),
         ("6", "0", "Boarding yourself?  Try using the 'tend' command.\nBoard aborted\n", "refused"),

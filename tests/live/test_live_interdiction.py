@@ -1,19 +1,18 @@
-"""A known difference, kept as a strict expected failure: interdiction of the units that
-move in after an attack (INTERDICT_ATT, on in 4.4.1's default configuration).
+"""Interdiction of the units that move in after an attack (INTERDICT_ATT, on in 4.4.1's
+default configuration), checked against the live server.
 
 2's artillery at 4,0 has an interdiction mission over 2,0; 1's two cavalry help take 2,0
 and move in.  The server prints '2 art  artillery #0 fires at you at 2,0', does not
 halve the volley for aim when the target is a sector, files news (a draw), reports each
-unit's damage ('\tcav  cavalry #1 takes 18') and then 'damaged from'; bellum's
-mission_interdiction (combat/movein.py) does none of these yet.  The fix means porting the
-server's unit_interdict, plane missions included (docs/live.md, "What still differs").
+unit's damage ('\tcav  cavalry #1 takes 18') and then 'damaged from'.  bellum runs the
+server's mission engine for it (combat/missions.py); the recorded vectors
+attack-interdiction and attack-interdicted pin the same rules draw by draw.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from live_support import DEITY, DEITY_PASSWORD, FRONT, EmpireGame
 
 from bellum.client.live import play
@@ -36,7 +35,6 @@ INTERDICTION = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="mission interdiction of units moving in differs (above)")
 def test_live_interdiction_of_units_moving_in(empire_game: EmpireGame, tmp_path: Path) -> None:
     empire_game.deity(*INTERDICTION)
     with empire_game.session("1", "1") as me, empire_game.session(DEITY, DEITY_PASSWORD) as god:

@@ -12,6 +12,7 @@ replays each vector through bellum.
 from __future__ import annotations
 
 import re
+import struct
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ from typing import Any
 
 import tomli_w
 
+from bellum.empire.io.toml import load_world
 from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
 from bellum.empire.world import World
 
@@ -32,10 +34,17 @@ UNIT_FIELDS = ("owner", "eff", "mob", "xy", "ship", "land")
 def command_output(text: str) -> str:
     """What the second command printed: between its prompt and the next one.
 
-    The client ends each command's output with one newline of its own.
+    The client ends each command's output with one newline of its own.  When
+    the answers run out at a prompt the session ends there, inside the command.
     """
     parts = PROMPT.split(text)
+    if len(parts) > 4:
+        sys.exit(f"more answers than prompts: {len(parts) - 3} commands ran")
     out = parts[2]
+    if len(parts) == 3:
+        # Input ran out at one of the command's prompts: the server said goodbye.
+        out = out[: out.rindex("Bye-bye\n")]
+        return out
     return out[:-1] if out.endswith("\n") else out
 
 
@@ -70,6 +79,27 @@ def changes(before: World, after: World) -> dict[str, list[dict[str, Any]]]:
     return {k: v for k, v in found.items() if v}
 
 
+def telegrams(tel_dir: Path) -> dict[str, str]:
+    """The text of every telegram the command sent, by recipient (country number as text).
+
+    A mailbox is a run of records: a 16-byte header (sender, type, continuation
+    flag, body length, date) and the body.
+    """
+    found: dict[str, str] = {}
+    for f in tel_dir.glob("tel*"):
+        if f.name == "tel0":
+            continue  # the deity's mailbox: bellum's worlds have no deity to tell
+        data = f.read_bytes()
+        body, i = [], 0
+        while i < len(data):
+            (length,) = struct.unpack_from("<I", data, i + 4)
+            body.append(data[i + 16 : i + 16 + length].decode("latin-1"))
+            i += 16 + length
+        if body:
+            found[f.name[3:]] = "".join(body)
+    return dict(sorted(found.items(), key=lambda kv: int(kv[0])))
+
+
 def main(argv: list[str]) -> None:
     about = ""
     if "--about" in argv:
@@ -86,6 +116,17 @@ def main(argv: list[str]) -> None:
     subprocess.run([str(HERE / "scenario.sh"), str(work)], check=True)
     size = tuple(int(v) for v in (work / "size").read_text().split())
     before = dump_to_world(read_dump(work / "initial.xdump"), size)
+    meant = load_world(ROOT / world)
+    for kind, rows in changes(meant, before).items():
+        for row in rows:
+            print(f"warning: the server keeps {kind} {row} otherwise", file=sys.stderr)
+    for kind in ("units", "ships", "planes"):
+        for uid, o in getattr(meant, kind).items():
+            there = getattr(before, kind).get(uid)
+            if there is not None and there.tech != o.tech:
+                print(
+                    f"warning: the server has {kind} #{uid} at tech {there.tech}", file=sys.stderr
+                )
     after = dump_to_world(read_dump(work / "final.xdump"), size)
     doc: dict[str, Any] = {
         "about": about,
@@ -94,6 +135,7 @@ def main(argv: list[str]) -> None:
         "answers": answers,
         "seed": int(seed),
         "transcript": command_output((work / "out.txt").read_text()),
+        "telegrams": telegrams(work / "run" / "data" / "tel"),
         "after": changes(before, after),
     }
     dest = ROOT / "tests" / "vectors" / f"{name}.toml"

@@ -7,6 +7,7 @@
 # DIR/setupN     commands country N types before the game starts (missions...)
 # DIR/cmds       what country 1 types (the first line shifts the seed: __cmd added -S 0 0)
 # DIR/size       "WORLD_X WORLD_Y" (default 32 16)
+# DIR/names      "cnum name" per country (players log in by name)
 #
 # Writes DIR/initial.xdump, DIR/out.txt (the player's client output),
 # DIR/final.xdump and DIR/tel.txt (the telegrams the command sent).
@@ -41,19 +42,21 @@ stop() {
 }
 trap '[ -n "$PID" ] && kill "$PID" 2>/dev/null || true' EXIT
 client() { grep -v '^|' | "$E/bin/empire" -s "127.0.0.1:$PORT" "$1" "$2" 2>&1 || true; }
+# A country logs in by name, its password its name (DIR/names: "cnum name" lines).
+name() { awk -v n="$1" '$1 == n { print $2 }' "$D/names" 2>/dev/null | grep . || echo "$1"; }
 start
 client POGO peter <"$D/setup" >"$D/setup.out"
 for f in "$D"/setup[0-9]*; do
     [ -f "$f" ] || continue
     n=${f##*/setup}
-    client "$n" "$n" <"$f" >>"$D/setup.out"
+    client "$(name "$n")" "$(name "$n")" <"$f" >>"$D/setup.out"
 done
 echo 'edit c * ?tgms>0 t 0' | client POGO peter >/dev/null
 stop
 "$E/sbin/empdump" -e "$OUT/econfig" -x >"$D/initial.xdump"
 for f in "$OUT"/data/tel/*; do : >"$f"; done
 start
-client 1 1 <"$D/cmds" >"$D/out.txt"
+client "$(name 1)" "$(name 1)" <"$D/cmds" >"$D/out.txt"
 stop
 "$E/sbin/empdump" -e "$OUT/econfig" -x >"$D/final.xdump"
 for f in "$OUT"/data/tel/tel*; do

@@ -585,6 +585,7 @@ def _sams(c: Combat, d: Defence, intruders: list[Flight]) -> None:
             break
     if not first:
         c.notify(a, "")
+        c.notify(cn, "")
 
 
 def _air_to_air(c: Combat, intruders: list[Flight], fighters: list[Flight]) -> None:
@@ -664,6 +665,7 @@ def intercept(c: Combat, d: Defence, bombers: list[Flight], escorts: list[Flight
     _air_to_air(c, escorts, rising)
     _air_to_air(c, bombers, rising)
     c.notify(a, "")
+    c.notify(cn, "")
     land(c, rising)
     for f in rising:
         d.launched.discard(f.plane.uid)

@@ -381,6 +381,8 @@ class World:
         return self.rel(c, friend) == Relation.ALLIED and self.rel(c, foe) == Relation.AT_WAR
 
     def name_of(self, cnum: int) -> str:
+        """A country's name; country 0 is the deity (``POGO`` in a new 4.4.1 game, so an
+        unowned sector is shown as ``a 0% POGO sea``)."""
         n = self.nations.get(cnum)
         return n.name if n else self.deity_name if cnum == 0 else f"country #{cnum}"
 

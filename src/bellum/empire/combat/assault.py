@@ -11,7 +11,7 @@ box (§13.3-13.4).
 from __future__ import annotations
 
 from bellum.dice import ServerRandom
-from bellum.empire.combat import force, target
+from bellum.empire.combat import flows, force, target
 from bellum.empire.combat.conclude import assault_cost, conclude, move_in, pay
 from bellum.empire.combat.flows import (
     ask_arg,
@@ -85,7 +85,7 @@ def _flow(
         wanted = (True, True, True, True)
     o = OffObject(ship=sh, infected=infected(sh.plague))
     c.offs = [o]
-    ask_mil(c, o, lambda avail: assault_limit(c, sh, t, avail))
+    ask_mil(c, o, lambda avail: assault_limit(c, sh, t, avail), announce=False)
     force.ask_units(c, o, force.ArmyAnswers(c))
     if t.owner == c.aggressor:
         _reinforce(c, o, result)
@@ -102,13 +102,17 @@ def _flow(
 
 
 def check_assault(c: Combat, uid: int, t: Sector) -> Ship:
-    """§1.2 assault items 2-6, each ending the command with ``Assault aborted``."""
+    """§1.2 assault items 2-6, each ending the command with ``Assault aborted``.
+
+    Like the server, a look at the ship says how little mil it has first.
+    """
     w = c.world
     sh = w.ships.get(uid)
-    problem = None
     if sh is None or sh.owner != c.aggressor:
-        problem = f"Ship #{uid} is not your ship!"
-    elif sh.xy != t.xy and not w.sector(sh.xy).type.is_sea:
+        raise Failure(f"Ship #{uid} is not your ship!\nAssault aborted", ended_ok=True)
+    flows.announce_mil(c, OffObject(ship=sh))
+    problem: str | None
+    if sh.xy != t.xy and not w.sector(sh.xy).type.is_sea:
         problem = f"{sh.title()} can not assault from that far inland!"
     elif w.geometry.mapdist(sh.xy, t.xy) > 1:
         problem = "You'll have to get there first..."
@@ -116,7 +120,6 @@ def check_assault(c: Combat, uid: int, t: Sector) -> Ship:
         problem = target.passable_or_abort(c, t)
     if problem:
         raise Failure(f"{problem}\nAssault aborted", ended_ok=True)
-    assert sh is not None
     return sh
 
 

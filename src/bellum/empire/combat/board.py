@@ -12,21 +12,20 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bellum.dice import ServerRandom
-from bellum.empire.combat import defenders, force, support
-from bellum.empire.combat.capture import pct
+from bellum.empire.combat import damage, defenders, force, support
 from bellum.empire.combat.conclude import conclude
 from bellum.empire.combat.flows import (
-    Lost,
-    ask_arg,
+    announce_mil,
     ask_mil,
     ask_number,
+    ask_word,
     fight_out,
     initial_strength,
     run_flow,
 )
-from bellum.empire.combat.movein import _unit_hit
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.combat.state import (
+    Aborted,
     Combat,
     Failure,
     Fighter,
@@ -38,11 +37,10 @@ from bellum.empire.combat.state import (
     ldround,
     roundint10,
 )
-from bellum.empire.combat.strength import sector_defense
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import techfact
-from bellum.empire.world import ITEMS, LandUnit, Relation, Sector, Ship, World
+from bellum.empire.world import LandUnit, Relation, Sector, Ship, World
 from bellum.errors import UsageError
 
 BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP>|<from-sector>]"
@@ -129,9 +127,7 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     w = c.world
     a = c.aggressor
     vnum = ask_number(c, victim, "Victim ship #?  ", BOARD_USAGE)
-    src = ask_arg(c, source, "Boarding party from? ")
-    if src is None:
-        raise UsageFailure(BOARD_USAGE)
+    src = ask_word(c, source, "Boarding party from? ", BOARD_USAGE)
     o: OffObject
     if _is_sector(src):
         s = _own_sector(c, src, BOARD_USAGE)
@@ -146,8 +142,10 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
                 + BOARD_USAGE
             )
         o = OffObject(sector=s, infected=infected(s.plague))
-    else:  # a ship number, read with atoi: "" is ship 0 and "1/2" ship 1 (as on 4.4.1)
+    else:  # a ship number, read with atoi: "1/2" is ship 1, a negative one a usage error
         snum = atoi(src)
+        if snum < 0:
+            raise UsageFailure(BOARD_USAGE)
         o = OffObject(ship=w.ships.get(snum))
     v = w.ships.get(vnum)
     if v is None or v.owner == 0:
@@ -159,29 +157,42 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
         if sh is None or sh.owner != a:
             raise _refuse(c, f"Ship #{snum} is not your ship!")
         o.infected = infected(sh.plague)
-    if o.xy != v.xy:
-        raise _refuse(c, f"Ship #{vnum} is not in the same sector!")
-    if sh is not None:
-        if sh.mob <= 0:
-            raise _refuse(c, f"{sh.title()} has no mobility!")
-        if techfact(sh.tech, sh.speed) * sh.eff <= techfact(v.tech, v.speed) * v.eff:
-            c.tell(v.owner, f"{c.natid(a)} {sh.title()} failed to catch {v.title()}")
-            raise _refuse(c, "Victim ship moves faster than you do!")
-    if v.type.has("sub") and w.sector(v.xy).type.is_sea:
-        raise _refuse(c, "You can't board a submarine!")
+        announce_mil(c, o)
+        if sh.xy != v.xy and not w.sector(sh.xy).type.is_sea:
+            raise _refuse(c, f"{sh.title()} can not board from that far inland!")
+    else:
+        announce_mil(c, o)
+    problem = _cannot_board(c, o, v)
+    if problem:
+        raise _refuse(c, problem)
     c.target_ship, c.defender = v, v.owner
     c.offs = [o]
     result.defender, result.target = v.owner, v.title()
-    approach_fire(c, o, v, result)
+    avail = max(0, o.mil - 1)
+    if approach_fire(c, o, v, result):
+        # The server looks at the boarders again: what the shells left of them,
+        # and whether they can still catch the victim.
+        if sh is not None and (sh.uid not in w.ships or sh.owner != a):
+            c.say(f"Ship #{sh.uid} is not your ship!")
+            raise Aborted
+        if avail and avail + 1 > o.mil:
+            where = f"on {sh.title()}" if sh is not None else f"in {c.at(o.xy)}"
+            c.say(
+                f"WARNING: Your mil {where} has been reduced from {avail} to {max(0, o.mil - 1)}!"
+            )
+        problem = _cannot_board(c, o, v)
+        if problem:
+            c.say(problem)
+            raise Aborted
     show_vessel(c, v)
-    ask_mil(c, o, lambda avail: _party_limit(c, o, v.type.milit, "ship", avail))
+    ask_mil(c, o, lambda avail: _party_limit(c, o, v.type.milit, "ship", avail), announce=False)
     if o.troops > 0:
         if sh is not None:
             o.pending += (v.speed // 2) * v.eff // 100
         else:
             o.pending += max(1, o.troops // 5)
-    aboard = sum(1 for u in w.units.values() if u.ship == v.uid)
-    force.ask_units(c, o, force.ArmyAnswers(c), most=max(0, v.type.nland - aboard))
+    # The server lets as many units board as the ship type carries, whatever is aboard.
+    force.ask_units(c, o, force.ArmyAnswers(c), most=v.type.nland)
     c.d_troops = v.mil
     c.target_infected = infected(v.plague)
     _fight(c, [u for u in w.units_at(v.xy) if u.ship == v.uid], result)
@@ -190,12 +201,26 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
         retreat_ship(c, afloat, afloat.owner)
 
 
+def _cannot_board(c: Combat, o: OffObject, v: Ship) -> str | None:
+    """Why the boarders cannot board ``v`` now (§1.2 board items), or None."""
+    sh = o.ship
+    if o.xy != v.xy:
+        return f"Ship #{v.uid} is not in the same sector!"
+    if sh is not None:
+        if sh.mob <= 0:
+            return f"{sh.title()} has no mobility!"
+        if techfact(sh.tech, sh.speed) * sh.eff <= techfact(v.tech, v.speed) * v.eff:
+            c.tell(v.owner, f"{c.natid(c.aggressor)} {sh.title()} failed to catch {v.title()}")
+            return "Victim ship moves faster than you do!"
+    if v.type.has("sub") and c.world.sector(v.xy).type.is_sea:
+        return "You can't board a submarine!"
+    return None
+
+
 def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:
     w = c.world
     unum = ask_number(c, victim, "Victim land unit #?  ", LBOARD_USAGE)
-    src = ask_arg(c, source, "Boarding party from? ")
-    if src is None:
-        raise UsageFailure(LBOARD_USAGE)
+    src = ask_word(c, source, "Boarding party from? ", LBOARD_USAGE)
     if not _is_sector(src):
         raise UsageFailure(f"You can only board land units from a sector.\n{LBOARD_USAGE}")
     s = _own_sector(c, src, LBOARD_USAGE)
@@ -206,17 +231,19 @@ def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: Comb
         raise _refuse(c, f"Land unit #{unum} is not in the same sector!")
     if u.owner == c.aggressor:
         raise _refuse(c, "Boarding yourself?  Try using the 'load' command.")
+    o = OffObject(sector=s, infected=infected(s.plague))
+    announce_mil(c, o)
     if u.xy != s.xy:
         raise _refuse(c, f"Land unit #{unum} is not in the same sector!")
     c.target_unit, c.defender = u, u.owner
-    o = OffObject(sector=s, infected=infected(s.plague))
     c.offs = [o]
     result.defender, result.target = u.owner, u.name()
     show_vessel(c, u)
     if u.type.has("spy"):
-        ask_mil(c, o, lambda avail: 1)
+        ask_mil(c, o, lambda avail: 1, announce=False)
     else:
-        ask_mil(c, o, lambda avail: _party_limit(c, o, u.type.milit, "unit", avail))
+        limit = _party_limit
+        ask_mil(c, o, lambda avail: limit(c, o, u.type.milit, "unit", avail), announce=False)
     if o.troops > 0:
         o.pending += max(1, o.troops // 5)
     c.d_troops = u.mil
@@ -261,8 +288,11 @@ def _fight(c: Combat, aboard: list[LandUnit], result: CombatResult) -> None:
     conclude(c, result)
 
 
-def approach_fire(c: Combat, o: OffObject, v: Ship, result: CombatResult) -> None:
-    """§5.5: the defender's ships near the victim (subs and the victim too) fire first."""
+def approach_fire(c: Combat, o: OffObject, v: Ship, result: CombatResult) -> bool:
+    """§5.5: the defender's ships near the victim (subs and the victim too) fire first.
+
+    Returns whether they hit the boarders.
+    """
     a, d = c.aggressor, c.defender
     off = c.off_name(o)
     c.say(f"Approaching {v.title()}...")
@@ -270,82 +300,33 @@ def approach_fire(c: Combat, o: OffObject, v: Ship, result: CombatResult) -> Non
     c.tell(d, f"{v.title()} is being approached by {seen_by_d}...")
     dam = support.ship_damage(c, a, d, at=v.xy, approach=True)
     if dam <= 0:
-        return
+        return False
     result.world_changed = True
     c.say("They're firing at us sir!")
     c.tell(d, f"Your fleet at {c.at(v.xy, d)} does {dam} damage to {seen_by_d}")
     if o.sector is not None:
+        damage.sector(c, o.sector, dam)
         c.say(f"Enemy fleet at {c.at(v.xy)} does {dam} damage to {off}")
-        sector_hit(c, o.sector, dam)
-        return
+        return True
     sh = o.ship
     assert sh is not None
-    ship_hit(c, sh, dam)
-    if sh.eff < 20:
-        c.tell(d, f"{sh.title()} sunk!")
-        c.say(f"{sh.title()} was just sunk!")
+    damage.ship(c, sh, dam)
+    if sh.eff < SHIP_MINEFF:
         _sink(c, sh)
-        raise Lost
+        c.tell(d, f"{sh.title()} sunk!")
+        c.news(d, f"{c.name(a)} is repelled by {c.name(d)} while attempting to board a ship", -3)
+    return True
 
 
 def _sink(c: Combat, sh: Ship) -> None:
-    """A sunk ship goes down with everything aboard."""
+    """A sunk ship goes down with everything aboard; its owner hears of it."""
     w = c.world
+    c.notify(sh.owner, f"\t{sh.title()} sunk!")
     for uid in [u.uid for u in w.units.values() if u.ship == sh.uid]:
         del w.units[uid]
     for pid in [p.uid for p in w.planes.values() if p.ship == sh.uid]:
         del w.planes[pid]
     del w.ships[sh.uid]
-
-
-def _items_damage(c: Combat, items: dict[str, int], p: int) -> None:
-    """Every commodity loses ``roundavg(n * p / 100)``; people scaled by ``people_damage``."""
-    for item in ITEMS:
-        n = items.get(item, 0)
-        lose = c.dice.roundavg(n * p * 0.01)
-        if item in PEOPLE:
-            lose = ldround(c.world.option("people_damage") * lose)
-        if n or lose:
-            items[item] = n - lose
-
-
-def ship_hit(c: Combat, sh: Ship, dam: int) -> None:
-    """§0.8: a ship hit by ``dam``, softened by its armor; its owner hears how hard."""
-    d = min(100, int(dam / (1 + sh.armor / 100)))
-    if d <= 0:
-        return
-    c.notify(sh.owner, f"\t{sh.title()} takes {d}")
-    sh.eff = c.dice.damage(sh.eff, d)
-    if sh.mob > 0:
-        sh.mob = c.dice.damage(sh.mob, d)
-    _items_damage(c, sh.items, d)
-
-
-def sector_hit(c: Combat, s: Sector, dam: int) -> None:
-    """§0.8: a sector hit by ``dam``: itself, its goods, then its units and parked planes."""
-    d1 = ldround(dam / sector_defense(s))
-    p = min(100, pct(d1))
-    s.eff = c.dice.damage(s.eff, p)
-    s.avail = c.dice.damage(s.avail, p)
-    s.road = c.dice.damage(s.road, p)
-    s.rail = c.dice.damage(s.rail, p)
-    s.defense = c.dice.damage(s.defense, p)
-    if s.mob > 0:
-        s.mob = c.dice.damage(s.mob, p)
-    _items_damage(c, s.items, p)
-    d2 = ldround(100.0 * (d1 * 0.3) / (d1 * 0.3 + 100.0))
-    if d2 <= 0:
-        return
-    w = c.world
-    for u in w.units_at(s.xy):
-        if u.owner == s.owner and not u.loaded:
-            _unit_hit(u, d2, c)
-    if d2 // 7 > 0:
-        for _, pl in sorted(w.planes.items()):
-            if pl.xy == s.xy and pl.owner == s.owner and pl.ship is None and pl.land is None:
-                pl.eff = c.dice.damage(pl.eff, d2 // 7)
-                if pl.mob > 0:
-                    pl.mob = c.dice.damage(pl.mob, d2 // 7)
 
 
 # -- retreat when boarded (§16.3) ----------------------------------------------------
@@ -520,7 +501,7 @@ def _mine(c: Combat, fleet: list[_Sailing], f: _Sailing) -> bool:
     m = 21.0 + c.dice.roll(21)
     if sh.type.has("sweep"):
         m /= 2.0
-    ship_hit(c, sh, ldround(m))
+    damage.ship(c, sh, ldround(m))
     s.mines -= 1
     if sh.eff < SHIP_MINEFF:
         _sink(c, sh)

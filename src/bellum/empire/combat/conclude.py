@@ -7,13 +7,13 @@ outcome and news, units written, capture, off-objects written, move-in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bellum.empire.combat import capture, fight, movein, target
 from bellum.empire.combat.result import COMMAND_BTU, CombatResult
 from bellum.empire.combat.state import Combat, Mode
 from bellum.empire.movement import attcost, unit_kind, unitcost
-from bellum.empire.world import LandUnit, Plague, Ship
+from bellum.empire.world import LandUnit, Plague, Sector, Ship
 
 
 @dataclass(frozen=True)
@@ -102,11 +102,13 @@ def assault_cost(c: Combat, u: LandUnit, ship: Ship | None) -> float:
     return float(cost)
 
 
-def unit_movein_cost(c: Combat, u: LandUnit) -> float:
-    """The mode's move-in cost of §13.3 for one attacking unit."""
+def unit_movein_cost(c: Combat, u: LandUnit, target: Sector | None = None) -> float:
+    """The mode's move-in cost of §13.3 for one attacking unit (attack: into ``target``,
+    by default the target as it is now)."""
     if c.mode is Mode.ATTACK:
-        assert c.target is not None
-        return unitcost(u, attcost(c.world, c.aggressor, c.target, unit_kind(u)))
+        target = target or c.target
+        assert target is not None
+        return unitcost(u, attcost(c.world, c.aggressor, target, unit_kind(u)))
     if c.mode in (Mode.BOARD, Mode.LBOARD):
         return BOARD_COST[u.type.has("marine")]
     ship = c.offs[0].ship if c.offs else None
@@ -151,6 +153,9 @@ def conclude(c: Combat, result: CombatResult) -> None:
         o.mil = o.mil - lost
     # 3. unit mobility, 4. the target's efficiency
     fight.unit_mobility(c)
+    # The occupier pays its way into the target as it was before this damage:
+    # the server charges it before it writes the damaged sector.
+    undamaged = replace(t) if t is not None else None
     if t is not None:
         capture.damage_target(c)
     else:
@@ -171,7 +176,7 @@ def conclude(c: Combat, result: CombatResult) -> None:
     captured = False
     if c.success:
         if t is not None:
-            if capture.occupy(c, lambda u: unit_movein_cost(c, u)):
+            if capture.occupy(c, lambda u: unit_movein_cost(c, u, undamaged)):
                 capture.take_sector(c, t)
                 captured = True
             elif t.civ == 0 and t.mil == 0 and not w.units_at(t.xy):
@@ -195,11 +200,15 @@ def conclude(c: Combat, result: CombatResult) -> None:
     if captured:
         if c.mode is Mode.ATTACK:
             movein.move_in_mil(c)
+            # The server reports the mil as they were before the units' move-in,
+            # whose interdiction may hurt them.
+            troops = victim.mil
             movein.move_in_units(c)
         else:
             move_in(c)
-        if victim.mil > 0:
-            c.say(f"{victim.mil} of your troops now occupy {c.target_name()}")
+            troops = victim.mil
+        if troops > 0:
+            c.say(f"{troops} of your troops now occupy {c.target_name()}")
     if c.money_made:
         c.say(f"You just made ${c.money_made}.00")
     if c.sneak:
@@ -296,7 +305,7 @@ def _take_unit(c: Combat, u: LandUnit) -> None:
 
 
 def _board_unit(c: Combat, u: LandUnit) -> None:
-    """A unit moving onto a captured ship (§13.4): it pays and goes aboard."""
+    """The unit that occupies a captured ship (§10.1): it pays and goes aboard."""
     ship = c.target_ship
     assert ship is not None
     pay(u, unit_movein_cost(c, u))
@@ -308,24 +317,7 @@ def _board_unit(c: Combat, u: LandUnit) -> None:
 def move_in(c: Combat) -> None:
     """§13.4: the victors' units, then the off-objects' troops (assault: with a lunch box)."""
     t = c.target
-    moved: list[LandUnit] = []
-    for f in list(c.a_units):
-        u = f.unit
-        if u.uid not in c.world.units:
-            continue
-        if c.target_ship is not None:
-            _board_unit(c, u)
-            continue
-        if t is None:
-            continue
-        pay(u, unit_movein_cost(c, u))
-        u.x, u.y = t.xy
-        u.ship = None
-        moved.append(u)
-        c.say(f"{u.name()} now occupies {c.at(t.xy)}")
-    landing_mines = c.world.option("INTERDICT_ATT") and not c.world.option("info_no_landing_mines")
-    if moved and landing_mines:
-        movein.mine_checks(c, list(reversed(moved)))
+    movein.move_land(c, list(c.a_units), lambda u: unit_movein_cost(c, u))
     victim = t or c.target_ship or c.target_unit
     assert victim is not None
     for o in c.offs:
@@ -334,7 +326,8 @@ def move_in(c: Combat) -> None:
             continue
         o.mil = o.mil - n
         o.troops = 0
-        victim.mil = victim.mil + n
+        if not (c.target_unit is not None and c.target_unit.type.has("spy")):
+            victim.mil = victim.mil + n  # a spy holds no mil: those boarding it vanish
         if c.mode is Mode.ASSAULT and o.ship is not None and t is not None:
             lunch_box(o.ship, t.items, n)
 

@@ -224,12 +224,14 @@ def send_home(c: Combat) -> None:
 
 def write_attackers(c: Combat) -> None:
     """§8: the attacking units are written: no mission, no fortification, pending cost paid.
-    One that lost efficiency in the fight says so, as 4.4.1's put_oland does (checked
-    against the real server; the spec does not list this line)."""
+
+    The server then reads each again (its ``put_oland``) and reports what the fight cost
+    it, a line the spec does not list.
+    """
     for f in c.a_units:
         u = f.unit
         u.mission, u.fort = "", 0
         u.mob = u.mob - int(f.pending)
-        if u.eff < f.eff:
+        if f.eff is not None and u.eff < f.eff:
             c.say(f"{u.name()} damaged from {f.eff}% to {u.eff}%")
             f.eff = u.eff

@@ -44,17 +44,6 @@ CONSIDERED = {
 }
 
 
-class Lost(Aborted):
-    """An abort after something irrevocable happened (a ship sunk, paratroopers lost).
-
-    The world is saved; no "No troops" line follows the abort line.  A flow may
-    also mark ``result.world_changed`` before an ordinary abort (shells fired).
-    """
-
-    def __init__(self) -> None:
-        super().__init__(no_troops=False)
-
-
 def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> CombatResult:
     """Run ``flow`` with the BTU check of §15 and the ends of §16 (usage, failure, abort).
 
@@ -84,13 +73,15 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     except Aborted as exc:
         c.say(ABORT_LINE[c.mode])
         if exc.no_troops:
-            c.say(f"No troops for {c.verb}...")
+            _no_troops_line(c)
         result.outcome = "aborted"
         result.btu_charged = COMMAND_BTU
-        if isinstance(exc, Lost):
-            result.world_changed = True
         if result.world_changed:
             nation.btu -= COMMAND_BTU
+    if any(e.kind == "telegram" and e.to == c.aggressor for e in c.events):
+        # What the server says before the next prompt; the telegrams of one
+        # command arrive within seconds and count as one.
+        c.say("You have a new telegram waiting ...")
     result.events = c.events
     return result
 
@@ -109,33 +100,60 @@ def ask_text(c: Combat, given: str | None, prompt: str, usage: str) -> str:
     return answer.strip()
 
 
-def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
-    """A ship or unit number (§1.1) read as the server reads it, with C's ``atoi``: an
-    empty or unparsable answer is 0 and ``2x`` is 2 (checked against 4.4.1); end of
-    input or a negative number is a usage error."""
-    number = -1 if (text := ask_arg(c, given, prompt)) is None else atoi(text)
-    if number < 0:
+def ask_word(c: Combat, given: str | None, prompt: str, usage: str) -> str:
+    """An argument read with :func:`ask_arg`; end of input is a usage error, but an
+    empty answer is an answer (C's ``atoi`` reads it as 0, checked against 4.4.1)."""
+    answer = ask_arg(c, given, prompt)
+    if answer is None:
         raise UsageFailure(usage)
-    return number
+    return answer.strip()
 
 
-def no_troops(c: Combat, where: str) -> None:
-    """§3.4: nothing to fight with; the defender hears that A thought about it."""
-    c.say(f"No troops for {c.verb}...")
-    c.tell(c.defender, f"{c.natid(c.aggressor)} considered {CONSIDERED[c.mode]} you @{where}")
-    raise Aborted
+def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
+    """A ship or unit number (§1.1) read as 4.4.1 reads it, with C's ``atoi``: an empty
+    or unparsable answer is 0 and ``2x`` is 2; a negative number or EOF is a usage error."""
+    n = atoi(ask_word(c, given, prompt, usage))
+    if n < 0:
+        raise UsageFailure(usage)
+    return n
 
 
-def ask_mil(c: Combat, o: OffObject, limit_of: Callable[[int], int]) -> int:
-    """§2.3 for a ship or a boarding sector: ``limit_of(avail)`` is the mode's limit.
-
-    Returns the mil committed (also stored as the object's troops).
-    """
+def announce_mil(c: Combat, o: OffObject) -> None:
+    """The server's first look at an off-object: ``No mil`` or ``Only 1 mil`` there."""
     where = f"on {o.ship.title()}" if o.ship is not None else f"in {c.at(o.xy)}"
     if o.mil == 0:
         c.say(f"No mil {where}")
     elif o.mil == 1:
         c.say(f"Only 1 mil {where}")
+
+
+def no_troops(c: Combat, where: str) -> None:
+    """§3.4: nothing to fight with; the command is aborted."""
+    _no_troops_line(c, where)
+    raise Aborted
+
+
+def _no_troops_line(c: Combat, where: str | None = None) -> None:
+    """``No troops for <verb>...``: the owner of the target (at ``where``, by default
+    where the target is) hears that A thought about it, every time the line is
+    printed (an abort after no troops prints it a second time)."""
+    target = c.target_ship or c.target_unit or c.target
+    if where is None and target is not None:
+        where = c.at(target.xy, c.defender)
+    if where is not None and c.defender != c.aggressor:
+        c.tell(c.defender, f"{c.natid(c.aggressor)} considered {CONSIDERED[c.mode]} you @{where}")
+    c.say(f"No troops for {c.verb}...")
+
+
+def ask_mil(c: Combat, o: OffObject, limit_of: Callable[[int], int], announce: bool = True) -> int:
+    """§2.3 for a ship or a boarding sector: ``limit_of(avail)`` is the mode's limit.
+
+    ``announce`` first says how little mil there is, unless the flow already
+    did (see :func:`announce_mil`).  Returns the mil committed (also stored
+    as the object's troops).
+    """
+    if announce:
+        announce_mil(c, o)
     avail = max(0, o.mil - 1)
     if avail == 0:
         return 0
@@ -225,6 +243,8 @@ def fight_out(c: Combat, result: CombatResult) -> None:
     real flow (``dice.stop_at_fight``) and takes over with its exact solvers.
     """
     fight.header(c)
+    for f in c.a_units:
+        f.eff = f.unit.eff
     result.final_attack, result.final_defense = c.ototal, c.dtotal
     result.odds_percent = int(c.odds0 * 100)
     if c.dice.stop_at_fight:

@@ -107,11 +107,8 @@ class Fighter:
     pending: float = 0.0
     supplied: bool = True
     origin: Coord | None = None
-    #: Its efficiency when it joined, which the server reports it "damaged from" (§8).
-    eff: int = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.eff = self.unit.eff
+    #: The efficiency the server last saw (an attacker's at the start of the fight).
+    eff: int | None = None
 
 
 @dataclass
@@ -203,8 +200,34 @@ class Combat:
             return
         if self.dice.chance(-goodwill / 20):
             vn = self.world.nations.get(victim)
-            if vn and vn.rel(actor) != Relation.AT_WAR:
-                vn.relations[actor] = Relation.HOSTILE
+            if vn and vn.rel(actor) > Relation.HOSTILE:
+                self._turn_hostile(victim, actor)
+
+    def _turn_hostile(self, victim: int, actor: int) -> None:
+        """The victim of bad news downgrades its relations with the actor (and says so)."""
+        vn = self.world.nations[victim]
+        old = vn.rel(actor)
+        vn.relations[actor] = Relation.HOSTILE
+        self.notify(
+            victim, f'Diplomatic relations with {self.name(actor)} downgraded to "Hostile".'
+        )
+        self.notify(
+            actor,
+            f'Country {self.natid(victim)} has downgraded their relations with you to "Hostile"!',
+        )
+        if old == Relation.ALLIED:
+            self.news(
+                actor,
+                f"{self.name(victim)} diplomats disavow former alliance with {self.name(actor)}",
+                0,
+                actor=victim,
+            )
+        self.news(
+            actor,
+            f"{self.name(victim)} downgrades relations with {self.name(actor)} to hostile",
+            3,
+            actor=victim,
+        )
 
     # -- names ----------------------------------------------------------------
 

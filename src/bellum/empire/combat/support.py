@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bellum.empire import air
+from bellum.empire.combat import missions
 from bellum.empire.combat.state import BELL, Combat
 from bellum.empire.combat.strength import defense_total, offense_total
 from bellum.empire.geometry import Coord
@@ -11,32 +11,28 @@ from bellum.empire.tables import (
     land_acc,
     land_dam,
     land_frg,
-    plane_acc,
-    plane_load,
-    plane_range,
     ship_frange,
     ship_glim,
     techfact,
 )
-from bellum.empire.world import LandUnit, Plane, Sector, Ship
+from bellum.empire.world import LandUnit, Sector, Ship
 
-#: The news of support fire for the attacker by what fired (goodwill -2); fire in the
-#: defender's support is "gunners fire on ... in self-defense" (goodwill 0).
-ATTACK_FIRE_NEWS = {
-    "fort": "fortress gunners support troops attacking {v}",
-    "ship": "naval gunners support troops attacking {v}",
-    "unit": "gunners support troops attacking {v}",
+#: The news of support fire (§5.3), by who fires, when helping the aggressor: each
+#: item may turn the victim hostile.  Fire in defense is news that never does.
+SUPPORT_NEWS = {
+    "fort": "fortress gunners support troops attacking {}",
+    "ship": "naval gunners support troops attacking {}",
+    "unit": "gunners support troops attacking {}",
 }
+SELF_DEFENSE_NEWS = "gunners fire on {} in self-defense"
 
 
-def fire_news(c: Combat, owner: int, victim: int, helped: int, what: str) -> None:
-    """The news of one fort, ship or unit that fired in support (the server's nreport):
-    fire for the attacker may turn the ``victim`` hostile, one draw (§15)."""
-    if helped == c.aggressor:
-        text, goodwill = ATTACK_FIRE_NEWS[what].format(v=c.name(victim)), -2
+def _support_news(c: Combat, who: str, firer: int, victim: int, helped: int) -> None:
+    """The news item of one volley; the defender's (``helped``) side fires in self-defense."""
+    if helped == c.defender and victim == c.aggressor:
+        c.news(victim, f"{c.name(firer)} {SELF_DEFENSE_NEWS.format(c.name(victim))}", 0, firer)
     else:
-        text, goodwill = f"gunners fire on {c.name(victim)} in self-defense", 0
-    c.news(victim, f"{c.name(owner)} {text}", goodwill, actor=owner)
+        c.news(victim, f"{c.name(firer)} {SUPPORT_NEWS[who].format(c.name(victim))}", -2, firer)
 
 
 def fort_range(c: Combat, s: Sector) -> float:
@@ -79,7 +75,7 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
                 f"{c.at(xy, s.owner)} fired on {c.name(victim)} in {c.at(p, s.owner)}"
                 f" in defense of {c.name(helped)}, doing {dmg} damage!",
             )
-        fire_news(c, s.owner, victim, helped, "fort")
+        _support_news(c, "fort", s.owner, victim, helped)
     return total
 
 
@@ -132,11 +128,31 @@ def ship_damage(
         if ship_range(c, sh) < dist:
             continue
         dmg = ship_fire(c, sh)
-        if dmg:  # it fired (a firing ship does at least 9 damage)
-            fire_news(c, sh.owner, victim, helped, "ship")
-        if approach and dmg:
-            c.say(f"{BELL}Incoming shells do {dmg} damage!")
+        if not dmg:
+            continue
+        _support_news(c, "ship", sh.owner, victim, helped)
         f *= 1 - 0.01 * dmg
+        if approach:
+            c.say(f"{BELL}Incoming shells do {dmg} damage!")
+        there = c.at(p, sh.owner)
+        if sh.owner == helped:
+            if approach:
+                c.tell(
+                    sh.owner,
+                    f"{sh.title()} fired on {c.name(victim)} at {there} doing {dmg} damage.",
+                )
+        elif helped == c.defender and victim == c.aggressor:
+            c.tell(
+                sh.owner,
+                f"{sh.title()} fired on {c.name(victim)} at {there}"
+                f" in defense of {c.name(helped)}, doing {dmg} damage.",
+            )
+        else:
+            c.tell(
+                sh.owner,
+                f"{sh.title()} supported {c.name(helped)} attacks against {c.name(victim)}"
+                f" at {there}, doing {dmg} damage.",
+            )
     return int(100 - 100 * f)
 
 
@@ -145,18 +161,17 @@ def unit_range(c: Combat, u: LandUnit) -> int:
     return c.dice.roundavg(techfact(u.tech, land_frg(u.type, u.tech) / 2.0))
 
 
-def unit_fire(c: Combat, u: LandUnit) -> int | None:
-    """One land unit's volley at the target (§5.3); ``None`` if it cannot fire.  Whether
-    it hits is :func:`aimed`."""
+def unit_fire(c: Combat, u: LandUnit) -> int:
+    """One land unit's volley at the target (§5.3); -1 if it cannot fire."""
     if u.eff < 40 or u.loaded or u.mil <= 0:
-        return None
+        return -1
     g = min(land_dam(u.type, u.tech), u.items.get("gun", 0))
     if g <= 0:
-        return None
+        return -1
     in_supply(c.world, u, dice=c.dice)
     shells = u.items.get("shell", 0)
     if shells <= 0:
-        return None
+        return -1
     d = sum(4 + c.dice.roll(6) for _ in range(g)) * u.eff / 100
     ammo = u.type.ammo
     if shells < ammo:
@@ -165,11 +180,6 @@ def unit_fire(c: Combat, u: LandUnit) -> int | None:
     else:
         u.items["shell"] = shells - ammo
     return int(d)
-
-
-def aimed(c: Combat, u: LandUnit, volley: int) -> int:
-    """A land unit's volley, halved when it misses its aim (§5.3)."""
-    return volley // 2 if c.dice.pct_chance(land_acc(u.type, u.tech) - 1) else volley
 
 
 def unit_damage(c: Combat, victim: int, helped: int) -> int:
@@ -185,126 +195,22 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
             continue
         if w.geometry.mapdist(u.xy, p) > unit_range(c, u):
             continue
-        volley = unit_fire(c, u)
-        if volley is None:
+        d2 = unit_fire(c, u)
+        if d2 < 0:
             continue
-        fire_news(c, u.owner, victim, helped, "unit")
-        d2 = aimed(c, u, volley)
+        _support_news(c, "unit", u.owner, victim, helped)
+        if c.dice.pct_chance(land_acc(u.type, u.tech) - 1):
+            d2 //= 2
         total += d2
         if u.owner != helped:
             c.tell(u.owner, f"{u.name()} supported {c.name(helped)} at {c.at(p, u.owner)}")
     return total
 
 
-def _covers(c: Combat, p: Plane, at: Coord) -> bool:
-    """The plane's op area holds ``at`` and ``at`` is within its reach (§5.3)."""
-    geo = c.world.geometry
-    reach = plane_range(p.type, p.tech)
-    if not p.type.has("missile"):
-        reach //= 2
-    return geo.mapdist(at, p.op_center or p.xy) <= p.op_radius and geo.mapdist(at, p.xy) <= reach
-
-
-def bomb_damage(c: Combat, p: Plane) -> int:
-    """``bombdmg`` (§5.3): a random number of bombs, each with its own aim."""
-    load = plane_load(p.type, p.tech)
-    if load <= 0:
-        return 0
-    dmg = 0
-    for _ in range(min(c.dice.roll(load) + 1, load)):
-        dmg += c.dice.roll(6)
-        h = c.dice.roll(100)
-        dmg += 8 if h >= 90 else 5 if h < 100 - plane_acc(p.type, p.tech) else 1
-    return dmg
-
-
-def _take(s: Sector, item: str, n: int) -> bool:
-    if s.get(item) < n:
-        return False
-    s.put(item, s.get(item) - n)
-    return True
-
-
-def plane_damage(c: Combat, victim: int, helped: int, defending: bool = False) -> int:
-    """§5.3 planes on support missions; air combat en route is §16.5's summary (air.py).
-
-    Missiles fly straight in (they may blow up on launch) until the country's
-    missile damage reaches 100; other tactical planes fly from their bases,
-    armed with fuel and bombs there, through flak and fighters, and the
-    survivors hit twice their bomb damage.
-    """
-    w = c.world
-    if helped == 0 or victim == helped:
-        return 0
-    assert c.target is not None
-    p_at = c.target.xy
-    side_mission = "dsupport" if defending else "osupport"
-    total = 0
-    for cnum in sorted(w.nations):
-        if not w.helps(cnum, helped, victim):
-            continue
-        mine = [
-            p
-            for _, p in sorted(w.planes.items())
-            if p.owner == cnum
-            and p.mob >= 1
-            and p.mission in ("support", side_mission)
-            and _covers(c, p, p_at)
-        ]
-        missile_dmg = 0
-        for p in [p for p in mine if p.type.has("missile") and not p.type.has("marine")]:
-            if missile_dmg >= 100:
-                break
-            if not _take(w.sector(p.xy), "shell", plane_load(p.type, p.tech)):
-                continue
-            w.planes.pop(p.uid, None)
-            blowup = (0.05 + (100 - p.eff) / 100) * (1 - techfact(p.tech, 1))
-            if c.dice.chance(blowup):
-                c.notify(cnum, f"{p.name()} explodes on launch!")
-                continue
-            missile_dmg += bomb_damage(c, p)
-        total += missile_dmg
-        flyers = [
-            p
-            for p in mine
-            if not p.type.has("missile")
-            and p.eff >= 40
-            and p.type.has("tactical")
-            and not p.type.has("ASW")
-            and air.airbase_ok(c, p, oneway=False, noisy=False)
-        ]
-        escorts = [
-            p
-            for _, p in sorted(w.planes.items())
-            if p.owner == cnum and p.mission == "escort" and p.mob >= 1 and _covers(c, p, p_at)
-        ]
-        for base in sorted({p.xy for p in flyers}, key=lambda xy: (xy[1], xy[0])):
-            path = w.geometry.fly_path(base, p_at)
-            bombers: list[air.Flight] = []
-            guards: list[air.Flight] = []
-            for p in [p for p in flyers if p.xy == base] + [e for e in escorts if e.xy == base]:
-                escort = p.mission == "escort"
-                s = w.sector(base)
-                if not _take(s, "petrol", p.type.fuel):
-                    continue
-                if not escort and not _take(s, "shell", plane_load(p.type, p.tech)):
-                    s.put("petrol", s.get("petrol") + p.type.fuel)
-                    continue
-                p.mob -= air.mob_cost(p, 2 * len(path), escort)
-                (guards if escort else bombers).append(air.Flight(p))
-            if not bombers:
-                continue
-            air.fly(c, base, path, bombers, guards, set())
-            for f in bombers:
-                c.dice.roll(100)
-                total += 2 * bomb_damage(c, f.plane)
-            air.land(c, bombers + guards)
-    return total
-
-
 def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
     """§5.1: both sides' multipliers, in the server's order, then the support table."""
     a, d = c.aggressor, c.defender
+    assert c.target is not None
     af = as_ = au = ap = 0.0
     if wanted[0]:
         af = fort_damage(c, d, a) / 100
@@ -313,7 +219,7 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
     if wanted[2]:
         au = unit_damage(c, d, a) / 100
     if wanted[3]:
-        ap = plane_damage(c, d, a) / 100
+        ap = missions.dosupport(c, c.target.xy, d, a, "osupport") / 100
     c.osup = 1 + af + as_ + au + ap
     c.ototal = offense_total(c)
     dtotal = defense_total(c, 1.0)
@@ -334,7 +240,7 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
             du = unit_damage(c, a, d) / 100
             c.dsup += du
         if defense_total(c) < 1.2 * c.ototal:
-            dp = plane_damage(c, a, d, defending=True) / 100
+            dp = missions.dosupport(c, c.target.xy, a, d, "dsupport") / 100
             c.dsup += dp
     c.ototal = offense_total(c)
     if c.osup != 1 or (computed and c.dsup != 1):
