@@ -27,10 +27,11 @@ _TWO32 = 4294967296.0
 
 def _init_genrand(seed: int) -> list[int]:
     """The 624-word MT19937 state of the reference ``init_genrand(seed)``."""
-    mt = [seed & _MASK32]
+    x = seed & _MASK32
+    mt = [x] * 624
     for i in range(1, 624):
-        prev = mt[-1]
-        mt.append((1812433253 * (prev ^ (prev >> 30)) + i) & _MASK32)
+        x = (1812433253 * (x ^ (x >> 30)) + i) & _MASK32
+        mt[i] = x
     return mt
 
 

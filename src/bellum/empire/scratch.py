@@ -74,6 +74,11 @@ class _LazySectors(dict[Coord, Sector]):
         self[key] = s
         return s
 
+    def peek(self, key: Coord) -> Sector:
+        """The sector to read only: its copy if a run already made one, else the template's."""
+        own: Sector | None = dict.get(self, key)  # unlike [], never calls __missing__
+        return own if own is not None else self._template[key]
+
     def get(self, key: Coord, default: Any = None) -> Any:
         if key in self._template:
             return self[key]

@@ -362,6 +362,23 @@ class World:
                 else f"sector {xy[0]},{xy[1]} is not in this world"
             ) from None
 
+    def peek(self, c: Coord) -> Sector:
+        """The sector at ``c`` to read, never to change.
+
+        A scratch world (:mod:`bellum.empire.scratch`) copies a sector the first
+        time :meth:`sector` hands it out; scans over many sectors that change
+        none of them read through here and copy nothing.
+        """
+        peek = getattr(self.sectors, "peek", None)
+        if peek is None:
+            return self.sector(c)
+        xy = self.geometry.norm(*c)
+        try:
+            sector: Sector = peek(xy)
+        except KeyError:
+            return self.sector(xy)  # names the unknown sector
+        return sector
+
     def nation(self, cnum: int) -> Nation:
         return self.nations[cnum]
 

@@ -55,7 +55,7 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
     for xy in w.geometry.within(p, 8):
         if total >= 80:
             break
-        s = w.sector(xy)
+        s = w.peek(xy)
         if not w.helps(s.owner, helped, victim):
             continue
         rng = c.dice.roundavg(fort_range(c, s))
@@ -67,6 +67,7 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
         if s.get("shell") < 1:
             continue
         dmg = int((c.dice.roll(30) + 19) * min(guns, 7) / 7 * s.eff / 100)
+        s = w.sector(xy)  # the fort fires: its own copy loses the shell
         s.put("shell", s.get("shell") - 1)
         total += dmg
         if s.owner != helped:
