@@ -36,7 +36,7 @@ EXAMPLES = sorted((ROOT / "examples").glob("*/*.toml"))
 SHORTER = [
     (re.compile(r"--resolver-runs \d+"), "--resolver-runs 20"),
     (re.compile(r"--check \d+"), "--check 100"),
-    (re.compile(r"--target-error 0\.001"), "--target-error 0.05"),
+    (re.compile(r"--target-error 0\.00\d"), "--target-error 0.05"),
     (re.compile(r"^(bellum serve(?!.*--get)[^#]*?)\s*(#.*)?$"), r"\1 --get /.json"),
 ]
 #: Commands that talk to a live Empire server, and the document that is all about one:
