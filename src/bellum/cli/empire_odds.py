@@ -72,14 +72,14 @@ def _plans(
 
     by_source: dict[Any, list[tuple[str, int]]] = {}
     for item in mil:
-        ((source, n),) = parse_mil(world, cnum, [item]).items()
+        ((source, n),) = parse_mil(world, cnum, [item], order).items()
         values = by_source.setdefault(source, [])
         if any(v == n for _, v in values):
             raise UsageError(f"--mil {item} is given twice")
         values.append((item.partition("=")[0].strip(), n))
     if sweep is not None:
         where, values_ = _sweep(sweep)
-        ((source, _),) = parse_mil(world, cnum, [f"{where}=0"]).items()
+        ((source, _),) = parse_mil(world, cnum, [f"{where}=0"], order).items()
         if source in by_source:
             raise UsageError(f"--sweep {where}: that source is also given with --mil")
         by_source[source] = [(where, n) for n in values_]
