@@ -14,6 +14,7 @@ import click
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
 from bellum.errors import CommandError, UsageError
+from bellum.fileio import check_writable
 from bellum.odds.report import percent, plot_format, render_text, write_plot
 from bellum.odds.result import OddsResult
 from bellum.panzer.assault import (
@@ -318,6 +319,8 @@ def assault(scenario: str, seed: int | None, as_json: bool, out: str | None) -> 
             "another file, so that the scenario can still be replayed"
         )
     s = load_scenario(scenario)
+    if out is not None:
+        check_writable(out)  # before the seed line and the assault, not after
     plan = plan_assault(s)
     used = _seed(seed)
     result = resolve_plan(plan, ServerRandom(used))
