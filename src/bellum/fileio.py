@@ -26,6 +26,19 @@ def _umask_mode() -> int:
     return DEFAULT_MODE & ~mask
 
 
+def check_readable(path: str | os.PathLike[str]) -> None:
+    """Refuse, as one :class:`~bellum.errors.InputError` naming ``path`` as given, a
+    device (``/dev/null``, a terminal) or a socket: reading one gives nothing or waits
+    for ever.  Regular files and pipes (``--world <(...)``) pass; a missing file is left
+    to the reader, which names it in its own words."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) or stat.S_ISSOCK(mode):
+        raise InputError(f"{os.fspath(path)}: not a regular file")
+
+
 def check_writable(path: str | os.PathLike[str]) -> None:
     """Raise the :class:`~bellum.errors.InputError` :func:`write_atomic` would raise for
     ``path``, writing nothing: a command checks its output before its work, so a file it
