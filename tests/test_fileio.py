@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from bellum.errors import InputError
-from bellum.fileio import write_atomic
+from bellum.fileio import check_writable, write_atomic
 
 
 def test_writes_and_replaces(tmp_path: Path) -> None:
@@ -56,3 +56,17 @@ def test_missing_folder_and_empty_name(tmp_path: Path) -> None:
         write_atomic(tmp_path / "nope" / "w.toml", "x")
     with pytest.raises(InputError, match="empty file name"):
         write_atomic("", "x")
+
+
+def test_check_writable_refuses_what_write_atomic_would_and_writes_nothing(tmp_path: Path) -> None:
+    ro = tmp_path / "ro.toml"
+    ro.write_text("keep")
+    ro.chmod(0o444)
+    cases = [(ro, "read-only"), (tmp_path / "nope" / "w.toml", "no folder"), (tmp_path, "regular")]
+    for path, why in cases:
+        with pytest.raises(InputError, match=why):
+            check_writable(path)
+        with pytest.raises(InputError, match=why):
+            write_atomic(path, "x")
+    check_writable(tmp_path / "new.toml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["ro.toml"]

@@ -97,7 +97,7 @@ def test_a_negative_country_is_quoted_as_typed() -> None:
 def test_a_world_file_cannot_name_two_countries_alike(tmp_path: Path) -> None:
     world = tmp_path / "w.toml"
     world.write_text(Path(A).read_text().replace('name = "2"', 'name = "1"'))
-    r = bellum("empire", "show", "--world", str(world), "--as", "1")
+    r = bellum("empire", "show", "--world", "w.toml", "--as", "1", cwd=tmp_path)
     assert r.returncode == 1
     assert r.stderr == "bellum: error: w.toml:nation[1]: name: '1' is already country 1's name\n"
 
@@ -116,9 +116,22 @@ def test_a_world_file_says_its_schema_version(tmp_path: Path) -> None:
     r = bellum("empire", "show", "--world", str(world), "--as", "1")
     assert r.returncode == 1
     assert r.stderr == (
-        "bellum: error: w.toml: schema_version: missing: a world file starts with"
+        f"bellum: error: {world}: schema_version: missing: a world file starts with"
         " schema_version = 1\n"
     )
+
+
+@pytest.mark.parametrize("game", ["empire", "panzer"])
+def test_an_error_names_the_file_as_it_was_given(tmp_path: Path, game: str) -> None:
+    """The path typed, not its last part: "null: schema_version" named no file at all."""
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "w.toml").write_text("x = 1\n")
+    argv = ["empire", "show", "--world"] if game == "empire" else ["panzer", "explain"]
+    tail = ["--as", "1"] if game == "empire" else []
+    r = bellum(*argv, "sub/w.toml", *tail, cwd=tmp_path)
+    assert r.returncode == 1 and r.stderr.startswith("bellum: error: sub/w.toml: ")
+    r = bellum(*argv, "/dev/null", *tail)
+    assert r.returncode == 1 and r.stderr == "bellum: error: /dev/null: not a regular file\n"
 
 
 def test_a_refused_attack_names_its_target_in_json() -> None:
@@ -178,3 +191,29 @@ def test_the_five_combat_commands_list_their_options_alike() -> None:
     }
     assert len({tuple(options) for options in shapes.values()}) == 1, shapes
     assert shapes["attack"][:4] == ["world_path", "db", "country", "seed"]
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (
+            ["empire", "show", "--world", "examples/panzer/bocage.toml", "--as", "1"],
+            "examples/panzer/bocage.toml: this is a Panzer scenario, not an Empire world:"
+            " use it with `bellum panzer`, or `bellum serve --scenario`",
+        ),
+        (
+            ["serve", "--world", "examples/panzer/bocage.toml", "--get", "/"],
+            "examples/panzer/bocage.toml: this is a Panzer scenario, not an Empire world:"
+            " use it with `bellum panzer`, or `bellum serve --scenario`",
+        ),
+        (
+            ["panzer", "explain", "examples/empire/vector-a.toml"],
+            "examples/empire/vector-a.toml: this is an Empire world, not a Panzer scenario:"
+            " use it with `bellum empire ... --world`, or `bellum serve --world`",
+        ),
+        (["serve", "--world", "/dev/null", "--get", "/"], "--world /dev/null: not a regular file"),
+    ],
+)
+def test_a_file_of_the_other_game_is_named_as_such(argv: list[str], message: str) -> None:
+    r = bellum(*argv)
+    assert r.returncode == 1 and r.stderr == f"bellum: error: {message}\n"

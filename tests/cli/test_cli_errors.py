@@ -71,6 +71,34 @@ def test_a_near_miss_suggests_the_option() -> None:
     assert r.stderr.startswith("bellum: error: no such option '--seeed' (did you mean --seed?)")
 
 
+def test_a_near_miss_suggests_the_command() -> None:
+    r = bellum("odds", "fite")
+    assert r.stderr == (
+        "bellum: error: no such command 'fite' (did you mean 'fight'?); see 'bellum odds --help'\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "value"),
+    [
+        (["odds", "fight", "--att", "x", "--def", "3"], "'--att': 'x' is not a whole number"),
+        (
+            ["empire", "attack", "2,0", "--as", "1", "--unit", "abc"],
+            "'--unit': 'abc' is not a whole number",
+        ),
+        (
+            ["odds", "fight", "--att", "1", "--def", "3", "--att-mult", "x"],
+            "'--att-mult': 'x' is not a number",
+        ),
+        (["empire", "odds", "2,0", "--as", "1", "--need", "x"], "'--need': 'x' is not a number"),
+        (["serve", "--port", "x"], "'-p' / '--port': 'x' is not a whole number"),
+    ],
+)
+def test_a_value_that_is_not_a_number_says_so_in_words(argv: list[str], value: str) -> None:
+    r = bellum(*argv)
+    assert r.returncode == 2 and r.stderr.startswith(f"bellum: error: invalid value for {value};")
+
+
 def test_a_group_alone_shows_its_help() -> None:
     r = bellum("empire")
     assert r.returncode == 2

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
-from bellum.empire.answers import NamedAnswers
+import pytest
+
+from bellum.empire.answers import NamedAnswers, answer_ship
 from bellum.empire.events import Prompt
+from bellum.empire.orders import Order
+from bellum.errors import UsageError
 
 
 def test_mil_is_answered_by_sector_or_ship() -> None:
@@ -12,6 +16,26 @@ def test_mil_is_answered_by_sector_or_ship() -> None:
     assert named.answer(Prompt("Number of mil from ... : ", "mil", at=(2, 0), max=199)) is None
     assert named.answer(Prompt("Number of mil from ship : ", "mil", ship=7, max=99)) == "24"
     assert named.unused() == []
+
+
+def test_the_commands_ship_is_named_by_its_number_or_the_word_ship() -> None:
+    assault, board = Order.parse("assault 0,0 7"), Order.parse("board 1 7")
+    assert answer_ship(assault, "ship") == answer_ship(assault, "7") == 7
+    assert answer_ship(board, "SHIP") == 7
+    assert answer_ship(Order.parse("assault 0,0"), "ship") is None  # asked for later
+    with pytest.raises(UsageError, match="ship 3 is not the command's ship"):
+        answer_ship(assault, "3")
+    with pytest.raises(UsageError, match="board from a sector takes no mil from a ship"):
+        answer_ship(Order.parse("board 1 0,0"), "ship")
+    with pytest.raises(UsageError, match="lboard takes no mil from a ship"):
+        answer_ship(Order.parse("lboard 1 0,0"), "0")
+
+
+def test_the_ship_asked_for_later_takes_the_ship_answer() -> None:
+    named = NamedAnswers(own_ship_mil=24)
+    assert named.answer(Prompt("Number of mil from ship : ", "mil", ship=7, max=99)) == "24"
+    assert named.unused() == []
+    assert NamedAnswers(own_ship_mil=24).unused() == [("ship", "ship")]
 
 
 def test_units_named_join_and_the_others_stay() -> None:

@@ -169,3 +169,51 @@ def test_monte_carlo_time_is_estimated_before_it_runs() -> None:
     assert mc_seconds(huge, huge, 1000, "numba") > MAX_MC_SECONDS
     with pytest.raises(InputError, match=r"would take about .* fewer troops"):
         fight_odds(huge, huge, method="monte-carlo", runs=1000, backend="numpy")
+
+
+def _clock(monkeypatch: pytest.MonkeyPatch, readings: list[float]) -> None:
+    """Monte Carlo's clock reads ``readings`` in turn: the start, then after each batch."""
+    from types import SimpleNamespace
+
+    from bellum.odds import montecarlo
+
+    ticks = iter(readings)
+    monkeypatch.setattr(montecarlo, "time", SimpleNamespace(perf_counter=lambda: next(ticks)))
+
+
+def test_a_machine_slower_than_the_estimate_is_caught_after_the_first_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The estimate before the start assumes the project's machine; the first batch
+    measures this one, and 5 batches at 20 s each do not fit in the 60 s."""
+    _clock(monkeypatch, [0.0, 20.0])
+    small = Side.troops(10)
+    with pytest.raises(InputError) as err:
+        fight_odds(small, small, method="monte-carlo", runs=100_000, seed=1)
+    assert str(err.value) == (
+        "Monte Carlo of this fight would take about 100 s at the speed of its first 20000 runs"
+        " (20 s) on this machine (limit 60 s): lower --runs (about 60000 runs fit)"
+    )
+
+
+def test_the_target_error_is_timed_with_the_odds_seen_in_the_first_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A lopsided fight needs far fewer runs than the worst case p = 1/2 (250,000 runs,
+    313 s at this speed): P(attacker wins) is 1 - 1.5e-9, so two batches do."""
+    _clock(monkeypatch, [0.0, 25.0, 50.0])
+    r = fight_odds(Side.troops(20, 3.0), Side.troops(10), target_error=0.001, seed=1)
+    assert r.runs == 40_000 and not r.notes
+
+
+def test_runs_that_slow_down_later_stop_at_the_limit_with_a_warning(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    _clock(monkeypatch, [0.0, 1.0, 70.0])
+    small = Side.troops(10)
+    r = fight_odds(small, small, method="monte-carlo", runs=100_000, seed=1)
+    assert r.runs == 40_000 and r.standard_error is not None
+    assert r.notes == (
+        f"stopped at the 60 s limit after 40000 runs (standard error {r.standard_error:.2g}):"
+        " the machine ran slower than its first runs promised",
+    )

@@ -345,3 +345,16 @@ def test_the_explanation_speaks_plainly(capsys: pytest.CaptureFixture[str]) -> N
     outcome = next(line for line in out.splitlines() if line.startswith("Outcome: "))
     assert outcome.startswith(("Outcome: failed (", "Outcome: success, ")), outcome
     assert "FAILED" not in outcome
+
+
+def test_the_units_table_says_what_each_units_points_are(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Vehicles, guns and men sat in one unlabelled 'before' column: 14 next to 400."""
+    code, out, _ = run(capsys, "panzer", "assault", str(EXAMPLES / "brigade.toml"), "--seed", "7")
+    assert code == 0
+    table = out[out.index("Units\n") :].splitlines()
+    assert table[1].split()[:4] == ["unit", "side", "before", "share"] and "(men-eq)" in table[1]
+    rows = {line.split()[0]: line for line in table[3:] if line.strip()}
+    assert " 14 veh " in rows["us-tk"] and " 12 veh " in rows["us-tk"]
+    assert " 8 guns " in rows["de-pak"] and " 500 men " in rows["de-gr1"]

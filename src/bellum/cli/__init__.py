@@ -14,6 +14,7 @@ The commands parse options and print; opening worlds and running orders is
 
 from __future__ import annotations
 
+import re
 import sys
 
 import click
@@ -21,20 +22,36 @@ import click
 from bellum.cli.app import cli
 from bellum.errors import BellumError
 
+#: Click's "'x' is not a valid integer range" and its kin, in words a player uses.
+_NOT_A_NUMBER = re.compile(r"('.*') is not a valid (integer range|integer|float range|float)")
+_NUMBER_WORDS = {
+    "integer": "whole number",
+    "integer range": "whole number",
+    "float": "number",
+    "float range": "number",
+}
+
 
 def error_line(exc: click.ClickException) -> str:
     """Click's message as one ``bellum: error:`` line, in bellum's own style.
 
     Click starts its messages with a capital and ends them with a full stop
-    ("Missing option '--as'."); bellum's read "missing option '--as'", and
-    a usage error names the help to read instead of printing the usage block.
+    ("Missing option '--as'."); bellum's read "missing option '--as'", a
+    suggestion sits in parentheses before the end, a value that is not a number
+    says so in plain words, and a usage error names the help to read instead of
+    printing the usage block.
     """
-    if isinstance(exc, click.NoSuchOption) and exc.possibilities:
-        names = sorted(exc.possibilities)
+    possibilities = getattr(exc, "possibilities", None)
+    if isinstance(exc, click.UsageError) and possibilities:
+        # NoSuchOption, and NoSuchCommand in click 8.2+ ("Did you mean 'fight'?").
+        names = sorted(possibilities)
+        if not isinstance(exc, click.NoSuchOption):
+            names = [repr(n) for n in names]
         guess = names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
         message = f"{exc.message.removesuffix('.')} (did you mean {guess}?)"
     else:
         message = " ".join(exc.format_message().split())
+    message = _NOT_A_NUMBER.sub(lambda m: f"{m[1]} is not a {_NUMBER_WORDS[m[2]]}", message)
     if message[:1].isupper() and message[1:2].islower():
         message = message[0].lower() + message[1:]
     message = message.removesuffix(".")

@@ -15,7 +15,7 @@ from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
-from bellum.empire.answers import NamedAnswers
+from bellum.empire.answers import NamedAnswers, answer_ship, is_ship_key
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event, Prompt
 from bellum.empire.geometry import Coord, Geometry
@@ -420,8 +420,8 @@ def answer_options(f: Callable[..., None]) -> Callable[..., None]:
             "mil",
             multiple=True,
             metavar="FROM=N",
-            help="Answer 'Number of mil from FROM': FROM is your sector (x,y) or ship"
-            " (number); repeatable.",
+            help="Answer 'Number of mil from FROM': FROM is your sector (x,y), or the"
+            " command's ship (its number, or the word ship); repeatable.",
         ),
         click.option(
             "--unit",
@@ -501,6 +501,7 @@ def _unique(ids: tuple[int, ...], option: str, none_flag: bool) -> frozenset[int
 def named_answers(
     world: World,
     nation: Nation,
+    order: Order,
     *,
     mil: tuple[str, ...],
     units: tuple[int, ...],
@@ -510,15 +511,22 @@ def named_answers(
     no_move_in_units: bool,
     yes: bool,
 ) -> NamedAnswers:
-    """The command line's named answers, coordinates made absolute."""
+    """The command line's named answers, coordinates made absolute; ``--mil SHIP=N`` and
+    ``--mil ship=N`` both answer for the command's ship (:func:`answer_ship`)."""
     named = NamedAnswers(
         units=_unique(units, "--unit", no_units),
         move_in_units=_unique(move_in_units, "--move-in-unit", no_move_in_units),
         yes=yes,
     )
     for key, n in _pairs(mil, "--mil"):
-        if key.isdigit():
-            named.ship_mil[int(key)] = n
+        if is_ship_key(key):
+            ship = answer_ship(order, key)
+            if ship in named.ship_mil or (ship is None and named.own_ship_mil is not None):
+                raise UsageError(f"--mil {key}: the command's ship is given twice")
+            if ship is None:
+                named.own_ship_mil = n
+            else:
+                named.ship_mil[ship] = n
         else:
             named.mil[world.geometry.parse(key, nation.origin)] = n
     plain = [v for v in move_in if "=" not in v]
@@ -603,7 +611,7 @@ def play_order(
 
         def prompter_for(view: World) -> StreamPrompter:
             me = _country(view, country)
-            named = named_answers(view, me, **answers)
+            named = named_answers(view, me, order, **answers)
             return StreamPrompter(quiet=as_json, named=named, hint=answer_hint(view, me.cnum))
 
         code = play_live(
@@ -621,7 +629,7 @@ def play_order(
     source = open_world(world_path, db, write=True, out=out)
     apply_rules(source.world, profile, list(options))
     nation = _country(source.world, country)
-    named = named_answers(source.world, nation, **answers)
+    named = named_answers(source.world, nation, order, **answers)
     result = source.run(
         order,
         country=nation.cnum,

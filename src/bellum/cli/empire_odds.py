@@ -3,7 +3,7 @@
 ``bellum empire odds attack 2,0``, ``... assault 2,0 5``, ``... paradrop 0/1/2
 '' 0,0 2,0``, ``... board 5 0,0``, ``... lboard 3 0,0``: the command and its
 own arguments, then the answers as options named after what the prompts ask
-(``--mil SECT=N``, ``--mil ship=N``, ``--unit ID``).  The old form
+(``--mil SECT=N``, ``--mil ship=N`` or ``--mil SHIP=N``, ``--unit ID``).  The old form
 ``bellum empire odds TARGET`` still means ``attack TARGET``.  The library does
 the work (:mod:`bellum.empire.odds`); this module reads options and prints.
 """
@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -32,20 +33,42 @@ from bellum.cli.empire import (
 from bellum.cli.progress import progress_fraction
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.rules import apply_rules
-from bellum.errors import InputError, UsageError
+from bellum.errors import CommandError, InputError, UsageError
 from bellum.term import use_color
+
+#: Each command as it is typed, for the errors that show how.
+EXAMPLES = {
+    "attack": "attack 2,0",
+    "assault": "assault 2,0 5",
+    "paradrop": "paradrop 0/1 . 0,0 4,0",
+    "board": "board 5 0,0",
+    "lboard": "lboard 3 0,0",
+}
+#: The command's argument names, as its own ``--help`` shows them.
+SLOT_NAMES = {"source": "FROM", "ap": "AP"}
 
 
 def _order(words: tuple[str, ...]) -> Order:
+    """The order to plan.  The odds cannot ask for a missing argument as the command
+    would, so a missing one is a usage error naming it."""
+    names = ", ".join(EXAMPLES)
     if not words:
-        raise UsageError("give the command to plan, e.g. `attack 2,0`, or a target sector")
+        raise UsageError(f"give the command to plan ({names}), e.g. `attack 2,0`")
     name, *args = words
     if name not in COMMANDS:
+        if name.strip().isalpha():
+            raise UsageError(f"unknown command '{name}': plan one of {names}")
         name, args = "attack", list(words)
     try:
-        return Order(name, tuple(a.strip() for a in args))
+        order = Order(name, tuple(a.strip() for a in args))
     except InputError as exc:
         raise UsageError(str(exc)) from None
+    slots = zip(order.syntax.slots, order.slots(), strict=True)
+    missing = [n for n, word in slots if word is None]
+    if missing:
+        shown = " ".join(SLOT_NAMES.get(n, n.upper()) for n in missing)
+        raise UsageError(f"{name} needs {shown} on the command line, e.g. `{EXAMPLES[name]}`")
+    return order
 
 
 def _sweep(text: str) -> tuple[str, list[int]]:
@@ -69,21 +92,32 @@ def _plans(
 ) -> list[tuple[str, Any]]:
     """One plan, or several when a source is given several values (or swept)."""
     from bellum.empire.odds.plan import Plan, parse_mil, parse_units
+    from bellum.empire.odds.questions import sources_in_order
 
     by_source: dict[Any, list[tuple[str, int]]] = {}
     for item in mil:
-        ((source, n),) = parse_mil(world, cnum, [item]).items()
+        ((source, n),) = parse_mil(world, cnum, [item], order).items()
         values = by_source.setdefault(source, [])
         if any(v == n for _, v in values):
             raise UsageError(f"--mil {item} is given twice")
         values.append((item.partition("=")[0].strip(), n))
+    chosen = parse_units(list(units))
     if sweep is not None:
         where, values_ = _sweep(sweep)
-        ((source, _),) = parse_mil(world, cnum, [f"{where}=0"]).items()
+        ((source, _),) = parse_mil(world, cnum, [f"{where}=0"], order).items()
         if source in by_source:
             raise UsageError(f"--sweep {where}: that source is also given with --mil")
+        most = sources_in_order(world, cnum, Plan(order, None, chosen if units else None))
+        if source not in most:
+            raise CommandError(f"--sweep {where}: {order} never asks for mil from {where}")
+        if values_[-1] > most[source]:
+            values_ = [n for n in values_ if n < most[source]] + [most[source]]
+            click.echo(
+                f"bellum: warning: --sweep {where}: capped at {most[source]},"
+                f" the most {order} can take from {where}",
+                err=True,
+            )
         by_source[source] = [(where, n) for n in values_]
-    chosen = parse_units(list(units))
     if not by_source and not units:
         return [("everything", Plan(order))]
     sources = list(by_source)
@@ -107,8 +141,8 @@ def _plans(
     "mil",
     multiple=True,
     metavar="SECT=N",
-    help="Mil from a sector (x,y), or ship=N from the command's ship; repeat a "
-    "source with other values to compare plans.",
+    help="Mil from a sector (x,y), or from the command's ship (ship=N, or its "
+    "number as in the command: SHIP=N); repeat a source with other values to compare plans.",
 )
 @click.option(
     "--unit",
@@ -125,10 +159,10 @@ def _plans(
 )
 @click.option(
     "--need",
-    type=click.FloatRange(0, 1, min_open=True),
+    type=click.FloatRange(0, 1, min_open=True, max_open=True),
     metavar="P",
     help="Find the smallest number of mil (from the --mil sources, else all, in "
-    "the order the command asks) that succeeds with probability P.",
+    "the order the command asks) that succeeds with probability P (0 < P < 1).",
 )
 @click.option(
     "--defense-as-seen",
@@ -250,6 +284,7 @@ def odds_cmd(
     plans = _plans(world, cnum, order, mil, units, sweep)
     if need is not None and len(plans) > 1:
         raise UsageError("--need finds one plan: give each --mil source once and no --sweep")
+    _check(world, cnum, plans, need is not None)
     used_seed = _seed(seed)
     settings: dict[str, Any] = {
         "seed": used_seed,
@@ -272,11 +307,9 @@ def odds_cmd(
             best = 100 * found.best.p_success
             raise_msg = f"even everything the command allows succeeds only {best:.2f}% of the time"
             if as_json:
-                click.echo(
-                    json.dumps(
-                        {"need": need, "found": None, "best": to_json(found.best, world, cnum)}
-                    )
-                )
+                best_doc = to_json(found.best, world, cnum)
+                click.echo(json.dumps({"schema_version": best_doc["schema_version"],
+                                       "need": need, "found": None, "best": best_doc}))  # fmt: skip
                 return
             click.echo(render(found.best, color=use_color()))
             raise InputError(raise_msg)
@@ -290,7 +323,7 @@ def odds_cmd(
     if len(results) > 1:
         if as_json:
             docs = [dict(to_json(o, world, cnum), label=label) for label, o in results]
-            click.echo(json.dumps({"plans": docs}))
+            click.echo(json.dumps({"schema_version": docs[0]["schema_version"], "plans": docs}))
         else:
             click.echo(comparison(results))
         return
@@ -308,16 +341,50 @@ def odds_cmd(
     if as_json:
         doc = to_json(odds, world, cnum, resolver)
         if need is not None:
-            doc["need"] = {"target": need, "mil": found.total}
+            doc["need"] = {"target": need, "mil": found.total, "sampled": odds.samples is not None}
         click.echo(json.dumps(doc))
         return
     if need is not None:
-        click.echo(f"smallest force reaching {100 * need:g}%: {found.total} mil")
+        click.echo(_need_line(found, odds))
     click.echo(render(odds, color=use_color()))
     if resolver is not None:
         click.echo(render_resolver(odds, resolver))
     if plot is not None:
         click.echo(f"plot written to {plot}")
+
+
+def _check(world: Any, cnum: int, plans: list[tuple[str, Any]], need: bool) -> None:
+    """Refuse what the odds would refuse, before the seed line and any work: the
+    command's own refusals (its ``Usage:`` line as the command prints it, exit status
+    2) and answers it never asks for."""
+    from bellum.empire.odds.engine import CommandUsage, check_plan
+    from bellum.empire.odds.plan import Plan
+    from bellum.empire.odds.questions import need_sources
+
+    try:
+        if need:
+            (_, plan), *_ = plans
+            # --need sets the counts itself: check the command and the sources named.
+            check_plan(world, cnum, Plan(plan.order, None, plan.units))
+            need_sources(world, cnum, plan, list(plan.mil) if plan.mil else None)
+            return
+        for _, plan in plans:
+            check_plan(world, cnum, plan)
+    except CommandUsage as exc:
+        click.echo(str(exc))
+        sys.exit(exc.exit_status)
+
+
+def _need_line(found: Any, odds: Any) -> str:
+    """What ``--need`` found, and how sure it is: a sampled answer says so."""
+    line = f"smallest force reaching {100 * found.target:g}%: {found.total} mil"
+    if odds.samples is not None:
+        line += (
+            f" (estimated from {odds.samples} samples: P(success) {100 * odds.p_success:.1f}%"
+            f" ± {100 * odds.standard_error:.1f}% standard error, so a neighbouring force"
+            " may be the true answer)"
+        )
+    return line
 
 
 def _prior(text: str | None) -> tuple[float, ...]:

@@ -14,6 +14,7 @@ import click
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
 from bellum.errors import CommandError, UsageError
+from bellum.fileio import check_writable
 from bellum.odds.report import percent, plot_format, render_text, write_plot
 from bellum.odds.result import OddsResult
 from bellum.panzer.assault import (
@@ -46,6 +47,7 @@ from bellum.panzer.report import (
 from bellum.panzer.results import AssaultResult, SideLoss, resolve_plan
 from bellum.panzer.rules import RULE_KEYS, Rules
 from bellum.panzer.scenario import load_scenario, save_scenario
+from bellum.panzer.units import Kind
 from bellum.term import use_color
 
 SCENARIO = click.argument("scenario", type=click.Path(dir_okay=False, path_type=str))
@@ -202,7 +204,13 @@ def _morale(o: Any) -> str:
     return text
 
 
+#: What one strength point of a unit is, in the Units table.
+POINT_NAMES = {Kind.PERSONNEL: "men", Kind.VEHICLE: "veh", Kind.GUN: "guns"}
+
+
 def result_lines(result: AssaultResult) -> list[str]:
+    """The Units table: strength before, loss and after in the unit's own points (men,
+    vehicles or guns, each labelled), its share of the side's loss in men-equivalents."""
     rows = []
     for o in result.units:
         after = o.unit_after
@@ -210,11 +218,12 @@ def result_lines(result: AssaultResult) -> list[str]:
         state = "eliminated" if after is None else after.state.value
         left = after.strength if after else 0
         role = "attacker" if o.attacker else "defender"
-        row = (o.unit_id, role, o.strength_before, _num(o.share), o.loss, _morale(o), state, left)
-        rows.append((*row, o.fatigue_gain, fate))
+        unit = POINT_NAMES[o.kind]
+        row = (o.unit_id, role, f"{o.strength_before} {unit}", _num(o.share), f"{o.loss} {unit}")
+        rows.append((*row, _morale(o), state, f"{left} {unit}", o.fatigue_gain, fate))
     lines = ["", _bold("Units")]
-    head = ("unit", "side", "before", "share", "loss", "morale", "state", "after", "+fatigue")
-    lines += _table((*head, "fate"), rows, "23478")
+    head = ("unit", "side", "before", "share (men-eq)", "loss", "morale", "state", "after")
+    lines += _table((*head, "+fatigue", "fate"), rows, "23478")
     verdict = f"success, {result.outcome}" if result.success else "failed"
     taken = "taken" if result.hex_taken else "not taken"
     lines += [
@@ -318,6 +327,8 @@ def assault(scenario: str, seed: int | None, as_json: bool, out: str | None) -> 
             "another file, so that the scenario can still be replayed"
         )
     s = load_scenario(scenario)
+    if out is not None:
+        check_writable(out)  # before the seed line and the assault, not after
     plan = plan_assault(s)
     used = _seed(seed)
     result = resolve_plan(plan, ServerRandom(used))

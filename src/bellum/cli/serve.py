@@ -163,7 +163,8 @@ def serve_cmd(
         raise UsageError("give either --db or --world, not both")
     for option, path in (("--db", db), ("--world", world_path), ("--scenario", scenario)):
         if path is not None and not path.is_file():
-            raise BellumError(f"{option} {path}: no such file")
+            why = "not a regular file" if path.exists() else "no such file"
+            raise BellumError(f"{option} {path}: {why}")
     if get_path is not None:
         app = create_app(db, world=world_path, scenario=scenario)
         status, body = asgi_get(app, get_path)

@@ -21,6 +21,8 @@ from typing import Any
 
 from bellum.empire.events import Prompt, PromptKind
 from bellum.empire.geometry import Coord
+from bellum.empire.orders import Order
+from bellum.errors import UsageError
 
 #: The kinds answered by ``yes``: every yes/no confirmation of a command.
 CONFIRMATIONS: frozenset[PromptKind] = frozenset({"abort", "ally", "sneak"})
@@ -38,6 +40,8 @@ class NamedAnswers:
 
     mil: dict[Coord, int] = field(default_factory=dict)
     ship_mil: dict[int, int] = field(default_factory=dict)
+    #: Mil from the command's ship when its number is not known yet (it will be asked).
+    own_ship_mil: int | None = None
     units: frozenset[int] | None = None
     move_in: int | None = None
     move_in_at: dict[Coord, int] = field(default_factory=dict)
@@ -54,7 +58,10 @@ class NamedAnswers:
         kind = prompt.kind
         if kind == "mil":
             if "ship" in info:
-                return self._take("ship", info["ship"], self.ship_mil)
+                if info["ship"] in self.ship_mil or self.own_ship_mil is None:
+                    return self._take("ship", info["ship"], self.ship_mil)
+                self.used.add(("ship", "ship"))
+                return str(self.own_ship_mil)
             return self._take("mil", info.get("at"), self.mil)
         if kind == "move_in_mil":
             n = self._take("move_in", info.get("at"), self.move_in_at)
@@ -87,6 +94,7 @@ class NamedAnswers:
         named: list[tuple[str, object]] = [
             *(("mil", xy) for xy in self.mil),
             *(("ship", uid) for uid in self.ship_mil),
+            *([("ship", "ship")] if self.own_ship_mil is not None else []),
             *(("unit", uid) for uid in sorted(self.units or ())),
             *(("move_in", xy) for xy in self.move_in_at),
             *(("move_in_unit", uid) for uid in sorted(self.move_in_units or ())),
@@ -94,4 +102,36 @@ class NamedAnswers:
         return [k for k in named if k not in self.used]
 
 
-__all__ = ["CONFIRMATIONS", "NamedAnswers"]
+def is_ship_key(key: str) -> bool:
+    """Whether ``KEY`` of a mil answer ``KEY=N`` names a ship: ``ship`` or a number."""
+    key = key.strip()
+    return key.lower() == "ship" or (key.isascii() and key.isdigit())
+
+
+def answer_ship(order: Order, key: str, option: str = "--mil") -> int | None:
+    """The ship a mil answer ``KEY=N`` names, ``KEY`` being ``ship`` (the command's ship)
+    or the ship's number: both mean the command's ship, so an answer reads the same in a
+    command and in its odds.
+
+    Returns the ship's number, or ``None`` for ``ship`` when the command will ask which
+    ship.  A command that takes no mil from a ship, or a number that is not the
+    command's ship, is a :class:`~bellum.errors.UsageError`.
+    """
+    key = key.strip()
+    if not order.takes_ship_mil:
+        source = " from a sector" if order.name == "board" else ""
+        raise UsageError(
+            f"{option} {key}: {order.name}{source} takes no mil from a ship; give {option} SECT=N"
+        )
+    ship = order.ship
+    if key.lower() == "ship":
+        return ship
+    if ship is not None and int(key) != ship:
+        raise UsageError(
+            f"{option} {key}: ship {int(key)} is not the command's ship ({ship});"
+            f" give {option} {ship}=N or {option} ship=N"
+        )
+    return int(key)
+
+
+__all__ = ["CONFIRMATIONS", "NamedAnswers", "answer_ship", "is_ship_key"]

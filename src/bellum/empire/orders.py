@@ -124,6 +124,25 @@ class Order:
         n = len(self.syntax.slots)
         return [*self.args[:n], *[None] * (n - len(self.args[:n]))]
 
+    @property
+    def ship(self) -> int | None:
+        """The number of the ship the command takes its mil from: ``assault``'s SHIP,
+        ``board``'s FROM when it is a number; ``None`` when there is none or it is not
+        given yet (the command will ask for it)."""
+        if self.name not in ("assault", "board"):
+            return None
+        word = self.slots()[1]
+        return int(word) if word is not None and _is_number(word) else None
+
+    @property
+    def takes_ship_mil(self) -> bool:
+        """Whether the command may ask for mil from a ship: ``assault``, and ``board``
+        unless its FROM is a sector."""
+        if self.name == "assault":
+            return True
+        word = self.slots()[1] if self.name == "board" else None
+        return self.name == "board" and (word is None or _is_number(word))
+
     def support(self) -> list[str]:
         """The support words after the named arguments (``attack`` and ``assault``)."""
         return list(self.args[len(self.syntax.slots) :])
@@ -134,6 +153,10 @@ class Order:
 
     def __str__(self) -> str:
         return self.text()
+
+
+def _is_number(word: str) -> bool:
+    return word.isascii() and word.isdigit()
 
 
 def _quote(word: str) -> str:

@@ -27,6 +27,7 @@ from bellum.empire.io.xdump.syntax import Dump
 from bellum.empire.orders import Order, as_order
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
+from bellum.fileio import check_writable
 
 #: The database used when a command is given neither a world file nor a database.
 DEFAULT_DB = Path("bellum.db")
@@ -81,11 +82,14 @@ class WorldSource:
 
 class FileSource(WorldSource):
     """A TOML world file, rewritten atomically (or written to ``out``) when the order
-    changed the world."""
+    changed the world.  With ``write`` the file written is checked first, so one that
+    cannot be written is refused before the order runs, not after its fight."""
 
-    def __init__(self, path: Path, out: Path | None = None) -> None:
+    def __init__(self, path: Path, out: Path | None = None, *, write: bool = False) -> None:
         self.world, self.text = read_world_file(path)
         self.dest = out or path
+        if write:
+            check_writable(self.dest)
 
     def _keep(self, order: Order, answers: list[str | None], result: CombatResult) -> None:
         if result.world_changed:
@@ -108,6 +112,7 @@ class DatabaseSource(WorldSource):
         self.recorded: int | None = None
         try:
             if write:
+                check_writable(out or path)
                 self.session = self.store.begin_command()
                 self.world = self.session.world
             else:
@@ -144,13 +149,13 @@ def open_source(
 ) -> WorldSource:
     """The world file at ``world_path``, else the database ``db`` (default ``./bellum.db``).
 
-    ``write`` opens it to run an order that may change it; without it the
-    world is only read.
+    ``write`` opens it to run an order that may change it (and checks that what will be
+    written can be); without it the world is only read.
     """
     if world_path is not None and db is not None:
         raise InputError("give either a world file or a database, not both")
     if world_path is not None:
-        return FileSource(world_path, out)
+        return FileSource(world_path, out, write=write)
     return DatabaseSource(db or DEFAULT_DB, write=write, out=out)
 
 

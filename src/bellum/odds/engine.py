@@ -26,7 +26,9 @@ A forced exact solution is refused when it needs more memory than
 ``max_memory`` or more than 100 times the threshold's work; a Monte Carlo
 estimate is refused when :func:`mc_seconds` puts it above
 :data:`MAX_MC_SECONDS` (so a huge fight fails in one line at once instead of
-running for minutes).
+running for minutes), and again after its first batch when the speed measured
+there puts it above (a busy or slow machine); a run that slows down later stops
+at the limit with a note.
 """
 
 from __future__ import annotations
@@ -51,6 +53,7 @@ from bellum.odds.montecarlo import (
     DEFAULT_MAX_RUNS,
     DEFAULT_RUNS,
     Model,
+    TooSlow,
     monte_carlo,
 )
 from bellum.odds.result import (
@@ -195,22 +198,34 @@ def fight_odds(
         change = "lower --runs"
     used = choose_backend(backend, model, att, dfd, False, expected_runs)
     _check_mc_size(att, dfd, expected_runs, used, change)
-    mc = monte_carlo(
-        att,
-        dfd,
-        model=model,
-        runs=runs,
-        target_error=target_error,
-        max_runs=max_runs,
-        seed=seed,
-        backend=used,
-    )
+    try:
+        mc = monte_carlo(
+            att,
+            dfd,
+            model=model,
+            runs=runs,
+            target_error=target_error,
+            max_runs=max_runs,
+            seed=seed,
+            backend=used,
+            max_seconds=MAX_MC_SECONDS,
+        )
+    except TooSlow as slow:
+        raise InputError(
+            f"{slow} on this machine (limit {MAX_MC_SECONDS:g} s): {change}"
+            f" (about {slow.fits} runs fit)"
+        ) from None
     notes: tuple[str, ...] = ()
     if mc.cap_reached:
         notes = (
             f"standard error {mc.standard_error:.2g} is still above the target "
             f"{target_error:g} after the cap of {mc.runs} runs: raise --max-runs "
             "or accept a larger --target-error",
+        )
+    if mc.time_limit_reached:
+        notes = (
+            f"stopped at the {MAX_MC_SECONDS:g} s limit after {mc.runs} runs (standard error"
+            f" {mc.standard_error:.2g}): the machine ran slower than its first runs promised",
         )
     return _result(
         att,

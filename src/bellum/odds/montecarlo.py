@@ -16,6 +16,7 @@ Two kinds:
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Literal
@@ -23,7 +24,7 @@ from typing import Literal
 import numpy as np
 
 from bellum.dice import ServerRandom, seed_sequence
-from bellum.errors import UsageError
+from bellum.errors import InputError, UsageError
 from bellum.odds import _kernels
 from bellum.odds._common import (
     JITTER_CHOICES,
@@ -58,6 +59,20 @@ class MonteCarloRun:
     steps: int
     standard_error: float
     cap_reached: bool
+    #: The runs stopped at ``max_seconds`` before reaching their count or target error.
+    time_limit_reached: bool = False
+
+
+class TooSlow(InputError):
+    """The first batch's speed puts the whole estimate above ``max_seconds``."""
+
+    def __init__(self, seconds: float, fits: int, measured_runs: int, measured: float) -> None:
+        super().__init__(
+            f"Monte Carlo of this fight would take about {seconds:,.0f} s at the speed of"
+            f" its first {measured_runs} runs ({measured:.2g} s)"
+        )
+        self.seconds = seconds
+        self.fits = fits
 
 
 def standard_error(wins: float, runs: int) -> float:
@@ -78,6 +93,7 @@ def monte_carlo(
     max_runs: int = DEFAULT_MAX_RUNS,
     seed: int | None = None,
     backend: Literal["auto", "numpy", "numba"] = "auto",
+    max_seconds: float | None = None,
 ) -> MonteCarloRun:
     """Simulate fights: ``runs`` of them, or batches until the standard error of
     P(attacker wins) is at most ``target_error`` (at most ``max_runs``).
@@ -85,6 +101,11 @@ def monte_carlo(
     In target-error mode at least two batches run before the standard error
     is trusted, so a lopsided fight that shows no loss in the first batch
     does not stop early on a standard error of 0.
+
+    With ``max_seconds`` the clock is watched, since a machine may be slower or
+    busier than any estimate made before the start: when the first batch's speed
+    puts the whole job above it, :class:`TooSlow` is raised at once; when a later
+    batch ends past it, the runs stop there (``time_limit_reached``).
     """
     if runs is not None and target_error is not None:
         raise UsageError("give either a run count or a target error, not both")
@@ -103,7 +124,8 @@ def monte_carlo(
     def_c = np.zeros(dfd.rounds, dtype=np.int64)
     done = 0
     steps = 0
-    cap_reached = False
+    cap_reached = timed_out = False
+    start = time.perf_counter()
     while True:
         if runs is not None:
             want = min(BATCH_RUNS, runs - done)
@@ -122,9 +144,33 @@ def monte_carlo(
         elif done >= max_runs:
             cap_reached = target_error is not None and se > target_error
             break
+        if max_seconds is not None:
+            elapsed = time.perf_counter() - start
+            if done == want:  # the first batch
+                wins = float(att_c.sum()) / done
+                total = runs if runs is not None else _runs_for(wins, target_error, max_runs)
+                if elapsed / done * total > max_seconds:
+                    fits = math.floor(max_seconds * done / elapsed) if elapsed > 0 else total
+                    raise TooSlow(elapsed / done * total, fits, done, elapsed)
+            elif elapsed > max_seconds:
+                timed_out = True
+                break
     return MonteCarloRun(
-        FightEndStates(att_c / done, def_c / done), done, used_seed, steps, se, cap_reached
+        FightEndStates(att_c / done, def_c / done),
+        done,
+        used_seed,
+        steps,
+        se,
+        cap_reached,
+        timed_out,
     )
+
+
+def _runs_for(p: float, target_error: float | None, max_runs: int) -> int:
+    """Runs needed for a standard error of ``target_error`` at P(win) ``p`` (two batches
+    at least, ``max_runs`` at most)."""
+    assert target_error is not None
+    return min(max_runs, max(2 * BATCH_RUNS, math.ceil(p * (1 - p) / target_error**2)))
 
 
 Batch = Callable[..., int]

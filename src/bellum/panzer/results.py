@@ -24,7 +24,7 @@ from bellum.panzer.battlefield import Hex
 from bellum.panzer.chance import Chance, DiceChance
 from bellum.panzer.rules import Rules
 from bellum.panzer.scenario import Scenario
-from bellum.panzer.units import State, Unit
+from bellum.panzer.units import Kind, State, Unit
 
 OUTCOMES = ("failed", "eliminated", "retreated", "surrendered", "held")
 """failed: the attack was repulsed; otherwise it succeeded and the defenders were all
@@ -41,6 +41,16 @@ class SideLoss:
     drawn: float
     rounded: int
     loss: int
+
+    def __str__(self) -> str:
+        """The loss as the assault report words it: ``US loses 115 men-equivalents (...)``."""
+        text = (
+            f"{self.side} loses {self.loss} men-equivalents (drawn {self.drawn:.3f}"
+            f" in {self.low:.2f} .. {self.high:.2f}, rounded to {self.rounded}"
+        )
+        if self.loss != self.rounded:
+            text += f", capped at {self.loss}"
+        return text + ")"
 
 
 @dataclass(frozen=True)
@@ -77,6 +87,8 @@ class UnitOutcome:
     fatigue_gain: int
     unit_after: Unit | None
     per_point: int
+    #: What the unit's strength points count: men, vehicles or guns.
+    kind: Kind = Kind.PERSONNEL
 
     @property
     def total_loss(self) -> int:
@@ -544,6 +556,7 @@ def resolve_plan(plan: AssaultPlan, rng: ServerRandom) -> AssaultResult:
             fatigue_gain=gains[u.id],
             unit_after=after[u.id] if after[u.id].strength > 0 else None,
             per_point=u.per_point,
+            kind=u.kind,
         )
         for u, attacker in _all(plan)
     )

@@ -18,7 +18,7 @@ from typing import Any
 import tomli_w
 
 from bellum.errors import InputError
-from bellum.fileio import write_atomic
+from bellum.fileio import check_readable, write_atomic
 from bellum.panzer.battlefield import Battlefield, Hex, ParameterData, edge
 from bellum.panzer.rules import Rules
 from bellum.panzer.tables import QUALITIES
@@ -329,9 +329,19 @@ def _load_unit(raw: Mapping[str, Any], where: str) -> Unit:
     )
 
 
+#: Top-level tables only an Empire world has: such a file is named as one, not as an
+#: "unknown top-level key".
+_EMPIRE_KEYS = frozenset({"world", "nation", "sector"})
+
+
 def scenario_from_dict(raw: Mapping[str, Any], source: str = "<scenario>") -> Scenario:
     """Validate a parsed TOML document; errors name ``source``."""
     r = _Reader(raw, source)
+    if _EMPIRE_KEYS & raw.keys() and "units" not in raw:
+        raise r.fail(
+            "this is an Empire world, not a Panzer scenario: use it with"
+            " `bellum empire ... --world`, or `bellum serve --world`"
+        )
     version = raw.get("schema_version")
     if version != SCHEMA_VERSION:
         raise r.fail(f"schema_version must be {SCHEMA_VERSION}, not {version!r}")
@@ -386,6 +396,7 @@ def scenario_from_dict(raw: Mapping[str, Any], source: str = "<scenario>") -> Sc
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Read and validate a scenario file."""
     p = Path(path)
+    check_readable(p)
     try:
         text = p.read_text(encoding="utf-8")
     except OSError as exc:

@@ -235,7 +235,7 @@ def _odds_plan(world: World, cnum: int, order: Order, mil: list[str], units: lis
     from bellum.empire.odds.plan import Plan as OddsPlan
     from bellum.empire.odds.plan import parse_mil, parse_units
 
-    return OddsPlan(order, parse_mil(world, cnum, mil), parse_units(units))
+    return OddsPlan(order, parse_mil(world, cnum, mil, order), parse_units(units))
 
 
 def planner_odds(

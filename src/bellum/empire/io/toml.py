@@ -36,7 +36,7 @@ from bellum.empire.world import (
     check_option,
 )
 from bellum.errors import InputError
-from bellum.fileio import write_atomic
+from bellum.fileio import check_readable, write_atomic
 
 SCHEMA_VERSION = 1
 T = TypeVar("T")
@@ -168,12 +168,23 @@ def _objects(
         yield e, (uid, kind_type, owner, x, y)
 
 
+#: Top-level keys of a Panzer Campaigns scenario, and those only an Empire world has:
+#: a scenario given for a world is named as such, not as an "unknown field".
+_PANZER_KEYS = frozenset({"units", "map", "parameter_data", "assault", "last_assault"})
+_EMPIRE_KEYS = frozenset({"world", "nation", "sector"})
+
+
 def parse_world(
     data: dict[str, Any], source: str = "<world>", tables: Tables | None = None
 ) -> World:
     """Build and validate a :class:`World` from parsed TOML ``data``."""
     tables = tables or stock()
     top = _Entry(source, data)
+    if _PANZER_KEYS & data.keys() and not _EMPIRE_KEYS & data.keys():
+        raise InputError(
+            f"{source}: this is a Panzer scenario, not an Empire world: use it with"
+            " `bellum panzer`, or `bellum serve --scenario`"
+        )
     if "schema_version" not in data:
         raise top.fail(
             "schema_version", f"missing: a world file starts with schema_version = {SCHEMA_VERSION}"
@@ -432,6 +443,7 @@ def read_world_file(path: str | Path) -> tuple[World, str]:
     """The world in the file at ``path`` and the file's text, to rewrite it in its own
     style later (:func:`save_world`'s ``original``)."""
     p = Path(path)
+    check_readable(p)
     try:
         raw = p.read_bytes()
     except FileNotFoundError:
@@ -445,7 +457,7 @@ def read_world_file(path: str | Path) -> tuple[World, str]:
         raise InputError(f"{p}: not a UTF-8 text file") from None
     except tomllib.TOMLDecodeError as exc:
         raise InputError(f"{p}: malformed TOML: {exc}") from None
-    return parse_world(data, p.name), text
+    return parse_world(data, str(p)), text
 
 
 # -- writing -----------------------------------------------------------------------

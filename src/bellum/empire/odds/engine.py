@@ -148,15 +148,32 @@ class _Runner:
         return Leaf(result, None, prompter, len(dice.widths))
 
 
+class CommandUsage(CommandError):
+    """The command's own ``Usage:`` refusal, in its words: the command line printed
+    it as the game does and exits with status 2, like the command itself."""
+
+    exit_status = 2
+
+
+def check_plan(world: World, country: int, plan: Plan) -> None:
+    """Raise what :func:`plan_odds` would raise about ``plan`` before any work: the
+    command's refusals and the answers it never asks for (one run up to the fight)."""
+    _check_plan(world, country, plan, _Runner(world, country, plan)(BranchingDice()))
+
+
 def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
-    """The command's refusals, and answers the command never asked for, as one line."""
+    """The command's refusals, and answers the command never asked for, as one line.
+
+    The answers are checked before an abort: a plan whose only mil come from a sector
+    the command never asks about ends in "No troops for attack", but the mistake
+    to name is the answer.
+    """
     r = leaf.result
-    if leaf.combat is None and r.outcome in ("refused", "usage"):
-        lines = [ln for ln in r.transcript().splitlines() if ln.strip()]
+    lines = [ln for ln in r.transcript().splitlines() if ln.strip()]
+    if leaf.combat is None and r.outcome == "usage":
+        raise CommandUsage("\n".join(ln for ln in lines if ln.startswith("Usage:")) or lines[-1])
+    if leaf.combat is None and r.outcome == "refused":
         raise CommandError("; ".join(lines[-2:]) if lines else f"{plan.order.name} refused")
-    if leaf.combat is None and r.outcome == "aborted" and not r.world_changed:
-        lines = [ln for ln in r.transcript().splitlines() if ln.strip()]
-        raise CommandError(" / ".join(lines[-2:]) if lines else "the command was aborted")
     asked = leaf.prompter.asked
     for source, n in (plan.mil or {}).items():
         where = "the ship" if source == "ship" else world.fmt(source, country)
@@ -170,9 +187,9 @@ def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
             name = _name(world, country, source)
             raise CommandError(f"--mil {name}={n}: at most {most} mil can go from {where}")
     for uid in sorted((plan.units or frozenset()) - leaf.prompter.offered):
-        raise CommandError(
-            f"--unit {uid}: the command does not offer that unit (see what it printed above)"
-        )
+        raise CommandError(f"--unit {uid}: the command does not offer that unit")
+    if leaf.combat is None and r.outcome == "aborted" and not r.world_changed:
+        raise CommandError(" / ".join(lines[-2:]) if lines else "the command was aborted")
 
 
 def _name(world: World, country: int, source: MilSource) -> str:
@@ -551,8 +568,10 @@ __all__ = [
     "DEFAULT_ERROR",
     "MAX_LEAVES",
     "SUCCESS",
+    "CommandUsage",
     "EmpireOdds",
     "Leaf",
+    "check_plan",
     "plan_odds",
     "world_model",
 ]

@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
+from bellum.empire.answers import answer_ship, is_ship_key
 from bellum.empire.events import Prompt
 from bellum.empire.geometry import Coord
 from bellum.empire.orders import Order
@@ -87,8 +88,11 @@ class PlanPrompter:
         return None
 
 
-def parse_mil(world: World, country: int, items: list[str]) -> dict[MilSource, int]:
-    """``--mil SECT=N`` (a sector in the player's coordinates) or ``--mil ship=N``."""
+def parse_mil(
+    world: World, country: int, items: list[str], order: Order | None = None
+) -> dict[MilSource, int]:
+    """``--mil SECT=N`` (a sector in the player's coordinates), ``--mil ship=N`` or
+    ``--mil SHIP=N`` with ``order``'s ship number (the form the command itself takes)."""
     origin = world.nations[country].origin
     out: dict[MilSource, int] = {}
     for item in items:
@@ -96,7 +100,13 @@ def parse_mil(world: World, country: int, items: list[str]) -> dict[MilSource, i
         if not sep or not n.strip().lstrip("-").isdigit():
             raise UsageError(f"--mil needs SECT=N or ship=N, such as 0,0=150, not '{item}'")
         source: MilSource
-        source = "ship" if where.strip().lower() == "ship" else world.geometry.parse(where, origin)
+        if where.strip().lower() == "ship" and order is None:
+            source = "ship"
+        elif order is not None and is_ship_key(where):
+            answer_ship(order, where)
+            source = "ship"
+        else:
+            source = world.geometry.parse(where, origin)
         if source in out:
             raise UsageError(f"--mil {where.strip()} is given twice")
         count = int(n)
@@ -120,7 +130,7 @@ def make_plan(world: World, country: int, order: Order, mil: list[str], units: l
     """The plan from the command line: nothing named means everything the command offers."""
     if not mil and not units:
         return Plan(order)
-    return Plan(order, parse_mil(world, country, mil), parse_units(units))
+    return Plan(order, parse_mil(world, country, mil, order), parse_units(units))
 
 
 __all__ = ["MilSource", "Plan", "PlanPrompter", "make_plan", "parse_mil", "parse_units"]

@@ -62,6 +62,23 @@ def _fill(order: dict[MilSource, int], total: int) -> dict[MilSource, int]:
     return out
 
 
+def need_sources(
+    world: World, country: int, plan: Plan, sources: Sequence[MilSource] | None = None
+) -> dict[MilSource, int]:
+    """The sources :func:`need` takes mil from, in the order the command asks, with their
+    limits: ``sources`` (each must be asked about), else every source asked about."""
+    order = sources_in_order(world, country, plan)
+    if sources is not None:
+        for s in sources:
+            if s not in order:
+                where = "the ship" if s == "ship" else world.fmt(s, country)
+                raise CommandError(f"--need: {plan.order} never asks for mil from {where}")
+        order = {s: order[s] for s in sources}
+    if not order:
+        raise CommandError(f"--need: {plan.order} asks for no mil")
+    return order
+
+
 def need(
     world: World,
     country: int,
@@ -76,16 +93,12 @@ def need(
     Found by bisection, which assumes more mil never lowers the chance (reserve units
     react to the attack's size, so this can fail by a little; the result is checked).
     """
-    if not 0 < target <= 1:
-        raise UsageError(f"--need must be a probability in (0, 1], not {target:g}")
-    order = sources_in_order(world, country, plan)
-    if sources is not None:
-        missing = [s for s in sources if s not in order]
-        if missing:
-            raise CommandError("--need: no mil can go from one of the sectors named")
-        order = {s: order[s] for s in sources}
-    if not order:
-        raise CommandError("--need: the command asks for no mil")
+    if not 0 < target < 1:
+        raise UsageError(
+            f"--need must be a probability between 0 and 1 (exclusive), not {target:g}:"
+            " a certainty cannot be shown by computation that prunes or samples"
+        )
+    order = need_sources(world, country, plan, sources)
     fixed = {k: v for k, v in (plan.mil or {}).items() if k not in order}
     units = plan.units if plan.units is not None else frozenset()
 
@@ -211,6 +224,6 @@ def _victim_in(world: World, victim: Sector | Ship | LandUnit) -> Sector | Ship 
     return world.sector(victim.xy)
 
 
-__all__ = ["OFFSETS", "UNIFORM", "Need", "as_seen", "need", "sources_in_order"]
+__all__ = ["OFFSETS", "UNIFORM", "Need", "as_seen", "need", "need_sources", "sources_in_order"]
 
 _ = OddsResult
