@@ -5,10 +5,16 @@ from __future__ import annotations
 import io
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
-from bellum.cli.progress import progress, shows_progress
+from bellum.cli.progress import progress, progress_fraction, shows_progress
+from bellum.odds import Side, fight_odds
+from bellum.panzer.distribution import monte_carlo
+from bellum.panzer.scenario import load_scenario
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 class Terminal(io.StringIO):
@@ -63,3 +69,28 @@ def test_importing_the_helper_does_not_import_tqdm() -> None:
     code = "import sys, bellum.cli.progress; print('tqdm' in sys.modules)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert done.stdout.strip() == "False"
+
+
+def test_a_fraction_bar_opens_only_when_work_reports() -> None:
+    silent, busy = Terminal(), Terminal()
+    with progress_fraction("Monte Carlo", stream=silent):
+        pass  # an exact solution: nothing to report, so no bar at all
+    with progress_fraction("Monte Carlo", stream=busy) as update:
+        update(0.5)
+        update(1.0)
+    assert silent.getvalue() == ""
+    assert busy.getvalue().startswith("\rMonte Carlo:")
+
+
+def test_monte_carlo_reports_its_fraction_done_up_to_the_end() -> None:
+    seen: list[float] = []
+    fight_odds(Side.troops(300), Side.troops(300), runs=50_000, seed=3, progress=seen.append)
+    assert len(seen) >= 3 and seen == sorted(seen) and seen[-1] == 1.0
+
+
+def test_panzer_resolver_runs_report_their_fraction_done() -> None:
+    seen: list[float] = []
+    monte_carlo(
+        load_scenario(ROOT / "examples" / "panzer" / "bocage.toml"), 200, 1, progress=seen.append
+    )
+    assert len(seen) == 100 and seen[0] == 0.0 and seen == sorted(seen) and seen[-1] < 1

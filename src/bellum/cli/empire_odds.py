@@ -30,6 +30,7 @@ from bellum.cli.empire import (
     rules_options,
     world_option,
 )
+from bellum.cli.options import SEED_MAX
 from bellum.cli.progress import progress_fraction
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.rules import apply_rules
@@ -218,7 +219,7 @@ def _plans(
 )
 @click.option(
     "--seed",
-    type=click.IntRange(0, 2**32 - 1),
+    type=click.IntRange(0, SEED_MAX),
     default=None,
     help="Seed for sampling and resolver runs (0..2^32-1).",
 )

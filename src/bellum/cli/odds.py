@@ -9,6 +9,8 @@ from pathlib import Path
 import click
 
 from bellum.cli.app import cli
+from bellum.cli.options import seed_option
+from bellum.cli.progress import progress_fraction
 from bellum.errors import InputError, UsageError
 from bellum.odds import Method, Side, fight_odds
 from bellum.odds.engine import DEFAULT_MAX_MEMORY, MODELS
@@ -84,7 +86,7 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
     show_default=True,
     help="Run cap for --target-error.",
 )
-@click.option("--seed", type=int, default=None, help="Monte Carlo seed (printed if not given).")
+@seed_option("Monte Carlo seed (printed if not given).")
 @click.option(
     "--max-memory",
     type=int,
@@ -131,25 +133,25 @@ def fight(
             raise UsageError(f"{name} must be a positive multiplier up to {MAX_MULT:g} (got {m})")
     if max_memory <= 0:
         raise UsageError(f"--max-memory must be positive (got {max_memory})")
-    if seed is not None and not 0 <= seed < 2**63:
-        raise UsageError(f"--seed must be between 0 and 2**63-1 (got {seed})")
     if plot is not None:
         plot_format(plot)
     method: Method = "exact" if force_exact or unpruned else "monte-carlo" if force_mc else "auto"
     attacker = _side(att, att_mult, "attacker", "--att and --att-mult")
     defender = _side(dfd, def_mult, "defender", "--def and --def-mult")
-    result = fight_odds(
-        attacker,
-        defender,
-        model="server" if model == "server" else "per-casualty",
-        method=method,
-        runs=runs,
-        target_error=target_error,
-        max_runs=max_runs,
-        seed=seed,
-        max_memory=max_memory * 2**20,
-        prune=not unpruned,
-    )
+    with progress_fraction("Monte Carlo") as bar:
+        result = fight_odds(
+            attacker,
+            defender,
+            model="server" if model == "server" else "per-casualty",
+            method=method,
+            runs=runs,
+            target_error=target_error,
+            max_runs=max_runs,
+            seed=seed,
+            max_memory=max_memory * 2**20,
+            prune=not unpruned,
+            progress=bar,
+        )
     for note in result.notes:
         click.echo(f"bellum: warning: {note}", err=True)
     if plot is not None:

@@ -12,6 +12,8 @@ from typing import Any
 import click
 
 from bellum.cli.app import cli
+from bellum.cli.options import SEED_MAX
+from bellum.cli.progress import progress_fraction
 from bellum.dice import ServerRandom, new_seed
 from bellum.errors import CommandError, UsageError
 from bellum.fileio import check_writable
@@ -54,7 +56,7 @@ SCENARIO = click.argument("scenario", type=click.Path(dir_okay=False, path_type=
 JSON = click.option(
     "--json", "as_json", is_flag=True, help="Print a JSON document (schema in docs/schemas/)."
 )
-SEED_RANGE = click.IntRange(0, 2**32 - 1)
+SEED_RANGE = click.IntRange(0, SEED_MAX)
 RUNS_RANGE = click.IntRange(1, 10_000_000)
 
 
@@ -449,7 +451,8 @@ def odds(
     resolver = None
     if runs is not None:
         used = _seed(seed)
-        sample = monte_carlo(plan, runs, used)
+        with progress_fraction(f"{runs} resolutions") as bar:
+            sample = monte_carlo(plan, runs, used, progress=bar)
         resolver = (compare(dist, sample), used, sample)
     if plot is not None:
         write_plot(result, plot)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from typing import TextIO
 
 #: Called with the number of steps done since the last call.
@@ -80,12 +80,21 @@ def progress(
 def progress_fraction(
     description: str, *, stream: TextIO | None = None
 ) -> Iterator[Callable[[float], None]]:
-    """A bar for work that reports the fraction done (0 to 1) rather than steps."""
-    with progress(description, total=1000, unit="‰", stream=stream) as advance:
+    """A bar for work that reports the fraction done (0 to 1) rather than steps.
+
+    The bar opens at the first report, so work that turns out to report
+    nothing (an exact solution where a Monte Carlo was possible) shows none.
+    """
+    with ExitStack() as stack:
+        advance: Advance | None = None
         done = 0
 
         def update(fraction: float) -> None:
-            nonlocal done
+            nonlocal advance, done
+            if advance is None:
+                advance = stack.enter_context(
+                    progress(description, total=1000, unit="‰", stream=stream)
+                )
             now = int(1000 * min(max(fraction, 0.0), 1.0))
             if now > done:
                 advance(now - done)

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from typing import Literal
 
 import numpy as np
@@ -142,6 +143,7 @@ def fight_odds(
     backend: Backend = "auto",
     max_memory: int = DEFAULT_MAX_MEMORY,
     prune: bool = True,
+    progress: Callable[[float], None] | None = None,
 ) -> OddsResult:
     """The outcome distribution of ``att`` fighting ``dfd`` under ``model``.
 
@@ -152,7 +154,7 @@ def fight_odds(
     ``prune=False`` keeps every state that has not underflowed to 0.  Raises
     :class:`~bellum.errors.UsageError` for contradictory options and
     :class:`~bellum.errors.InputError` for a fight that cannot be solved exactly
-    within ``max_memory``.
+    within ``max_memory``.  ``progress`` hears the fraction done of a Monte Carlo.
     """
     if model not in MODELS:
         raise UsageError(f"unknown model {model!r}: choose one of {', '.join(MODELS)}")
@@ -209,6 +211,7 @@ def fight_odds(
             seed=seed,
             backend=used,
             max_seconds=MAX_MC_SECONDS,
+            progress=progress,
         )
     except TooSlow as slow:
         raise InputError(

@@ -94,6 +94,7 @@ def monte_carlo(
     seed: int | None = None,
     backend: Literal["auto", "numpy", "numba"] = "auto",
     max_seconds: float | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> MonteCarloRun:
     """Simulate fights: ``runs`` of them, or batches until the standard error of
     P(attacker wins) is at most ``target_error`` (at most ``max_runs``).
@@ -106,6 +107,8 @@ def monte_carlo(
     busier than any estimate made before the start: when the first batch's speed
     puts the whole job above it, :class:`TooSlow` is raised at once; when a later
     batch ends past it, the runs stop there (``time_limit_reached``).
+    ``progress`` is told the fraction done after each batch (in target-error
+    mode, of the runs the standard error so far says are needed).
     """
     if runs is not None and target_error is not None:
         raise UsageError("give either a run count or a target error, not both")
@@ -136,6 +139,10 @@ def monte_carlo(
         steps += batch(att.strength, dfd.strength, want, rng, att_c, def_c)
         done += want
         se = standard_error(float(att_c.sum()), done)
+        if progress is not None:
+            wins = float(att_c.sum()) / done
+            total = runs if runs is not None else _runs_for(wins, target_error, max_runs)
+            progress(done / max(total, done))
         if runs is not None:
             if done >= runs:
                 break

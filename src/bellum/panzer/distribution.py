@@ -731,12 +731,21 @@ def exact_distribution(source: Scenario | AssaultPlan) -> Distribution:
     return Distribution(outcomes, attacker, defender, joint=joint)
 
 
-def monte_carlo(source: Scenario | AssaultPlan, runs: int, seed: int) -> Distribution:
-    """Empirical law from ``runs`` resolutions by the resolver itself, one seeded stream."""
+def monte_carlo(
+    source: Scenario | AssaultPlan,
+    runs: int,
+    seed: int,
+    progress: Callable[[float], None] | None = None,
+) -> Distribution:
+    """Empirical law from ``runs`` resolutions by the resolver itself, one seeded stream;
+    ``progress`` hears the fraction done every hundredth of the runs."""
     plan = source if isinstance(source, AssaultPlan) else plan_assault(source)
     rng = ServerRandom(seed)
     counts: dict[tuple[int, int, str], int] = defaultdict(int)
-    for _ in range(runs):
+    every = max(1, runs // 100)
+    for i in range(runs):
+        if progress is not None and i % every == 0:
+            progress(i / runs)
         res = resolve_plan(plan, rng)
         counts[(res.side_loss_equivalent(True), res.side_loss_equivalent(False), res.outcome)] += 1
     return Distribution.from_joint({k: c / runs for k, c in counts.items()}, runs=runs)
