@@ -315,11 +315,14 @@ class _Solver:
 def _chain_ends(a: SideGraph, d: SideGraph) -> GraphEnds:
     """Two sides without morale draws: the plain server solver (:mod:`bellum.odds.exact`)."""
     from bellum.odds import Side
+    from bellum.odds.engine import choose_backend
     from bellum.odds.exact import server_exact
 
     att = Side.from_arrays(a.strength, a.casualties)
     dfd = Side.from_arrays(d.strength, d.casualties)
-    states, pruned = server_exact(att, dfd)
+    # numba only for fights big enough to repay its import (a third of a second).
+    backend = choose_backend("auto", "server", att, dfd, exact=True, runs=0)
+    states, pruned = server_exact(att, dfd, backend=backend)
     wa = np.zeros((a.size, d.size))
     wd = np.zeros((a.size, d.size))
     wa[: att.rounds, dfd.rounds] = states.attacker_wins
