@@ -24,6 +24,7 @@ from bellum.empire.rules import apply_rules, describe, profile_names
 from bellum.empire.service import WorldSource, open_source
 from bellum.empire.world import DEFAULT_OPTIONS, Nation, World
 from bellum.errors import InputError, UsageError
+from bellum.numbers import shown
 from bellum.odds import Method, fight_odds
 from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
 from bellum.term import use_color
@@ -68,8 +69,8 @@ def _country(world: World, key: str) -> Nation:
     if n is None:
         names = ", ".join(f"{c.cnum} ({c.name})" for c in world.nations.values())
         if not names:
-            raise UsageError(f"no country '{key}': this world has no countries")
-        raise UsageError(f"no country '{key}' in this world; countries: {names}")
+            raise UsageError(f"no country '{shown(key)}': this world has no countries")
+        raise UsageError(f"no country '{shown(key)}' in this world; countries: {names}")
     return n
 
 

@@ -18,7 +18,8 @@ from bellum.empire.io.xdump.mapping import dump_to_world, read_dump, world_to_du
 from bellum.empire.service import DEFAULT_DB, history, replay
 from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
 from bellum.errors import InputError, UsageError
-from bellum.fileio import write_atomic
+from bellum.fileio import read_input, write_atomic
+from bellum.numbers import shown, to_int
 
 db_option = click.option(
     "--db",
@@ -35,12 +36,10 @@ replace_option = click.option(
 def _size(text: str | None) -> tuple[int, int] | None:
     if text is None:
         return None
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise UsageError(
-            f"--size: expected WIDTHxHEIGHT, both even (64x32), not '{text}'"
-        ) from None
+    sides = [to_int(v) for v in text.lower().split("x")]
+    if len(sides) != 2 or None in sides:
+        raise UsageError(f"--size: expected WIDTHxHEIGHT, both even (64x32), not '{shown(text)}'")
+    w, h = (v or 0 for v in sides)
     try:
         Geometry(w, h)
     except ValueError as exc:
@@ -59,9 +58,7 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
     Keys bellum does not model are ignored: an econfig holds much more than combat reads.
     """
     try:
-        lines = path.read_text("utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+        lines = read_input(path, "econfig file").decode("utf-8").splitlines()
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a text file") from None
     values: dict[str, str] = {}
@@ -80,13 +77,16 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
         if key not in DEFAULT_OPTIONS:
             continue
         default = DEFAULT_OPTIONS[key]
-        try:
-            if isinstance(default, bool):
-                options[key] = int(text) != 0
-            else:
+        if isinstance(default, int):
+            number = to_int(text, signed=True)
+            if number is None:
+                raise InputError(f"{path}: {key}: expected a whole number, got '{shown(text)}'")
+            options[key] = number != 0 if isinstance(default, bool) else number
+        else:
+            try:
                 options[key] = type(default)(text)
-        except ValueError:
-            raise InputError(f"{path}: {key}: expected a number, got '{text}'") from None
+            except ValueError:
+                raise InputError(f"{path}: {key}: expected a number, got '{shown(text)}'") from None
     return size, options
 
 

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from bellum.errors import UsageError
+from bellum.numbers import MAX_DIGITS, shown, to_int
 
 #: The six neighbours as (dx, dy) in the server's direction order 1..6
 #: (up-right, right, down-right, down-left, left, up-left).  The order decides
@@ -19,7 +20,7 @@ Coord = tuple[int, int]
 #: The largest world side bellum accepts (a million sectors already take seconds to load).
 MAX_SIDE = 1024
 
-_COORD_RE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+_COORD_RE = re.compile(r"^\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*$", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,8 +99,13 @@ class Geometry:
         """Absolute coordinates of the player's ``x,y``; malformed input is a usage error."""
         m = _COORD_RE.match(text)
         if not m:
-            raise UsageError(f"'{text}' is not a sector: expected x,y such as 2,0")
-        rel = int(m.group(1)), int(m.group(2))
+            raise UsageError(f"'{shown(text)}' is not a sector: expected x,y such as 2,0")
+        x, y = to_int(m.group(1), signed=True), to_int(m.group(2), signed=True)
+        if x is None or y is None:
+            raise UsageError(
+                f"'{shown(text)}' is not a sector: a coordinate has at most {MAX_DIGITS} digits"
+            )
+        rel = x, y
         if not self.is_sector(*rel):
-            raise UsageError(f"{text} is not a sector: x + y must be even")
+            raise UsageError(f"{shown(text)} is not a sector: x + y must be even")
         return self.to_abs(rel, origin)

@@ -23,6 +23,7 @@ from bellum.empire.tables import (
     ship_speed,
     stock,
 )
+from bellum.numbers import to_int
 
 #: Commodity names as stored in worlds (the server's item names, short forms).
 ITEMS = (
@@ -333,8 +334,9 @@ class World:
     def find_nation(self, key: str) -> Nation | None:
         """A nation by number or by name."""
         key = key.strip()
-        if key.isdigit() and int(key) in self.nations:
-            return self.nations[int(key)]
+        cnum = to_int(key)
+        if cnum is not None and cnum in self.nations:
+            return self.nations[cnum]
         for n in self.nations.values():
             if n.name == key:
                 return n

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import tomli_w
 
 from bellum.errors import InputError
-from bellum.fileio import write_atomic
+from bellum.fileio import parse_toml, read_input, write_atomic
 from bellum.panzer.battlefield import Battlefield, Hex, ParameterData, edge
 from bellum.panzer.rules import Rules
 from bellum.panzer.tables import QUALITIES
@@ -369,16 +368,10 @@ def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Read and validate a scenario file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read scenario: {exc.strerror}") from None
+        text = read_input(p, "scenario").decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{p}: not a UTF-8 text file") from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p}: malformed TOML: {exc}") from None
-    return scenario_from_dict(raw, str(p))
+    return scenario_from_dict(parse_toml(text, str(p), "malformed TOML"), str(p))
 
 
 # --------------------------------------------------------------------------- saving

@@ -33,6 +33,7 @@ from bellum.empire.combat.state import (
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.world import Relation, Sector, Ship, World
 from bellum.errors import UsageError
+from bellum.numbers import to_int
 
 ASSAULT_USAGE = "Usage: assault <to-SECT> <from-SHIP> [<forts?> <ships?> <arty?> <planes?>]"
 
@@ -70,11 +71,12 @@ def _flow(
     c.target, c.defender = t, t.owner
     result.defender, result.target = t.owner, c.at(t.xy)
     number = ask_text(c, ship, "Assault from ship # ", ASSAULT_USAGE)
-    if number.startswith("-") and number[1:].isdigit():
+    if number.startswith("-") and to_int(number[1:]) is not None:
         raise Failure("You may only assault from one ship!")
-    if not number.isdigit():
+    uid = to_int(number)
+    if uid is None:
         raise UsageFailure(ASSAULT_USAGE)
-    sh = check_assault(c, int(number), t)
+    sh = check_assault(c, uid, t)
     target.show_sector(c, t)
     wanted = target.parse_support(support_args)
     if isinstance(wanted, str):

@@ -42,6 +42,7 @@ from bellum.empire.supply import in_supply
 from bellum.empire.tables import techfact
 from bellum.empire.world import ITEMS, LandUnit, Sector, Ship, World
 from bellum.errors import UsageError
+from bellum.numbers import ASCII_DIGITS, to_int
 
 BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP> or <from-SECT>]"
 LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-SECT>]"
@@ -120,7 +121,7 @@ def _own_sector(c: Combat, text: str, usage: str) -> Sector:
 
 def _is_sector(text: str) -> bool:
     """§1.1: "from" is a sector if it has anything but digits, blanks and ``/``."""
-    return any(not (ch.isdigit() or ch in " /") for ch in text)
+    return any(ch not in ASCII_DIGITS and ch not in " /" for ch in text)
 
 
 def _board_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:
@@ -143,9 +144,10 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
             )
         o = OffObject(sector=s, infected=infected(s.plague))
     else:
-        if not src.isdigit():
+        number = to_int(src)
+        if number is None:
             raise UsageFailure(BOARD_USAGE)
-        o = OffObject(ship=w.ships.get(int(src)))
+        o = OffObject(ship=w.ships.get(number))
     v = w.ships.get(vnum)
     if v is None or v.owner == 0:
         raise _refuse(c, f"Ship #{vnum} is not in the same sector!")

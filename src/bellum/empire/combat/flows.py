@@ -19,11 +19,12 @@ from bellum.empire.combat.state import (
     Mode,
     OffObject,
     UsageFailure,
-    atoi,
 )
 from bellum.empire.combat.strength import attack_value, defense_total, offense_total
 from bellum.empire.events import Prompt, prompt_of
 from bellum.errors import UsageError
+from bellum.numbers import c_atoi as atoi
+from bellum.numbers import to_int
 
 #: The line each command prints when it is aborted (spec §16).
 ABORT_LINE = {
@@ -101,10 +102,10 @@ def ask_text(c: Combat, given: str | None, prompt: str, usage: str) -> str:
 
 def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
     """A ship or unit number (§1.1): a negative or unparsable one is a usage error."""
-    text = ask_text(c, given, prompt, usage)
-    if not text.isdigit():
+    number = to_int(ask_text(c, given, prompt, usage))
+    if number is None:
         raise UsageFailure(usage)
-    return int(text)
+    return number
 
 
 def no_troops(c: Combat, where: str) -> None:

@@ -38,6 +38,7 @@ from bellum.empire.geometry import DIRECTION_KEYS, DIRECTIONS, Coord
 from bellum.empire.tables import plane_load, plane_range
 from bellum.empire.world import Plane, Relation, Sector, World
 from bellum.errors import UsageError
+from bellum.numbers import to_int
 
 PARADROP_USAGE = "Usage: paradrop <cargo-PLANES> <fighter-PLANES> <ap-SECT> <PATH or DESTINATION>"
 NO_SUPPORT = (False, False, False, False)
@@ -192,9 +193,10 @@ def select_planes(c: Combat, text: str) -> list[Plane]:
         return [p for _, p in sorted(w.planes.items()) if p.wing == text]
     wanted = []
     for part in text.split("/"):
-        if not part.strip().isdigit():
+        number = to_int(part)
+        if number is None:
             raise UsageFailure(PARADROP_USAGE)
-        wanted.append(int(part))
+        wanted.append(number)
     return [w.planes[n] for n in sorted(set(wanted)) if n in w.planes]
 
 

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import types
 import typing
 from dataclasses import dataclass, field
@@ -30,10 +31,12 @@ import bellum
 from bellum.empire import world as wm
 from bellum.empire.events import Event
 from bellum.empire.geometry import Geometry
+from bellum.empire.io._common import check_options
 from bellum.empire.io.xdump.syntax import Record, Table, split_fields
 from bellum.empire.orders import Order
 from bellum.empire.tables import LandType, PlaneType, SectorType, ShipType, Tables
 from bellum.errors import InputError
+from bellum.numbers import shown, to_int
 
 if TYPE_CHECKING:
     from bellum.empire.combat.result import CombatResult
@@ -113,10 +116,63 @@ def _decode(hint: Any, v: Any, tables: Tables) -> Any:
     if isinstance(hint, type) and issubclass(hint, IntEnum):
         return hint[str(v).upper()]
     if hint is float:
+        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+            raise ValueError(f"expected a finite number, got {_shown(v)}")
         return float(v)
     if hint is int:
-        return int(v)
+        n = to_int(v, signed=True) if isinstance(v, str) else v  # JSON keys are text
+        if type(n) is not int or not -(2**63) <= n < 2**63:
+            raise ValueError(f"expected a whole number, got {_shown(v)}")
+        return n
+    if hint in (str, bool) and type(v) is not hint:
+        raise ValueError(f"expected {hint.__name__}, got {_shown(v)}")
     return v
+
+
+def _shown(v: Any) -> str:
+    try:
+        return shown(repr(v), 40)
+    except (ValueError, RecursionError):
+        return type(v).__name__
+
+
+#: What reading a damaged row can raise (bad JSON, wrong types, missing keys, numbers
+#: too big for a float, nesting too deep for Python): each becomes a :class:`DamagedError`.
+DAMAGE = (
+    KeyError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    IndexError,
+    OverflowError,
+    RecursionError,
+)
+#: What to do about a damaged world: its rows are the world, so it must come from elsewhere.
+WORLD_HINT = (
+    "restore a copy of the database, or import the world again"
+    " (`bellum empire world import` or `bellum empire world new --from`)"
+)
+#: What to do about a damaged history: the world is intact and can start a new database.
+HISTORY_HINT = (
+    "the world itself is readable: `bellum empire world export --toml --out FILE`"
+    " and `bellum empire world new --from FILE` start a database with a clean history"
+)
+
+
+class DamagedError(InputError):
+    """A row of a world database cannot be read back: the file was damaged or edited."""
+
+    def __init__(self, where: str, problem: str, hint: str = WORLD_HINT) -> None:
+        super().__init__(f"{where}: damaged database: {problem}; {hint}")
+
+
+def why(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"unknown name {shown(str(exc), 40)}"
+    if isinstance(exc, RecursionError):
+        return "nested too deep"
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return shown(text, 80)
 
 
 def decode(kind: str, data: dict[str, Any], tables: Tables, where: str) -> Any:
@@ -125,13 +181,19 @@ def decode(kind: str, data: dict[str, Any], tables: Tables, where: str) -> Any:
     cls = KINDS[kind]
     hints = _hints(cls)
     args = {}
+    if not isinstance(data, dict):
+        raise DamagedError(where, f"expected a JSON object, got {type(data).__name__}")
+    field = ""
     try:
         for f in dataclasses.fields(cls):
+            field = f.name
             if f.name in data:
                 args[f.name] = _decode(hints[f.name], data[f.name], tables)
+        field = ""
         return cls(**args)
-    except (KeyError, ValueError, TypeError) as exc:
-        raise InputError(f"{where}: stored {kind} is malformed: {exc}") from None
+    except DAMAGE as exc:
+        problem = f"{field}: {why(exc)}" if field else why(exc)
+        raise DamagedError(where, problem) from None
 
 
 def world_rows(world: wm.World) -> Rows:
@@ -155,22 +217,45 @@ def world_rows(world: wm.World) -> Rows:
 
 
 def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
-    """The world stored as ``rows`` (the inverse of :func:`world_rows`)."""
+    """The world stored as ``rows`` (the inverse of :func:`world_rows`).
+
+    Rows that cannot be read, or objects that cannot be where they are (off
+    the map, a sector stored under another key, a map with holes), are a
+    :class:`DamagedError` naming the object.
+    """
     try:
         size = json.loads(rows[("world", "size")])
-        options = json.loads(rows.get(("world", "options"), "{}"))
-    except (KeyError, ValueError):
+        geometry = Geometry(*size)
+    except KeyError:
         raise InputError(f"{where}: the database holds no world") from None
-    world = wm.World(geometry=Geometry(*size), tables=tables, options=options)
+    except DAMAGE as exc:
+        raise DamagedError(f"{where}: world size", why(exc)) from None
+    try:
+        options = json.loads(rows.get(("world", "options"), "{}"))
+        if not isinstance(options, dict):
+            raise TypeError("expected a JSON object")
+        check_options(options, "")
+    except (*DAMAGE, InputError) as exc:
+        raise DamagedError(f"{where}: world options", why(exc).lstrip(": ")) from None
+    world = wm.World(geometry=geometry, tables=tables, options=options)
     for (kind, key), text in sorted(rows.items()):
         if kind == "world":
             continue
         if kind not in KINDS:
-            raise InputError(f"{where}: unknown object kind '{kind}' in the database")
-        obj = decode(kind, json.loads(text), tables, f"{where}: {kind} {key}")
+            raise DamagedError(where, f"unknown object kind '{shown(kind)}'")
+        named = f"{where}: {kind} {shown(key)}"
+        try:
+            data = json.loads(text)
+        except DAMAGE as exc:
+            raise DamagedError(named, f"not JSON: {why(exc)}") from None
+        obj = decode(kind, data, tables, named)
+        if kind in ("sector", "unit", "ship", "plane"):
+            _check_place(obj, geometry, named)
         if kind == "nation":
             world.nations[obj.cnum] = obj
         elif kind == "sector":
+            if key != f"{obj.x},{obj.y}":
+                raise DamagedError(named, f"holds sector {obj.x},{obj.y}")
             world.sectors[(obj.x, obj.y)] = obj
         elif kind == "unit":
             world.units[obj.uid] = obj
@@ -182,12 +267,27 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
             world.telegrams.append(obj)
         else:
             world.news.append(obj)
+    if len(world.sectors) * 2 != geometry.width * geometry.height:
+        missing = next(
+            f"{x},{y}"
+            for y in range(geometry.height)
+            for x in range(y % 2, geometry.width, 2)
+            if (x, y) not in world.sectors
+        )
+        raise DamagedError(where, f"the map has no sector {missing}")
     world.nations = dict(sorted(world.nations.items()))
     world.units = dict(sorted(world.units.items()))
     world.ships = dict(sorted(world.ships.items()))
     world.planes = dict(sorted(world.planes.items()))
     world.sectors = dict(sorted(world.sectors.items(), key=lambda kv: (kv[0][1], kv[0][0])))
     return world
+
+
+def _check_place(obj: Any, geo: Geometry, where: str) -> None:
+    """Objects stand on the map, and a sector's coordinates name one."""
+    x, y = obj.x, obj.y
+    if not (0 <= x < geo.width and 0 <= y < geo.height and geo.is_sector(x, y)):
+        raise DamagedError(where, f"{x},{y} is not a sector of the {geo.width}x{geo.height} map")
 
 
 def changes(before: Rows, after: Rows) -> Changes:
@@ -299,10 +399,27 @@ def command_row(
     )
 
 
-def record_of(row: tuple[Any, ...]) -> CommandRecord:
-    """The history record of ``row`` (``id`` then ``COMMAND_COLUMNS``)."""
+def record_of(row: tuple[Any, ...], where: str = "<database>") -> CommandRecord:
+    """The history record of ``row`` (``id`` then ``COMMAND_COLUMNS``); a row that
+    cannot be read is a :class:`DamagedError` naming the command."""
+    try:
+        return _record_of(row)
+    except (*DAMAGE, InputError) as exc:
+        raise DamagedError(f"{where}: command {row[0]}", why(exc), HISTORY_HINT) from None
+
+
+def _record_of(row: tuple[Any, ...]) -> CommandRecord:
     (cid, at, name, args, extra, order, country, seed, answers, options, version, profile,
      outcome, result, events, transcript) = row  # fmt: skip
+    answers = json.loads(answers)
+    if not isinstance(answers, list) or not all(a is None or isinstance(a, str) for a in answers):
+        raise TypeError("answers: expected a list of texts")
+    options = json.loads(options)
+    if not isinstance(options, dict):
+        raise TypeError("options: expected a JSON object")
+    check_options(options, "options")
+    if type(country) is not int or type(seed) is not int or type(transcript) is not str:
+        raise TypeError("country, seed or transcript of the wrong type")
     return CommandRecord(
         cid,
         at,
@@ -312,8 +429,8 @@ def record_of(row: tuple[Any, ...]) -> CommandRecord:
         else Order.from_call(name, json.loads(args), json.loads(extra)),
         country,
         seed,
-        json.loads(answers),
-        json.loads(options),
+        answers,
+        options,
         version,
         profile,
         outcome,

@@ -17,12 +17,22 @@ otherwise needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from bellum.empire.geometry import Coord, Geometry
-from bellum.empire.io._common import BYTE, CHE, MOBILITY, PERCENT, STOCK, fill_map, unownable
+from bellum.empire.io._common import (
+    BYTE,
+    CHE,
+    MOBILITY,
+    PERCENT,
+    STOCK,
+    check_options,
+    fill_map,
+    unownable,
+)
 from bellum.empire.io.xdump.syntax import (
     KNOWN_COLUMNS,
     Dump,
@@ -35,7 +45,6 @@ from bellum.empire.io.xdump.syntax import (
 )
 from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
-    DEFAULT_OPTIONS,
     ITEMS,
     LandUnit,
     Nation,
@@ -47,6 +56,8 @@ from bellum.empire.world import (
     World,
 )
 from bellum.errors import InputError
+from bellum.fileio import read_input
+from bellum.numbers import shown, to_int
 
 #: Dump item columns, in the order of :data:`bellum.empire.world.ITEMS`.
 ITEM_COLUMNS = KNOWN_COLUMNS["sect"][26:40]
@@ -60,12 +71,7 @@ NO_MISSION = "none"
 def read_dump(path: str | Path) -> Dump:
     """Read and split a dump file; unreadable files are one-line :class:`InputError`."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such dump file") from None
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read: {exc.strerror}") from None
+    raw = read_input(p, "dump file")
     try:
         text = raw.decode("ascii")
     except UnicodeDecodeError:
@@ -90,10 +96,9 @@ class _Row:
 
     def num(self, col: str, lo: int | None = None, hi: int | None = None) -> int:
         text = self.raw(col)
-        try:
-            v = int(text)
-        except ValueError:
-            raise self.fail(col, f"expected an integer, got {text}") from None
+        v = to_int(text, signed=True)
+        if v is None:
+            raise self.fail(col, f"expected an integer, got {shown(text)}")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             raise self.fail(col, f"{v} is out of range {lo}..{hi}")
         return v
@@ -101,9 +106,12 @@ class _Row:
     def real(self, col: str) -> float:
         text = self.raw(col)
         try:
-            return float(text)
+            v = float(text)
         except ValueError:
-            raise self.fail(col, f"expected a number, got {text}") from None
+            raise self.fail(col, f"expected a number, got {shown(text)}") from None
+        if not math.isfinite(v):
+            raise self.fail(col, f"expected a finite number, got {shown(text)}")
+        return v
 
     def text(self, col: str) -> str:
         try:
@@ -115,10 +123,10 @@ class _Row:
     def symbol(self, col: str, names: tuple[str, ...] | None = None) -> str:
         """A symbol as its name; machine-readable dumps give the number (``names``)."""
         text = self.raw(col)
-        if text.lstrip("-").isdigit():
+        k = to_int(text, signed=True)
+        if k is not None:
             if names is None:
                 raise self.fail(col, f"numeric symbol {text} needs the server's meta-data")
-            k = int(text)
             if not 0 <= k < len(names):
                 raise self.fail(col, f"unknown symbol {text}")
             return names[k]
@@ -285,10 +293,7 @@ def _new_world(
         if dump.table(name) is None:
             raise InputError(f"{dump.source}: the dump has no '{name}' table")
     world = World(geometry=geo, tables=tables)
-    for k, v in options.items():
-        if k not in DEFAULT_OPTIONS:
-            raise InputError(f"{dump.source}: unknown option '{k}'")
-        world.options[k] = v
+    world.options.update(check_options(options, f"{dump.source}: options"))
     return world
 
 
