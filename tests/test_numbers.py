@@ -92,3 +92,12 @@ def test_c_atoi_wraps_large_numbers_like_the_c_library(n: int) -> None:
     libc.atoi.argtypes = [ctypes.c_char_p]
     libc.atoi.restype = ctypes.c_int
     assert c_atoi(str(n)) == libc.atoi(str(n).encode())
+
+
+def test_the_dump_footer_counts_in_ascii_digits() -> None:
+    from bellum.empire.io.xdump.syntax import parse_dump
+
+    assert parse_dump("XDUMP nat 0\n/0\n", "d").tables[0].footer == "/0"
+    for footer in ("/²", "/٣", "/" + "9" * 5000, "/-1"):
+        with pytest.raises(InputError, match="malformed table footer"):
+            parse_dump(f"XDUMP nat 0\n{footer}\n", "d")

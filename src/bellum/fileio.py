@@ -23,7 +23,7 @@ import re
 import stat
 import tempfile
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -136,7 +136,9 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
 
 
 def refuse_same_file(
-    out: str | os.PathLike[str] | None, option: str, inputs: dict[str, str | os.PathLike[str]]
+    out: str | os.PathLike[str] | None,
+    option: str,
+    inputs: Mapping[str, str | os.PathLike[str] | None],
 ) -> None:
     """A :class:`~bellum.errors.UsageError` if the output ``out`` is one of ``inputs``
     (``{"--db": path}``): writing there would destroy what is being read."""
@@ -144,7 +146,7 @@ def refuse_same_file(
         return
     for name, path in inputs.items():
         if path is not None and same_file(out, path):
-            raise UsageError(f"{option} {out} is the {name} file itself; write to another file")
+            raise UsageError(f"{option} {out} names the {name} file itself; write to another file")
 
 
 # -- kinds of files --------------------------------------------------------------

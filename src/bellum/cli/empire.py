@@ -21,9 +21,10 @@ from bellum.empire.orders import Order
 from bellum.empire.planning import fight_sides, make_plan, prepare
 from bellum.empire.planning import resolver_runs as resolver_runs_of
 from bellum.empire.rules import apply_rules, describe, profile_names
-from bellum.empire.service import WorldSource, open_source
+from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
 from bellum.empire.world import DEFAULT_OPTIONS, Nation, World
 from bellum.errors import InputError, UsageError
+from bellum.fileio import refuse_same_file
 from bellum.numbers import shown
 from bellum.odds import Method, fight_odds
 from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
@@ -83,13 +84,20 @@ def _seed(seed: int | None) -> int:
 
 
 def open_world(
-    world_path: Path | None, db: Path | None, *, write: bool = False, out: Path | None = None
+    world_path: Path | None,
+    db: Path | None,
+    *,
+    write: bool = False,
+    out: Path | None = None,
+    force: bool = False,
 ) -> WorldSource:
     """The world of one command (``--world``, ``--db`` or ``./bellum.db``), released when
     the command ends: an order that was not kept (an error, Ctrl-C) is rolled back."""
     if world_path is not None and db is not None:
         raise UsageError("give either --world or --db, not both")
-    source = open_source(world_path, db, write=write, out=out)
+    read = {"--world": world_path} if world_path is not None else {"--db": db or DEFAULT_DB}
+    refuse_same_file(out, "--out", read)
+    source = open_source(world_path, db, write=write, out=out, force=force)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.call_on_close(source.close)
@@ -262,12 +270,23 @@ out_option = click.option(
     help="Write the resulting world here instead of back to --world.",
 )
 json_option = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+force_option = click.option(
+    "--force", is_flag=True, help="Let --out replace a file that is not a world file."
+)
 
 
 def combat_options(f: Callable[..., None]) -> Callable[..., None]:
     """The options of every combat command, in the order ``--help`` lists them."""
     f = rules_options(f)
-    for option in (json_option, out_option, seed_option, as_option, db_option, world_option):
+    for option in (
+        json_option,
+        force_option,
+        out_option,
+        seed_option,
+        as_option,
+        db_option,
+        world_option,
+    ):
         f = option(f)
     return f
 
@@ -281,6 +300,7 @@ def play_order(
     country: str,
     seed: int | None,
     out: Path | None,
+    force: bool,
     as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
@@ -294,7 +314,7 @@ def play_order(
         order = Order.of(name, words)
     except InputError as exc:
         raise UsageError(str(exc)) from None
-    source = open_world(world_path, db, write=True, out=out)
+    source = open_world(world_path, db, write=True, out=out, force=force)
     apply_rules(source.world, profile, list(options))
     nation = _country(source.world, country)
     result = source.run(
@@ -417,6 +437,7 @@ def paradrop_cmd(
 @click.option(
     "--plot", type=click.Path(dir_okay=False, path_type=Path), help="Write a PNG of the odds."
 )
+@click.option("--force", is_flag=True, help="Let --plot replace a file that is not an image.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
 def odds_cmd(
     target: str,
@@ -434,6 +455,7 @@ def odds_cmd(
     resolver_runs: int | None,
     seed: int | None,
     plot: Path | None,
+    force: bool,
     as_json: bool,
 ) -> None:
     """The odds of a planned attack on TARGET, before you make it.
@@ -447,7 +469,7 @@ def odds_cmd(
     if force_exact and force_mc:
         raise UsageError("choose one of --exact and --monte-carlo")
     if plot is not None:
-        plot_format(plot)
+        plot_format(plot, force=force)
     world = open_world(world_path, db).world
     apply_rules(world, profile, list(options))
     n = _country(world, country)
@@ -468,7 +490,7 @@ def odds_cmd(
     )
     resolver = resolver_runs_of(world, n.cnum, plan, resolver_runs, used) if resolver_runs else None
     if plot is not None:
-        write_plot(result, plot)
+        write_plot(result, plot, force=force)
     if as_json:
         doc = to_json_dict(result)
         doc["plan"] = {

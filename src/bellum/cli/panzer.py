@@ -14,6 +14,8 @@ import click
 from bellum.cli.app import cli
 from bellum.dice import ServerRandom, new_seed
 from bellum.errors import UsageError
+from bellum.fileio import SCENARIO as SCENARIO_FILE
+from bellum.fileio import check_overwrite
 from bellum.odds.report import plot_format, render_text, write_plot
 from bellum.odds.result import OddsResult
 from bellum.panzer.assault import AssaultBreakdown, CombatRange, SideTotals, plan_assault
@@ -226,19 +228,22 @@ def _emit(doc: dict[str, Any] | None, lines: list[str] | None) -> None:
     type=click.Path(dir_okay=False, path_type=str),
     help="Write the state after the assault here.",
 )
-def assault(scenario: str, seed: int | None, as_json: bool, out: str | None) -> None:
+@click.option("--force", is_flag=True, help="Let --out replace a file that is not a scenario.")
+def assault(scenario: str, seed: int | None, as_json: bool, out: str | None, force: bool) -> None:
     """Resolve the assault of SCENARIO.toml and explain every number."""
     if out is not None and _same_file(out, scenario):
         raise UsageError(
             f"--out {out} is the scenario itself: write the state after the assault to "
             "another file, so that the scenario can still be replayed"
         )
+    if out is not None:
+        check_overwrite(out, SCENARIO_FILE, force)
     s = load_scenario(scenario)
     plan = plan_assault(s)
     used = new_seed() if seed is None else seed
     result = resolve_plan(plan, ServerRandom(used))
     if out is not None:
-        save_scenario(result.scenario, out, {"last_assault": _last_assault(result)})
+        save_scenario(result.scenario, out, {"last_assault": _last_assault(result)}, force=force)
     if as_json:
         _emit(assault_json(result, s.name, out), None)
         return
@@ -295,7 +300,10 @@ def explain(scenario: str, as_json: bool) -> None:
     default=None,
     help="Also plot the distributions to FILE (.png, .pdf, .svg, ...; needs bellum[plot]).",
 )
-def odds(scenario: str, as_json: bool, runs: int, seed: int | None, plot: Path | None) -> None:
+@click.option("--force", is_flag=True, help="Let --plot replace a file that is not an image.")
+def odds(
+    scenario: str, as_json: bool, runs: int, seed: int | None, plot: Path | None, force: bool
+) -> None:
     """Print the exact outcome distribution of the assault of SCENARIO.toml.
 
     Shown like ``bellum odds fight`` (docs/odds.md), with the assault's own lines around it.
@@ -303,7 +311,7 @@ def odds(scenario: str, as_json: bool, runs: int, seed: int | None, plot: Path |
     if seed is not None and not runs:
         raise UsageError("--seed only applies with --check N")
     if plot is not None:
-        plot_format(plot)
+        plot_format(plot, force=force)
     s = load_scenario(scenario)
     plan = plan_assault(s)
     if runs:
@@ -317,7 +325,7 @@ def odds(scenario: str, as_json: bool, runs: int, seed: int | None, plot: Path |
         used = new_seed() if seed is None else seed
         check = compare(dist, monte_carlo(plan, runs, used))
     if plot is not None:
-        write_plot(result, plot)
+        write_plot(result, plot, force=force)
     if as_json:
         _emit(odds_json(dist, plan.breakdown, s.name, check, used, result), None)
         return

@@ -18,7 +18,7 @@ from bellum.empire.io.xdump.mapping import dump_to_world, read_dump, world_to_du
 from bellum.empire.service import DEFAULT_DB, history, replay
 from bellum.empire.world import DEFAULT_OPTIONS, Sector, World
 from bellum.errors import InputError, UsageError
-from bellum.fileio import read_input, write_atomic
+from bellum.fileio import DUMP, WORLD, check_overwrite, read_input, refuse_same_file, write_atomic
 from bellum.numbers import shown, to_int
 
 db_option = click.option(
@@ -162,8 +162,13 @@ def import_cmd(dump: Path, db: Path, size: str | None, econfig: Path | None, rep
     help="Write here ('-' for standard output).",
 )
 @click.option("--toml", "as_toml", is_flag=True, help="Write a bellum world file instead.")
-def export_cmd(db: Path, out: Path, as_toml: bool) -> None:
+@click.option("--force", is_flag=True, help="Let --out replace a file of another kind.")
+def export_cmd(db: Path, out: Path, as_toml: bool, force: bool) -> None:
     """Export the world as an Empire dump (or as a TOML world file)."""
+    refuse_same_file(out, "--out", {"--db": db})
+    kind = WORLD if as_toml else DUMP
+    if str(out) != "-":
+        check_overwrite(out, kind, force)
     store = Store.open(db)
     try:
         world = store.world()
@@ -173,7 +178,7 @@ def export_cmd(db: Path, out: Path, as_toml: bool) -> None:
     if str(out) == "-":
         sys.stdout.write(text)
         return
-    write_atomic(out, text, encoding="ascii")
+    write_atomic(out, text, encoding="utf-8" if as_toml else "ascii", kind=kind, force=force)
 
 
 @world_group.command("show")

@@ -39,7 +39,7 @@ from bellum.empire.world import (
     World,
 )
 from bellum.errors import InputError
-from bellum.fileio import parse_toml, read_input, write_atomic
+from bellum.fileio import WORLD, parse_toml, read_input, write_atomic
 from bellum.numbers import shown, to_int
 
 SCHEMA_VERSION = 1
@@ -666,9 +666,10 @@ def dumps(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_world(world: World, path: str | Path) -> None:
-    """Write ``world`` atomically (:func:`bellum.fileio.write_atomic`)."""
-    write_atomic(path, dumps(world_to_data(world)))
+def save_world(world: World, path: str | Path, *, force: bool = False) -> None:
+    """Write ``world`` atomically (:func:`bellum.fileio.write_atomic`); an existing file
+    that is not a world file is kept unless ``force``."""
+    write_atomic(path, dumps(world_to_data(world)), kind=WORLD, force=force)
 
 
 def article(noun: str) -> str:

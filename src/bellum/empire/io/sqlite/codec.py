@@ -315,7 +315,11 @@ def table_of(row: tuple[Any, ...], lines: list[str], source: str) -> Table:
     """The dump table stored as ``row`` with its record ``lines`` (the inverse of
     :func:`table_row`)."""
     _, name, human, header, column_line, columns, footer, before = row
-    t = Table(name, bool(human), header, json.loads(columns), column_line, [], footer, before)
+    columns = json.loads(columns)
+    texts = (name, header, footer, before, *columns)
+    if not isinstance(columns, list) or not all(isinstance(s, str) for s in texts):
+        raise TypeError("a dump table stored with fields of the wrong type")
+    t = Table(name, bool(human), header, columns, column_line, [], footer, before)
     t.records = [Record(line, split_fields(line, source), i) for i, line in enumerate(lines)]
     return t
 

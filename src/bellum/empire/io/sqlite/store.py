@@ -54,7 +54,8 @@ from bellum.empire.io.sqlite.codec import (
     world_rows,
 )
 from bellum.empire.io.sqlite.schema import SCHEMA_VERSION, migrate, version_of
-from bellum.empire.io.xdump.syntax import Dump
+from bellum.empire.io.xdump.mapping import check_template
+from bellum.empire.io.xdump.syntax import Dump, parse_dump
 from bellum.empire.orders import Order
 from bellum.empire.tables import stock
 from bellum.empire.world import World
@@ -339,6 +340,7 @@ class Store:
 
     @staticmethod
     def _put_meta(c: sqlite3.Connection, key: str, value: str) -> None:
+        value = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")  # file names
         c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def _rows(self, c: sqlite3.Connection) -> Rows:
@@ -397,7 +399,14 @@ class Store:
                 except (*DAMAGE, InputError) as exc:
                     where = f"{self.path}: imported dump table {row[1]!s:.20}"
                     raise DamagedError(where, why(exc), HISTORY_HINT) from None
-        return dump
+        # Read back as the file it was, so the dump export lays the world over has passed
+        # the same checks as on import, plus the keys export leans on.
+        try:
+            checked = parse_dump(dump.text(), dump.source)
+            check_template(checked)
+        except (*DAMAGE, InputError) as exc:
+            raise DamagedError(f"{self.path}: imported dump", why(exc), HISTORY_HINT) from None
+        return checked
 
     # -- history ----------------------------------------------------------------
 

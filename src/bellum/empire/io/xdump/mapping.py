@@ -541,6 +541,22 @@ def _lay_over(
             _place(t, lambda r: int(r.fields[0]), rec)
 
 
+def check_template(dump: Dump) -> None:
+    """Refuse a dump whose records export cannot key: a sector's ``xloc``/``yloc`` and
+    the number in the first field of every other table bellum lays the world over."""
+    for t in dump.tables:
+        if t.name == "sect":
+            keys = [t.index("xloc"), t.index("yloc")]
+        elif t.name in ("ship", "land", "plane", "nat", "relat"):
+            keys = [0] + ([t.index("owner")] if t.index("owner") >= 0 else [])
+        else:
+            continue
+        for rec in t.records:
+            for k in keys:
+                if len(rec.fields) != len(t.columns) or to_int(rec.fields[k], signed=True) is None:
+                    raise InputError(f"{dump.source}:{rec.lineno}: table {t.name}: bad record")
+
+
 def world_to_dump(world: World, template: Dump | None = None) -> str:
     """``world`` as dump text; over ``template`` (the imported dump) when there is one.
 
