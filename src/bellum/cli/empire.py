@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from bellum.budget import check_repeats, timed
 from bellum.cli.app import cli
 from bellum.dice import new_seed
 from bellum.empire.combat.preview import strength
@@ -488,7 +489,11 @@ def odds_cmd(
         runs=runs,
         seed=used,
     )
-    resolver = resolver_runs_of(world, n.cnum, plan, resolver_runs, used) if resolver_runs else None
+    resolver = None
+    if resolver_runs:
+        _, each = timed(lambda: resolver_runs_of(world, n.cnum, plan, 1, used))
+        check_repeats("--resolver-runs", resolver_runs, each, "play the attack")
+        resolver = resolver_runs_of(world, n.cnum, plan, resolver_runs, used)
     if plot is not None:
         write_plot(result, plot, force=force)
     if as_json:

@@ -17,8 +17,11 @@ DIRECTION_KEYS = "ujnbgy"
 
 Coord = tuple[int, int]
 
-#: The largest world side bellum accepts (a million sectors already take seconds to load).
-MAX_SIDE = 1024
+#: The largest world side bellum accepts.  A command holds a world database's write lock
+#: while it loads and saves the whole world: measured on a busy 2-core machine, 4 s at
+#: 256 x 256 (32,768 sectors), 17 s at 512 x 512, well over 30 s (how long other commands
+#: wait) beyond (``benchmarks/world_size.py``).  Real games are 64 x 32 to 256 x 128.
+MAX_SIDE = 256
 
 _COORD_RE = re.compile(r"^\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*$", re.ASCII)
 

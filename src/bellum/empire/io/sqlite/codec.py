@@ -22,6 +22,7 @@ import json
 import math
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
@@ -80,9 +81,23 @@ def _encode(v: Any) -> Any:
     return v
 
 
+#: Values stored as they are (``type(v)``, so enums, subclasses of int, take the long way).
+_PLAIN = frozenset({int, float, str, bool, type(None)})
+
+
+@cache
+def _names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def encode(obj: Any) -> dict[str, Any]:
     """A world object as a JSON-able dict of all its fields."""
-    return {f.name: _encode(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    out = {}
+    cls: type = type(obj)
+    for name in _names(cls):
+        v = getattr(obj, name)
+        out[name] = v if type(v) in _PLAIN else _encode(v)
+    return out
 
 
 @cache
@@ -90,43 +105,73 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, vars(wm))
 
 
-def _decode(hint: Any, v: Any, tables: Tables) -> Any:
+#: Reads one stored value into a field's type (see :func:`_decoder`).
+Decoder = Callable[[Any, Tables], Any]
+
+
+def _decode_int(v: Any, tables: Tables) -> int:
+    n = to_int(v, signed=True) if isinstance(v, str) else v  # JSON keys are text
+    if type(n) is not int or not -(2**63) <= n < 2**63:
+        raise ValueError(f"expected a whole number, got {_shown(v)}")
+    return n
+
+
+def _decode_float(v: Any, tables: Tables) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        raise ValueError(f"expected a finite number, got {_shown(v)}")
+    return float(v)
+
+
+def _exactly(kind: type) -> Decoder:
+    def check(v: Any, tables: Tables) -> Any:
+        if type(v) is not kind:
+            raise ValueError(f"expected {kind.__name__}, got {_shown(v)}")
+        return v
+
+    return check
+
+
+@cache
+def _decoder(hint: Any) -> Decoder:
+    """How to read a stored value of a field typed ``hint``: worked out once per type,
+    since a world is hundreds of thousands of values."""
     origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
-        if v is None:
-            return None
-        inner = [a for a in typing.get_args(hint) if a is not type(None)]
-        return _decode(inner[0], v, tables)
+        inner = _decoder(next(a for a in args if a is not type(None)))
+        return lambda v, tables: None if v is None else inner(v, tables)
     if origin is tuple:
-        return tuple(_decode(a, x, tables) for a, x in zip(typing.get_args(hint), v, strict=True))
+        parts = [_decoder(a) for a in args]
+        return lambda v, tables: tuple(d(x, tables) for d, x in zip(parts, v, strict=True))
     if origin is dict:
-        kt, vt = typing.get_args(hint)
-        return {_decode(kt, k, tables): _decode(vt, x, tables) for k, x in v.items()}
+        key, value = _decoder(args[0]), _decoder(args[1])
+        return lambda v, tables: {key(k, tables): value(x, tables) for k, x in v.items()}
     if origin is list:
-        (it,) = typing.get_args(hint)
-        return [_decode(it, x, tables) for x in v]
+        item = _decoder(args[0])
+        return lambda v, tables: [item(x, tables) for x in v]
     if hint is SectorType:
-        return tables.sector(v)
+        return lambda v, tables: tables.sector(v)
     if hint is LandType:
-        return tables.land[v]
+        return lambda v, tables: tables.land[v]
     if hint is ShipType:
-        return tables.ships[v]
+        return lambda v, tables: tables.ships[v]
     if hint is PlaneType:
-        return tables.planes[v]
+        return lambda v, tables: tables.planes[v]
     if isinstance(hint, type) and issubclass(hint, IntEnum):
-        return hint[str(v).upper()]
+        return lambda v, tables: hint[str(v).upper()]
     if hint is float:
-        if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
-            raise ValueError(f"expected a finite number, got {_shown(v)}")
-        return float(v)
+        return _decode_float
     if hint is int:
-        n = to_int(v, signed=True) if isinstance(v, str) else v  # JSON keys are text
-        if type(n) is not int or not -(2**63) <= n < 2**63:
-            raise ValueError(f"expected a whole number, got {_shown(v)}")
-        return n
-    if hint in (str, bool) and type(v) is not hint:
-        raise ValueError(f"expected {hint.__name__}, got {_shown(v)}")
-    return v
+        return _decode_int
+    if hint in (str, bool):
+        return _exactly(hint)
+    return lambda v, tables: v
+
+
+@cache
+def _decoders(cls: type) -> tuple[tuple[str, Decoder], ...]:
+    hints = _hints(cls)
+    return tuple((f.name, _decoder(hints[f.name])) for f in dataclasses.fields(cls))
 
 
 def _shown(v: Any) -> str:
@@ -179,16 +224,14 @@ def decode(kind: str, data: dict[str, Any], tables: Tables, where: str) -> Any:
     """The world object of ``kind`` stored as ``data``; unknown fields (from a newer
     bellum) are ignored, missing ones take their defaults."""
     cls = KINDS[kind]
-    hints = _hints(cls)
     args = {}
     if not isinstance(data, dict):
         raise DamagedError(where, f"expected a JSON object, got {type(data).__name__}")
     field = ""
     try:
-        for f in dataclasses.fields(cls):
-            field = f.name
-            if f.name in data:
-                args[f.name] = _decode(hints[f.name], data[f.name], tables)
+        for field, read in _decoders(cls):
+            if field in data:
+                args[field] = read(data[field], tables)
         field = ""
         return cls(**args)
     except DAMAGE as exc:

@@ -31,11 +31,6 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-try:
-    import fcntl
-except ImportError:  # Windows: no flock; leftovers of killed runs stay
-    fcntl = None  # type: ignore[assignment]
-
 from bellum.empire.io.sqlite.codec import (
     COMMAND_COLUMNS,
     DAMAGE,
@@ -61,6 +56,7 @@ from bellum.empire.tables import stock
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
 from bellum.fileio import SQLITE_MAGIC, check_regular
+from bellum.numbers import to_int
 
 if TYPE_CHECKING:
     from bellum.empire.combat.result import CombatResult
@@ -109,30 +105,29 @@ def _guard(path: Path) -> Iterator[None]:
 SCRATCH_SUFFIX = ".building"
 
 
-def _lock(fd: int) -> None:
-    """Mark a scratch file as in use for as long as this process lives (if the system
-    has ``flock``); :func:`_sweep_scratch` leaves locked files alone."""
-    if fcntl is not None:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, but belongs to someone else
+        return True
+    return True
 
 
 def _sweep_scratch(p: Path) -> None:
-    """Remove the scratch files of killed runs that were building ``p``."""
-    if fcntl is None:
+    """Remove the scratch files that runs building ``p`` left when they were killed.
+
+    A scratch file's name carries the id of the process building in it; the files of
+    processes that are gone are leftovers, the others are in use.
+    """
+    if os.name != "posix":  # os.kill(pid, 0) asks about a process only on POSIX
         return
-    for leftover in p.parent.glob(f".{glob.escape(p.name)}.*{SCRATCH_SUFFIX}"):
-        try:
-            fd = os.open(leftover, os.O_RDONLY)
-        except OSError:
-            continue
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except OSError:
-            continue  # another run is building in it
-        else:
+    prefix = f".{p.name}."
+    for leftover in p.parent.glob(f"{glob.escape(prefix)}*{SCRATCH_SUFFIX}"):
+        pid = to_int(leftover.name[len(prefix) :].split(".", 1)[0])
+        if pid is not None and not _alive(pid):
             _remove_scratch(leftover)
-        finally:
-            os.close(fd)
 
 
 def _umask() -> int:
@@ -256,18 +251,19 @@ class Store:
 
         So a killed or failed run (a full disk) leaves no half database at ``p``, two
         runs at once never share a scratch file, and the second of two runs racing for
-        one name is told it exists.  A run holds a lock on its scratch file; files
-        left by killed runs hold none and are swept away by the next one.
+        one name is told it exists.  The files killed runs leave are swept away by the
+        next run (:func:`_sweep_scratch`).
         """
         _sweep_scratch(p)
         try:
-            fd, name = tempfile.mkstemp(prefix=f".{p.name}.", suffix=SCRATCH_SUFFIX, dir=p.parent)
+            fd, name = tempfile.mkstemp(
+                prefix=f".{p.name}.{os.getpid()}.", suffix=SCRATCH_SUFFIX, dir=p.parent
+            )
         except OSError as exc:
             raise InputError(f"{p}: cannot create: {exc.strerror}") from None
         scratch = Path(name)
         try:
             os.fchmod(fd, 0o666 & ~_umask())  # as a file made by sqlite3 would be
-            _lock(fd)
             with _guard(p):
                 conn = _connect(scratch, busy_timeout())
                 building = cls(scratch, conn)
