@@ -91,8 +91,9 @@ def render(mode: str, command: str) -> str:
     )
     lines += [
         "",
-        f"The {_n('inputs', 'known inputs'):,} known inputs are the cases of issue 14:"
-        " each ended in a traceback or destroyed a file before it was fixed.",
+        f"The {_n('inputs', 'known inputs'):,} known inputs (tests/fuzz/test_known_inputs.py)"
+        " are the cases issue 14 listed and those found since: each ended in a traceback,",
+        "hung, or destroyed a file before it was fixed.",
         "",
         "## The store under faults (tests/faults)",
         "",

@@ -26,41 +26,19 @@ from pathlib import Path
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import parse_world
 from bellum.empire.service import replay
+from front import ANSWERS, front_toml, targets
 from reliability import FIGURES
 
 FORK = multiprocessing.get_context("fork")
 #: Seconds any child may take before the test gives up on it (never reached when healthy).
 PATIENCE = 60.0
-#: Answers of an attack on the front: mil from the two neighbours, mil to move in.
-ANSWERS = "20\n20\n5\n"
-#: The rows of the front: country 1 holds x = 0, 4, 8, ..., country 2 x = 2, 6, 10, ...
+#: The rows of the front (see tests/front.py): 128 sectors to take, each once.
 ROWS = (0, 4, 8, 12, 16, 20, 24, 28)
-#: Every sector an attack can take, each once: country 2's sectors.
-TARGETS = [f"{x},{y}" for y in ROWS for x in range(2, 64, 4)]
-
-
-def front_toml() -> str:
-    """Two countries at war along eight rows; every attack changes both countries'
-    sectors and 1's BTUs, so a command run on a stale world would be caught."""
-    doc = (
-        'schema_version = 1\n[world]\nsize = [64, 32]\nfill = "wilderness"\nfill_eff = 100\n'
-        '\n[[nation]]\ncnum = 1\nname = "North"\nmoney = 25000\nbtu = 640\n'
-        'relations = { 2 = "at-war" }\n'
-        '\n[[nation]]\ncnum = 2\nname = "South"\nmoney = 25000\ncapital = [62, 30]\n'
-        'relations = { 1 = "at-war" }\n'
-    )
-    for y in ROWS:
-        for x in range(0, 64, 4):
-            for owner, dx, mil in ((1, 0, 200), (2, 2, 5)):
-                doc += (
-                    f'\n[[sector]]\nat = [{x + dx}, {y}]\ndes = "wilderness"\nowner = {owner}\n'
-                    f"eff = 100\nmob = 127\nmil = {mil}\nciv = 50\n"
-                )
-    return doc
+TARGETS = targets(ROWS)
 
 
 def new_db(path: Path) -> Path:
-    Store.create(path, parse_world(tomllib.loads(front_toml()), "front")).close()
+    Store.create(path, parse_world(tomllib.loads(front_toml(ROWS)), "front")).close()
     return path
 
 

@@ -30,16 +30,17 @@ from bellum.errors import InputError
 from bellum.fileio import write_atomic
 from faults import (
     ANSWERS,
+    ROWS,
     TARGETS,
     Child,
     assert_sound,
     attack,
     audit,
     count,
-    front_toml,
     new_db,
     object_rows,
 )
+from front import front_toml
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork()")
 
@@ -237,7 +238,7 @@ def test_a_full_tmpfs(tmp_path: Path) -> None:
               failed=failed)  # fmt: skip
         assert_sound(a)
         assert failed > 0
-        (disk / "world.toml").write_text(front_toml())
+        (disk / "world.toml").write_text(front_toml(ROWS))
         for i in range(6):
             _fill(disk, rng.randrange(0, 400_000))
             child = Child(["empire", "world", "new", "--from", str(disk / "world.toml"), "--db",
@@ -265,7 +266,7 @@ def count_new(experiment: str, code: int | None) -> None:
 
 
 def test_new_databases_on_a_full_disk(tmp_path: Path) -> None:
-    (tmp_path / "world.toml").write_text(front_toml())
+    (tmp_path / "world.toml").write_text(front_toml(ROWS))
     new_db(tmp_path / "made.db")
     Child(["empire", "world", "export", "--db", str(tmp_path / "made.db"), "--out",
            str(tmp_path / "game.xdump")], "", tmp_path / "export.note").start().wait()  # fmt: skip
@@ -287,7 +288,7 @@ def test_new_databases_on_a_full_disk(tmp_path: Path) -> None:
 
 
 def test_new_databases_racing_for_one_name(tmp_path: Path) -> None:
-    (tmp_path / "world.toml").write_text(front_toml())
+    (tmp_path / "world.toml").write_text(front_toml(ROWS))
     for i in range(20):
         db = tmp_path / f"race{i}.db"
         pair = [

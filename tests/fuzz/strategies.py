@@ -15,6 +15,9 @@ from typing import Any
 import tomli_w
 from hypothesis import strategies as st
 
+from front import ANSWERS as ANSWERS_OF_FRONT
+from front import front_toml
+
 ROOT = Path(__file__).resolve().parents[2]
 EMPIRE = ROOT / "examples" / "empire"
 PANZER = ROOT / "examples" / "panzer"
@@ -238,24 +241,5 @@ PLAYS: list[tuple[str, list[str], str]] = [
 PLAY = st.sampled_from(PLAYS)
 
 
-def _front() -> str:
-    """Two countries at war along the equator: 1 holds x = 0, 4, 8, ... with 200 mil,
-    2 holds x = 2, 6, 10, ... with 5 mil; every attack is possible and changes both."""
-    doc = (
-        'schema_version = 1\n[world]\nsize = [64, 32]\nfill = "wilderness"\nfill_eff = 100\n'
-        '\n[[nation]]\ncnum = 1\nname = "North"\nmoney = 25000\nrelations = { 2 = "at-war" }\n'
-        '\n[[nation]]\ncnum = 2\nname = "South"\nmoney = 25000\ncapital = [62, 30]\n'
-        'relations = { 1 = "at-war" }\n'
-    )
-    for x in range(0, 64, 4):
-        for owner, dx, mil in ((1, 0, 200), (2, 2, 5)):
-            doc += (
-                f'\n[[sector]]\nat = [{x + dx}, 0]\ndes = "wilderness"\nowner = {owner}\n'
-                f"eff = 100\nmob = 127\nmil = {mil}\nciv = 50\n"
-            )
-    return doc
-
-
-FRONT = _front()
-#: Answers of an attack on the front: mil from the two neighbours, mil to move in.
-FRONT_ANSWERS = "20\n20\n5\n"
+FRONT = front_toml()
+FRONT_ANSWERS = ANSWERS_OF_FRONT

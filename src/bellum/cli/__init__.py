@@ -27,7 +27,7 @@ from bellum.cli import world as _world  # noqa: F401  # isort: skip
 
 
 #: Write errors of standard output that a user can do something about.
-_OUTPUT_ERRORS = (errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EIO)
+_OUTPUT_ERRORS = (errno.ENOSPC, getattr(errno, "EDQUOT", errno.ENOSPC), errno.EFBIG, errno.EIO)
 
 
 def main(argv: list[str] | None = None) -> None:
