@@ -132,8 +132,8 @@ def check(
     FIGURES["exit", category, str(ran.code)] += 1
     assert ran.code in (0, 1, 2), f"exit status {ran.code} from bellum {_shown(ran.args)}"
     # The files it was asked to write may change unless bellum refused with an error (a
-    # refused or aborted order is history too, and the game's refusal is on stdout).
-    failed = ran.code == 2 or "bellum: error:" in ran.stderr
+    # refused, aborted or malformed order is history too: the game answers on stdout).
+    failed = "bellum: error:" in ran.stderr or "Error: " in ran.stderr
     allowed = set() if failed else set(may_write)
     changed = [n for n, data in before.items() if n not in allowed and after.get(n) != data]
     if changed:

@@ -117,19 +117,17 @@ _OUTPUTS = {"--out": None, "--plot": "image"}
 
 def may_write(args: list[str]) -> set[str]:
     """The files ``bellum args`` may change when it does not fail."""
-    inputs = {
-        args[i + 1]
-        for i, a in enumerate(args[:-1])
-        if a in ("--world", "--db", "--econfig", "--from")
-    }
-    inputs |= {a for a in args if a in KINDS}
+    flags = ("--world", "--db", "--econfig", "--from")
+    inputs = {args[i + 1] for i, a in enumerate(args[:-1]) if a in flags}
+    if args[0] == "panzer" or args[1:3] == ["world", "import"]:
+        inputs.add(args[2] if args[0] == "panzer" else args[3])  # the scenario, the dump
     force = "--force" in args
     allowed: set[str] = set()
 
     def output(path: str, kind: str) -> None:
-        if path in KINDS and (path in inputs - {path} or not (force or KINDS[path] == kind)):
-            return
-        allowed.add(path)
+        """An output replaces neither an input nor, unforced, a file of another kind."""
+        if path not in inputs and (path not in KINDS or force or KINDS[path] == kind):
+            allowed.add(path)
 
     for i, a in enumerate(args[:-1]):
         nxt = args[i + 1]
@@ -139,9 +137,8 @@ def may_write(args: list[str]) -> set[str]:
             kind = "scenario" if args[0] == "panzer" else "world"
             if args[1:3] == ["world", "export"] and "--toml" not in args:
                 kind = "dump"
-            if nxt not in inputs:
-                output(nxt, kind)
-        elif a == "--db" and args[1] in ("world",) and args[2] in ("new", "import"):
+            output(nxt, kind)
+        elif a == "--db" and args[1] == "world" and args[2] in ("new", "import"):
             allowed.add(nxt)  # a new database, or one started over with --replace
     combat = args[0] == "empire" and args[1] in ("attack", "assault", "board", "lboard", "paradrop")
     if combat and "--out" not in args:

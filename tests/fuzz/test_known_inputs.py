@@ -211,3 +211,77 @@ def test_a_full_disk_on_standard_output_is_one_line(game_db: Path, tmp_path: Pat
         )
     assert r.returncode == 1
     assert r.stderr == b"bellum: error: cannot write the output: No space left on device\n"
+
+
+#: Damage done to a database's rows by hand or by a broken disk: (table, column, new
+#: value, the command that reads it, what it must say).
+DAMAGE = [
+    ("object", "data", "{", ["empire", "show", "--db", "g.db", "--as", "1"], "damaged database"),
+    ("object", "data", '{"x":1e999}', ["empire", "show", "--db", "g.db", "--as", "1"],
+     "damaged database"),
+    ("command", "seed", -1, ["empire", "replay", "1", "--db", "g.db"], "out of range"),
+    ("command", "events", "[1]", ["empire", "history", "--db", "g.db"], "command 1"),
+    ("dump_table", "columns", '{"a": 1}', ["empire", "world", "export", "--db", "g.db", "--out",
+     "o.xdump"], "imported dump table"),
+    ("dump_record", "line", "1 2", ["empire", "world", "export", "--db", "g.db", "--out",
+     "o.xdump"], "imported dump"),
+    ("schema_version", "version", "x", ["empire", "show", "--db", "g.db", "--as", "1"],
+     "schema_version"),
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def imported_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A database imported from a dump, with one order in its history."""
+    folder = tmp_path_factory.mktemp("damage")
+    (folder / "front.toml").write_text(FRONT)
+    for args, stdin in (
+        (["empire", "world", "new", "--from", "front.toml", "--db", "made.db"], ""),
+        (["empire", "world", "export", "--db", "made.db", "--out", "d.xdump"], ""),
+        (["empire", "world", "import", "d.xdump", "--db", "g.db", "--size", "64x32"], ""),
+        (["empire", "attack", "2,0", *ON_DB], FRONT_ANSWERS),
+    ):
+        assert run(args, stdin=stdin, cwd=folder).code == 0, args
+    return folder / "g.db"
+
+
+@pytest.mark.parametrize(("table", "column", "value", "args", "says"), DAMAGE,
+                         ids=[f"{d[0]}.{d[1]}={d[2]!s:.8}" for d in DAMAGE])  # fmt: skip
+def test_a_damaged_row_is_named(
+    imported_db: Path, table: str, column: str, value: object, args: list[str], says: str
+) -> None:
+    import sqlite3
+
+    with sandbox() as folder:
+        shutil.copy(imported_db, folder / "g.db")
+        conn = sqlite3.connect(folder / "g.db")
+        first = "rowid" if table in ("command", "schema_version", "dump_table") else column
+        conn.execute(
+            f"UPDATE {table} SET {column} = ? WHERE {first} = (SELECT min({first}) FROM {table})",
+            (value,),
+        )
+        conn.commit()
+        conn.close()
+        before = snapshot(folder)
+        ran = run(args, cwd=folder)
+        check(ran, "known inputs", before, snapshot(folder))
+        last = ran.stderr.strip().splitlines()[-1]
+        assert ran.code == 1 and last.startswith("bellum: error:") and says in last, last
+
+
+def test_a_place_off_the_sectors_is_damage(imported_db: Path) -> None:
+    """A nation whose origin is no sector would make every coordinate it types miss."""
+    import sqlite3
+
+    with sandbox() as folder:
+        shutil.copy(imported_db, folder / "g.db")
+        conn = sqlite3.connect(folder / "g.db")
+        conn.execute(
+            "UPDATE object SET data = replace(data, '\"origin\":[0,0]', '\"origin\":[1,0]')"
+            " WHERE kind = 'nation'"
+        )
+        conn.commit()
+        conn.close()
+        ran = run(["empire", "attack", "2,0", *ON_DB], stdin=FRONT_ANSWERS, cwd=folder)
+        assert ran.code == 1 and ran.crash is None
+        assert "nation 1: damaged database: origin: 1,0 is not a sector" in ran.stderr

@@ -292,8 +292,7 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
         except DAMAGE as exc:
             raise DamagedError(named, f"not JSON: {why(exc)}") from None
         obj = decode(kind, data, tables, named)
-        if kind in ("sector", "unit", "ship", "plane"):
-            _check_place(obj, geometry, named)
+        _check_places(obj, geometry, named)
         if kind == "nation":
             world.nations[obj.cnum] = obj
         elif kind == "sector":
@@ -326,11 +325,20 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
     return world
 
 
-def _check_place(obj: Any, geo: Geometry, where: str) -> None:
-    """Objects stand on the map, and a sector's coordinates name one."""
-    x, y = obj.x, obj.y
-    if not (0 <= x < geo.width and 0 <= y < geo.height and geo.is_sector(x, y)):
-        raise DamagedError(where, f"{x},{y} is not a sector of the {geo.width}x{geo.height} map")
+#: The fields that hold a place on the map, besides ``x`` and ``y``.
+_PLACES = ("origin", "capital", "dist", "op_center")
+
+
+def _check_places(obj: Any, geo: Geometry, where: str) -> None:
+    """Every place an object names is a sector of the map (rules look them up)."""
+    places = [(f, getattr(obj, f)) for f in _PLACES if getattr(obj, f, None) is not None]
+    if hasattr(obj, "x"):
+        places.append(("at", (obj.x, obj.y)))
+    for name, (x, y) in places:
+        if not (0 <= x < geo.width and 0 <= y < geo.height and geo.is_sector(x, y)):
+            raise DamagedError(
+                where, f"{name}: {x},{y} is not a sector of the {geo.width}x{geo.height} map"
+            )
 
 
 def changes(before: Rows, after: Rows) -> Changes:
@@ -467,6 +475,8 @@ def _record_of(row: tuple[Any, ...]) -> CommandRecord:
     check_options(options, "options")
     if type(country) is not int or type(seed) is not int or type(transcript) is not str:
         raise TypeError("country, seed or transcript of the wrong type")
+    if not (0 <= seed < 2**32 and 0 <= country <= 255):
+        raise ValueError(f"seed {seed} or country {country} out of range")
     return CommandRecord(
         cid,
         at,
