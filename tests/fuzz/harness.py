@@ -151,3 +151,18 @@ def check(
 
 def _shown(args: list[str]) -> str:
     return " ".join(a if len(a) < 60 else a[:57] + "..." for a in args)
+
+
+def imported_game(folder: Path, world_toml: str, answers: str) -> None:
+    """In ``folder``: ``game.xdump``, an Empire dump of ``world_toml``, and ``game.db``,
+    a database imported from it with one attack (on 2,0, answered ``answers``) in its
+    history - the files the dump and database tests damage."""
+    (folder / "world.toml").write_text(world_toml)
+    for args, stdin in (
+        (["empire", "world", "new", "--from", "world.toml", "--db", "made.db"], ""),
+        (["empire", "world", "export", "--db", "made.db", "--out", "game.xdump"], ""),
+        (["empire", "world", "import", "game.xdump", "--db", "game.db", "--size", "64x32"], ""),
+        (["empire", "attack", "2,0", "--db", "game.db", "--as", "1", "--seed", "1"], answers),
+    ):
+        ran = run(args, stdin=stdin, cwd=folder)
+        assert ran.code == 0 and ran.crash is None, (args, ran.stderr, ran.crash)

@@ -13,7 +13,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
-from harness import check, fuzz_settings, run, sandbox, snapshot
+from harness import check, fuzz_settings, imported_game, run, sandbox, snapshot
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import (
@@ -44,15 +44,7 @@ def base_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An Empire dump of a world at war, and a database imported from it with one
     order in its history."""
     folder = tmp_path_factory.mktemp("fuzz-base")
-    (folder / "world.toml").write_text(FRONT)
-    for args, stdin in (
-        (["empire", "world", "new", "--from", "world.toml", "--db", "made.db"], ""),
-        (["empire", "world", "export", "--db", "made.db", "--out", "game.xdump"], ""),
-        (["empire", "world", "import", "game.xdump", "--db", "game.db", "--size", "64x32"], ""),
-        (["empire", "attack", "2,0", "--db", "game.db", "--as", "1", "--seed", "1"], FRONT_ANSWERS),
-    ):
-        ran = run(args, stdin=stdin, cwd=folder)
-        assert ran.code == 0 and ran.crash is None, (args, ran.stderr, ran.crash)
+    imported_game(folder, FRONT, FRONT_ANSWERS)
     return folder
 
 

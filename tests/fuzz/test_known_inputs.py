@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from harness import check, run, sandbox, snapshot
+from harness import check, imported_game, run, sandbox, snapshot
 from strategies import EMPIRE, FRONT, FRONT_ANSWERS, PANZER
 
 BIG = "9" * 5000
@@ -234,15 +234,8 @@ DAMAGE = [
 def imported_db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A database imported from a dump, with one order in its history."""
     folder = tmp_path_factory.mktemp("damage")
-    (folder / "front.toml").write_text(FRONT)
-    for args, stdin in (
-        (["empire", "world", "new", "--from", "front.toml", "--db", "made.db"], ""),
-        (["empire", "world", "export", "--db", "made.db", "--out", "d.xdump"], ""),
-        (["empire", "world", "import", "d.xdump", "--db", "g.db", "--size", "64x32"], ""),
-        (["empire", "attack", "2,0", *ON_DB], FRONT_ANSWERS),
-    ):
-        assert run(args, stdin=stdin, cwd=folder).code == 0, args
-    return folder / "g.db"
+    imported_game(folder, FRONT, FRONT_ANSWERS)
+    return folder / "game.db"
 
 
 @pytest.mark.parametrize(("table", "column", "value", "args", "says"), DAMAGE,
