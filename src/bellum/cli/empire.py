@@ -24,6 +24,8 @@ from bellum.empire.rules import apply_rules, describe, profile_names
 from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
 from bellum.empire.world import Nation, Sector, World
 from bellum.errors import InputError, UsageError
+from bellum.fileio import refuse_same_file
+from bellum.numbers import shown
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
 
@@ -90,8 +92,8 @@ def _country(world: World, key: str) -> Nation:
     if n is None:
         names = ", ".join(f"{c.cnum} ({c.name})" for c in world.nations.values())
         if not names:
-            raise UsageError(f"no country '{key}': this world has no countries")
-        raise UsageError(f"no country '{key}' in this world; countries: {names}")
+            raise UsageError(f"no country '{shown(key)}': this world has no countries")
+        raise UsageError(f"no country '{shown(key)}' in this world; countries: {names}")
     return n
 
 
@@ -104,13 +106,20 @@ def _seed(seed: int | None) -> int:
 
 
 def open_world(
-    world_path: Path | None, db: Path | None, *, write: bool = False, out: Path | None = None
+    world_path: Path | None,
+    db: Path | None,
+    *,
+    write: bool = False,
+    out: Path | None = None,
+    force: bool = False,
 ) -> WorldSource:
     """The world of one command (``--world``, ``--db`` or ``./bellum.db``), released when
     the command ends: an order that was not kept (an error, Ctrl-C) is rolled back."""
     if world_path is not None and db is not None:
         raise UsageError("give either --world or --db, not both")
-    source = open_source(world_path, db, write=write, out=out)
+    read = {"--world": world_path} if world_path is not None else {"--db": db or DEFAULT_DB}
+    refuse_same_file(out, "--out", read)
+    source = open_source(world_path, db, write=write, out=out, force=force)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.call_on_close(source.close)
@@ -391,15 +400,15 @@ def rules_cmd(
     head = "".join(f"{n:<13}" for n in names)
     click.echo(f"{'kind':<8} {'name':<22} {'value':<5} {head}description")
 
-    def shown(v: object) -> str:
+    def cell(v: object) -> str:
         return ("on" if v else "off") if isinstance(v, bool) else str(v)
 
     for r in rows:
         if r.kind == "profile":
             value, sets = "*" if r.name == current else "", ""
         else:
-            value = shown(w.option(r.name))
-            sets = "".join(f"{shown(r.by_profile.get(n, '-')):<13}" for n in names)
+            value = cell(w.option(r.name))
+            sets = "".join(f"{cell(r.by_profile.get(n, '-')):<13}" for n in names)
         sets = sets or " " * len(head)
         click.echo(f"{r.kind:<8} {r.name:<22} {value:<5} {sets}{r.description}")
 
@@ -459,12 +468,25 @@ def answer_options(f: Callable[..., None]) -> Callable[..., None]:
     return f
 
 
+force_option = click.option(
+    "--force", is_flag=True, help="Let --out replace a file that is not a world file."
+)
+
+
 def combat_options(f: Callable[..., None]) -> Callable[..., None]:
     """The options of every combat command, in the order ``--help`` lists them."""
     f = answer_options(f)
     f = live_options(f)
     f = rules_options(f)
-    for option in (json_option, out_option, seed_option, as_option, db_option, world_option):
+    for option in (
+        json_option,
+        force_option,
+        out_option,
+        seed_option,
+        as_option,
+        db_option,
+        world_option,
+    ):
         f = option(f)
     return f
 
@@ -567,8 +589,8 @@ def _unused_warnings(named: NamedAnswers, world: World, cnum: int) -> None:
         "move_in_unit": "--move-in-unit",
     }
     for kind, key in named.unused():
-        shown = world.fmt(key, cnum) if isinstance(key, tuple) else str(key)
-        click.echo(f"bellum: warning: {option[kind]} {shown}: not asked for", err=True)
+        where = world.fmt(key, cnum) if isinstance(key, tuple) else str(key)
+        click.echo(f"bellum: warning: {option[kind]} {where}: not asked for", err=True)
 
 
 def play_order(
@@ -580,6 +602,7 @@ def play_order(
     country: str,
     seed: int | None,
     out: Path | None,
+    force: bool,
     as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
@@ -618,7 +641,7 @@ def play_order(
             options=options,
         )
         sys.exit(code)
-    source = open_world(world_path, db, write=True, out=out)
+    source = open_world(world_path, db, write=True, out=out, force=force)
     apply_rules(source.world, profile, list(options))
     nation = _country(source.world, country)
     named = named_answers(source.world, nation, **answers)

@@ -98,6 +98,7 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
     default=None,
     help="Also plot the distributions to FILE (.png, .pdf, .svg, ...; needs bellum[plot]).",
 )
+@click.option("--force", is_flag=True, help="Let --plot replace a file that is not an image.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
 def fight(
     att: int,
@@ -114,6 +115,7 @@ def fight(
     seed: int | None,
     max_memory: int,
     plot: Path | None,
+    force: bool,
     as_json: bool,
 ) -> None:
     """Odds of ATT troops attacking DEF troops until one side is gone.
@@ -134,7 +136,7 @@ def fight(
     if seed is not None and not 0 <= seed < 2**63:
         raise UsageError(f"--seed must be between 0 and 2**63-1 (got {seed})")
     if plot is not None:
-        plot_format(plot)
+        plot_format(plot, force=force)
     method: Method = "exact" if force_exact or unpruned else "monte-carlo" if force_mc else "auto"
     attacker = _side(att, att_mult, "attacker", "--att and --att-mult")
     defender = _side(dfd, def_mult, "defender", "--def and --def-mult")
@@ -153,7 +155,7 @@ def fight(
     for note in result.notes:
         click.echo(f"bellum: warning: {note}", err=True)
     if plot is not None:
-        write_plot(result, plot)
+        write_plot(result, plot, force=force)
     if as_json:
         doc = to_json_dict(result)
         doc["inputs"] = {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bellum.empire.combat.capture import pct
 from bellum.empire.combat.force import ArmyAnswers
-from bellum.empire.combat.state import BELL, Combat, Fighter, atoi, ldround
+from bellum.empire.combat.state import BELL, Combat, Fighter, ldround
 from bellum.empire.combat.strength import sector_defense
 from bellum.empire.combat.support import aimed, ship_fire, ship_range, unit_fire, unit_range
 from bellum.empire.events import Prompt
@@ -12,6 +12,7 @@ from bellum.empire.geometry import Coord
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.tables import land_vul
 from bellum.empire.world import LandUnit, Relation, Sector
+from bellum.numbers import c_atoi as atoi
 
 
 def _covers(c: Combat, center: Coord | None, radius: int, at: Coord) -> bool:
