@@ -43,8 +43,8 @@ ON_DB = ["--db", "g.db", "--as", "1", "--seed", "1"]
 
 CASES = [
     # -- numbers (item 1): Unicode digits and numbers past Python's 4,300-digit limit
-    Case("answer 1²", [*ATTACK, "--out", "o.toml"], 1, "Attack aborted", "1²\n0\n",
-         _world(""), ["o.toml"]),
+    Case("answer 1²", [*ATTACK, "--out", "o.toml"], 0, "Initial attack strength:        1\n",
+         "1²\n0\n", _world(""), ["o.toml"]),  # the server's atoi reads 1
     Case("answer of 5,000 digits", [*ATTACK, "--out", "o.toml"], 1, "", f"{BIG}\n0\n",
          _world(""), ["o.toml"]),
     Case("coordinate of 5,000 digits", ["empire", "show", "--world", "w.toml", "--as", "1",
@@ -55,8 +55,9 @@ CASES = [
          "no country '999", files=_world("")),
     Case("assault from ship ²", ["empire", "assault", "0,0", "²", "--world", "a.toml",
          "--as", "1"], 2, "", files={"a.toml": (EMPIRE / "assault.toml").read_text()}),
-    Case("board ship ²", ["empire", "board", "²", "0", "--world", "b.toml", "--as", "1"], 2,
-         files={"b.toml": (EMPIRE / "board.toml").read_text()}),
+    # The server reads the victim's number with atoi: ship 0, the player's own.
+    Case("board ship ²", ["empire", "board", "²", "0", "--world", "b.toml", "--as", "1"], 1,
+         "Boarding yourself?", files={"b.toml": (EMPIRE / "board.toml").read_text()}),
     Case("board from ship ²", ["empire", "board", "1", "²", "--world", "b.toml", "--as", "1"], 2,
          files={"b.toml": (EMPIRE / "board.toml").read_text()}),
     Case("lboard unit ²", ["empire", "lboard", "²", "0,0", "--world", "l.toml", "--as", "1"], 2,
@@ -122,9 +123,9 @@ CASES = [
     Case("a dump from /dev/zero", ["empire", "world", "import", "/dev/zero", "--db", "n.db"], 1,
          "a device, not a dump file"),
     Case("a scenario from a FIFO", ["panzer", "explain", "fifo"], 1, "not a scenario"),
-    Case("--resolver-runs 100000", ["empire", "odds", "2,0", "--world", "w.toml", "--as", "1",
-         "--mil", "0,0=150", "--resolver-runs", "100000"], 1,
-         "--resolver-runs 100000 would play the attack for about", files=_world("")),
+    Case("--resolver-runs 1000000", ["empire", "odds", "2,0", "--world", "w.toml", "--as", "1",
+         "--mil", "0,0=150", "--resolver-runs", "1000000"], 1,
+         "--resolver-runs 1000000 would play the attack for about", files=_world("")),
     Case("a 1024 x 1024 world", ["empire", "world", "new", "--db", "n.db", "--size",
          "1024x1024"], 2, "at most 256 a side"),
     Case("an econfig from a FIFO", ["empire", "world", "import", "d.xdump", "--db", "n.db",

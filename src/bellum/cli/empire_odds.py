@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import click
 
+from bellum.budget import check_repeats
 from bellum.cli.empire import (
     CoordCommand,
     _country,
@@ -193,6 +195,7 @@ def _plans(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the outcomes and losses as a picture (.png, .svg, .pdf, ...).",
 )
+@click.option("--force", is_flag=True, help="Let --plot replace a file that is not an image.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
 def odds_cmd(
     words: tuple[str, ...],
@@ -215,6 +218,7 @@ def odds_cmd(
     jobs: int,
     seed: int | None,
     plot: Path | None,
+    force: bool,
     as_json: bool,
 ) -> None:
     """The odds of COMMAND before you make it: attack, assault, paradrop, board or lboard.
@@ -238,7 +242,7 @@ def odds_cmd(
     if plot is not None:
         from bellum.odds.report import plot_format
 
-        plot_format(plot)
+        plot_format(plot, force=force)
     weights = _prior(prior)
     if prior is not None and not defense_as_seen:
         raise UsageError("--prior goes with --defense-as-seen")
@@ -258,6 +262,16 @@ def odds_cmd(
         "max_memory": max_memory * 2**20,
     }
     settings = {k: v for k, v in settings.items() if v is not None}
+
+    def check_runs(plan: Any) -> None:
+        """Refuse at once, in one line, resolver runs that would take minutes."""
+        if resolver_runs is None:
+            return
+        from bellum.empire.odds.resolver import seconds_per_run
+
+        each = seconds_per_run(world, cnum, plan, used_seed)
+        parallel = min(jobs, os.cpu_count() or 1)
+        check_repeats("--resolver-runs", resolver_runs, each / parallel, f"play the {order.name}")
 
     def odds_of(plan: Any, progress: Callable[[float], None] | None = None) -> Any:
         if defense_as_seen:
@@ -280,9 +294,12 @@ def odds_cmd(
                 return
             click.echo(render(found.best, color=use_color()))
             raise InputError(raise_msg)
+        check_runs(found.plan)
         plans = [(f"{found.total} mil", found.plan)]
         results = [(plans[0][0], found.odds)]
     else:
+        if len(plans) == 1:
+            check_runs(plans[0][1])
         results = []
         with progress_fraction("odds") as bar:
             for label, plan in plans:
@@ -304,7 +321,7 @@ def odds_cmd(
     if plot is not None:
         from bellum.odds.report import write_plot
 
-        write_plot(odds.odds, plot)
+        write_plot(odds.odds, plot, force=force)
     if as_json:
         doc = to_json(odds, world, cnum, resolver)
         if need is not None:

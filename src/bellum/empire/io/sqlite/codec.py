@@ -323,8 +323,10 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
             world.telegrams.append(obj)
         else:
             world.news.append(obj)
-    # A player's view (fog) knows only some sectors; a whole world has every one.
-    if world.fog is None and len(world.sectors) * 2 != geometry.width * geometry.height:
+    # A player's view (fog) knows only some sectors; a whole world has every one.  A world
+    # with none is the empty start a live game's first sync is recorded onto.
+    whole = geometry.width * geometry.height
+    if world.fog is None and world.sectors and len(world.sectors) * 2 != whole:
         missing = next(
             f"{x},{y}"
             for y in range(geometry.height)
