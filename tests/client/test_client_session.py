@@ -176,7 +176,9 @@ def test_client_session_addresses(text: str, expected: tuple[str, int]) -> None:
     assert parse_address(text) == expected
 
 
-@pytest.mark.parametrize("text", ["localhost", ":80", "h:0", "h:70000", "h:x"])
+@pytest.mark.parametrize(
+    "text", ["localhost", ":80", "h:0", "h:70000", "h:x", "h:²", "h:٣", "h:" + "9" * 5000]
+)
 def test_client_session_bad_addresses(text: str) -> None:
     with pytest.raises(UsageError, match="HOST:PORT"):
         parse_address(text)

@@ -13,6 +13,7 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
+from bellum.cli.options import Whole
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import NamedAnswers
@@ -25,7 +26,7 @@ from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
 from bellum.empire.world import Nation, Sector, World
 from bellum.errors import InputError, UsageError
 from bellum.fileio import refuse_same_file
-from bellum.numbers import shown
+from bellum.numbers import is_digits, parse_int, shown, to_int
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
 
@@ -436,7 +437,7 @@ def answer_options(f: Callable[..., None]) -> Callable[..., None]:
             "--unit",
             "units",
             multiple=True,
-            type=click.IntRange(0),
+            type=Whole(0),
             metavar="ID",
             help="Land unit ID joins; every other unit asked about stays. Repeatable.",
         ),
@@ -452,7 +453,7 @@ def answer_options(f: Callable[..., None]) -> Callable[..., None]:
             "--move-in-unit",
             "move_in_units",
             multiple=True,
-            type=click.IntRange(0),
+            type=Whole(0),
             metavar="ID",
             help="Land unit ID moves in after a victory; the others stay. Repeatable.",
         ),
@@ -492,9 +493,10 @@ def combat_options(f: Callable[..., None]) -> Callable[..., None]:
 
 
 def _count(text: str, option: str) -> int:
-    if not text.strip().isdigit():
-        raise UsageError(f"{option}: expected a number of mil, not {text.strip()!r}")
-    return int(text)
+    n = to_int(text)
+    if n is None:
+        raise UsageError(f"{option}: expected a number of mil, not '{shown(text.strip())}'")
+    return n
 
 
 def _pairs(values: tuple[str, ...], option: str) -> list[tuple[str, int]]:
@@ -503,11 +505,13 @@ def _pairs(values: tuple[str, ...], option: str) -> list[tuple[str, int]]:
     for value in values:
         key, eq, n = value.partition("=")
         if not eq or not key.strip():
-            raise UsageError(f"{option}: expected KEY=N such as 0,0=150, not {value.strip()!r}")
+            raise UsageError(
+                f"{option}: expected KEY=N such as 0,0=150, not '{shown(value.strip())}'"
+            )
         key = key.strip()
         if key in seen:
-            raise UsageError(f"{option} {key} given twice")
-        seen[key] = _count(n, f"{option} {key}")
+            raise UsageError(f"{option} {shown(key)} given twice")
+        seen[key] = _count(n, f"{option} {shown(key)}")
     return list(seen.items())
 
 
@@ -539,8 +543,8 @@ def named_answers(
         yes=yes,
     )
     for key, n in _pairs(mil, "--mil"):
-        if key.isdigit():
-            named.ship_mil[int(key)] = n
+        if is_digits(key):
+            named.ship_mil[parse_int(key, "--mil SHIP", error=UsageError)] = n
         else:
             named.mil[world.geometry.parse(key, nation.origin)] = n
     plain = [v for v in move_in if "=" not in v]

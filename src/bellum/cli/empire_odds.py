@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -31,10 +32,12 @@ from bellum.cli.empire import (
     rules_options,
     world_option,
 )
+from bellum.cli.options import Whole
 from bellum.cli.progress import progress_fraction
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.rules import apply_rules
 from bellum.errors import InputError, UsageError
+from bellum.numbers import shown, to_int
 from bellum.term import use_color
 
 
@@ -50,15 +53,28 @@ def _order(words: tuple[str, ...]) -> Order:
         raise UsageError(str(exc)) from None
 
 
-def _sweep(text: str) -> tuple[str, list[int]]:
+#: The most plans one command compares (each is solved in turn, and each is a row).
+MAX_PLANS = 100
+
+
+def _sweep(text: str) -> tuple[str, range]:
     where, sep, rng = text.partition("=")
-    parts = rng.split(":")
-    if not sep or len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
-        raise UsageError(f"--sweep needs SECT=FROM:TO:STEP such as 0,0=40:200:20, not '{text}'")
-    lo, hi, step = (int(p) for p in parts)
+    values = [to_int(p) for p in rng.split(":")]
+    if not sep or len(values) != 3 or None in values:
+        raise UsageError(
+            f"--sweep needs SECT=FROM:TO:STEP such as 0,0=40:200:20, not '{shown(text)}'"
+        )
+    lo, hi, step = [v for v in values if v is not None]
     if step <= 0 or hi < lo:
-        raise UsageError(f"--sweep {text}: FROM must not exceed TO and STEP must be positive")
-    return where.strip(), list(range(lo, hi + 1, step))
+        raise UsageError(
+            f"--sweep {shown(text)}: FROM must not exceed TO and STEP must be positive"
+        )
+    if (hi - lo) // step >= MAX_PLANS:
+        raise UsageError(
+            f"--sweep {shown(text)}: {(hi - lo) // step + 1:,} plans; compare at most "
+            f"{MAX_PLANS} at once (a larger STEP)"
+        )
+    return where.strip(), range(lo, hi + 1, step)
 
 
 def _plans(
@@ -77,7 +93,7 @@ def _plans(
         ((source, n),) = parse_mil(world, cnum, [item]).items()
         values = by_source.setdefault(source, [])
         if any(v == n for _, v in values):
-            raise UsageError(f"--mil {item} is given twice")
+            raise UsageError(f"--mil {shown(item)} is given twice")
         values.append((item.partition("=")[0].strip(), n))
     if sweep is not None:
         where, values_ = _sweep(sweep)
@@ -89,6 +105,11 @@ def _plans(
     if not by_source and not units:
         return [("everything", Plan(order))]
     sources = list(by_source)
+    count = math.prod(len(by_source[s]) for s in sources)
+    if count > MAX_PLANS:
+        raise UsageError(
+            f"--mil and --sweep ask for {count:,} plans; compare at most {MAX_PLANS} at once"
+        )
     plans = []
     for combo in itertools.product(*(by_source[s] for s in sources)):
         label = " ".join(f"{name}={n}" for name, n in combo) or "units only"
@@ -116,7 +137,7 @@ def _plans(
     "--unit",
     "units",
     multiple=True,
-    type=int,
+    type=Whole(),
     metavar="ID",
     help="A land unit that joins; repeatable (a unit named twice is an error).",
 )
@@ -158,14 +179,14 @@ def _plans(
 )
 @click.option(
     "--max-runs",
-    type=click.IntRange(1),
+    type=Whole(1),
     default=500,
     show_default=True,
     help="At most this many samples when sampling.",
 )
 @click.option(
     "--max-memory",
-    type=click.IntRange(1),
+    type=Whole(1),
     default=1024,
     show_default=True,
     metavar="MB",
@@ -173,20 +194,20 @@ def _plans(
 )
 @click.option(
     "--resolver-runs",
-    type=click.IntRange(1, 1_000_000),
+    type=Whole(1, 1_000_000),
     default=None,
     help="Also play the real command N times and show the agreement (z-scores).",
 )
 @click.option(
     "--jobs",
-    type=click.IntRange(1, 64),
+    type=Whole(1, 64),
     default=1,
     show_default=True,
     help="Processes for --resolver-runs (each run keeps its own seed).",
 )
 @click.option(
     "--seed",
-    type=click.IntRange(0, 2**32 - 1),
+    type=Whole(0, 2**32 - 1),
     default=None,
     help="Seed for sampling and resolver runs (0..2^32-1).",
 )

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from bellum.cli.app import cli
+from bellum.cli.options import Whole
 from bellum.errors import InputError, UsageError
 from bellum.odds import Method, Side, fight_odds
 from bellum.odds.engine import DEFAULT_MAX_MEMORY, MODELS
@@ -37,8 +38,8 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
 
 
 @odds.command()
-@click.option("--att", "att", type=int, required=True, help="Attacking troops.")
-@click.option("--def", "dfd", type=int, required=True, help="Defending troops.")
+@click.option("--att", "att", type=Whole(), required=True, help="Attacking troops.")
+@click.option("--def", "dfd", type=Whole(), required=True, help="Defending troops.")
 @click.option(
     "--att-mult",
     type=float,
@@ -70,7 +71,7 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
     "probability are dropped, at most 1e-12 in all, reported as the pruned mass).",
 )
 @click.option("--monte-carlo", "force_mc", is_flag=True, help="Force Monte Carlo.")
-@click.option("--runs", type=int, default=None, help="Monte Carlo runs (implies Monte Carlo).")
+@click.option("--runs", type=Whole(), default=None, help="Monte Carlo runs (implies Monte Carlo).")
 @click.option(
     "--target-error",
     type=float,
@@ -79,15 +80,15 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
 )
 @click.option(
     "--max-runs",
-    type=int,
+    type=Whole(),
     default=DEFAULT_MAX_RUNS,
     show_default=True,
     help="Run cap for --target-error.",
 )
-@click.option("--seed", type=int, default=None, help="Monte Carlo seed (printed if not given).")
+@click.option("--seed", type=Whole(), default=None, help="Monte Carlo seed (printed if not given).")
 @click.option(
     "--max-memory",
-    type=int,
+    type=Whole(),
     default=DEFAULT_MAX_MEMORY // 2**20,
     show_default=True,
     help="Memory allowed to the exact solver, in MB.",

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from bellum.cli.app import cli
+from bellum.cli.options import Whole
 from bellum.dice import ServerRandom, new_seed
 from bellum.errors import CommandError, UsageError
 from bellum.fileio import SCENARIO as SCENARIO_FILE
@@ -53,8 +54,8 @@ SCENARIO = click.argument("scenario", type=click.Path(dir_okay=False, path_type=
 JSON = click.option(
     "--json", "as_json", is_flag=True, help="Print a JSON document (schema in docs/schemas/)."
 )
-SEED_RANGE = click.IntRange(0, 2**32 - 1)
-RUNS_RANGE = click.IntRange(1, 10_000_000)
+SEED_RANGE = Whole(0, 2**32 - 1)
+RUNS_RANGE = Whole(1, 10_000_000)
 
 
 @cli.group()
@@ -381,7 +382,7 @@ def explain(scenario: str, as_json: bool) -> None:
     default=None,
     help="Also resolve the assault N times with the resolver itself and compare.",
 )
-@click.option("--check", "old_runs", type=click.IntRange(0, 10_000_000), hidden=True)
+@click.option("--check", "old_runs", type=Whole(0, 10_000_000), hidden=True)
 @click.option("--seed", type=SEED_RANGE, help="Seed of the --resolver-runs resolutions.")
 @click.option(
     "--sweep",

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from bellum.cli.app import cli
+from bellum.cli.options import Whole
 from bellum.errors import BellumError, UsageError
 
 if TYPE_CHECKING:
@@ -123,7 +124,7 @@ def asgi_get(app: Any, path: str) -> tuple[int, bytes]:
 @click.option(
     "-p",
     "--port",
-    type=click.IntRange(0, 65535),
+    type=Whole(0, 65535),
     default=DEFAULT_PORT,
     show_default=True,
     help="Port (0 picks a free one).",

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from bellum.cli.options import Whole
 from bellum.empire.geometry import Geometry
 from bellum.empire.rules import apply_rules
 from bellum.empire.world import DEITY_NAME, World
@@ -172,7 +173,7 @@ def live_options(f: Callable[..., None]) -> Callable[..., None]:
         ),
         click.option(
             "--commands-run",
-            type=click.IntRange(0),
+            type=Whole(0),
             metavar="N",
             help="With --check: how many commands the server has run since it started (0 for"
             " a server just started). A test-mode server seeds its next command with N + 1;"

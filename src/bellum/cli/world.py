@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from bellum.cli.empire import CoordCommand
+from bellum.cli.options import Whole
 from bellum.cli.progress import progress
 from bellum.empire.geometry import Geometry
 from bellum.empire.io.sqlite.store import Store
@@ -220,7 +221,7 @@ def history_cmd(db: Path, as_json: bool) -> None:
 
 
 @click.command("replay", cls=CoordCommand)
-@click.argument("command_id", metavar="ID", type=click.IntRange(1, 2**63 - 1))
+@click.argument("command_id", metavar="ID", type=Whole(1, 2**63 - 1))
 @db_option
 @click.option("--show", is_flag=True, help="Print the replayed transcript.")
 def replay_cmd(command_id: int, db: Path, show: bool) -> None:

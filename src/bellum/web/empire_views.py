@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
+from bellum.numbers import shown
 from bellum.web import charts, hexmap
 from bellum.web.app import Bad, Params, as_int, empire_of, respond
 from bellum.web.service import COMMANDS, PLAY_RUNS, SUPPORT_KINDS, EmpireGame, Plan
@@ -30,17 +31,17 @@ def plan_of(p: Params) -> Plan:
     """The plan the panel's controls describe; malformed fields are a 400 naming them."""
     command = p.get("command", "attack")
     if command not in COMMANDS:
-        raise Bad(400, f"command: {command!r} is not one of {', '.join(COMMANDS)}")
+        raise Bad(400, f"command: '{shown(command)}' is not one of {', '.join(COMMANDS)}")
     target = p.get("target").strip()
     if not target:
         raise Bad(400, "target: which sector, ship or unit? (x,y or a number)")
-    if len(target) > 40 or not re.fullmatch(r"-?\d+(,-?\d+)?", target):
-        raise Bad(400, f"target: {target!r} is neither a sector (x,y) nor a number")
+    if len(target) > 40 or not re.fullmatch(r"-?[0-9]+(,-?[0-9]+)?", target):
+        raise Bad(400, f"target: '{shown(target)}' is neither a sector (x,y) nor a number")
     mil = {}
     for key, value in p.prefixed("mil.").items():
-        if not re.fullmatch(r"-?\d+,-?\d+|ship:\d+", key):
-            raise Bad(400, f"mil.{key}: not a sector (x,y) or ship:N")
-        mil[key] = as_int(value or "0", f"mil.{key}", high=MAX_MIL)
+        if not re.fullmatch(r"-?[0-9]+,-?[0-9]+|ship:[0-9]{1,20}", key):
+            raise Bad(400, f"mil.{shown(key)}: not a sector (x,y) or ship:N")
+        mil[key] = as_int(value or "0", f"mil.{shown(key)}", high=MAX_MIL)
     support = (True, True, True, True)
     if p.has("support_given"):
         chosen = set(p.all("support"))
