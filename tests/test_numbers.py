@@ -11,7 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bellum.errors import InputError, UsageError
-from bellum.numbers import MAX_DIGITS, c_atoi, is_digits, parse_int, shown, to_int
+from bellum.numbers import MAX_DIGITS, c_atoi, c_strtol, is_digits, parse_int, shown, to_int
 
 
 def test_to_int_takes_ascii_digits_only() -> None:
@@ -72,7 +72,8 @@ _LIBC = ctypes.util.find_library("c") if sys.platform.startswith("linux") else N
 @given(
     st.text(
         st.one_of(
-            st.sampled_from("0123456789 \t+-²٣x"), st.characters(blacklist_characters="\x00")
+            st.sampled_from("0123456789 \t+-²٣x"),
+            st.characters(blacklist_characters="\x00", blacklist_categories=("Cs",)),
         ),
         max_size=40,
     )
@@ -92,6 +93,26 @@ def test_c_atoi_wraps_large_numbers_like_the_c_library(n: int) -> None:
     libc.atoi.argtypes = [ctypes.c_char_p]
     libc.atoi.restype = ctypes.c_int
     assert c_atoi(str(n)) == libc.atoi(str(n).encode())
+
+
+@pytest.mark.skipif(_LIBC is None, reason="needs the C library (Linux) as the oracle")
+@given(
+    st.text(st.sampled_from("0123456789 \t+-,/x"), max_size=40),
+    st.integers(min_value=-(10**30), max_value=10**30),
+)
+def test_c_strtol_is_the_c_library_strtol(text: str, n: int) -> None:
+    """Value and end as the C library's ``strtol`` gives them (the server's list and
+    coordinate readers), saturated however long the number."""
+    libc = ctypes.CDLL(_LIBC)
+    libc.strtol.argtypes = [ctypes.c_char_p, ctypes.POINTER(ctypes.c_char_p), ctypes.c_int]
+    libc.strtol.restype = ctypes.c_long
+    for t in (text, str(n) + text, " -" + "9" * 5000 + "/1"):
+        raw = ctypes.create_string_buffer(t.encode("ascii"))
+        end = ctypes.c_char_p()
+        value = libc.strtol(raw, ctypes.byref(end), 10)
+        stop = ctypes.cast(end, ctypes.c_void_p).value - ctypes.addressof(raw)  # type: ignore[operator]
+        got = c_strtol(t)
+        assert (got or (0, 0)) == (value, stop)
 
 
 def test_the_dump_footer_counts_in_ascii_digits() -> None:

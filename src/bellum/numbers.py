@@ -12,6 +12,8 @@ only where the caller allows one, and at most :data:`MAX_DIGITS` digits.
   line (or the error class the caller names) quoting the text.
 * :func:`c_atoi` - C's ``atoi`` as the Empire server runs it, for prompt
   answers: a prefix of digits counts, anything else is 0.
+* :func:`c_strtol` - C's ``strtol``, for the server's own readers of arguments
+  (lists of numbers, coordinates): the value and where its digits end.
 * :func:`shown` - a piece of input fit to quote in a one-line message.
 """
 
@@ -83,6 +85,32 @@ def parse_int(
     return v
 
 
+def c_strtol(text: str, start: int = 0) -> tuple[int, int] | None:
+    """C's ``strtol`` (base 10) from ``text[start]``, as glibc computes it on 64 bits.
+
+    Leading blanks and one sign, then the longest run of ASCII digits; the value
+    saturates at the limits of a ``long`` (glibc's ``ERANGE``), however many
+    digits follow.  Returns the value and where the digits end, or ``None`` when
+    there are no digits (C's ``strtol`` then returns 0 and consumes nothing).
+    """
+    i = start
+    while i < len(text) and text[i] in _C_SPACE:
+        i += 1
+    negative = text[i : i + 1] == "-"
+    if text[i : i + 1] in ("-", "+"):
+        i += 1
+    end = i
+    while end < len(text) and text[end] in ASCII_DIGITS:
+        end += 1
+    if end == i:
+        return None
+    digits = text[i:end].lstrip("0") or "0"
+    if len(digits) > 19:
+        return (-_LONG_MAX - 1 if negative else _LONG_MAX), end
+    value = -int(digits) if negative else int(digits)
+    return max(-_LONG_MAX - 1, min(_LONG_MAX, value)), end
+
+
 def c_atoi(text: str | None) -> int:
     """C's ``atoi`` as the server (glibc, 64-bit) computes it; ``None`` (end of input) is 0.
 
@@ -92,25 +120,11 @@ def c_atoi(text: str | None) -> int:
     64-bit ``long`` and keeps the low 32 bits, so ``"4294967296"`` is 0 and a
     5,000-digit answer is -1, exactly as the real server reads them.
     """
-    if text is None:
+    got = None if text is None else c_strtol(text)
+    if got is None:
         return 0
-    s = text.lstrip(_C_SPACE)
-    negative = s[:1] == "-"
-    if s[:1] in ("-", "+"):
-        s = s[1:]
-    n = 0
-    while n < len(s) and s[n] in ASCII_DIGITS:
-        n += 1
-    if n == 0:
-        return 0
-    digits = s[:n].lstrip("0") or "0"
-    if len(digits) > 19:
-        long = -_LONG_MAX - 1 if negative else _LONG_MAX
-    else:
-        value = -int(digits) if negative else int(digits)
-        long = max(-_LONG_MAX - 1, min(_LONG_MAX, value))
-    low = long % _INT32
+    low = got[0] % _INT32
     return low - _INT32 if low >= _INT32 // 2 else low
 
 
-__all__ = ["MAX_DIGITS", "c_atoi", "is_digits", "parse_int", "shown", "to_int"]
+__all__ = ["MAX_DIGITS", "c_atoi", "c_strtol", "is_digits", "parse_int", "shown", "to_int"]

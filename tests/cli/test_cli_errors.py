@@ -74,6 +74,15 @@ BAD = {
     "sync port ²": ["empire", "sync", "127.0.0.1:²", "--country", "1", "--db", "x.db"],
     "sync port of 5000 digits": ["empire", "sync", "127.0.0.1:" + BIG, "--country", "1",
                                  "--db", "x.db"],
+    # NaN passes every range check of click's float; inf passes a range with no top.
+    "sync --timeout nan": ["empire", "sync", "127.0.0.1:1", "--country", "1", "--timeout", "nan"],
+    "sync --timeout inf": ["empire", "sync", "127.0.0.1:1", "--country", "1", "--timeout", "inf"],
+    "empire odds --target-error nan": ["empire", "odds", "2,0", "--world", A, "--as", "1",
+                                       "--target-error", "nan"],
+    "empire odds --prior nan": ["empire", "odds", "2,0", "--world", A, "--as", "1",
+                                "--defense-as-seen", "--prior", "nan" + ",1" * 9],
+    "sync a host the resolver cannot encode": ["empire", "sync", "a..b:1", "--country", "1"],
+    "serve an empty --host": ["serve", "--world", A, "--host", "", "--get", "/"],
 }  # fmt: skip
 
 

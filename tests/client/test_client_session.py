@@ -184,6 +184,13 @@ def test_client_session_bad_addresses(text: str) -> None:
         parse_address(text)
 
 
+@pytest.mark.parametrize("text", ["a..b:6665", "x" * 64 + ":6665", ".:1"])
+def test_client_session_host_names_the_resolver_cannot_encode(text: str) -> None:
+    # socket.create_connection would raise UnicodeError from its idna codec.
+    with pytest.raises(UsageError, match="is not a host name or address"):
+        parse_address(text)
+
+
 def test_client_session_server_that_closes_during_the_login() -> None:
     script = [*LOGIN_AS_1[:12], Turn("EOF")]  # in the greeting, before the command prompt
     with FakeServer(script) as server, pytest.raises(ConnectionLost, match="closed the connection"):

@@ -32,7 +32,7 @@ from bellum.cli.empire import (
     rules_options,
     world_option,
 )
-from bellum.cli.options import Whole
+from bellum.cli.options import Real, Whole
 from bellum.cli.progress import progress_fraction
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.rules import apply_rules
@@ -148,7 +148,7 @@ def _plans(
 )
 @click.option(
     "--need",
-    type=click.FloatRange(0, 1, min_open=True),
+    type=Real(0, 1, min_open=True),
     metavar="P",
     help="Find the smallest number of mil (from the --mil sources, else all, in "
     "the order the command asks) that succeeds with probability P.",
@@ -173,7 +173,7 @@ def _plans(
 )
 @click.option(
     "--target-error",
-    type=click.FloatRange(0, 1, min_open=True),
+    type=Real(0, 1, min_open=True),
     default=None,
     help="When sampling: stop once P(success)'s standard error is this small.",
 )
@@ -367,6 +367,12 @@ def _prior(text: str | None) -> tuple[float, ...]:
         weights = tuple(float(w) for w in text.split(","))
     except ValueError:
         raise UsageError(f"--prior needs {len(OFFSETS)} numbers separated by commas") from None
-    if len(weights) != len(OFFSETS) or any(w < 0 for w in weights) or sum(weights) <= 0:
-        raise UsageError(f"--prior needs {len(OFFSETS)} weights >= 0 (for M-5..M+4), not all 0")
+    if (
+        len(weights) != len(OFFSETS)
+        or not all(0 <= w < math.inf for w in weights)
+        or not any(weights)
+    ):
+        raise UsageError(
+            f"--prior needs {len(OFFSETS)} finite weights >= 0 (for M-5..M+4), not all 0"
+        )
     return weights

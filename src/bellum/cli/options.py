@@ -2,11 +2,13 @@
 
 ``--seed`` takes 0..2**32-1 everywhere: the range of the server's ``init_genrand``
 (Empire and Panzer dice), which numpy's seed sequences (Monte Carlo) accept too.
-Every whole-number option is a :class:`Whole`, read by :mod:`bellum.numbers`.
+Every whole-number option is a :class:`Whole`, read by :mod:`bellum.numbers`, and
+every bounded real one a :class:`Real`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -37,6 +39,21 @@ class Whole(click.IntRange):
         return super().convert(value, param, ctx)
 
 
+class Real(click.FloatRange):
+    """A real-number option that must be finite, within ``min``/``max``.
+
+    click's ``float`` reads ``nan`` and ``inf``, and NaN passes every range check
+    (each comparison with it is false): a timeout of NaN reached the socket as a
+    traceback.
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"expected a finite number, not '{shown(str(value))}'", param, ctx)
+        return number
+
+
 def seed_option(help: str = "Seed the random draws (printed when not given).") -> Callable[[F], F]:
     """``--seed N``, 0..2**32-1, ``None`` when not given."""
     return click.option("--seed", type=Whole(0, SEED_MAX), default=None, help=help)
@@ -47,4 +64,4 @@ def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
     return click.option("--json", "as_json", is_flag=True, help=help)
 
 
-__all__ = ["SEED_MAX", "Whole", "json_option", "seed_option"]
+__all__ = ["SEED_MAX", "Real", "Whole", "json_option", "seed_option"]

@@ -162,9 +162,16 @@ def serve_cmd(
         raise BellumError(EXTRA_HINT) from None
     if db is not None and world_path is not None:
         raise UsageError("give either --db or --world, not both")
+    if not host.strip():
+        raise UsageError("--host: give an interface, such as 127.0.0.1 (or 0.0.0.0 for all)")
+    from bellum.fileio import check_regular
+
     for option, path in (("--db", db), ("--world", world_path), ("--scenario", scenario)):
-        if path is not None and not path.is_file():
-            raise BellumError(f"{option} {path}: no such file")
+        if path is not None:
+            try:
+                check_regular(path)  # a FIFO would block the first request for ever
+            except BellumError as exc:
+                raise BellumError(f"{option} {exc}") from None
     if get_path is not None:
         app = create_app(db, world=world_path, scenario=scenario)
         status, body = asgi_get(app, get_path)

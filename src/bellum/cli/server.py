@@ -23,11 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from bellum.cli.options import Whole
+from bellum.cli.options import Real, Whole
 from bellum.empire.geometry import Geometry
 from bellum.empire.rules import apply_rules
 from bellum.empire.world import DEITY_NAME, World
 from bellum.errors import InputError, UsageError
+from bellum.numbers import shown
 
 if TYPE_CHECKING:
     from bellum.client.live import Played
@@ -63,12 +64,12 @@ def read_password(country: str, path: Path | None, env: str, option: str, *, std
         return str(click.prompt(f"Password for {country}", hide_input=True, err=True))
     if not stdin_ok:
         raise InputError(
-            f"no password for {country}: give {option} or set {env} (standard input is"
+            f"no password for {shown(country)}: give {option} or set {env} (standard input is"
             " for the answers to the server's questions)"
         )
     line = sys.stdin.readline()  # piped: the first line, nothing echoed
     if not line:
-        raise InputError(f"no password for {country}: give {option}, set {env} or type it")
+        raise InputError(f"no password for {shown(country)}: give {option}, set {env} or type it")
     return line.rstrip("\r\n")
 
 
@@ -106,7 +107,7 @@ def check_address(address: str) -> None:
 def _timeout_option(text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     return click.option(
         "--timeout",
-        type=click.FloatRange(min=0.1),
+        type=Real(min=0.1),
         metavar="SECONDS",
         default=TIMEOUT,
         show_default=True,

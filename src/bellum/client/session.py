@@ -56,6 +56,10 @@ def parse_address(text: str) -> tuple[str, int]:
         raise UsageError(
             f"expected the server as HOST:PORT (e.g. 127.0.0.1:6665), not '{shown(text)}'"
         )
+    try:
+        host.encode("idna")  # what the resolver does: an empty or 64-letter label fails
+    except UnicodeError:
+        raise UsageError(f"'{shown(host)}' is not a host name or address") from None
     return host, number
 
 
