@@ -25,8 +25,14 @@ INPUTS = [
     "databases",
     "prompt answers",
     "command lines",
+    "odds plans",
+    "named answers",
+    "serve arguments",
+    "live arguments",
     "known inputs",
 ]
+#: The category of the web app's requests (tests/fuzz/test_fuzz_web_api.py), reported apart.
+WEB = "web requests"
 #: The fault experiments of tests/faults, in the order the report lists them.
 FAULTS = [
     ("concurrent", "concurrent writers on one database"),
@@ -93,7 +99,24 @@ def render(mode: str, command: str) -> str:
         "",
         f"The {_n('inputs', 'known inputs'):,} known inputs (tests/fuzz/test_known_inputs.py)"
         " are the cases issue 14 listed and those found since: each ended in a traceback,",
-        "hung, or destroyed a file before it was fixed.",
+        "hung, or destroyed a file before it was fixed. `serve arguments` bind a real socket",
+        "(uvicorn's loop replaced by one that returns at once); `live arguments` meet a port",
+        "on 127.0.0.1 that refuses connections or one that never answers: no server is needed",
+        "and none is left running.",
+        "",
+        "## The web app (tests/fuzz/test_fuzz_web_api.py)",
+        "",
+        "Requests to every page of `bellum serve` and its JSON twin, and fights posted, through",
+        "Starlette's TestClient, with query and form values a hand-edited address or a hostile",
+        "page would send. Every answer must be below 500 (a 4xx names the field), with a JSON",
+        "body for `.json`; a world file served is never written, a database changes only by",
+        "fights and passes `integrity_check` afterwards.",
+        "",
+        "| requests | 2xx | 3xx | 4xx | 5xx | files changed |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: |",
+        f"| {_n('inputs', WEB):,} | {_n('status', WEB, '2xx'):,} | {_n('status', WEB, '3xx'):,}"
+        f" | {_n('status', WEB, '4xx'):,} | **{_n('status', WEB, '5xx')}** |"
+        f" **{_n('changed', WEB)}** |",
         "",
         "## The store under faults (tests/faults)",
         "",

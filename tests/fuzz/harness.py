@@ -39,6 +39,11 @@ EXAMPLES = {
     "databases": 40,
     "prompt answers": 60,
     "command lines": 120,
+    "odds plans": 60,
+    "named answers": 60,
+    "serve arguments": 40,
+    "live arguments": 40,
+    "web requests": 150,
 }
 LONG_FACTOR = 25
 

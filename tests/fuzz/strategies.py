@@ -48,6 +48,30 @@ ANSWER = st.one_of(
 ANSWERS = st.lists(ANSWER, max_size=10).map(lambda lines: "".join(f"{a}\n" for a in lines))
 
 
+# -- command lines -----------------------------------------------------------------
+
+
+class Line:
+    """Draws the values of one command line, making at most one of them a mistake.
+
+    A line of mistakes stops at the first; a line with one mistake (or none, in half
+    the lines) reaches the code behind the option parser.  ``slots`` is about how many
+    values the line draws."""
+
+    def __init__(self, draw: st.DrawFn, slots: int) -> None:
+        self.draw = draw
+        self.slot = 0
+        # Half the lines have no mistake at all.
+        self.mistake = draw(st.integers(1, 2 * slots))
+
+    def value(self, good: list[str], bad: list[str]) -> str:
+        self.slot += 1
+        return self.draw(st.sampled_from(bad if self.slot == self.mistake else good))
+
+    def flag(self) -> bool:
+        return self.draw(st.integers(0, 3)) == 0
+
+
 # -- TOML documents ----------------------------------------------------------------
 
 _SCALARS = st.one_of(

@@ -40,9 +40,11 @@ OPTION = st.sampled_from(
     ["land_mob_max=5", "land_mob_max=²", f"land_mob_max={'9' * 5000}", "flakscale=nan",
      "flakscale=1e999", "info_fight=on", "info_fight=maybe", "nope=1", "=", "profile=x"]
 )  # fmt: skip
-#: --mil values of empire odds: ASCII only (Unicode digits there are the odds planner's
-#: parse, which moves to bellum.numbers with its rewrite).
-MIL = st.sampled_from(["0,0=150", "0,0=0", "0,0=-1", "4,0=20", "0,0", "=", "0,0=x", "1,0=5"])
+#: --mil values of empire odds (tests/fuzz/test_fuzz_planning.py tries many more).
+MIL = st.sampled_from(
+    ["0,0=150", "0,0=0", "0,0=-1", "4,0=20", "0,0", "=", "0,0=x", "1,0=5", "0,0=²",
+     "0,0=" + "9" * 5000, "ship=٣"]
+)  # fmt: skip
 
 
 @st.composite
@@ -75,7 +77,7 @@ def command_line(draw: st.DrawFn) -> tuple[list[str], str]:
     elif kind == 5:
         args = ["empire", "odds", draw(st.sampled_from(COORDS)), *source, *who]
         args += maybe("--mil", draw(MIL)) + maybe("--unit", draw(SMALL))
-        args += maybe("--runs", draw(st.sampled_from(["1", "100", "0", "9" * 19])))
+        args += maybe("--max-runs", draw(st.sampled_from(["1", "100", "0", "9" * 19])))
         args += maybe("--resolver-runs", draw(st.sampled_from(["1", "2", "0", "100001"])))
         args += maybe("--plot", draw(PATHS)) + maybe("--force") + maybe("--json")
     elif kind == 6:
