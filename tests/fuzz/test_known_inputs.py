@@ -129,6 +129,8 @@ CASES = [
     Case("--resolver-runs 1000000", ["empire", "odds", "2,0", "--world", "w.toml", "--as", "1",
          "--mil", "0,0=150", "--resolver-runs", "1000000"], 1,
          "--resolver-runs 1000000 would play the attack for about", files=_world("")),
+    Case("serve --host with a NUL", ["serve", "--world", "w.toml", "--host", "\x00", "--port",
+         "0"], 2, "is not a host name or address", files=_world("")),
     Case("a 1024 x 1024 world", ["empire", "world", "new", "--db", "n.db", "--size",
          "1024x1024"], 2, "at most 256 a side"),
     Case("an econfig from a FIFO", ["empire", "world", "import", "d.xdump", "--db", "n.db",

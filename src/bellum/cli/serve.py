@@ -17,6 +17,7 @@ import click
 from bellum.cli.app import cli
 from bellum.cli.options import Whole
 from bellum.errors import BellumError, UsageError
+from bellum.numbers import shown
 
 if TYPE_CHECKING:
     import socket
@@ -45,6 +46,9 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host.strip("[]"), port))
+    except (TypeError, UnicodeError):  # a NUL in the name, a label the resolver cannot encode
+        sock.close()
+        raise UsageError(f"--host: '{shown(host)}' is not a host name or address") from None
     except OSError as exc:
         sock.close()
         if exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
