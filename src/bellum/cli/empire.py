@@ -31,6 +31,11 @@ from bellum.numbers import is_digits, parse_int, shown, to_int
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
 
 
+#: The longest answer line read from standard input (the server's own input lines are
+#: far shorter); a longer one is refused rather than read without end.
+MAX_ANSWER = 64 * 1024
+
+
 class StreamPrompter:
     """Asks on stdout; answers from named answers (``--mil``, ``--unit``...), else from
     stdin line by line.
@@ -61,7 +66,12 @@ class StreamPrompter:
         out.flush()
         answer = self.named.answer(prompt)
         if answer is None:
-            line = sys.stdin.readline()
+            line = sys.stdin.readline(MAX_ANSWER + 1)
+            if len(line.rstrip("\r\n")) > MAX_ANSWER:  # /dev/zero would fill the memory
+                raise InputError(
+                    f"standard input: an answer longer than {MAX_ANSWER:,} characters;"
+                    " nothing was saved"
+                )
             if not line:
                 out.write("\n")
                 if not self.echo:
