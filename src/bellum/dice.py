@@ -22,6 +22,8 @@ if TYPE_CHECKING:  # numpy loads only for Monte Carlo, not for every command
     import numpy as np
 
 _MASK32 = 0xFFFFFFFF
+#: The largest seed: the server seeds its MT19937 with one 32-bit word.
+SEED_MAX = _MASK32
 _TWO32 = 4294967296.0
 
 

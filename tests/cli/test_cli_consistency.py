@@ -131,7 +131,8 @@ def test_an_error_names_the_file_as_it_was_given(tmp_path: Path, game: str) -> N
     r = bellum(*argv, "sub/w.toml", *tail, cwd=tmp_path)
     assert r.returncode == 1 and r.stderr.startswith("bellum: error: sub/w.toml: ")
     r = bellum(*argv, "/dev/null", *tail)
-    assert r.returncode == 1 and r.stderr == "bellum: error: /dev/null: not a regular file\n"
+    what = "world file" if game == "empire" else "scenario"
+    assert r.returncode == 1 and r.stderr == f"bellum: error: /dev/null: a device, not a {what}\n"
 
 
 def test_a_refused_attack_names_its_target_in_json() -> None:
@@ -211,7 +212,10 @@ def test_the_five_combat_commands_list_their_options_alike() -> None:
             "examples/empire/vector-a.toml: this is an Empire world, not a Panzer scenario:"
             " use it with `bellum empire ... --world`, or `bellum serve --world`",
         ),
-        (["serve", "--world", "/dev/null", "--get", "/"], "--world /dev/null: not a regular file"),
+        (
+            ["serve", "--world", "/dev/null", "--get", "/"],
+            "--world /dev/null: a device, not a world file",
+        ),
     ],
 )
 def test_a_file_of_the_other_game_is_named_as_such(argv: list[str], message: str) -> None:

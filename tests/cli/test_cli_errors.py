@@ -10,6 +10,7 @@ from clirunner import ROOT, bellum
 A = str(ROOT / "examples" / "empire" / "vector-a.toml")
 P = str(ROOT / "examples" / "panzer" / "bocage.toml")
 HERE = str(ROOT)
+BIG = "9" * 5000
 
 BAD = {
     "unknown command": ["nope"],
@@ -48,7 +49,41 @@ BAD = {
     "panzer assault bad seed": ["panzer", "assault", P, "--seed", "x"],
     "panzer odds unknown option": ["panzer", "odds", P, "--nope"],
     "panzer extra argument": ["panzer", "explain", P, P],
-}
+    # Numbers are read by bellum.numbers everywhere: ASCII digits, at most 20 of them.
+    "empire odds --mil ²": ["empire", "odds", "attack", "2,0", "--world", A, "--as", "1",
+                            "--mil", "0,0=²"],
+    "empire odds --mil 5000 digits": ["empire", "odds", "attack", "2,0", "--world", A, "--as",
+                                      "1", "--mil", "0,0=" + BIG],
+    "empire odds --sweep 5000 digits": ["empire", "odds", "2,0", "--world", A, "--as", "1",
+                                        "--sweep", f"0,0=0:{BIG}:1"],
+    "empire odds --sweep of 10**19 plans": ["empire", "odds", "2,0", "--world", A, "--as", "1",
+                                            "--sweep", "0,0=0:" + "9" * 19 + ":1"],
+    "empire odds --unit ٣": ["empire", "odds", "2,0", "--world", A, "--as", "1", "--unit", "٣"],
+    "empire odds --max-runs 5000 digits": ["empire", "odds", "2,0", "--world", A, "--as", "1",
+                                           "--max-runs", BIG],
+    "attack --mil ²": ["empire", "attack", "2,0", "--world", A, "--as", "1", "--mil", "0,0=²"],
+    "attack --mil 5000 digits": ["empire", "attack", "2,0", "--world", A, "--as", "1", "--mil",
+                                 "0,0=" + BIG],
+    "attack --mil ship of 5000 digits": ["empire", "attack", "2,0", "--world", A, "--as", "1",
+                                         "--mil", BIG + "=1"],
+    "attack --move-in ²": ["empire", "attack", "2,0", "--world", A, "--as", "1", "--move-in",
+                           "²"],
+    "attack --seed ４２": ["empire", "attack", "2,0", "--world", A, "--as", "1", "--seed", "４２"],
+    "odds fight --att 5000 digits": ["odds", "fight", "--att", BIG, "--def", "1"],
+    "replay ²": ["empire", "replay", "²"],
+    "sync port ²": ["empire", "sync", "127.0.0.1:²", "--country", "1", "--db", "x.db"],
+    "sync port of 5000 digits": ["empire", "sync", "127.0.0.1:" + BIG, "--country", "1",
+                                 "--db", "x.db"],
+    # NaN passes every range check of click's float; inf passes a range with no top.
+    "sync --timeout nan": ["empire", "sync", "127.0.0.1:1", "--country", "1", "--timeout", "nan"],
+    "sync --timeout inf": ["empire", "sync", "127.0.0.1:1", "--country", "1", "--timeout", "inf"],
+    "empire odds --target-error nan": ["empire", "odds", "2,0", "--world", A, "--as", "1",
+                                       "--target-error", "nan"],
+    "empire odds --prior nan": ["empire", "odds", "2,0", "--world", A, "--as", "1",
+                                "--defense-as-seen", "--prior", "nan" + ",1" * 9],
+    "sync a host the resolver cannot encode": ["empire", "sync", "a..b:1", "--country", "1"],
+    "serve an empty --host": ["serve", "--world", A, "--host", "", "--get", "/"],
+}  # fmt: skip
 
 
 @pytest.mark.parametrize("argv", BAD.values(), ids=BAD.keys())
@@ -58,6 +93,7 @@ def test_a_malformed_command_line_is_one_line_with_status_2(argv: list[str]) -> 
     assert r.stdout == ""
     assert r.stderr.startswith("bellum: error: ")
     assert r.stderr.count("\n") == 1 and r.stderr.endswith("\n"), r.stderr
+    assert len(r.stderr) < 300, "a mistake is quoted short"
     assert "Usage:" not in r.stderr and "Try '" not in r.stderr
 
 

@@ -230,10 +230,11 @@ def test_client_protocol_rejects_what_is_not_the_protocol() -> None:
     conn.receive_data(b"no-id-here\n")
     with pytest.raises(RemoteProtocolError, match="without an output id"):
         conn.next_event()
-    conn = playing()
-    conn.receive_data(b"6 x y\n")
-    with pytest.raises(RemoteProtocolError, match="malformed command prompt"):
-        conn.next_event()
+    for prompt in (b"6 x y\n", "6 ² 3\n".encode(), b"6 1 " + b"9" * 5000 + b"\n"):
+        conn = playing()
+        conn.receive_data(prompt)
+        with pytest.raises(RemoteProtocolError, match="malformed command prompt"):
+            conn.next_event()
     small = Connection(max_line_size=16)
     small.receive_data(b"1 " + b"x" * 20)
     with pytest.raises(RemoteProtocolError, match="longer than 16 bytes"):

@@ -176,9 +176,18 @@ def test_client_session_addresses(text: str, expected: tuple[str, int]) -> None:
     assert parse_address(text) == expected
 
 
-@pytest.mark.parametrize("text", ["localhost", ":80", "h:0", "h:70000", "h:x"])
+@pytest.mark.parametrize(
+    "text", ["localhost", ":80", "h:0", "h:70000", "h:x", "h:²", "h:٣", "h:" + "9" * 5000]
+)
 def test_client_session_bad_addresses(text: str) -> None:
     with pytest.raises(UsageError, match="HOST:PORT"):
+        parse_address(text)
+
+
+@pytest.mark.parametrize("text", ["a..b:6665", "x" * 64 + ":6665", ".:1"])
+def test_client_session_host_names_the_resolver_cannot_encode(text: str) -> None:
+    # socket.create_connection would raise UnicodeError from its idna codec.
+    with pytest.raises(UsageError, match="is not a host name or address"):
         parse_address(text)
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
+import pytest
 from client_support import FakeServer, conversation
 
 from bellum.client import SeedCounter, Session
+from bellum.client.errors import RemoteProtocolError
 from bellum.client.live import compare, sync
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.world import Relation
@@ -52,3 +55,24 @@ def test_client_sync_transcripts_compare_line_by_line() -> None:
     assert compare("a\nb\n", "a\nb\n") == []
     assert compare("a\nb\n", "a\nc\n") == ["line 2: server 'b', bellum 'c'"]
     assert compare("a\nb\n", "a\n") == ["length: server 2 lines, bellum 1 lines"]
+
+
+@pytest.mark.parametrize(
+    "row",
+    ['"owner" 1 ² 0 8', '"owner" 1 0 0 ' + "9" * 5000, '"owner" 1 0 99999999 8', '"owner" 1'],
+    ids=["unicode digit", "5000 digits", "huge array", "short row"],
+)
+def test_client_sync_damaged_meta_data_is_a_protocol_error(tmp_path: Path, row: str) -> None:
+    """Meta-data a broken or hostile server sends is one error line, never a traceback, and
+    no database is written from it."""
+    turns = conversation("player-sync")
+    at = next(i for i, t in enumerate(turns) if t.line == '1 "owner" 1 0 0 8')
+    turns[at] = replace(turns[at], line="1 " + row)
+    db = tmp_path / "w.db"
+    with (
+        FakeServer(turns) as server,
+        Session.open(server.address, country="1", password="1") as session,
+        pytest.raises(RemoteProtocolError, match="xdump meta"),
+    ):
+        sync(session, db)
+    assert not db.exists()

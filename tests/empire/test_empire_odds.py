@@ -285,6 +285,49 @@ def test_cli_json_and_resolver() -> None:
     assert doc["plan"]["command"] == "paradrop 0 . 0,0 4,0"
 
 
+def test_cli_refuses_resolver_runs_that_would_take_minutes_at_once() -> None:
+    """A measured run, times N, past the limit of every long job (bellum.budget): one line
+    naming the largest count that fits, before the odds are computed."""
+    from bellum.budget import MAX_JOB_SECONDS
+    from bellum.empire.odds.resolver import seconds_per_run
+
+    va = str(EXAMPLES / "vector-a.toml")
+    code, out, err = cli(
+        "empire", "odds", "attack", "2,0", "--world", va, "--as", "1", "--mil", "0,0=150",
+        "--resolver-runs", "1000000", "--seed", "1",
+    )  # fmt: skip
+    last = err.strip().splitlines()[-1]
+    assert code == 1 and out == "" and last.startswith("bellum: error: --resolver-runs 1000000 ")
+    assert "would play the attack for about" in last and "or fewer" in last
+    most = int(last.split("use --resolver-runs ")[1].split()[0])
+    world = load_world(va)
+    plan = make_plan(world, 1, Order.parse("attack 2,0"), ["0,0=150"], [])
+    each = seconds_per_run(world, 1, plan, seed=1)
+    assert 0 < each < 0.1
+    # The count named is what fits in the limit at the measured speed (within timing noise).
+    assert 0.2 < most * each / MAX_JOB_SECONDS < 5
+
+
+def test_cli_plot_is_the_safe_writer(tmp_path: Path) -> None:
+    """--plot never replaces a file that is no image unless --force, nor a read-only one."""
+    pytest.importorskip("matplotlib")
+    va = str(EXAMPLES / "vector-a.toml")
+    base = ("empire", "odds", "2,0", "--world", va, "--as", "1", "--mil", "0,0=150")
+    note = tmp_path / "note.png"
+    note.write_text("my notes")
+    code, _, err = cli(*base, "--plot", str(note))
+    assert code == 1 and "is not an image; not overwritten (use --force" in err
+    assert note.read_text() == "my notes"
+    code, out, _ = cli(*base, "--plot", str(note), "--force")
+    assert code == 0 and f"plot written to {note}" in out
+    assert note.read_bytes().startswith(b"\x89PNG")
+    note.chmod(0o444)
+    before = note.read_bytes()
+    code, _, err = cli(*base, "--plot", str(note))
+    assert code == 1 and "read-only" in err and note.read_bytes() == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["note.png"]
+
+
 def test_cli_plans_side_by_side_need_and_defense_as_seen() -> None:
     va = str(EXAMPLES / "vector-a.toml")
     base = ("empire", "odds", "attack", "2,0", "--world", va, "--as", "1")

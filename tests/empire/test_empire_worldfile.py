@@ -98,7 +98,7 @@ def test_save_is_atomic(
     vector_a_path: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "w.toml"
-    out.write_text("original")
+    out.write_text("schema_version = 1  # original\n")
 
     def boom(src: str, dst: str) -> None:
         raise OSError(28, "disk full")
@@ -106,5 +106,5 @@ def test_save_is_atomic(
     monkeypatch.setattr(os, "replace", boom)
     with pytest.raises(InputError, match=r"w\.toml: cannot write: disk full"):
         save_world(load_world(vector_a_path), out)
-    assert out.read_text() == "original"
+    assert out.read_text() == "schema_version = 1  # original\n"
     assert [p.name for p in tmp_path.iterdir()] == ["w.toml"]

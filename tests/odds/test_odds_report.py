@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bellum.errors import CommandError, UsageError
+from bellum.errors import InputError, UsageError
 from bellum.odds import LossDistribution, OddsResult, Side, fight_odds
 from bellum.odds.report import histogram, loss_table, percent, render_text, to_json_dict
 
@@ -86,7 +86,29 @@ def test_write_plot_names_the_extensions_it_supports(tmp_path: Path) -> None:
         write_plot(generic_result(), tmp_path / "x.txt")
     assert "extension .txt" in str(err.value) and ".png, .pdf, .svg" in str(err.value)
     assert not (tmp_path / "x.txt").exists()
-    with pytest.raises(CommandError, match="cannot write the plot to"):
+    with pytest.raises(InputError, match=r"x\.png: cannot write: no folder"):
         write_plot(generic_result(), tmp_path / "missing" / "x.png")
     write_plot(generic_result(), tmp_path / "x.PDF")
     assert (tmp_path / "x.PDF").read_bytes().startswith(b"%PDF")
+
+
+def test_write_plot_is_a_safe_write(tmp_path: Path) -> None:
+    """Whole or nothing, never over a read-only file (even as root), and over a file that
+    is no image only when forced."""
+    pytest.importorskip("matplotlib")
+    from bellum.odds.report import write_plot
+
+    locked = tmp_path / "locked.png"
+    locked.write_bytes(b"\x89PNG old")
+    locked.chmod(0o444)
+    with pytest.raises(InputError, match="read-only"):
+        write_plot(generic_result(), locked)
+    assert locked.read_bytes() == b"\x89PNG old"
+    note = tmp_path / "note.svg"
+    note.write_text("my notes")
+    with pytest.raises(InputError, match="is not an image; not overwritten"):
+        write_plot(generic_result(), note)
+    assert note.read_text() == "my notes"
+    write_plot(generic_result(), note, force=True)
+    assert b"<svg" in note.read_bytes()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["locked.png", "note.svg"]

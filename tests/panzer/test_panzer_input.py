@@ -191,7 +191,7 @@ def test_malformed_toml_and_missing_file(tmp_path: Path) -> None:
     path.write_text("schema_version = 1\n[map\n")
     with pytest.raises(InputError, match=r"broken.toml: malformed TOML"):
         load_scenario(path)
-    with pytest.raises(InputError, match="cannot read scenario"):
+    with pytest.raises(InputError, match=r"missing\.toml: no such scenario"):
         load_scenario(tmp_path / "missing.toml")
 
 

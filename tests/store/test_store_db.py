@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
+import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -328,13 +331,37 @@ def test_store_replay_runs_under_the_options_the_command_had(tmp_path: Path) -> 
 
 
 def test_store_new_database_killed_midway_can_be_made_again(tmp_path: Path) -> None:
-    """A half-built database is a hidden scratch file; the target never exists half-made."""
+    """A half-built database is a hidden scratch file; the target never exists half-made,
+    and the next run sweeps the leftovers of killed ones."""
+    dead = _dead_pid()
     db = tmp_path / "k.db"
-    scratch = tmp_path / ".k.db.new"
+    scratch = tmp_path / f".k.db.{dead}.x1y2z3.building"
     scratch.write_bytes(b"SQLite format 3\x00" + bytes(100))  # what a killed run leaves
+    Path(f"{scratch}-wal").write_bytes(bytes(100))
     Store.create(db, load_world(VECTOR_A)).close()
-    assert db.exists() and not scratch.exists()
+    assert sorted(f.name for f in tmp_path.iterdir()) == ["k.db"]
     assert Store.open(db).summary()["schema_version"] == SCHEMA_VERSION
+    assert stat.S_IMODE(db.stat().st_mode) == 0o666 & ~_umask()
+
+
+def test_store_new_database_leaves_a_scratch_file_in_use_alone(tmp_path: Path) -> None:
+    """Another run building the same name (a process that is alive) keeps its scratch."""
+    busy = tmp_path / f".k.db.{os.getppid()}.abc.building"
+    busy.write_bytes(b"")
+    Store.create(tmp_path / "k.db", load_world(VECTOR_A)).close()
+    assert busy.exists()
+
+
+def _dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def test_store_replace_refuses_files_that_are_not_bellum_databases(tmp_path: Path) -> None:

@@ -260,6 +260,10 @@ def test_history_pages_render(db_client: TestClient) -> None:
     page = db_client.get("/empire/history/1").text
     assert "Replay it" in page and "We have captured 2,0, sir!" in page
     assert "bit for bit" in db_client.get("/empire/history/1/replay").text
+    for path in ("/empire/history/2.json", "/empire/history/2/replay.json"):
+        r = db_client.get(path)
+        assert r.status_code == 404 and r.json()["error"].startswith("no command 2 in the history")
+        assert "bellum-serve" not in r.text  # the world as the user named it, no scratch copy
 
 
 @pytest.mark.parametrize(
@@ -391,3 +395,29 @@ def test_force_needed_from_a_ship() -> None:
         below = client.get(f"/empire/odds.json?{q}{found - 1}").json()
     assert doc["reached"] and doc["p_win"] >= 0.9 and list(doc["mil"]) == ["ship:0"]
     assert below["odds"]["p_win"] < 0.9
+
+
+BIG = "9" * 5000
+
+
+@pytest.mark.parametrize(
+    ("path", "query", "says"),
+    [
+        ("/empire/odds.json", {"target": "2,0", "mil.0,0": "²"}, "mil.0,0: expected a whole"),
+        ("/empire/odds.json", {"target": "2,0", "mil.0,0": BIG}, "mil.0,0: expected a whole"),
+        ("/empire/odds.json", {"target": "2,0", "unit": "٣"}, "unit: expected a whole number"),
+        ("/empire/odds.json", {"target": "٣,0"}, "target: '٣,0' is neither"),
+        ("/empire/odds.json", {"target": "2,0", "mil.ship:" + BIG: "1"}, "not a sector"),
+        ("/empire/target.json", {"kind": "ship", "id": "²"}, "ship number: expected a whole"),
+        ("/empire/target.json", {"kind": "unit", "id": BIG}, "at most 20 digits"),
+        ("/empire/target.json", {"kind": "sector", "id": "0," + BIG}, "at most 20 digits"),
+        ("/empire/history/²/replay.json", {}, "command id: expected a whole number"),
+    ],
+)
+def test_numbers_that_are_not_ascii_or_too_long_are_a_400(
+    world_client: TestClient, path: str, query: dict[str, str], says: str
+) -> None:
+    """Read by bellum.numbers, as on the command line: a 400 quoting the field short, not a 500."""
+    r = world_client.get(path, params={"as": "1", **query})
+    assert r.status_code == 400 and says in r.json()["error"], r.text
+    assert len(r.json()["error"]) < 200

@@ -35,7 +35,7 @@ BAD_GETS = [
     ("/empire/play?as=1&target=2,0&runs=0", 400, "out of range"),
     ("/empire/history/0", 400, "out of range"),
     ("/empire/history/abc", 400, "expected a whole number"),
-    ("/empire/history/5", 400, "no command 5"),
+    ("/empire/history/5", 404, "no command 5"),
     ("/empire/nowhere", 404, "Not Found"),
 ]
 

@@ -51,17 +51,19 @@ def test_get_exits_non_zero_unless_200() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--db", "missing.db"], "--db missing.db: no such file"),
-        (["--world", "missing.toml"], "--world missing.toml: no such file"),
+        (["--db", "missing.db"], "--db missing.db: no such bellum database"),
+        (["--world", "missing.toml"], "--world missing.toml: no such world file"),
         (["--db", "a.db", "--world", "b.toml"], "either --db or --world"),
         (["--world", "README.md"], "README.md"),
         (["--db", "README.md"], "README.md: not a bellum database"),
         (["--scenario", "README.md"], "README.md"),
         ([], "bellum.db: no such database"),
+        (["--world", "fifo"], "--world fifo: a pipe (FIFO), not a world file"),
     ],
 )
 def test_bad_files_are_one_line_errors(tmp_path: Path, args: list[str], message: str) -> None:
     (tmp_path / "README.md").write_text("not a world\n")
+    os.mkfifo(tmp_path / "fifo")  # would block the first request for ever
     code, _, err = run("serve", *args, "--get", "/", cwd=tmp_path)
     assert code != 0 and message in err
     assert err.startswith("bellum: error: ") and err.count("\n") == 1

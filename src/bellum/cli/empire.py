@@ -13,6 +13,7 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
+from bellum.cli.options import Whole
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import NamedAnswers, answer_ship, is_ship_key
@@ -24,8 +25,15 @@ from bellum.empire.rules import apply_rules, describe, profile_names
 from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
 from bellum.empire.world import Nation, Sector, World
 from bellum.errors import InputError, UsageError
+from bellum.fileio import refuse_same_file
+from bellum.numbers import shown, to_int
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
+
+
+#: The longest answer line read from standard input (the server's own input lines are
+#: far shorter); a longer one is refused rather than read without end.
+MAX_ANSWER = 64 * 1024
 
 
 class StreamPrompter:
@@ -58,7 +66,12 @@ class StreamPrompter:
         out.flush()
         answer = self.named.answer(prompt)
         if answer is None:
-            line = sys.stdin.readline()
+            line = sys.stdin.readline(MAX_ANSWER + 1)
+            if len(line.rstrip("\r\n")) > MAX_ANSWER:  # /dev/zero would fill the memory
+                raise InputError(
+                    f"standard input: an answer longer than {MAX_ANSWER:,} characters;"
+                    " nothing was saved"
+                )
             if not line:
                 out.write("\n")
                 if not self.echo:
@@ -90,8 +103,8 @@ def _country(world: World, key: str) -> Nation:
     if n is None:
         names = ", ".join(f"{c.cnum} ({c.name})" for c in world.nations.values())
         if not names:
-            raise UsageError(f"no country '{key}': this world has no countries")
-        raise UsageError(f"no country '{key}' in this world; countries: {names}")
+            raise UsageError(f"no country '{shown(key)}': this world has no countries")
+        raise UsageError(f"no country '{shown(key)}' in this world; countries: {names}")
     return n
 
 
@@ -104,13 +117,20 @@ def _seed(seed: int | None) -> int:
 
 
 def open_world(
-    world_path: Path | None, db: Path | None, *, write: bool = False, out: Path | None = None
+    world_path: Path | None,
+    db: Path | None,
+    *,
+    write: bool = False,
+    out: Path | None = None,
+    force: bool = False,
 ) -> WorldSource:
     """The world of one command (``--world``, ``--db`` or ``./bellum.db``), released when
     the command ends: an order that was not kept (an error, Ctrl-C) is rolled back."""
     if world_path is not None and db is not None:
         raise UsageError("give either --world or --db, not both")
-    source = open_source(world_path, db, write=write, out=out)
+    read = {"--world": world_path} if world_path is not None else {"--db": db or DEFAULT_DB}
+    refuse_same_file(out, "--out", read)
+    source = open_source(world_path, db, write=write, out=out, force=force)
     ctx = click.get_current_context(silent=True)
     if ctx is not None:
         ctx.call_on_close(source.close)
@@ -391,15 +411,15 @@ def rules_cmd(
     head = "".join(f"{n:<13}" for n in names)
     click.echo(f"{'kind':<8} {'name':<22} {'value':<5} {head}description")
 
-    def shown(v: object) -> str:
+    def cell(v: object) -> str:
         return ("on" if v else "off") if isinstance(v, bool) else str(v)
 
     for r in rows:
         if r.kind == "profile":
             value, sets = "*" if r.name == current else "", ""
         else:
-            value = shown(w.option(r.name))
-            sets = "".join(f"{shown(r.by_profile.get(n, '-')):<13}" for n in names)
+            value = cell(w.option(r.name))
+            sets = "".join(f"{cell(r.by_profile.get(n, '-')):<13}" for n in names)
         sets = sets or " " * len(head)
         click.echo(f"{r.kind:<8} {r.name:<22} {value:<5} {sets}{r.description}")
 
@@ -427,7 +447,7 @@ def answer_options(f: Callable[..., None]) -> Callable[..., None]:
             "--unit",
             "units",
             multiple=True,
-            type=click.IntRange(0),
+            type=Whole(0),
             metavar="ID",
             help="Land unit ID joins; every other unit asked about stays. Repeatable.",
         ),
@@ -443,7 +463,7 @@ def answer_options(f: Callable[..., None]) -> Callable[..., None]:
             "--move-in-unit",
             "move_in_units",
             multiple=True,
-            type=click.IntRange(0),
+            type=Whole(0),
             metavar="ID",
             help="Land unit ID moves in after a victory; the others stay. Repeatable.",
         ),
@@ -459,20 +479,34 @@ def answer_options(f: Callable[..., None]) -> Callable[..., None]:
     return f
 
 
+force_option = click.option(
+    "--force", is_flag=True, help="Let --out replace a file that is not a world file."
+)
+
+
 def combat_options(f: Callable[..., None]) -> Callable[..., None]:
     """The options of every combat command, in the order ``--help`` lists them."""
     f = answer_options(f)
     f = live_options(f)
     f = rules_options(f)
-    for option in (json_option, out_option, seed_option, as_option, db_option, world_option):
+    for option in (
+        json_option,
+        force_option,
+        out_option,
+        seed_option,
+        as_option,
+        db_option,
+        world_option,
+    ):
         f = option(f)
     return f
 
 
 def _count(text: str, option: str) -> int:
-    if not text.strip().isdigit():
-        raise UsageError(f"{option}: expected a number of mil, not {text.strip()!r}")
-    return int(text)
+    n = to_int(text)
+    if n is None:
+        raise UsageError(f"{option}: expected a number of mil, not '{shown(text.strip())}'")
+    return n
 
 
 def _pairs(values: tuple[str, ...], option: str) -> list[tuple[str, int]]:
@@ -481,11 +515,13 @@ def _pairs(values: tuple[str, ...], option: str) -> list[tuple[str, int]]:
     for value in values:
         key, eq, n = value.partition("=")
         if not eq or not key.strip():
-            raise UsageError(f"{option}: expected KEY=N such as 0,0=150, not {value.strip()!r}")
+            raise UsageError(
+                f"{option}: expected KEY=N such as 0,0=150, not '{shown(value.strip())}'"
+            )
         key = key.strip()
         if key in seen:
-            raise UsageError(f"{option} {key} given twice")
-        seen[key] = _count(n, f"{option} {key}")
+            raise UsageError(f"{option} {shown(key)} given twice")
+        seen[key] = _count(n, f"{option} {shown(key)}")
     return list(seen.items())
 
 
@@ -575,8 +611,8 @@ def _unused_warnings(named: NamedAnswers, world: World, cnum: int) -> None:
         "move_in_unit": "--move-in-unit",
     }
     for kind, key in named.unused():
-        shown = world.fmt(key, cnum) if isinstance(key, tuple) else str(key)
-        click.echo(f"bellum: warning: {option[kind]} {shown}: not asked for", err=True)
+        where = world.fmt(key, cnum) if isinstance(key, tuple) else str(key)
+        click.echo(f"bellum: warning: {option[kind]} {where}: not asked for", err=True)
 
 
 def play_order(
@@ -588,6 +624,7 @@ def play_order(
     country: str,
     seed: int | None,
     out: Path | None,
+    force: bool,
     as_json: bool,
     profile: str | None,
     options: tuple[str, ...],
@@ -626,7 +663,7 @@ def play_order(
             options=options,
         )
         sys.exit(code)
-    source = open_world(world_path, db, write=True, out=out)
+    source = open_world(world_path, db, write=True, out=out, force=force)
     apply_rules(source.world, profile, list(options))
     nation = _country(source.world, country)
     named = named_answers(source.world, nation, order, **answers)

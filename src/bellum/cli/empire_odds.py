@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import itertools
 import json
+import math
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -19,6 +21,7 @@ from typing import Any
 
 import click
 
+from bellum.budget import check_repeats
 from bellum.cli.empire import (
     CoordCommand,
     _country,
@@ -30,11 +33,12 @@ from bellum.cli.empire import (
     rules_options,
     world_option,
 )
-from bellum.cli.options import SEED_MAX
+from bellum.cli.options import SEED_MAX, Real, Whole
 from bellum.cli.progress import progress_fraction
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.rules import apply_rules
 from bellum.errors import CommandError, InputError, UsageError
+from bellum.numbers import shown, to_int
 from bellum.term import use_color
 
 #: Each command as it is typed, for the errors that show how.
@@ -72,14 +76,27 @@ def _order(words: tuple[str, ...]) -> Order:
     return order
 
 
+#: The most plans one command compares (each is solved in turn, and each is a row).
+MAX_PLANS = 100
+
+
 def _sweep(text: str) -> tuple[str, list[int]]:
     where, sep, rng = text.partition("=")
-    parts = rng.split(":")
-    if not sep or len(parts) != 3 or not all(p.strip().isdigit() for p in parts):
-        raise UsageError(f"--sweep needs SECT=FROM:TO:STEP such as 0,0=40:200:20, not '{text}'")
-    lo, hi, step = (int(p) for p in parts)
+    values = [to_int(p) for p in rng.split(":")]
+    if not sep or len(values) != 3 or None in values:
+        raise UsageError(
+            f"--sweep needs SECT=FROM:TO:STEP such as 0,0=40:200:20, not '{shown(text)}'"
+        )
+    lo, hi, step = [v for v in values if v is not None]
     if step <= 0 or hi < lo:
-        raise UsageError(f"--sweep {text}: FROM must not exceed TO and STEP must be positive")
+        raise UsageError(
+            f"--sweep {shown(text)}: FROM must not exceed TO and STEP must be positive"
+        )
+    if (hi - lo) // step >= MAX_PLANS:
+        raise UsageError(
+            f"--sweep {shown(text)}: {(hi - lo) // step + 1:,} plans; compare at most "
+            f"{MAX_PLANS} at once (a larger STEP)"
+        )
     return where.strip(), list(range(lo, hi + 1, step))
 
 
@@ -100,7 +117,7 @@ def _plans(
         ((source, n),) = parse_mil(world, cnum, [item], order).items()
         values = by_source.setdefault(source, [])
         if any(v == n for _, v in values):
-            raise UsageError(f"--mil {item} is given twice")
+            raise UsageError(f"--mil {shown(item)} is given twice")
         values.append((item.partition("=")[0].strip(), n))
     chosen = parse_units(list(units))
     if sweep is not None:
@@ -122,6 +139,11 @@ def _plans(
     if not by_source and not units:
         return [("everything", Plan(order))]
     sources = list(by_source)
+    count = math.prod(len(by_source[s]) for s in sources)
+    if count > MAX_PLANS:
+        raise UsageError(
+            f"--mil and --sweep ask for {count:,} plans; compare at most {MAX_PLANS} at once"
+        )
     plans = []
     for combo in itertools.product(*(by_source[s] for s in sources)):
         label = " ".join(f"{name}={n}" for name, n in combo) or "units only"
@@ -149,7 +171,7 @@ def _plans(
     "--unit",
     "units",
     multiple=True,
-    type=int,
+    type=Whole(),
     metavar="ID",
     help="A land unit that joins; repeatable (a unit named twice is an error).",
 )
@@ -160,7 +182,7 @@ def _plans(
 )
 @click.option(
     "--need",
-    type=click.FloatRange(0, 1, min_open=True, max_open=True),
+    type=Real(0, 1, min_open=True, max_open=True),
     metavar="P",
     help="Find the smallest number of mil (from the --mil sources, else all, in "
     "the order the command asks) that succeeds with probability P (0 < P < 1).",
@@ -185,20 +207,20 @@ def _plans(
 )
 @click.option(
     "--target-error",
-    type=click.FloatRange(0, 1, min_open=True),
+    type=Real(0, 1, min_open=True),
     default=None,
     help="When sampling: stop once P(success)'s standard error is this small.",
 )
 @click.option(
     "--max-runs",
-    type=click.IntRange(1),
+    type=Whole(1),
     default=500,
     show_default=True,
     help="At most this many samples when sampling.",
 )
 @click.option(
     "--max-memory",
-    type=click.IntRange(1),
+    type=Whole(1),
     default=1024,
     show_default=True,
     metavar="MB",
@@ -206,20 +228,20 @@ def _plans(
 )
 @click.option(
     "--resolver-runs",
-    type=click.IntRange(1, 1_000_000),
+    type=Whole(1, 1_000_000),
     default=None,
     help="Also play the real command N times and show the agreement (z-scores).",
 )
 @click.option(
     "--jobs",
-    type=click.IntRange(1, 64),
+    type=Whole(1, 64),
     default=1,
     show_default=True,
     help="Processes for --resolver-runs (each run keeps its own seed).",
 )
 @click.option(
     "--seed",
-    type=click.IntRange(0, SEED_MAX),
+    type=Whole(0, SEED_MAX),
     default=None,
     help="Seed for sampling and resolver runs (0..2^32-1).",
 )
@@ -228,6 +250,7 @@ def _plans(
     type=click.Path(dir_okay=False, path_type=Path),
     help="Write the outcomes and losses as a picture (.png, .svg, .pdf, ...).",
 )
+@click.option("--force", is_flag=True, help="Let --plot replace a file that is not an image.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
 def odds_cmd(
     words: tuple[str, ...],
@@ -250,6 +273,7 @@ def odds_cmd(
     jobs: int,
     seed: int | None,
     plot: Path | None,
+    force: bool,
     as_json: bool,
 ) -> None:
     """The odds of COMMAND before you make it: attack, assault, paradrop, board or lboard.
@@ -273,7 +297,7 @@ def odds_cmd(
     if plot is not None:
         from bellum.odds.report import plot_format
 
-        plot_format(plot)
+        plot_format(plot, force=force)
     weights = _prior(prior)
     if prior is not None and not defense_as_seen:
         raise UsageError("--prior goes with --defense-as-seen")
@@ -295,6 +319,16 @@ def odds_cmd(
     }
     settings = {k: v for k, v in settings.items() if v is not None}
 
+    def check_runs(plan: Any) -> None:
+        """Refuse at once, in one line, resolver runs that would take minutes."""
+        if resolver_runs is None:
+            return
+        from bellum.empire.odds.resolver import seconds_per_run
+
+        each = seconds_per_run(world, cnum, plan, used_seed)
+        parallel = min(jobs, os.cpu_count() or 1)
+        check_repeats("--resolver-runs", resolver_runs, each / parallel, f"play the {order.name}")
+
     def odds_of(plan: Any, progress: Callable[[float], None] | None = None) -> Any:
         if defense_as_seen:
             return as_seen(world, cnum, plan, weights=weights, progress=progress, **settings)
@@ -314,9 +348,12 @@ def odds_cmd(
                 return
             click.echo(render(found.best, color=use_color()))
             raise InputError(raise_msg)
+        check_runs(found.plan)
         plans = [(f"{found.total} mil", found.plan)]
         results = [(plans[0][0], found.odds)]
     else:
+        if len(plans) == 1:
+            check_runs(plans[0][1])
         results = []
         with progress_fraction("odds") as bar:
             for label, plan in plans:
@@ -338,7 +375,7 @@ def odds_cmd(
     if plot is not None:
         from bellum.odds.report import write_plot
 
-        write_plot(odds.odds, plot)
+        write_plot(odds.odds, plot, force=force)
     if as_json:
         doc = to_json(odds, world, cnum, resolver)
         if need is not None:
@@ -397,6 +434,12 @@ def _prior(text: str | None) -> tuple[float, ...]:
         weights = tuple(float(w) for w in text.split(","))
     except ValueError:
         raise UsageError(f"--prior needs {len(OFFSETS)} numbers separated by commas") from None
-    if len(weights) != len(OFFSETS) or any(w < 0 for w in weights) or sum(weights) <= 0:
-        raise UsageError(f"--prior needs {len(OFFSETS)} weights >= 0 (for M-5..M+4), not all 0")
+    if (
+        len(weights) != len(OFFSETS)
+        or not all(0 <= w < math.inf for w in weights)
+        or not any(weights)
+    ):
+        raise UsageError(
+            f"--prior needs {len(OFFSETS)} finite weights >= 0 (for M-5..M+4), not all 0"
+        )
     return weights

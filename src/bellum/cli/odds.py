@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from bellum.cli.app import cli
-from bellum.cli.options import seed_option
+from bellum.cli.options import Whole, seed_option
 from bellum.cli.progress import progress_fraction
 from bellum.errors import InputError, UsageError
 from bellum.odds import Method, Side, fight_odds
@@ -39,8 +39,8 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
 
 
 @odds.command()
-@click.option("--att", "att", type=int, required=True, help="Attacking troops.")
-@click.option("--def", "dfd", type=int, required=True, help="Defending troops.")
+@click.option("--att", "att", type=Whole(), required=True, help="Attacking troops.")
+@click.option("--def", "dfd", type=Whole(), required=True, help="Defending troops.")
 @click.option(
     "--att-mult",
     type=float,
@@ -72,7 +72,7 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
     "probability are dropped, at most 1e-12 in all, reported as the pruned mass).",
 )
 @click.option("--monte-carlo", "force_mc", is_flag=True, help="Force Monte Carlo.")
-@click.option("--runs", type=int, default=None, help="Monte Carlo runs (implies Monte Carlo).")
+@click.option("--runs", type=Whole(), default=None, help="Monte Carlo runs (implies Monte Carlo).")
 @click.option(
     "--target-error",
     type=float,
@@ -81,7 +81,7 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
 )
 @click.option(
     "--max-runs",
-    type=int,
+    type=Whole(),
     default=DEFAULT_MAX_RUNS,
     show_default=True,
     help="Run cap for --target-error.",
@@ -89,7 +89,7 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
 @seed_option("Monte Carlo seed (printed if not given).")
 @click.option(
     "--max-memory",
-    type=int,
+    type=Whole(),
     default=DEFAULT_MAX_MEMORY // 2**20,
     show_default=True,
     help="Memory allowed to the exact solver, in MB.",
@@ -100,6 +100,7 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
     default=None,
     help="Also plot the distributions to FILE (.png, .pdf, .svg, ...; needs bellum[plot]).",
 )
+@click.option("--force", is_flag=True, help="Let --plot replace a file that is not an image.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
 def fight(
     att: int,
@@ -116,6 +117,7 @@ def fight(
     seed: int | None,
     max_memory: int,
     plot: Path | None,
+    force: bool,
     as_json: bool,
 ) -> None:
     """Odds of ATT troops attacking DEF troops until one side is gone.
@@ -134,7 +136,7 @@ def fight(
     if max_memory <= 0:
         raise UsageError(f"--max-memory must be positive (got {max_memory})")
     if plot is not None:
-        plot_format(plot)
+        plot_format(plot, force=force)
     method: Method = "exact" if force_exact or unpruned else "monte-carlo" if force_mc else "auto"
     attacker = _side(att, att_mult, "attacker", "--att and --att-mult")
     defender = _side(dfd, def_mult, "defender", "--def and --def-mult")
@@ -155,7 +157,7 @@ def fight(
     for note in result.notes:
         click.echo(f"bellum: warning: {note}", err=True)
     if plot is not None:
-        write_plot(result, plot)
+        write_plot(result, plot, force=force)
     if as_json:
         doc = to_json_dict(result)
         doc["inputs"] = {

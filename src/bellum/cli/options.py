@@ -2,14 +2,19 @@
 
 ``--seed`` takes 0..2**32-1 everywhere: the range of the server's ``init_genrand``
 (Empire and Panzer dice), which numpy's seed sequences (Monte Carlo) accept too.
+Every whole-number option is a :class:`Whole`, read by :mod:`bellum.numbers`, and
+every bounded real one a :class:`Real`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 import click
+
+from bellum.numbers import shown, to_int
 
 #: The largest seed: the server's MT19937 is seeded with a 32-bit word.
 SEED_MAX = 2**32 - 1
@@ -17,9 +22,41 @@ SEED_MAX = 2**32 - 1
 F = TypeVar("F", bound=Callable[..., Any])
 
 
+class Whole(click.IntRange):
+    """A whole-number option or argument, read like every number bellum reads.
+
+    click's ``int`` takes ``٣`` for 3 and quotes a 5,000-digit mistake in full;
+    this reads ASCII digits only, at most :data:`bellum.numbers.MAX_DIGITS`, and
+    quotes the mistake short.  ``min``/``max`` bound it as for ``click.IntRange``.
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            number = to_int(value, signed=True)
+            if number is None:
+                self.fail(f"'{shown(value)}' is not a whole number", param, ctx)
+            value = number
+        return super().convert(value, param, ctx)
+
+
+class Real(click.FloatRange):
+    """A real-number option that must be finite, within ``min``/``max``.
+
+    click's ``float`` reads ``nan`` and ``inf``, and NaN passes every range check
+    (each comparison with it is false): a timeout of NaN reached the socket as a
+    traceback.
+    """
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> Any:
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"'{shown(str(value))}' is not a finite number", param, ctx)
+        return number
+
+
 def seed_option(help: str = "Seed the random draws (printed when not given).") -> Callable[[F], F]:
     """``--seed N``, 0..2**32-1, ``None`` when not given."""
-    return click.option("--seed", type=click.IntRange(0, SEED_MAX), default=None, help=help)
+    return click.option("--seed", type=Whole(0, SEED_MAX), default=None, help=help)
 
 
 def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
@@ -27,4 +64,4 @@ def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
     return click.option("--json", "as_json", is_flag=True, help=help)
 
 
-__all__ = ["SEED_MAX", "json_option", "seed_option"]
+__all__ = ["SEED_MAX", "Real", "Whole", "json_option", "seed_option"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -12,11 +11,12 @@ from typing import Any
 import click
 
 from bellum.cli.app import cli
-from bellum.cli.options import SEED_MAX
+from bellum.cli.options import SEED_MAX, Whole
 from bellum.cli.progress import progress_fraction
 from bellum.dice import ServerRandom, new_seed
 from bellum.errors import CommandError, UsageError
-from bellum.fileio import check_writable
+from bellum.fileio import SCENARIO as SCENARIO_FILE
+from bellum.fileio import check_overwrite, check_writable, same_file
 from bellum.odds.report import percent, plot_format, render_text, write_plot
 from bellum.odds.result import OddsResult
 from bellum.panzer.assault import (
@@ -56,8 +56,8 @@ SCENARIO = click.argument("scenario", type=click.Path(dir_okay=False, path_type=
 JSON = click.option(
     "--json", "as_json", is_flag=True, help="Print a JSON document (schema in docs/schemas/)."
 )
-SEED_RANGE = click.IntRange(0, SEED_MAX)
-RUNS_RANGE = click.IntRange(1, 10_000_000)
+SEED_RANGE = Whole(0, SEED_MAX)
+RUNS_RANGE = Whole(1, 10_000_000)
 
 
 @cli.group()
@@ -321,13 +321,16 @@ def _seed(seed: int | None) -> int:
     type=click.Path(dir_okay=False, path_type=str),
     help="Write the state after the assault here.",
 )
-def assault(scenario: str, seed: int | None, as_json: bool, out: str | None) -> None:
+@click.option("--force", is_flag=True, help="Let --out replace a file that is not a scenario.")
+def assault(scenario: str, seed: int | None, as_json: bool, out: str | None, force: bool) -> None:
     """Resolve the assault of SCENARIO.toml and explain every number."""
-    if out is not None and _same_file(out, scenario):
+    if out is not None and same_file(out, scenario):
         raise UsageError(
             f"--out {out} is the scenario itself: write the state after the assault to "
             "another file, so that the scenario can still be replayed"
         )
+    if out is not None:
+        check_overwrite(out, SCENARIO_FILE, force)
     s = load_scenario(scenario)
     if out is not None:
         check_writable(out)  # before the seed line and the assault, not after
@@ -335,7 +338,7 @@ def assault(scenario: str, seed: int | None, as_json: bool, out: str | None) -> 
     used = _seed(seed)
     result = resolve_plan(plan, ServerRandom(used))
     if out is not None:
-        save_scenario(result.scenario, out, {"last_assault": _last_assault(result)})
+        save_scenario(result.scenario, out, {"last_assault": _last_assault(result)}, force=force)
     if as_json:
         _emit(assault_json(result, s.name, out), None)
         return
@@ -344,14 +347,6 @@ def assault(scenario: str, seed: int | None, as_json: bool, out: str | None) -> 
     if out is not None:
         lines.append(f"State after the assault written to {out}")
     _emit(None, lines)
-
-
-def _same_file(a: str, b: str) -> bool:
-    """Whether two paths name one file: the same path, a link to it, or a hard link."""
-    try:
-        return os.path.samefile(a, b)
-    except OSError:  # one of them does not exist (yet): compare where they would be
-        return os.path.realpath(a) == os.path.realpath(b)
 
 
 def _last_assault(result: AssaultResult) -> dict[str, Any]:
@@ -398,7 +393,7 @@ def explain(scenario: str, as_json: bool) -> None:
     default=None,
     help="Also resolve the assault N times with the resolver itself and compare.",
 )
-@click.option("--check", "old_runs", type=click.IntRange(0, 10_000_000), hidden=True)
+@click.option("--check", "old_runs", type=Whole(0, 10_000_000), hidden=True)
 @click.option("--seed", type=SEED_RANGE, help="Seed of the --resolver-runs resolutions.")
 @click.option(
     "--sweep",
@@ -411,6 +406,7 @@ def explain(scenario: str, as_json: bool) -> None:
     default=None,
     help="Also draw the odds (or the sweep) to FILE: .png, .svg, .pdf, ... (bellum[plot]).",
 )
+@click.option("--force", is_flag=True, help="Let --plot replace a file that is not an image.")
 def odds(
     scenario: str,
     as_json: bool,
@@ -419,6 +415,7 @@ def odds(
     seed: int | None,
     sweep: bool,
     plot: Path | None,
+    force: bool,
 ) -> None:
     """Print the exact outcome distribution of the assault of SCENARIO.toml.
 
@@ -437,11 +434,11 @@ def odds(
     if sweep and runs is not None:
         raise UsageError(f"{option} does not apply to --sweep")
     if plot is not None:
-        plot_format(plot)
+        plot_format(plot, force=force)
     s = load_scenario(scenario)
     plan = plan_assault(s)
     if sweep:
-        _sweep(s.name, plan, as_json, plot)
+        _sweep(s.name, plan, as_json, plot, force)
         return
     if runs is not None:
         check_runs(plan, runs, option)
@@ -455,7 +452,7 @@ def odds(
             sample = monte_carlo(plan, runs, used, progress=bar)
         resolver = (compare(dist, sample), used, sample)
     if plot is not None:
-        write_plot(result, plot)
+        write_plot(result, plot, force=force)
     if as_json:
         _emit(assault_odds_json(dist, plan.breakdown, s.name, result, resolver), None)
         return
@@ -467,14 +464,14 @@ def odds(
     _emit(None, lines)
 
 
-def _sweep(name: str, plan: AssaultPlan, as_json: bool, plot: Path | None) -> None:
+def _sweep(name: str, plan: AssaultPlan, as_json: bool, plot: Path | None, force: bool) -> None:
     started = time.perf_counter()
     result = odds_sweep(plan)
     seconds = time.perf_counter() - started
     if plot is not None:
         from bellum.panzer.plot import write_sweep_plot
 
-        write_sweep_plot(result, plot)
+        write_sweep_plot(result, plot, force=force)
     if as_json:
         _emit(sweep_json(result, name, seconds), None)
         return

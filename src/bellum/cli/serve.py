@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from bellum.cli.app import cli
+from bellum.cli.options import Whole
 from bellum.errors import BellumError, UsageError
+from bellum.numbers import shown
 
 if TYPE_CHECKING:
     import socket
@@ -44,6 +46,9 @@ def _bind(host: str, port: int) -> socket.socket:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
         sock.bind((host.strip("[]"), port))
+    except (TypeError, UnicodeError):  # a NUL in the name, a label the resolver cannot encode
+        sock.close()
+        raise UsageError(f"--host: '{shown(host)}' is not a host name or address") from None
     except OSError as exc:
         sock.close()
         if exc.errno in (98, 48, 10048):  # EADDRINUSE on Linux, macOS, Windows
@@ -123,7 +128,7 @@ def asgi_get(app: Any, path: str) -> tuple[int, bytes]:
 @click.option(
     "-p",
     "--port",
-    type=click.IntRange(0, 65535),
+    type=Whole(0, 65535),
     default=DEFAULT_PORT,
     show_default=True,
     help="Port (0 picks a free one).",
@@ -161,10 +166,20 @@ def serve_cmd(
         raise BellumError(EXTRA_HINT) from None
     if db is not None and world_path is not None:
         raise UsageError("give either --db or --world, not both")
-    for option, path in (("--db", db), ("--world", world_path), ("--scenario", scenario)):
-        if path is not None and not path.is_file():
-            why = "not a regular file" if path.exists() else "no such file"
-            raise BellumError(f"{option} {path}: {why}")
+    if not host.strip():
+        raise UsageError("--host: give an interface, such as 127.0.0.1 (or 0.0.0.0 for all)")
+    from bellum.fileio import check_regular
+
+    for option, path, what in (
+        ("--db", db, "bellum database"),
+        ("--world", world_path, "world file"),
+        ("--scenario", scenario, "scenario"),
+    ):
+        if path is not None:
+            try:
+                check_regular(path, what)  # a FIFO would block the first request for ever
+            except BellumError as exc:
+                raise BellumError(f"{option} {exc}") from None
     if get_path is not None:
         app = create_app(db, world=world_path, scenario=scenario)
         status, body = asgi_get(app, get_path)

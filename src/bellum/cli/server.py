@@ -23,10 +23,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from bellum.cli.options import Real, Whole
 from bellum.empire.geometry import Geometry
 from bellum.empire.rules import apply_rules
 from bellum.empire.world import DEITY_NAME, World
 from bellum.errors import InputError, UsageError
+from bellum.fileio import read_input
+from bellum.numbers import shown
 
 if TYPE_CHECKING:
     from bellum.client.live import Played
@@ -37,6 +40,8 @@ if TYPE_CHECKING:
 #: Where a password may come from when there is no file: the player's, the deity's.
 PASSWORD_ENV = "BELLUM_PASSWORD"
 DEITY_PASSWORD_ENV = "BELLUM_DEITY_PASSWORD"
+#: The largest password file read (its first line is the password).
+PASSWORD_FILE_BYTES = 64 * 1024
 #: Seconds to wait for the server (bellum.client.session.DEFAULT_TIMEOUT, kept here so
 #: that building the options does not import the client).
 TIMEOUT = 30.0
@@ -49,10 +54,11 @@ def read_password(country: str, path: Path | None, env: str, option: str, *, std
     command keeps standard input for the server's questions.
     """
     if path is not None:
+        # A regular file of a few KB: /dev/zero or a FIFO without a writer would read
+        # (or wait) for ever.
+        data = read_input(path, "password file", limit=PASSWORD_FILE_BYTES)
         try:
-            lines = path.read_text("utf-8").splitlines()
-        except OSError as exc:
-            raise InputError(f"{path}: cannot read the password: {exc.strerror}") from None
+            lines = data.decode("utf-8").splitlines()
         except UnicodeDecodeError:
             raise InputError(f"{path}: not a text file") from None
         return lines[0] if lines else ""
@@ -62,12 +68,12 @@ def read_password(country: str, path: Path | None, env: str, option: str, *, std
         return str(click.prompt(f"Password for {country}", hide_input=True, err=True))
     if not stdin_ok:
         raise InputError(
-            f"no password for {country}: give {option} or set {env} (standard input is"
+            f"no password for {shown(country)}: give {option} or set {env} (standard input is"
             " for the answers to the server's questions)"
         )
-    line = sys.stdin.readline()  # piped: the first line, nothing echoed
+    line = sys.stdin.readline(PASSWORD_FILE_BYTES)  # piped: the first line, nothing echoed
     if not line:
-        raise InputError(f"no password for {country}: give {option}, set {env} or type it")
+        raise InputError(f"no password for {shown(country)}: give {option}, set {env} or type it")
     return line.rstrip("\r\n")
 
 
@@ -105,7 +111,7 @@ def check_address(address: str) -> None:
 def _timeout_option(text: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
     return click.option(
         "--timeout",
-        type=click.FloatRange(min=0.1),
+        type=Real(min=0.1),
         metavar="SECONDS",
         default=TIMEOUT,
         show_default=True,
@@ -172,7 +178,7 @@ def live_options(f: Callable[..., None]) -> Callable[..., None]:
         ),
         click.option(
             "--commands-run",
-            type=click.IntRange(0),
+            type=Whole(0),
             metavar="N",
             help="With --check: how many commands the server has run since it started (0 for"
             " a server just started). A test-mode server seeds its next command with N + 1;"

@@ -11,6 +11,7 @@ from typing import Any
 import click
 
 from bellum.cli.empire import CoordCommand
+from bellum.cli.options import Whole
 from bellum.cli.progress import progress
 from bellum.empire.geometry import Geometry
 from bellum.empire.io.sqlite.store import Store
@@ -20,7 +21,8 @@ from bellum.empire.rules import econfig_options
 from bellum.empire.service import DEFAULT_DB, history, replay
 from bellum.empire.world import Sector, World
 from bellum.errors import InputError, UsageError
-from bellum.fileio import write_atomic
+from bellum.fileio import DUMP, WORLD, check_overwrite, read_input, refuse_same_file, write_atomic
+from bellum.numbers import shown, to_int
 
 db_option = click.option(
     "--db",
@@ -37,12 +39,10 @@ replace_option = click.option(
 def _size(text: str | None) -> tuple[int, int] | None:
     if text is None:
         return None
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise UsageError(
-            f"--size: expected WIDTHxHEIGHT, both even (64x32), not '{text}'"
-        ) from None
+    sides = [to_int(v) for v in text.lower().split("x")]
+    if len(sides) != 2 or None in sides:
+        raise UsageError(f"--size: expected WIDTHxHEIGHT, both even (64x32), not '{shown(text)}'")
+    w, h = (v or 0 for v in sides)
     try:
         Geometry(w, h)
     except ValueError as exc:
@@ -61,9 +61,7 @@ def read_econfig(path: Path) -> tuple[tuple[int, int] | None, dict[str, Any]]:
     Keys bellum does not model are ignored: an econfig holds much more than combat reads.
     """
     try:
-        lines = path.read_text("utf-8").splitlines()
-    except OSError as exc:
-        raise InputError(f"{path}: cannot read: {exc.strerror}") from None
+        lines = read_input(path, "econfig file").decode("utf-8").splitlines()
     except UnicodeDecodeError:
         raise InputError(f"{path}: not a UTF-8 text file") from None
     values: dict[str, str] = {}
@@ -164,8 +162,13 @@ def import_cmd(dump: Path, db: Path, size: str | None, econfig: Path | None, rep
     help="Write here ('-' for standard output).",
 )
 @click.option("--toml", "as_toml", is_flag=True, help="Write a bellum world file instead.")
-def export_cmd(db: Path, out: Path, as_toml: bool) -> None:
+@click.option("--force", is_flag=True, help="Let --out replace a file of another kind.")
+def export_cmd(db: Path, out: Path, as_toml: bool, force: bool) -> None:
     """Export the world as an Empire dump (or as a TOML world file)."""
+    refuse_same_file(out, "--out", {"--db": db})
+    kind = WORLD if as_toml else DUMP
+    if str(out) != "-":
+        check_overwrite(out, kind, force)
     store = Store.open(db)
     try:
         world = store.world()
@@ -175,7 +178,7 @@ def export_cmd(db: Path, out: Path, as_toml: bool) -> None:
     if str(out) == "-":
         sys.stdout.write(text)
         return
-    write_atomic(out, text, encoding="ascii")
+    write_atomic(out, text, encoding="utf-8" if as_toml else "ascii", kind=kind, force=force)
 
 
 @world_group.command("show")
@@ -218,7 +221,7 @@ def history_cmd(db: Path, as_json: bool) -> None:
 
 
 @click.command("replay", cls=CoordCommand)
-@click.argument("command_id", metavar="ID", type=click.IntRange(1, 2**63 - 1))
+@click.argument("command_id", metavar="ID", type=Whole(1, 2**63 - 1))
 @db_option
 @click.option("--show", is_flag=True, help="Print the replayed transcript.")
 def replay_cmd(command_id: int, db: Path, show: bool) -> None:

@@ -47,6 +47,8 @@ from bellum.client.events import (
     OutputId,
     Reply,
 )
+from bellum.numbers import shown as quoted
+from bellum.numbers import to_int
 
 log = logging.getLogger("bellum.client")
 
@@ -249,10 +251,11 @@ def _make(n: int, text: str) -> Event:
     if n == OutputId.FLUSH:
         return ArgumentPrompt(text)
     if n == OutputId.PROMPT:
-        words = text.split()
-        if len(words) < 2 or not all(w.lstrip("-").isdigit() for w in words[:2]):
-            raise RemoteProtocolError(f"malformed command prompt from the server: {text!r}")
-        return CommandPrompt(int(words[0]), int(words[1]))
+        numbers = [to_int(w, signed=True) for w in text.split()[:2]]
+        if len(numbers) < 2 or None in numbers:
+            raise RemoteProtocolError(f"malformed command prompt from the server: '{quoted(text)}'")
+        minutes, btus = [v for v in numbers if v is not None]
+        return CommandPrompt(minutes, btus)
     if n in (OutputId.CMDOK, OutputId.CMDERR, OutputId.BADCMD):
         return Reply(OutputId(n), text)
     if n == OutputId.INIT:

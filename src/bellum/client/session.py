@@ -39,6 +39,7 @@ from bellum.client.protocol import EOF, INTERRUPT, Awaiting, Connection, Phase
 from bellum.empire.events import Event, Prompter, Sink, parse_prompt, transcript
 from bellum.empire.geometry import Geometry
 from bellum.errors import UsageError
+from bellum.numbers import shown, to_int
 
 log = logging.getLogger("bellum.client")
 
@@ -50,9 +51,16 @@ def parse_address(text: str) -> tuple[str, int]:
     """``HOST:PORT`` (``[v6]:PORT`` for IPv6) as a host and a port number."""
     host, sep, port = text.strip().rpartition(":")
     host = host[1:-1] if host.startswith("[") and host.endswith("]") else host
-    if not sep or not host or not port.isdigit() or not 0 < int(port) < 65536:
-        raise UsageError(f"expected the server as HOST:PORT (e.g. 127.0.0.1:6665), not {text!r}")
-    return host, int(port)
+    number = to_int(port)
+    if not sep or not host or number is None or not 0 < number < 65536:
+        raise UsageError(
+            f"expected the server as HOST:PORT (e.g. 127.0.0.1:6665), not '{shown(text)}'"
+        )
+    try:
+        host.encode("idna")  # what the resolver does: an empty or 64-letter label fails
+    except UnicodeError:
+        raise UsageError(f"'{shown(host)}' is not a host name or address") from None
+    return host, number
 
 
 @dataclass
@@ -76,8 +84,9 @@ class SeedCounter:
     def count(self, line: str, output: str) -> int | None:
         """Follow the command ``line`` that printed ``output``; its seed if it ran."""
         words = line.split()
-        if words[:2] == ["__cmd", "added"] and len(words) > 2 and _is_int(words[2]):
-            self.commands -= int(words[2])
+        added = to_int(words[2], signed=True) if len(words) > 2 else None
+        if words[:2] == ["__cmd", "added"] and added is not None:
+            self.commands -= added
             return None
         first = output.split("\n", 1)[0]
         unknown = first.startswith('"') and first.endswith('" is not a legal command')
@@ -90,10 +99,6 @@ class SeedCounter:
 
 #: What the server says when it will not run a command for want of BTUs.
 BOZO = "You don't have the BTUs, bozo"
-
-
-def _is_int(text: str) -> bool:
-    return text.lstrip("-").isdigit()
 
 
 @dataclass

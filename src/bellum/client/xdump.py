@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from bellum.client.errors import RemoteProtocolError
 from bellum.client.session import Session
 from bellum.empire.io.xdump.syntax import KNOWN_COLUMNS, quote, split_fields, unquote
+from bellum.numbers import shown, to_int
 
 log = logging.getLogger("bellum.client")
 
@@ -30,6 +31,8 @@ SYNC_TABLES = (*KNOWN_COLUMNS, "version")
 SECRET_COLUMNS = {("nat", "passwd")}
 #: What a secret column reads instead.
 BLANKED = '""'
+#: The longest array column a server may declare (4.4.1's longest has 99 elements).
+MAX_ARRAY = 1000
 
 
 @dataclass(frozen=True)
@@ -69,15 +72,32 @@ class XdumpReader:
         rows = self.records("meta", "meta")
         if rows is None:
             raise RemoteProtocolError(f"{self.session.address}: the server has no xdump meta")
-        self._field_order = {unquote(r[0], "meta") or "": i for i, r in enumerate(rows)}
-        flags_table = self._field(rows[self._field_order["flags"]], "table")
-        tables = self.records("table", "*")
-        self._names = {int(r[0]): unquote(r[1], "table") or "" for r in tables or []}
-        flag_names = self.symbols(int(flags_table)) or {}
+        try:
+            self._field_order = {unquote(r[0], "meta") or "": i for i, r in enumerate(rows)}
+            flags_table = self._number(self._field(rows[self._field_order["flags"]], "table"))
+            tables = self.records("table", "*")
+            self._names = {self._number(r[0]): unquote(r[1], "table") or "" for r in tables or []}
+        except (KeyError, IndexError):
+            raise self._malformed("meta") from None
+        flag_names = self.symbols(flags_table) or {}
         self._bits_flag = next((v for v, n in flag_names.items() if n == "bits"), 0)
 
     def _field(self, row: list[str], name: str) -> str:
         return row[self._field_order[name]]
+
+    def _number(self, text: str, most: int | None = None) -> int:
+        """A number the server sent in its meta-data (a hostile server may send anything)."""
+        n = to_int(text, signed=True)
+        if n is None or (most is not None and n > most):
+            raise RemoteProtocolError(
+                f"{self.session.address}: xdump meta-data: '{shown(text)}' where a number"
+                + ("" if most is None else f" up to {most}")
+                + " belongs"
+            )
+        return n
+
+    def _malformed(self, what: str) -> RemoteProtocolError:
+        return RemoteProtocolError(f"{self.session.address}: xdump {what}: malformed meta-data")
 
     def records(self, *args: str) -> list[list[str]] | None:
         """The records of ``xdump ARGS``; ``None`` if the server refused (its reason is logged)."""
@@ -101,19 +121,22 @@ class XdumpReader:
         """The columns of ``table`` this account sees, in the server's order."""
         if table not in self._meta:
             rows = self.records("meta", table)
-            self._meta[table] = (
-                None
-                if rows is None
-                else [
-                    Column(
-                        unquote(self._field(r, "name"), table) or "",
-                        bool(int(self._field(r, "flags")) & self._bits_flag),
-                        int(self._field(r, "len")),
-                        int(self._field(r, "table")),
-                    )
-                    for r in rows
-                ]
-            )
+            try:
+                self._meta[table] = (
+                    None
+                    if rows is None
+                    else [
+                        Column(
+                            unquote(self._field(r, "name"), table) or "",
+                            bool(self._number(self._field(r, "flags")) & self._bits_flag),
+                            self._number(self._field(r, "len"), MAX_ARRAY),
+                            self._number(self._field(r, "table")),
+                        )
+                        for r in rows
+                    ]
+                )
+            except (KeyError, IndexError):
+                raise self._malformed(f"meta {table}") from None
         return self._meta[table]
 
     def symbols(self, table_id: int) -> dict[int, str] | None:
@@ -124,7 +147,10 @@ class XdumpReader:
             symbols = None
             if columns is not None and [c.name for c in columns] == ["value", "name"]:
                 rows = self.records(name, "*") or []
-                symbols = {int(r[0]): unquote(r[1], name) or "" for r in rows}
+                try:
+                    symbols = {self._number(r[0]): unquote(r[1], name) or "" for r in rows}
+                except IndexError:
+                    raise self._malformed(name) from None
             self._symbols[table_id] = symbols
         return self._symbols[table_id]
 
@@ -177,9 +203,9 @@ class XdumpReader:
 
 def _symbolic(value: str, bits: bool, names: dict[int, str] | None) -> str:
     """A number as its symbol (a set of symbols for bits), as ``empdump -x`` writes it."""
-    if names is None or not value.lstrip("-").isdigit():
+    n = None if names is None else to_int(value, signed=True)
+    if names is None or n is None:
         return value
-    n = int(value)
     if bits:
         return "(" + " ".join(_escape(names.get(b, str(b))) for b in _bits(n)) + ")"
     return _escape(names[n]) if n in names else value

@@ -23,6 +23,7 @@ from bellum.empire.events import Prompt, PromptKind
 from bellum.empire.geometry import Coord
 from bellum.empire.orders import Order
 from bellum.errors import UsageError
+from bellum.numbers import is_digits, parse_int, shown
 
 #: The kinds answered by ``yes``: every yes/no confirmation of a command.
 CONFIRMATIONS: frozenset[PromptKind] = frozenset({"abort", "ally", "sneak"})
@@ -105,7 +106,7 @@ class NamedAnswers:
 def is_ship_key(key: str) -> bool:
     """Whether ``KEY`` of a mil answer ``KEY=N`` names a ship: ``ship`` or a number."""
     key = key.strip()
-    return key.lower() == "ship" or (key.isascii() and key.isdigit())
+    return key.lower() == "ship" or is_digits(key)
 
 
 def answer_ship(order: Order, key: str, option: str = "--mil") -> int | None:
@@ -118,20 +119,22 @@ def answer_ship(order: Order, key: str, option: str = "--mil") -> int | None:
     command's ship, is a :class:`~bellum.errors.UsageError`.
     """
     key = key.strip()
+    said = shown(key)
     if not order.takes_ship_mil:
         source = " from a sector" if order.name == "board" else ""
         raise UsageError(
-            f"{option} {key}: {order.name}{source} takes no mil from a ship; give {option} SECT=N"
+            f"{option} {said}: {order.name}{source} takes no mil from a ship; give {option} SECT=N"
         )
     ship = order.ship
     if key.lower() == "ship":
         return ship
-    if ship is not None and int(key) != ship:
+    number = parse_int(key, f"{option} SHIP", error=UsageError)
+    if ship is not None and number != ship:
         raise UsageError(
-            f"{option} {key}: ship {int(key)} is not the command's ship ({ship});"
+            f"{option} {said}: ship {number} is not the command's ship ({ship});"
             f" give {option} {ship}=N or {option} ship=N"
         )
-    return int(key)
+    return number
 
 
 __all__ = ["CONFIRMATIONS", "NamedAnswers", "answer_ship", "is_ship_key"]

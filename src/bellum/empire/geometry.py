@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from bellum.errors import UsageError
+from bellum.numbers import MAX_DIGITS, shown, to_int
 
 #: The six neighbours as (dx, dy) in the server's direction order 1..6
 #: (up-right, right, down-right, down-left, left, up-left).  The order decides
@@ -17,10 +18,13 @@ DIRECTION_KEYS = "ujnbgy"
 
 Coord = tuple[int, int]
 
-#: The largest world side bellum accepts (a million sectors already take seconds to load).
-MAX_SIDE = 1024
+#: The largest world side bellum accepts.  A command holds a world database's write lock
+#: while it loads and saves the whole world: measured on a busy 2-core machine, 4 s at
+#: 256 x 256 (32,768 sectors), 17 s at 512 x 512, well over 30 s (how long other commands
+#: wait) beyond (``benchmarks/world_size.py``).  Real games are 64 x 32 to 256 x 128.
+MAX_SIDE = 256
 
-_COORD_RE = re.compile(r"^\s*(-?\d+)\s*,\s*(-?\d+)\s*$")
+_COORD_RE = re.compile(r"^\s*(-?[0-9]+)\s*,\s*(-?[0-9]+)\s*$", re.ASCII)
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,10 +141,15 @@ class Geometry:
         """Absolute coordinates of the player's ``x,y``; malformed input is a usage error."""
         m = _COORD_RE.match(text)
         if not m:
-            raise UsageError(f"'{text}' is not a sector: expected x,y such as 2,0")
-        rel = int(m.group(1)), int(m.group(2))
+            raise UsageError(f"'{shown(text)}' is not a sector: expected x,y such as 2,0")
+        x, y = to_int(m.group(1), signed=True), to_int(m.group(2), signed=True)
+        if x is None or y is None:
+            raise UsageError(
+                f"'{shown(text)}' is not a sector: a coordinate has at most {MAX_DIGITS} digits"
+            )
+        rel = x, y
         if not self.is_sector(*rel):
-            raise UsageError(f"{text} is not a sector: x + y must be even")
+            raise UsageError(f"{shown(text)} is not a sector: x + y must be even")
         return self.to_abs(rel, origin)
 
 

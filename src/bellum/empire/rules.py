@@ -17,6 +17,7 @@ from typing import Any
 
 from bellum.empire.world import DEFAULT_OPTIONS, PROFILE_SWITCHES, World, check_option
 from bellum.errors import InputError, UsageError
+from bellum.numbers import shown, to_int
 
 
 @dataclass(frozen=True)
@@ -107,17 +108,20 @@ def parse_value(name: str, text: str) -> Any:
             return True
         if low in ("0", "off", "false", "no", "n"):
             return False
-        raise UsageError(f"option {name} takes on/off, not '{text}'")
-    try:
-        if isinstance(default, int):
-            value: Any = int(text)
-        elif isinstance(default, float):
+        raise UsageError(f"option {name} takes on/off, not '{shown(text)}'")
+    if isinstance(default, str):
+        return text
+    value: int | float | None
+    if isinstance(default, int):
+        value = to_int(text, signed=True)
+    else:
+        try:
             value = float(text)
-        else:
-            return text
-    except ValueError:
+        except ValueError:
+            value = None
+    if value is None:
         kind = "a whole number" if isinstance(default, int) else "a number"
-        raise UsageError(f"option {name} takes {kind}, not '{text}'") from None
+        raise UsageError(f"option {name} takes {kind}, not '{shown(text)}'")
     problem = check_option(name, value)
     if problem:
         raise UsageError(f"option {name}: {problem}")

@@ -24,6 +24,7 @@ from typing import Protocol, TypeVar
 
 from bellum.empire.geometry import Coord, Geometry
 from bellum.errors import InputError
+from bellum.numbers import c_strtol
 
 #: The most numbers one list may hold (the server's ``NS_LSIZE``).
 LIST_LIMIT = 128
@@ -51,22 +52,6 @@ class Picked:
     notes: list[str] = field(default_factory=list)
 
 
-def _strtol(text: str, i: int) -> tuple[int, int] | None:
-    """C ``strtol`` from ``text[i]``: blanks, a sign, digits; None if no digits."""
-    j = i
-    while j < len(text) and text[j] in string.whitespace:
-        j += 1
-    k = j
-    if k < len(text) and text[k] in "+-":
-        k += 1
-    start = k
-    while k < len(text) and text[k] in string.digits:
-        k += 1
-    if k == start:
-        return None
-    return int(text[j:k]), k
-
-
 def _ends(text: str, i: int) -> bool:
     """The argument ends at ``i`` (the end, or a blank)."""
     return i >= len(text) or text[i] in string.whitespace
@@ -77,11 +62,11 @@ def parse_xy(text: str, geo: Geometry, origin: Coord) -> Coord | None:
 
     Blanks may precede each number and follow the pair; x + y must be even.
     """
-    got = _strtol(text, 0)
+    got = c_strtol(text, 0)
     if got is None or got[1] >= len(text) or text[got[1]] != ",":
         return None
     x, i = got
-    got = _strtol(text, i + 1)
+    got = c_strtol(text, i + 1)
     if got is None or not _ends(text, got[1]):
         return None
     y = got[0]
@@ -96,7 +81,7 @@ def parse_numbers(text: str) -> Picked:
     out: list[int] = []
     i = 0
     while True:
-        got = _strtol(text, i)
+        got = c_strtol(text, i)
         if got is None or got[0] < 0:
             if i >= len(text):  # the server prints a NUL here, which ends its line early
                 return Picked(None, ["Illegal character '"])
@@ -120,13 +105,13 @@ def _area(text: str, geo: Geometry, origin: Coord) -> Callable[[Coord], bool] | 
     bounds: list[tuple[int, int]] = []
     i = 0
     for axis, size in enumerate((geo.width, geo.height)):
-        got = _strtol(text, i)
+        got = c_strtol(text, i)
         if got is None:
             return None
         low, i = got
         high = low
         if i < len(text) and text[i] == ":":
-            got = _strtol(text, i + 1)
+            got = c_strtol(text, i + 1)
             if got is None:
                 return None
             high, i = got
@@ -148,15 +133,15 @@ def _in_span(v: int, low: int, high: int) -> bool:
 
 def _near(text: str, geo: Geometry, origin: Coord) -> Callable[[Coord], bool] | None:
     """``@x,y:d``: a test for absolute coordinates, or None if malformed."""
-    got = _strtol(text, 1)
+    got = c_strtol(text, 1)
     if got is None or got[1] >= len(text) or text[got[1]] != ",":
         return None
     x, i = got
-    got = _strtol(text, i + 1)
+    got = c_strtol(text, i + 1)
     if got is None or got[1] >= len(text) or text[got[1]] != ":":
         return None
     y, i = got
-    got = _strtol(text, i + 1)
+    got = c_strtol(text, i + 1)
     if got is None or got[0] < 0 or not _ends(text, got[1]):
         return None
     d = got[0]

@@ -27,7 +27,7 @@ from bellum.empire.io.xdump.syntax import Dump
 from bellum.empire.orders import Order, as_order
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
-from bellum.fileio import check_writable
+from bellum.fileio import WORLD, check_overwrite, check_writable, same_file
 
 #: The database used when a command is given neither a world file nor a database.
 DEFAULT_DB = Path("bellum.db")
@@ -82,18 +82,25 @@ class WorldSource:
 
 class FileSource(WorldSource):
     """A TOML world file, rewritten atomically (or written to ``out``) when the order
-    changed the world.  With ``write`` the file written is checked first, so one that
-    cannot be written is refused before the order runs, not after its fight."""
+    changed the world.  An ``out`` that exists and is not a world file is refused
+    (before the order runs) unless ``force``; with ``write`` the file written is checked
+    first, so one that cannot be written is refused before the order runs, not after its
+    fight."""
 
-    def __init__(self, path: Path, out: Path | None = None, *, write: bool = False) -> None:
+    def __init__(
+        self, path: Path, out: Path | None = None, *, write: bool = False, force: bool = False
+    ) -> None:
+        if out is not None:
+            check_overwrite(out, WORLD, force)
         self.world, self.text = read_world_file(path)
         self.dest = out or path
+        self.force = force or out is None
         if write:
             check_writable(self.dest)
 
     def _keep(self, order: Order, answers: list[str | None], result: CombatResult) -> None:
         if result.world_changed:
-            save_world(self.world, self.dest, original=self.text)
+            save_world(self.world, self.dest, original=self.text, force=self.force)
 
 
 class DatabaseSource(WorldSource):
@@ -104,9 +111,14 @@ class DatabaseSource(WorldSource):
     database is left as it was (like ``out`` with a world file).
     """
 
-    def __init__(self, path: Path, *, write: bool = False, out: Path | None = None) -> None:
+    def __init__(
+        self, path: Path, *, write: bool = False, out: Path | None = None, force: bool = False
+    ) -> None:
+        if out is not None:
+            check_overwrite(out, WORLD, force)
         self.store = Store.open(path)
         self.out = out
+        self.force = force
         self.session: Session | None = None
         #: The history id of the kept order, once there is one.
         self.recorded: int | None = None
@@ -130,7 +142,7 @@ class DatabaseSource(WorldSource):
         if self.out is not None:
             self.session.rollback()
             if result.world_changed:
-                save_world(self.world, self.out)
+                save_world(self.world, self.out, force=self.force)
             return
         self.recorded = self.session.commit(order, answers, result)
 
@@ -146,17 +158,24 @@ def open_source(
     *,
     write: bool = False,
     out: Path | None = None,
+    force: bool = False,
 ) -> WorldSource:
     """The world file at ``world_path``, else the database ``db`` (default ``./bellum.db``).
 
     ``write`` opens it to run an order that may change it (and checks that what will be
-    written can be); without it the world is only read.
+    written can be); without it the world is only read.  ``out`` is where the changed
+    world goes instead (a world file): never the input itself, and an existing file there
+    that is not a world file only with ``force``.
     """
     if world_path is not None and db is not None:
         raise InputError("give either a world file or a database, not both")
+    source = world_path if world_path is not None else db or DEFAULT_DB
+    if out is not None and same_file(out, source):
+        kind = "world file" if world_path is not None else "database"
+        raise InputError(f"{out} is the {kind} read; write the world after the order elsewhere")
     if world_path is not None:
-        return FileSource(world_path, out, write=write)
-    return DatabaseSource(db or DEFAULT_DB, write=write, out=out)
+        return FileSource(world_path, out, write=write, force=force)
+    return DatabaseSource(source, write=write, out=out, force=force)
 
 
 def history(path: Path) -> list[CommandRecord]:

@@ -25,6 +25,7 @@ from bellum.empire.tables import (
     stock,
 )
 from bellum.errors import CommandError, InputError
+from bellum.numbers import to_int
 
 #: Commodity names as stored in worlds (the server's item names, short forms).
 ITEMS = (
@@ -406,8 +407,9 @@ class World:
     def find_nation(self, key: str) -> Nation | None:
         """A nation by number or by name; a name two nations share is an :class:`InputError`."""
         key = key.strip()
-        if key.isdigit() and int(key) in self.nations:
-            return self.nations[int(key)]
+        cnum = to_int(key)
+        if cnum is not None and cnum in self.nations:
+            return self.nations[cnum]
         named = [n for n in self.nations.values() if n.name == key]
         if len(named) > 1:
             numbers = ", ".join(str(n.cnum) for n in named)

@@ -9,6 +9,7 @@ Functions return strings or write the requested file; the CLI prints.
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Mapping
 from pathlib import Path
@@ -17,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from bellum.errors import CommandError, UsageError
+from bellum.fileio import IMAGE, check_overwrite, write_atomic
 from bellum.odds.result import ATTACKER_WINS, QUANTILES, LossDistribution, OddsResult
 
 #: Version of the JSON document written by :func:`to_json_dict`.
@@ -227,12 +229,13 @@ def _pyplot() -> Any:
     return plt
 
 
-def plot_format(path: Path) -> str:
+def plot_format(path: Path, *, force: bool = False) -> str:
     """The format a plot at ``path`` is written in, from its extension.
 
     Checked before any work is done (the CLI calls it while parsing options), so a
     misspelt ``--plot`` fails in one line instead of after the computation, and a name
     without an extension is refused rather than silently written with one appended.
+    So is an existing file there that is not an image (unless ``force``).
     """
     plt = _pyplot()
     supported = plt.figure().canvas.get_supported_filetypes()
@@ -245,17 +248,20 @@ def plot_format(path: Path) -> str:
             f"cannot write a plot to {path}: {given}; use one of "
             + ", ".join(f".{f}" for f in usable)
         )
+    check_overwrite(path, IMAGE, force)
     return fmt
 
 
-def write_plot(result: OddsResult, path: Path) -> None:
+def write_plot(result: OddsResult, path: Path, *, force: bool = False) -> None:
     """Save the outcome probabilities and loss distributions as an image.
 
     The format comes from the extension (:func:`plot_format`: png, pdf, svg, ...).
     matplotlib is an optional extra, imported here (Agg backend, no display)
-    so that nothing else pays for it.
+    so that nothing else pays for it.  The image is written like every other
+    output (:func:`bellum.fileio.write_atomic`): whole or not at all, never over
+    a read-only file, and over an existing file that is no image only with ``force``.
     """
-    fmt = plot_format(path)
+    fmt = plot_format(path, force=force)
     plt = _pyplot()
     n = len(result.losses)
     fig, axes = plt.subplots(1, n + 1, figsize=(4 * (n + 1), 3.6), constrained_layout=True)
@@ -287,12 +293,19 @@ def write_plot(result: OddsResult, path: Path) -> None:
         ax.set_xlabel("casualties")
         ax.set_ylabel("probability (%)")
     fig.suptitle(method_line(result), fontsize=8)
+    save_figure(fig, path, fmt, force=force)
+
+
+def save_figure(fig: Any, path: Path, fmt: str, *, force: bool = False) -> None:
+    """Render the matplotlib figure ``fig`` in memory, close it, and write it to ``path``
+    like every other output (:func:`bellum.fileio.write_atomic`)."""
+    plt = _pyplot()
+    image = io.BytesIO()
     try:
-        fig.savefig(path, dpi=100, format=fmt)
-    except OSError as exc:
-        raise CommandError(f"cannot write the plot to {path}: {exc.strerror}") from None
+        fig.savefig(image, dpi=100, format=fmt)
     except (ValueError, RuntimeError) as exc:  # a format whose writer is missing here
         why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise CommandError(f"cannot write the plot to {path}: {why}") from None
     finally:
         plt.close(fig)
+    write_atomic(path, image.getvalue(), kind=IMAGE, force=force)

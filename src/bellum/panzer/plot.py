@@ -10,15 +10,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bellum.errors import CommandError
-from bellum.odds.report import plot_format
+from bellum.odds.report import plot_format, save_figure
 from bellum.panzer.assault import odds_text
 from bellum.panzer.distribution import Sweep
 
 
-def write_sweep_plot(sweep: Sweep, path: Path) -> None:
-    """Save the sweep as an image in the format of ``path``'s extension (png, pdf, svg, ...)."""
-    fmt = plot_format(path)  # refuses a bad extension, and a missing matplotlib, in one line
+def write_sweep_plot(sweep: Sweep, path: Path, *, force: bool = False) -> None:
+    """Save the sweep as an image in the format of ``path``'s extension (png, pdf, svg, ...);
+    an existing file that is not an image is kept unless ``force``."""
+    # Refuses a bad extension, a missing matplotlib and a file that is no image, in one line.
+    fmt = plot_format(path, force=force)
     import matplotlib.pyplot as plt
 
     scales = [row.scale for row in sweep.rows]
@@ -44,12 +45,4 @@ def write_sweep_plot(sweep: Sweep, path: Path) -> None:
         ax.axvline(1.0, color="gray", linewidth=0.8, linestyle=":")
         ax.set_xlabel("attacking force (odds)")
         ax.grid(alpha=0.3)
-    try:
-        fig.savefig(path, dpi=100, format=fmt)
-    except OSError as exc:
-        raise CommandError(f"cannot write the plot to {path}: {exc.strerror}") from None
-    except (ValueError, RuntimeError) as exc:
-        why = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        raise CommandError(f"cannot write the plot to {path}: {why}") from None
-    finally:
-        plt.close(fig)
+    save_figure(fig, path, fmt, force=force)

@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import Any
 import tomli_w
 
 from bellum.errors import InputError
-from bellum.fileio import check_readable, write_atomic
+from bellum.fileio import SCENARIO, parse_toml, read_input, write_atomic
 from bellum.panzer.battlefield import Battlefield, Hex, ParameterData, edge
 from bellum.panzer.rules import Rules
 from bellum.panzer.tables import QUALITIES
@@ -249,6 +248,8 @@ def _load_battlefield(raw: Mapping[str, Any], params: ParameterData, where: str)
     if not isinstance(sides, list):
         raise r.fail("hexsides must be an array of tables ([[map.hexsides]])")
     for i, side in enumerate(sides):
+        if not isinstance(side, Mapping):
+            raise r.fail(f"hexside #{i + 1} must be a table with between and features")
         sr = _Reader(side, f"{where}: hexside #{i + 1}")
         between = side.get("between")
         if not isinstance(between, list) or len(between) != 2:
@@ -396,18 +397,11 @@ def scenario_from_dict(raw: Mapping[str, Any], source: str = "<scenario>") -> Sc
 def load_scenario(path: str | os.PathLike[str]) -> Scenario:
     """Read and validate a scenario file."""
     p = Path(path)
-    check_readable(p)
     try:
-        text = p.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read scenario: {exc.strerror}") from None
+        text = read_input(p, "scenario").decode("utf-8")
     except UnicodeDecodeError:
         raise InputError(f"{p}: not a UTF-8 text file") from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p}: malformed TOML: {exc}") from None
-    return scenario_from_dict(raw, str(p))
+    return scenario_from_dict(parse_toml(text, str(p)), str(p))
 
 
 # --------------------------------------------------------------------------- saving
@@ -498,10 +492,15 @@ def scenario_to_dict(s: Scenario, extra: Mapping[str, Any] | None = None) -> dic
 
 
 def save_scenario(
-    s: Scenario, path: str | os.PathLike[str], extra: Mapping[str, Any] | None = None
+    s: Scenario,
+    path: str | os.PathLike[str],
+    extra: Mapping[str, Any] | None = None,
+    *,
+    force: bool = False,
 ) -> None:
-    """Write a scenario file atomically (never a half-written file)."""
-    write_atomic(path, tomli_w.dumps(scenario_to_dict(s, extra)))
+    """Write a scenario file atomically (never a half-written file); an existing file
+    that is not a scenario is kept unless ``force``."""
+    write_atomic(path, tomli_w.dumps(scenario_to_dict(s, extra)), kind=SCENARIO, force=force)
 
 
 __all__ = [

@@ -39,6 +39,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import bellum
 from bellum.errors import BellumError, CommandError, InputError, UsageError
+from bellum.numbers import shown, to_int
 from bellum.web.service import EmpireGame, PanzerGame, WorldChanged
 
 log = logging.getLogger("bellum.web")
@@ -204,10 +205,9 @@ class Params:
 
 
 def as_int(text: str, name: str, *, low: int = 0, high: int = 2**32 - 1) -> int:
-    text = text.strip()
-    if not text.lstrip("-").isdigit():
-        raise Bad(400, f"{name}: expected a whole number, not {text!r}")
-    n = int(text)
+    n = to_int(text, signed=True)
+    if n is None:
+        raise Bad(400, f"{name}: expected a whole number, not '{shown(text.strip())}'")
     if not low <= n <= high:
         raise Bad(400, f"{name}: {n} is out of range ({low} to {high})")
     return n

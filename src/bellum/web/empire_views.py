@@ -14,6 +14,7 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
+from bellum.numbers import shown
 from bellum.web import charts, hexmap
 from bellum.web.app import Bad, Params, as_int, empire_of, respond
 from bellum.web.service import COMMANDS, PLAY_RUNS, SUPPORT_KINDS, EmpireGame, Plan
@@ -30,17 +31,17 @@ def plan_of(p: Params) -> Plan:
     """The plan the panel's controls describe; malformed fields are a 400 naming them."""
     command = p.get("command", "attack")
     if command not in COMMANDS:
-        raise Bad(400, f"command: {command!r} is not one of {', '.join(COMMANDS)}")
+        raise Bad(400, f"command: '{shown(command)}' is not one of {', '.join(COMMANDS)}")
     target = p.get("target").strip()
     if not target:
         raise Bad(400, "target: which sector, ship or unit? (x,y or a number)")
-    if len(target) > 40 or not re.fullmatch(r"-?\d+(,-?\d+)?", target):
-        raise Bad(400, f"target: {target!r} is neither a sector (x,y) nor a number")
+    if len(target) > 40 or not re.fullmatch(r"-?[0-9]+(,-?[0-9]+)?", target):
+        raise Bad(400, f"target: '{shown(target)}' is neither a sector (x,y) nor a number")
     mil = {}
     for key, value in p.prefixed("mil.").items():
-        if not re.fullmatch(r"-?\d+,-?\d+|ship:\d+", key):
-            raise Bad(400, f"mil.{key}: not a sector (x,y) or ship:N")
-        mil[key] = as_int(value or "0", f"mil.{key}", high=MAX_MIL)
+        if not re.fullmatch(r"-?[0-9]+,-?[0-9]+|ship:[0-9]{1,20}", key):
+            raise Bad(400, f"mil.{shown(key)}: not a sector (x,y) or ship:N")
+        mil[key] = as_int(value or "0", f"mil.{shown(key)}", high=MAX_MIL)
     support = (True, True, True, True)
     if p.has("support_given"):
         chosen = set(p.all("support"))
@@ -257,21 +258,25 @@ async def history(request: Request) -> Response:
     return respond(request, "history.html", {"history": rows, "source": game.label})
 
 
-def _cid(request: Request) -> int:
+def _cid(request: Request, game: EmpireGame) -> int:
+    """The command id of the path; one the history does not hold is a 404."""
     text = str(request.path_params["cid"]).removesuffix(".json")
-    return as_int(text, "command id", low=1, high=2**62)
+    cid = as_int(text, "command id", low=1, high=2**62)
+    if not game.has_command(cid):
+        raise Bad(404, f"no command {cid} in the history of {game.label}")
+    return cid
 
 
 async def command(request: Request) -> Response:
     game = empire_of(request)
-    cid = _cid(request)
+    cid = await run_in_threadpool(_cid, request, game)
     record = await run_in_threadpool(game.command, cid)
     return respond(request, "command.html", {"command": record, "replay": None})
 
 
 async def replay(request: Request) -> Response:
     game = empire_of(request)
-    cid = _cid(request)
+    cid = await run_in_threadpool(_cid, request, game)
 
     def build() -> dict[str, Any]:
         return {"command": game.command(cid), "replay": game.replay(cid)}

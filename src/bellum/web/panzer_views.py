@@ -19,7 +19,7 @@ from bellum.web import charts, hexmap
 from bellum.web.app import Bad, Endpoint, Params, panzer_of, respond
 from bellum.web.service import PanzerGame
 
-_HEX = re.compile(r"\d{1,4},\d{1,4}")
+_HEX = re.compile(r"[0-9]{1,4},[0-9]{1,4}")
 
 
 def _order(game: PanzerGame, p: Params) -> tuple[str, list[str]]:

@@ -40,6 +40,7 @@ from bellum.empire.service import history as stored_history
 from bellum.empire.service import replay as replay_command
 from bellum.empire.world import LandUnit, Plane, Relation, Ship, World
 from bellum.errors import CommandError, InputError
+from bellum.numbers import is_digits, parse_int, shown
 from bellum.odds import OddsResult
 from bellum.panzer.assault import AssaultPlan, odds_text, plan_assault, refusal
 from bellum.panzer.battlefield import Hex
@@ -450,7 +451,7 @@ class EmpireGame:
         n = world.find_nation(key)
         if n is None:
             names = ", ".join(f"{c.cnum} ({c.name})" for c in world.nations.values())
-            raise InputError(f"no country {key!r} in this world; countries: {names}")
+            raise InputError(f"no country '{shown(key)}' in this world; countries: {names}")
         return n.cnum
 
     def map_view(self, cnum: int) -> dict[str, Any]:
@@ -540,9 +541,7 @@ class EmpireGame:
             ways += self._probe_assaults(w, cnum, xy, key)
             ways += self._probe_paradrops(w, cnum, key)
         elif kind in ("ship", "unit"):
-            if not ident.isdigit():
-                raise InputError(f"{kind} number expected, not {ident!r}")
-            uid = int(ident)
+            uid = parse_int(ident, f"{kind} number", lo=0)
             ship, unit = w.ships.get(uid), w.units.get(uid)
             thing: Ship | LandUnit | None = ship if kind == "ship" else unit
             if thing is None or thing.owner == cnum:
@@ -686,9 +685,10 @@ class EmpireGame:
         here = [u for u in w.units.values() if u.owner == cnum and u.xy == xy]
         for src in froms:
             probed = self._probe(w, cnum, Order(command, (str(uid), src)))
-            name = w.ships[int(src)].title() if src.isdigit() else src
+            ship = is_digits(src)  # a ship's number, else a sector's coordinates
+            name = w.ships[int(src)].title() if ship else src
             way = self._way(w, command, f"{command} from {name}", probed, here)
-            way.source = f"ship:{src}" if src.isdigit() else src
+            way.source = f"ship:{src}" if ship else src
             ways.append(way)
         if not ways:
             where = "a faster ship of yours in its sector, or from your sector it is in"
@@ -831,6 +831,9 @@ class EmpireGame:
     def history(self) -> list[dict[str, Any]]:
         """The history, newest first, as ``bellum empire history --json`` gives it."""
         return [r.to_json() for r in reversed(stored_history(self.db))]
+
+    def has_command(self, cid: int) -> bool:
+        return any(r.id == cid for r in stored_history(self.db))
 
     def command(self, cid: int) -> dict[str, Any]:
         """One command's history entry, with its profile, transcript and changes counted."""

@@ -29,12 +29,12 @@ from bellum.empire.combat.state import (
     Mode,
     OffObject,
     UsageFailure,
-    atoi,
     infected,
 )
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.world import Relation, Sector, Ship, World
 from bellum.errors import UsageError
+from bellum.numbers import c_atoi as atoi
 
 ASSAULT_USAGE = "Usage: assault <to-SECT> <from-SHIP> [<forts?> <ships?> <arty?> <planes?>]"
 

@@ -32,7 +32,6 @@ from bellum.empire.combat.state import (
     Mode,
     OffObject,
     UsageFailure,
-    atoi,
     infected,
     ldround,
     roundint10,
@@ -42,6 +41,8 @@ from bellum.empire.supply import in_supply
 from bellum.empire.tables import techfact
 from bellum.empire.world import LandUnit, Relation, Sector, Ship, World
 from bellum.errors import UsageError
+from bellum.numbers import ASCII_DIGITS
+from bellum.numbers import c_atoi as atoi
 
 BOARD_USAGE = "Usage: board <to-SHIP> [<from-SHIP>|<from-sector>]"
 LBOARD_USAGE = "Usage: lboard <to-LAND> [<from-sector>]"
@@ -120,7 +121,7 @@ def _own_sector(c: Combat, text: str, usage: str) -> Sector:
 
 def _is_sector(text: str) -> bool:
     """§1.1: "from" is a sector if it has anything but digits, blanks and ``/``."""
-    return any(not (ch.isdigit() or ch in " /") for ch in text)
+    return any(ch not in ASCII_DIGITS and ch not in " /" for ch in text)
 
 
 def _board_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:

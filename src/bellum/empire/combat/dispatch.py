@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bellum.dice import ServerRandom, new_seed
+from bellum.dice import SEED_MAX, ServerRandom, new_seed
 from bellum.empire.combat.assault import assault
 from bellum.empire.combat.attack import attack
 from bellum.empire.combat.board import board, lboard
@@ -43,6 +43,11 @@ def run_command(
     nation = world.find_nation(str(country))
     if nation is None:
         raise InputError(f"no country '{country}' in this world")
+    if seed is not None and (type(seed) is not int or not 0 <= seed <= SEED_MAX):
+        raise InputError(f"seed must be a whole number from 0 to {SEED_MAX}, not {seed!r}")
+    bad = [a for a in answers if a is not None and not isinstance(a, str)]
+    if bad:
+        raise InputError(f"answers are the text typed at each prompt (str), not {bad[0]!r}")
     dice = ServerRandom(new_seed() if seed is None else seed)
     return run_order(
         world, parsed, nation.cnum, dice, prompter or ReplayPrompter(list(answers)), sink=sink

@@ -19,11 +19,11 @@ from bellum.empire.combat.state import (
     Mode,
     OffObject,
     UsageFailure,
-    atoi,
 )
 from bellum.empire.combat.strength import attack_value, defense_total, offense_total
 from bellum.empire.events import Prompt, prompt_of
 from bellum.errors import UsageError
+from bellum.numbers import c_atoi as atoi
 
 #: The line each command prints when it is aborted (spec §16).
 ABORT_LINE = {

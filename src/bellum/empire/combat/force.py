@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import math
 
-from bellum.empire.combat.state import Aborted, Combat, Fighter, Mode, OffObject, atoi, infected
+from bellum.empire.combat.state import Aborted, Combat, Fighter, Mode, OffObject, infected
 from bellum.empire.combat.strength import attack_value, sector_offense
 from bellum.empire.events import Prompt
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_frg
 from bellum.empire.world import LandUnit, Relation
+from bellum.numbers import c_atoi as atoi
 
 UNIT_HELP = """y - yes this unit
 n - no this unit

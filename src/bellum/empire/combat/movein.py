@@ -6,11 +6,12 @@ from collections.abc import Callable
 
 from bellum.empire.combat import damage, missions
 from bellum.empire.combat.force import ArmyAnswers
-from bellum.empire.combat.state import BELL, Combat, Fighter, Mode, atoi
+from bellum.empire.combat.state import BELL, Combat, Fighter, Mode
 from bellum.empire.events import Prompt
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.tables import land_spd
 from bellum.empire.world import LandUnit, NewsItem, Relation
+from bellum.numbers import c_atoi as atoi
 
 
 def landmine_hit(c: Combat, weight: int) -> int:

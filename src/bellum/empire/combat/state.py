@@ -277,20 +277,3 @@ def roundint10(n: int) -> int:
 
 def roundint5(n: int) -> int:
     return ((n + 2) // 5) * 5
-
-
-def atoi(text: str | None) -> int:
-    """C ``atoi``: optional blanks and sign, then digits; anything else gives 0."""
-    if text is None:
-        return 0
-    s = text.lstrip()
-    sign = 1
-    if s[:1] in "+-" and s[:1]:
-        sign = -1 if s[0] == "-" else 1
-        s = s[1:]
-    digits = ""
-    for ch in s:
-        if not ch.isdigit():
-            break
-        digits += ch
-    return sign * int(digits) if digits else 0

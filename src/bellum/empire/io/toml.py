@@ -7,17 +7,25 @@ renames it over the target, so an interrupted run never leaves half a world.
 
 from __future__ import annotations
 
+import math
 import tomllib
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, TypeVar
 
 from bellum.empire.geometry import Coord, Geometry
-from bellum.empire.io._common import BYTE, CHE, MOBILITY, PERCENT, STOCK, fill_map, unownable
-from bellum.empire.rules import PROFILES
+from bellum.empire.io._common import (
+    BYTE,
+    CHE,
+    MOBILITY,
+    PERCENT,
+    STOCK,
+    check_options,
+    fill_map,
+    unownable,
+)
 from bellum.empire.tables import SectorType, Tables, stock
 from bellum.empire.world import (
-    DEFAULT_OPTIONS,
     DEITY_NAME,
     ITEMS,
     MISSIONS,
@@ -33,13 +41,32 @@ from bellum.empire.world import (
     Ship,
     Telegram,
     World,
-    check_option,
 )
 from bellum.errors import InputError
-from bellum.fileio import check_readable, write_atomic
+from bellum.fileio import WORLD, parse_toml, read_input, write_atomic
+from bellum.numbers import shown, to_int
 
 SCHEMA_VERSION = 1
 T = TypeVar("T")
+#: Country numbers (the server's ``cnum``, an unsigned byte; 0 is the deity).
+MAX_CNUM = 255
+#: A distribution threshold (the dump's ``*_dist`` columns, a signed short).
+MAX_THRESHOLD = 32767
+#: Any other whole number of a world file (money, BTUs, numbers of objects) is a C ``int``.
+INT_RANGE = (-(2**31), 2**31 - 1)
+
+
+def _number(v: int) -> str:
+    """``v`` for a message (Python refuses to print integers of more than 4,300 digits)."""
+    return str(v) if abs(v) < 10**15 else f"a {v.bit_length()}-bit number"
+
+
+def _shown(v: Any) -> str:
+    """A value of the file as a message quotes it: short, and never an error itself."""
+    try:
+        return shown(repr(v), 40)
+    except (ValueError, RecursionError):  # a huge integer, or nesting Python cannot print
+        return f"a {type(v).__name__} bellum cannot show"
 
 
 class _Entry:
@@ -53,7 +80,7 @@ class _Entry:
         self.used: set[str] = set()
 
     def fail(self, key: str, problem: str) -> InputError:
-        return InputError(f"{self.where}: {key}: {problem}")
+        return InputError(f"{self.where}: {shown(key, 60)}: {problem}")
 
     def get(self, key: str, kind: type[T], default: T | None = None) -> T:
         self.used.add(key)
@@ -63,19 +90,23 @@ class _Entry:
             return default
         v = self.data[key]
         if kind is float and isinstance(v, int) and not isinstance(v, bool):
-            v = float(v)
+            v = float(v) if abs(v) < 2**1000 else math.inf
         if not isinstance(v, kind) or (kind is int and isinstance(v, bool)):
-            raise self.fail(key, f"expected {kind.__name__}, got {v!r}")
+            raise self.fail(key, f"expected {kind.__name__}, got {_shown(v)}")
+        if isinstance(v, float) and not math.isfinite(v):
+            raise self.fail(key, f"expected a finite number, got {v!r}")
         return v
 
     def int(
         self, key: str, default: int | None = None, lo: int | None = None, hi: int | None = None
     ) -> int:
         v = self.get(key, int, default)
-        if lo is not None and v < lo:
-            raise self.fail(key, f"{v} is below {lo}")
-        if hi is not None and v > hi:
-            raise self.fail(key, f"{v} is above {hi}")
+        lo = INT_RANGE[0] if lo is None else lo
+        hi = INT_RANGE[1] if hi is None else hi
+        if v < lo:
+            raise self.fail(key, f"{_number(v)} is below {lo}")
+        if v > hi:
+            raise self.fail(key, f"{_number(v)} is above {hi}")
         return v
 
     def coord(self, key: str, geo: Geometry, default: Coord | None = None) -> Coord:
@@ -86,7 +117,7 @@ class _Entry:
             return default
         v = self.data[key]
         if not (isinstance(v, list) and len(v) == 2 and all(type(i) is int for i in v)):
-            raise self.fail(key, f"expected [x, y], got {v!r}")
+            raise self.fail(key, f"expected [x, y], got {_shown(v)}")
         if (v[0] + v[1]) % 2:
             raise self.fail(key, f"{v[0]},{v[1]} is not a sector (x + y must be even)")
         if not (-geo.width <= v[0] < geo.width and -geo.height <= v[1] < geo.height):
@@ -103,7 +134,9 @@ class _Entry:
     def mission(self) -> str:
         v = self.get("mission", str, "")
         if v not in MISSIONS:
-            raise self.fail("mission", f"unknown mission '{v}' (one of {', '.join(MISSIONS[1:])})")
+            raise self.fail(
+                "mission", f"unknown mission '{shown(v)}' (one of {', '.join(MISSIONS[1:])})"
+            )
         return v
 
     def lookup(self, key: str, table: Callable[[str], T], what: str) -> T:
@@ -111,7 +144,7 @@ class _Entry:
         try:
             return table(name)
         except KeyError:
-            raise self.fail(key, f"unknown {what} '{name}'") from None
+            raise self.fail(key, f"unknown {what} '{shown(name)}'") from None
 
     def finish(self) -> None:
         extra = sorted(set(self.data) - self.used)
@@ -129,9 +162,21 @@ def _items(e: _Entry, prefix_fields: tuple[str, ...] = ("mil", "civ")) -> dict[s
         if k not in ITEMS:
             raise e.fail(f"items.{k}", f"unknown item (one of {', '.join(ITEMS)})")
         if type(v) is not int or not 0 <= v <= 9999:
-            raise e.fail(f"items.{k}", f"expected a count 0..9999, got {v!r}")
+            raise e.fail(f"items.{k}", f"expected a count 0..9999, got {_shown(v)}")
         items[k] = v
     return items
+
+
+def _per_item(e: _Entry, key: str, valid: Callable[[Any], bool], wanted: str) -> dict[str, Any]:
+    """A table of values by item name: distribution thresholds or deliveries."""
+    out: dict[str, Any] = {}
+    for k, v in e.get(key, dict, {}).items():
+        if k not in ITEMS:
+            raise e.fail(f"{key}.{k}", f"unknown item (one of {', '.join(ITEMS)})")
+        if not valid(v):
+            raise e.fail(f"{key}.{k}", f"expected {wanted}, got {_shown(v)}")
+        out[k] = v
+    return out
 
 
 def _plague(e: _Entry) -> Plague:
@@ -139,7 +184,7 @@ def _plague(e: _Entry) -> Plague:
     try:
         return Plague[name.upper()]
     except KeyError:
-        raise e.fail("plague", f"unknown stage '{name}'") from None
+        raise e.fail("plague", f"unknown stage '{shown(name)}'") from None
 
 
 K = TypeVar("K")
@@ -235,7 +280,7 @@ def _read_map(w: _Entry, tables: Tables) -> tuple[World, SectorType, int]:
     sector that fills it."""
     size = w.get("size", list, [64, 32])
     if not (len(size) == 2 and all(type(i) is int and i > 0 and i % 2 == 0 for i in size)):
-        raise w.fail("size", f"expected [width, height], positive and even, got {size!r}")
+        raise w.fail("size", f"expected [width, height], positive and even, got {_shown(size)}")
     try:
         geo = Geometry(size[0], size[1])
     except ValueError as exc:
@@ -250,23 +295,11 @@ def _read_map(w: _Entry, tables: Tables) -> tuple[World, SectorType, int]:
 
 
 def _read_options(world: World, opts: dict[str, Any], source: str) -> None:
-    for k, v in opts.items():
-        if k not in DEFAULT_OPTIONS:
-            raise InputError(f"{source}:options: {k}: unknown option")
-        if type(v) is not type(DEFAULT_OPTIONS[k]) and not (
-            isinstance(DEFAULT_OPTIONS[k], float) and type(v) is int
-        ):
-            raise InputError(f"{source}:options: {k}: expected {type(DEFAULT_OPTIONS[k]).__name__}")
-        problem = check_option(k, v)
-        if problem:
-            raise InputError(f"{source}:options: {k}: {problem}")
-        if k == "profile" and v not in PROFILES:
-            raise InputError(f"{source}:options: profile: unknown profile '{v}'")
-        world.options[k] = v
+    world.options.update(check_options(opts, f"{source}:options"))
 
 
 def _read_nation(world: World, e: _Entry, source: str) -> None:
-    cnum = e.int("cnum", lo=1, hi=255)
+    cnum = e.int("cnum", lo=1, hi=MAX_CNUM)
     if cnum in world.nations:
         raise e.fail("cnum", f"country {cnum} is defined twice")
     n = Nation(cnum=cnum, name=e.get("name", str))
@@ -284,15 +317,19 @@ def _read_nation(world: World, e: _Entry, source: str) -> None:
     n.capital_sacked = e.get("capital_sacked", bool, False)
     n.active = e.get("active", bool, True)
     for other, rel in e.get("relations", dict, {}).items():
-        if not other.isdigit():
-            raise e.fail(f"relations.{other}", "expected a country number")
+        key = f"relations.{shown(other)}"
+        them = to_int(other)
+        if them is None or not 1 <= them <= MAX_CNUM:
+            raise e.fail(key, f"expected a country number 1..{MAX_CNUM}")
         if rel in ("mobilizing", "sitzkrieg"):
-            n.war_steps[int(other)] = rel
+            n.war_steps[them] = rel
             rel = "hostile"
         try:
-            n.relations[int(other)] = Relation.parse(str(rel))
+            if not isinstance(rel, str):
+                raise KeyError(rel)
+            n.relations[them] = Relation.parse(rel)
         except KeyError:
-            raise e.fail(f"relations.{other}", f"unknown relation '{rel}'") from None
+            raise e.fail(key, f"unknown relation '{shown(str(rel))}'") from None
     e.finish()
     world.nations[cnum] = n
 
@@ -323,8 +360,11 @@ def _read_sector(world: World, e: _Entry, source: str) -> None:
     s.mines = e.int("mines", 0, *STOCK)
     s.off = e.get("off", bool, False)
     s.dist = e.coord("dist", geo) if "dist" in e.data else None
-    s.thresholds = {str(k): int(v) for k, v in e.get("thresholds", dict, {}).items()}
-    s.deliveries = {str(k): str(v) for k, v in e.get("deliveries", dict, {}).items()}
+    counts = f"a count 0..{MAX_THRESHOLD}"
+    s.thresholds = _per_item(
+        e, "thresholds", lambda v: type(v) is int and 0 <= v <= MAX_THRESHOLD, counts
+    )
+    s.deliveries = _per_item(e, "deliveries", lambda v: type(v) is str, "a string")
     s.plague = _plague(e)
     s.items = _items(e)
     problem = unownable(s)
@@ -353,7 +393,7 @@ def _retreat_orders(e: _Entry) -> str:
     wrong = sorted(set(text) - set(RETREAT_ORDERS))
     if wrong:
         orders = "".join(RETREAT_ORDERS)
-        raise e.fail("rflags", f"unknown retreat order '{wrong[0]}' (one of {orders})")
+        raise e.fail("rflags", f"unknown retreat order '{shown(wrong[0])}' (one of {orders})")
     return "".join(k for k in RETREAT_ORDERS if k in text)
 
 
@@ -443,21 +483,12 @@ def read_world_file(path: str | Path) -> tuple[World, str]:
     """The world in the file at ``path`` and the file's text, to rewrite it in its own
     style later (:func:`save_world`'s ``original``)."""
     p = Path(path)
-    check_readable(p)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such world file") from None
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read: {exc.strerror}") from None
+    raw = read_input(p, "world file")
     try:
         text = raw.decode("utf-8")
-        data = tomllib.loads(text)
     except UnicodeDecodeError:
         raise InputError(f"{p}: not a UTF-8 text file") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise InputError(f"{p}: malformed TOML: {exc}") from None
-    return parse_world(data, str(p)), text
+    return parse_world(parse_toml(text, str(p)), str(p)), text
 
 
 # -- writing -----------------------------------------------------------------------
@@ -713,14 +744,17 @@ def dumps(doc: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def save_world(world: World, path: str | Path, *, original: str | None = None) -> None:
-    """Write ``world`` atomically (:func:`bellum.fileio.write_atomic`).
+def save_world(
+    world: World, path: str | Path, *, original: str | None = None, force: bool = False
+) -> None:
+    """Write ``world`` atomically (:func:`bellum.fileio.write_atomic`); an existing file
+    that is not a world file is kept unless ``force``.
 
     With ``original``, the text of the world file it was read from, that text is
     rewritten in its own style (:func:`update_text`): comments, order and layout stay.
     """
     text = dumps(world_to_data(world)) if original is None else update_text(original, world)
-    write_atomic(path, text)
+    write_atomic(path, text, kind=WORLD, force=force)
 
 
 # -- rewriting a file in its own style -----------------------------------------------
@@ -754,7 +788,7 @@ def update_text(text: str, world: World) -> str:
         updated = tomlkit.dumps(doc)
         if world_to_data(parse_world(tomllib.loads(updated), "<updated>", world.tables)) == after:
             return updated
-    except (KeyError, TypeError, ValueError, IndexError, tomllib.TOMLDecodeError):
+    except (KeyError, TypeError, ValueError, IndexError, RecursionError, tomllib.TOMLDecodeError):
         pass
     return dumps(after)
 

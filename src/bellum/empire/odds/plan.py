@@ -23,6 +23,7 @@ from bellum.empire.geometry import Coord
 from bellum.empire.orders import Order
 from bellum.empire.world import World
 from bellum.errors import UsageError
+from bellum.numbers import shown, to_int
 
 #: Where mil come from: a sector (absolute coordinates) or the command's ship.
 MilSource = Coord | Literal["ship"]
@@ -97,8 +98,9 @@ def parse_mil(
     out: dict[MilSource, int] = {}
     for item in items:
         where, sep, n = item.partition("=")
-        if not sep or not n.strip().lstrip("-").isdigit():
-            raise UsageError(f"--mil needs SECT=N or ship=N, such as 0,0=150, not '{item}'")
+        count = to_int(n, signed=True)
+        if not sep or count is None:
+            raise UsageError(f"--mil needs SECT=N or ship=N, such as 0,0=150, not '{shown(item)}'")
         source: MilSource
         if where.strip().lower() == "ship" and order is None:
             source = "ship"
@@ -108,10 +110,9 @@ def parse_mil(
         else:
             source = world.geometry.parse(where, origin)
         if source in out:
-            raise UsageError(f"--mil {where.strip()} is given twice")
-        count = int(n)
+            raise UsageError(f"--mil {shown(where.strip())} is given twice")
         if count < 0:
-            raise UsageError(f"--mil {item}: the number of mil cannot be negative")
+            raise UsageError(f"--mil {shown(item)}: the number of mil cannot be negative")
         out[source] = count
     return out
 

@@ -11,6 +11,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
@@ -145,8 +146,12 @@ def as_seen(
     ``weights`` (one per offset in :data:`OFFSETS`, not necessarily normalised)
     is the prior; values below 0 are impossible and left out.
     """
-    if len(weights) != len(OFFSETS) or any(w < 0 for w in weights) or sum(weights) <= 0:
-        raise UsageError(f"the prior needs {len(OFFSETS)} weights >= 0, not all 0")
+    if (
+        len(weights) != len(OFFSETS)
+        or not all(0 <= w < math.inf for w in weights)
+        or not any(weights)
+    ):
+        raise UsageError(f"the prior needs {len(OFFSETS)} finite weights >= 0, not all 0")
     victim = _target(world, country, plan)
     shown = roundint10(victim.mil)
     mix = _Mixture()

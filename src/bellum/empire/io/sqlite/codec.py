@@ -19,8 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import IntEnum
 from functools import cache
@@ -30,10 +32,12 @@ import bellum
 from bellum.empire import world as wm
 from bellum.empire.events import Event
 from bellum.empire.geometry import Geometry
+from bellum.empire.io._common import check_options
 from bellum.empire.io.xdump.syntax import Record, Table, split_fields
 from bellum.empire.orders import Order
 from bellum.empire.tables import LandType, PlaneType, SectorType, ShipType, Tables
 from bellum.errors import InputError
+from bellum.numbers import shown, to_int
 
 if TYPE_CHECKING:
     from bellum.empire.combat.result import CombatResult
@@ -77,9 +81,23 @@ def _encode(v: Any) -> Any:
     return v
 
 
+#: Values stored as they are (``type(v)``, so enums, subclasses of int, take the long way).
+_PLAIN = frozenset({int, float, str, bool, type(None)})
+
+
+@cache
+def _names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
 def encode(obj: Any) -> dict[str, Any]:
     """A world object as a JSON-able dict of all its fields."""
-    return {f.name: _encode(getattr(obj, f.name)) for f in dataclasses.fields(obj)}
+    out = {}
+    cls: type = type(obj)
+    for name in _names(cls):
+        v = getattr(obj, name)
+        out[name] = v if type(v) in _PLAIN else _encode(v)
+    return out
 
 
 @cache
@@ -87,51 +105,138 @@ def _hints(cls: type) -> dict[str, Any]:
     return typing.get_type_hints(cls, vars(wm))
 
 
-def _decode(hint: Any, v: Any, tables: Tables) -> Any:
+#: Reads one stored value into a field's type (see :func:`_decoder`).
+Decoder = Callable[[Any, Tables], Any]
+
+
+def _decode_int(v: Any, tables: Tables) -> int:
+    n = to_int(v, signed=True) if isinstance(v, str) else v  # JSON keys are text
+    if type(n) is not int or not -(2**63) <= n < 2**63:
+        raise ValueError(f"expected a whole number, got {_shown(v)}")
+    return n
+
+
+def _decode_float(v: Any, tables: Tables) -> float:
+    if isinstance(v, bool) or not isinstance(v, int | float) or not math.isfinite(v):
+        raise ValueError(f"expected a finite number, got {_shown(v)}")
+    return float(v)
+
+
+def _exactly(kind: type) -> Decoder:
+    def check(v: Any, tables: Tables) -> Any:
+        if type(v) is not kind:
+            raise ValueError(f"expected {kind.__name__}, got {_shown(v)}")
+        return v
+
+    return check
+
+
+@cache
+def _decoder(hint: Any) -> Decoder:
+    """How to read a stored value of a field typed ``hint``: worked out once per type,
+    since a world is hundreds of thousands of values."""
     origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
-        if v is None:
-            return None
-        inner = [a for a in typing.get_args(hint) if a is not type(None)]
-        return _decode(inner[0], v, tables)
+        inner = _decoder(next(a for a in args if a is not type(None)))
+        return lambda v, tables: None if v is None else inner(v, tables)
     if origin is tuple:
-        return tuple(_decode(a, x, tables) for a, x in zip(typing.get_args(hint), v, strict=True))
+        parts = [_decoder(a) for a in args]
+        return lambda v, tables: tuple(d(x, tables) for d, x in zip(parts, v, strict=True))
     if origin is dict:
-        kt, vt = typing.get_args(hint)
-        return {_decode(kt, k, tables): _decode(vt, x, tables) for k, x in v.items()}
+        key, value = _decoder(args[0]), _decoder(args[1])
+        return lambda v, tables: {key(k, tables): value(x, tables) for k, x in v.items()}
     if origin is list:
-        (it,) = typing.get_args(hint)
-        return [_decode(it, x, tables) for x in v]
+        item = _decoder(args[0])
+        return lambda v, tables: [item(x, tables) for x in v]
     if hint is SectorType:
-        return tables.sector(v)
+        return lambda v, tables: tables.sector(v)
     if hint is LandType:
-        return tables.land[v]
+        return lambda v, tables: tables.land[v]
     if hint is ShipType:
-        return tables.ships[v]
+        return lambda v, tables: tables.ships[v]
     if hint is PlaneType:
-        return tables.planes[v]
+        return lambda v, tables: tables.planes[v]
     if isinstance(hint, type) and issubclass(hint, IntEnum):
-        return hint[str(v).upper()]
+        return lambda v, tables: hint[str(v).upper()]
     if hint is float:
-        return float(v)
+        return _decode_float
     if hint is int:
-        return int(v)
-    return v
+        return _decode_int
+    if hint in (str, bool):
+        return _exactly(hint)
+    return lambda v, tables: v
+
+
+@cache
+def _decoders(cls: type) -> tuple[tuple[str, Decoder], ...]:
+    hints = _hints(cls)
+    return tuple((f.name, _decoder(hints[f.name])) for f in dataclasses.fields(cls))
+
+
+def _shown(v: Any) -> str:
+    try:
+        return shown(repr(v), 40)
+    except (ValueError, RecursionError):
+        return type(v).__name__
+
+
+#: What reading a damaged row can raise (bad JSON, wrong types, missing keys, numbers
+#: too big for a float, nesting too deep for Python): each becomes a :class:`DamagedError`.
+DAMAGE = (
+    KeyError,
+    ValueError,
+    TypeError,
+    AttributeError,
+    IndexError,
+    OverflowError,
+    RecursionError,
+)
+#: What to do about a damaged world: its rows are the world, so it must come from elsewhere.
+WORLD_HINT = (
+    "restore a copy of the database, or import the world again"
+    " (`bellum empire world import` or `bellum empire world new --from`)"
+)
+#: What to do about a damaged history: the world is intact and can start a new database.
+HISTORY_HINT = (
+    "the world itself is readable: `bellum empire world export --toml --out FILE`"
+    " and `bellum empire world new --from FILE` start a database with a clean history"
+)
+
+
+class DamagedError(InputError):
+    """A row of a world database cannot be read back: the file was damaged or edited."""
+
+    def __init__(self, where: str, problem: str, hint: str = WORLD_HINT) -> None:
+        super().__init__(f"{where}: damaged database: {problem}; {hint}")
+
+
+def why(exc: BaseException) -> str:
+    if isinstance(exc, KeyError):
+        return f"unknown name {shown(str(exc), 40)}"
+    if isinstance(exc, RecursionError):
+        return "nested too deep"
+    text = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return shown(text, 80)
 
 
 def decode(kind: str, data: dict[str, Any], tables: Tables, where: str) -> Any:
     """The world object of ``kind`` stored as ``data``; unknown fields (from a newer
     bellum) are ignored, missing ones take their defaults."""
     cls = KINDS[kind]
-    hints = _hints(cls)
     args = {}
+    if not isinstance(data, dict):
+        raise DamagedError(where, f"expected a JSON object, got {type(data).__name__}")
+    field = ""
     try:
-        for f in dataclasses.fields(cls):
-            if f.name in data:
-                args[f.name] = _decode(hints[f.name], data[f.name], tables)
+        for field, read in _decoders(cls):
+            if field in data:
+                args[field] = read(data[field], tables)
+        field = ""
         return cls(**args)
-    except (KeyError, ValueError, TypeError) as exc:
-        raise InputError(f"{where}: stored {kind} is malformed: {exc}") from None
+    except DAMAGE as exc:
+        problem = f"{field}: {why(exc)}" if field else why(exc)
+        raise DamagedError(where, problem) from None
 
 
 def world_rows(world: wm.World) -> Rows:
@@ -159,27 +264,54 @@ def world_rows(world: wm.World) -> Rows:
 
 
 def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
-    """The world stored as ``rows`` (the inverse of :func:`world_rows`)."""
+    """The world stored as ``rows`` (the inverse of :func:`world_rows`).
+
+    Rows that cannot be read, or objects that cannot be where they are (off
+    the map, a sector stored under another key, a map with holes), are a
+    :class:`DamagedError` naming the object.
+    """
     try:
         size = json.loads(rows[("world", "size")])
-        options = json.loads(rows.get(("world", "options"), "{}"))
-        fog = json.loads(rows.get(("world", "fog"), "null"))
-        deity = json.loads(rows.get(("world", "deity"), json.dumps(wm.DEITY_NAME)))
-    except (KeyError, ValueError):
+        geometry = Geometry(*size)
+    except KeyError:
         raise InputError(f"{where}: the database holds no world") from None
-    world = wm.World(geometry=Geometry(*size), tables=tables, options=options)
-    world.deity_name = str(deity)
-    if fog is not None:
-        world.fog = wm.Fog(int(fog["viewer"]), {k: list(v) for k, v in fog["hidden"].items()})
+    except DAMAGE as exc:
+        raise DamagedError(f"{where}: world size", why(exc)) from None
+    try:
+        options = json.loads(rows.get(("world", "options"), "{}"))
+        if not isinstance(options, dict):
+            raise TypeError("expected a JSON object")
+        check_options(options, "")
+    except (*DAMAGE, InputError) as exc:
+        raise DamagedError(f"{where}: world options", why(exc).lstrip(": ")) from None
+    world = wm.World(geometry=geometry, tables=tables, options=options)
+    try:
+        deity = json.loads(rows.get(("world", "deity"), json.dumps(wm.DEITY_NAME)))
+        if not isinstance(deity, str):
+            raise TypeError("expected a text")
+        world.deity_name = deity
+        fog = json.loads(rows.get(("world", "fog"), "null"))
+        if fog is not None:
+            world.fog = _fog(fog)
+    except DAMAGE as exc:
+        raise DamagedError(f"{where}: world deity or fog", why(exc)) from None
     for (kind, key), text in sorted(rows.items()):
         if kind == "world":
             continue
         if kind not in KINDS:
-            raise InputError(f"{where}: unknown object kind '{kind}' in the database")
-        obj = decode(kind, json.loads(text), tables, f"{where}: {kind} {key}")
+            raise DamagedError(where, f"unknown object kind '{shown(kind)}'")
+        named = f"{where}: {kind} {shown(key)}"
+        try:
+            data = json.loads(text)
+        except DAMAGE as exc:
+            raise DamagedError(named, f"not JSON: {why(exc)}") from None
+        obj = decode(kind, data, tables, named)
+        _check_places(obj, geometry, named)
         if kind == "nation":
             world.nations[obj.cnum] = obj
         elif kind == "sector":
+            if key != f"{obj.x},{obj.y}":
+                raise DamagedError(named, f"holds sector {obj.x},{obj.y}")
             world.sectors[(obj.x, obj.y)] = obj
         elif kind == "unit":
             world.units[obj.uid] = obj
@@ -191,12 +323,51 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
             world.telegrams.append(obj)
         else:
             world.news.append(obj)
+    # A player's view (fog) knows only some sectors; a whole world has every one.  A world
+    # with none is the empty start a live game's first sync is recorded onto.
+    whole = geometry.width * geometry.height
+    if world.fog is None and world.sectors and len(world.sectors) * 2 != whole:
+        missing = next(
+            f"{x},{y}"
+            for y in range(geometry.height)
+            for x in range(y % 2, geometry.width, 2)
+            if (x, y) not in world.sectors
+        )
+        raise DamagedError(where, f"the map has no sector {missing}")
     world.nations = dict(sorted(world.nations.items()))
     world.units = dict(sorted(world.units.items()))
     world.ships = dict(sorted(world.ships.items()))
     world.planes = dict(sorted(world.planes.items()))
     world.sectors = dict(sorted(world.sectors.items(), key=lambda kv: (kv[0][1], kv[0][0])))
     return world
+
+
+def _fog(data: Any) -> wm.Fog:
+    """A stored :class:`~bellum.empire.world.Fog`: a viewer and field names by kind."""
+    viewer, hidden = data["viewer"], data["hidden"]
+    if type(viewer) is not int or not 0 <= viewer <= 255:
+        raise ValueError(f"fog viewer: expected a country number, got {_shown(viewer)}")
+    if not isinstance(hidden, dict) or not all(
+        isinstance(v, list) and all(isinstance(f, str) for f in v) for v in hidden.values()
+    ):
+        raise TypeError("fog hidden: expected lists of field names by object kind")
+    return wm.Fog(viewer, {k: list(v) for k, v in hidden.items()})
+
+
+#: The fields that hold a place on the map, besides ``x`` and ``y``.
+_PLACES = ("origin", "capital", "dist", "op_center")
+
+
+def _check_places(obj: Any, geo: Geometry, where: str) -> None:
+    """Every place an object names is a sector of the map (rules look them up)."""
+    places = [(f, getattr(obj, f)) for f in _PLACES if getattr(obj, f, None) is not None]
+    if hasattr(obj, "x"):
+        places.append(("at", (obj.x, obj.y)))
+    for name, (x, y) in places:
+        if not (0 <= x < geo.width and 0 <= y < geo.height and geo.is_sector(x, y)):
+            raise DamagedError(
+                where, f"{name}: {x},{y} is not a sector of the {geo.width}x{geo.height} map"
+            )
 
 
 def changes(before: Rows, after: Rows) -> Changes:
@@ -224,7 +395,11 @@ def table_of(row: tuple[Any, ...], lines: list[str], source: str) -> Table:
     """The dump table stored as ``row`` with its record ``lines`` (the inverse of
     :func:`table_row`)."""
     _, name, human, header, column_line, columns, footer, before = row
-    t = Table(name, bool(human), header, json.loads(columns), column_line, [], footer, before)
+    columns = json.loads(columns)
+    texts = (name, header, footer, before, *columns)
+    if not isinstance(columns, list) or not all(isinstance(s, str) for s in texts):
+        raise TypeError("a dump table stored with fields of the wrong type")
+    t = Table(name, bool(human), header, columns, column_line, [], footer, before)
     t.records = [Record(line, split_fields(line, source), i) for i, line in enumerate(lines)]
     return t
 
@@ -383,8 +558,16 @@ def entry_row(at: str, entry: ServerEntry, world: wm.World) -> tuple[Any, ...]:
     )
 
 
-def record_of(row: tuple[Any, ...]) -> CommandRecord:
-    """The history record of ``row`` (``id`` then ``COMMAND_COLUMNS``)."""
+def record_of(row: tuple[Any, ...], where: str = "<database>") -> CommandRecord:
+    """The history record of ``row`` (``id`` then ``COMMAND_COLUMNS``); a row that
+    cannot be read is a :class:`DamagedError` naming the command."""
+    try:
+        return _record_of(row)
+    except (*DAMAGE, InputError) as exc:
+        raise DamagedError(f"{where}: command {row[0]}", why(exc), HISTORY_HINT) from None
+
+
+def _record_of(row: tuple[Any, ...]) -> CommandRecord:
     (cid, at, name, args, extra, order_text, country, seed, answers, options, version, profile,
      outcome, result, events, transcript, server) = row  # fmt: skip
     order: Order | None
@@ -394,14 +577,29 @@ def record_of(row: tuple[Any, ...]) -> CommandRecord:
         order = None  # a sync (schema 4)
     else:  # schema 2 and older kept the Python call
         order = Order.from_call(name, json.loads(args), json.loads(extra))
+    answers = json.loads(answers)
+    if not isinstance(answers, list) or not all(a is None or isinstance(a, str) for a in answers):
+        raise TypeError("answers: expected a list of texts")
+    options = json.loads(options)
+    if not isinstance(options, dict):
+        raise TypeError("options: expected a JSON object")
+    check_options(options, "options")
+    if type(country) is not int or type(seed) is not int or type(transcript) is not str:
+        raise TypeError("country, seed or transcript of the wrong type")
+    if server is not None and type(server) is not str:
+        raise TypeError("server: expected a text")
+    # A live server's entry may not know the server's seed: it stores -1.
+    lowest = -1 if server is not None else 0
+    if not (lowest <= seed < 2**32 and 0 <= country <= 255):
+        raise ValueError(f"seed {seed} or country {country} out of range")
     return CommandRecord(
         cid,
         at,
         order,
         country,
         seed,
-        json.loads(answers),
-        json.loads(options),
+        answers,
+        options,
         version,
         profile,
         outcome,

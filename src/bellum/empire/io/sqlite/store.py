@@ -19,9 +19,12 @@ records, not commands.
 
 from __future__ import annotations
 
+import contextlib
+import glob
 import json
 import os
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -30,8 +33,11 @@ from typing import TYPE_CHECKING, Any
 
 from bellum.empire.io.sqlite.codec import (
     COMMAND_COLUMNS,
+    DAMAGE,
+    HISTORY_HINT,
     TABLE_COLUMNS,
     CommandRecord,
+    DamagedError,
     Rows,
     ServerEntry,
     changes,
@@ -41,14 +47,18 @@ from bellum.empire.io.sqlite.codec import (
     rows_world,
     table_of,
     table_row,
+    why,
     world_rows,
 )
 from bellum.empire.io.sqlite.schema import SCHEMA_VERSION, migrate, version_of
-from bellum.empire.io.xdump.syntax import Dump
+from bellum.empire.io.xdump.mapping import check_template
+from bellum.empire.io.xdump.syntax import Dump, parse_dump
 from bellum.empire.orders import Order
 from bellum.empire.tables import stock
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
+from bellum.fileio import SQLITE_MAGIC, check_regular
+from bellum.numbers import to_int
 
 if TYPE_CHECKING:
     from bellum.empire.combat.result import CombatResult
@@ -56,7 +66,6 @@ if TYPE_CHECKING:
 #: How long a command waits for another one holding the database, in seconds
 #: (``BELLUM_BUSY_TIMEOUT`` in the environment overrides it).
 BUSY_TIMEOUT = 30.0
-SQLITE_MAGIC = b"SQLite format 3\x00"
 
 
 def busy_timeout() -> float:
@@ -80,6 +89,8 @@ def _db_error(path: Path, exc: sqlite3.Error) -> InputError | CommandError:
         return CommandError(f"{path}: the database is busy with another command; try again")
     if "not a database" in text or "malformed" in text:
         return InputError(f"{path}: not a bellum database (the file is not SQLite or is damaged)")
+    if "no such table" in text or "no such column" in text:
+        return DamagedError(f"{path}", text)
     return InputError(f"{path}: database error: {text}")
 
 
@@ -90,6 +101,63 @@ def _guard(path: Path) -> Iterator[None]:
         yield
     except sqlite3.Error as exc:
         raise _db_error(path, exc) from None
+
+
+#: The name ending of the scratch file a new database is built in.
+SCRATCH_SUFFIX = ".building"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # it exists, but belongs to someone else
+        return True
+    return True
+
+
+def _sweep_scratch(p: Path) -> None:
+    """Remove the scratch files that runs building ``p`` left when they were killed.
+
+    A scratch file's name carries the id of the process building in it; the files of
+    processes that are gone are leftovers, the others are in use.
+    """
+    if os.name != "posix":  # os.kill(pid, 0) asks about a process only on POSIX
+        return
+    prefix = f".{p.name}."
+    for leftover in p.parent.glob(f"{glob.escape(prefix)}*{SCRATCH_SUFFIX}"):
+        pid = to_int(leftover.name[len(prefix) :].split(".", 1)[0])
+        if pid is not None and not _alive(pid):
+            _remove_scratch(leftover)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def _remove_scratch(scratch: Path) -> None:
+    for f in (scratch, Path(f"{scratch}-wal"), Path(f"{scratch}-shm"), Path(f"{scratch}-journal")):
+        with contextlib.suppress(OSError):  # a failure here must not hide the first one
+            f.unlink(missing_ok=True)
+
+
+def _place(scratch: Path, p: Path) -> None:
+    """Give the finished scratch file the name ``p``, unless something took it meanwhile."""
+    try:
+        os.link(scratch, p)
+    except FileExistsError:
+        raise InputError(f"{p}: already exists (use --replace to start it over)") from None
+    except OSError:  # a file system without hard links: rename, having checked above
+        os.replace(scratch, p)
+    with contextlib.suppress(OSError):
+        folder = os.open(p.parent, os.O_RDONLY)
+        try:
+            os.fsync(folder)
+        finally:
+            os.close(folder)
 
 
 class Store:
@@ -111,6 +179,7 @@ class Store:
                 f"{p}: no such database (create one with `bellum empire world new` or"
                 " `bellum empire world import`)"
             )
+        check_regular(p, "bellum database")
         try:
             with p.open("rb") as f:
                 head = f.read(len(SQLITE_MAGIC))
@@ -129,7 +198,10 @@ class Store:
         return store
 
     def _check_schema(self) -> None:
-        version = version_of(self.conn)
+        try:
+            version = version_of(self.conn)
+        except DAMAGE as exc:
+            raise DamagedError(f"{self.path}: schema_version", why(exc)) from None
         if version == 0:
             raise InputError(f"{self.path}: not a bellum database (no schema_version table)")
         if version > SCHEMA_VERSION:
@@ -175,28 +247,54 @@ class Store:
                 existing.close()
                 raise
             return existing
-        # A new database is built beside the target and renamed into place, so a
-        # killed run leaves only a hidden scratch file, never a half-made database.
-        scratch = p.with_name(f".{p.name}.new")
-        for leftover in (scratch, Path(f"{scratch}-wal"), Path(f"{scratch}-shm")):
-            leftover.unlink(missing_ok=True)
-        with _guard(scratch):
-            conn = _connect(scratch, busy_timeout())
-            conn.execute("PRAGMA journal_mode = WAL")
-        building = cls(scratch, conn)
-        try:
-            building._fill(world, dump)
-        except BaseException:
-            building.close()
-            for leftover in (scratch, Path(f"{scratch}-wal"), Path(f"{scratch}-shm")):
-                leftover.unlink(missing_ok=True)
-            raise
-        building.close()
-        for stale in (Path(f"{p}-wal"), Path(f"{p}-shm")):
-            stale.unlink(missing_ok=True)
-        with _guard(p):
-            os.replace(scratch, p)
+        cls._build(p, world, dump)
         return cls.open(p)
+
+    @classmethod
+    def _build(cls, p: Path, world: World, dump: Dump | None) -> None:
+        """Make the new database ``p``: built in a scratch file of its own beside it, folded
+        into that one file (its WAL checkpointed) and closed, then linked into place.
+
+        So a killed or failed run (a full disk) leaves no half database at ``p``, two
+        runs at once never share a scratch file, and the second of two runs racing for
+        one name is told it exists.  The files killed runs leave are swept away by the
+        next run (:func:`_sweep_scratch`).
+        """
+        _sweep_scratch(p)
+        try:
+            fd, name = tempfile.mkstemp(
+                prefix=f".{p.name}.{os.getpid()}.", suffix=SCRATCH_SUFFIX, dir=p.parent
+            )
+        except OSError as exc:
+            raise InputError(f"{p}: cannot create: {exc.strerror}") from None
+        scratch = Path(name)
+        try:
+            os.fchmod(fd, 0o666 & ~_umask())  # as a file made by sqlite3 would be
+            with _guard(p):
+                conn = _connect(scratch, busy_timeout())
+                building = cls(scratch, conn)
+                try:
+                    conn.execute("PRAGMA journal_mode = WAL")
+                    building._fill(world, dump)
+                    busy, _, _ = conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()
+                    if busy:
+                        raise CommandError(f"{p}: the new database could not be completed")
+                finally:
+                    conn.close()
+            wal = Path(f"{scratch}-wal")
+            if wal.exists() and wal.stat().st_size:
+                raise InputError(f"{p}: cannot create: the new database was not completed")
+            os.fsync(fd)
+            if p.exists() or p.is_symlink():
+                raise InputError(f"{p}: already exists (use --replace to start it over)")
+            for stale in (Path(f"{p}-wal"), Path(f"{p}-shm")):  # of a database deleted by hand
+                stale.unlink(missing_ok=True)
+            _place(scratch, p)
+        except OSError as exc:
+            raise InputError(f"{p}: cannot create: {exc.strerror}") from None
+        finally:
+            os.close(fd)
+            _remove_scratch(scratch)
 
     def _fill(self, world: World, dump: Dump | None) -> None:
         """Replace everything in the database by ``world`` and ``dump``, in one transaction."""
@@ -244,10 +342,12 @@ class Store:
 
     @staticmethod
     def _put_meta(c: sqlite3.Connection, key: str, value: str) -> None:
+        value = value.encode("utf-8", "surrogatepass").decode("utf-8", "replace")  # file names
         c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
     def _rows(self, c: sqlite3.Connection) -> Rows:
-        return {(k, key): data for k, key, data in c.execute("SELECT kind, key, data FROM object")}
+        rows = c.execute("SELECT kind, key, data FROM object")
+        return {(str(k), str(key)): data for k, key, data in rows}
 
     # -- the world --------------------------------------------------------------
 
@@ -296,8 +396,19 @@ class Store:
                 lines = c.execute(
                     "SELECT line FROM dump_record WHERE tbl = ? ORDER BY seq", (row[0],)
                 )
-                dump.tables.append(table_of(row, [line for (line,) in lines], dump.source))
-        return dump
+                try:
+                    dump.tables.append(table_of(row, [line for (line,) in lines], dump.source))
+                except (*DAMAGE, InputError) as exc:
+                    where = f"{self.path}: imported dump table {row[1]!s:.20}"
+                    raise DamagedError(where, why(exc), HISTORY_HINT) from None
+        # Read back as the file it was, so the dump export lays the world over has passed
+        # the same checks as on import, plus the keys export leans on.
+        try:
+            checked = parse_dump(dump.text(), dump.source)
+            check_template(checked)
+        except (*DAMAGE, InputError) as exc:
+            raise DamagedError(f"{self.path}: imported dump", why(exc), HISTORY_HINT) from None
+        return checked
 
     # -- history ----------------------------------------------------------------
 
@@ -363,7 +474,10 @@ class Store:
     def history(self) -> list[CommandRecord]:
         """Every stored command, oldest first (without their changes)."""
         with self._read() as c:
-            return [record_of(row) for row in c.execute(_SELECT_COMMAND + " ORDER BY id")]
+            return [
+                record_of(row, str(self.path))
+                for row in c.execute(_SELECT_COMMAND + " ORDER BY id")
+            ]
 
     def command(self, cid: int) -> CommandRecord:
         """One stored command with the before/after image of everything it changed."""
@@ -371,7 +485,7 @@ class Store:
             row = c.execute(_SELECT_COMMAND + " WHERE id = ?", (cid,)).fetchone()
             if row is None:
                 raise InputError(f"{self.path}: no command {cid} in the history")
-            rec = record_of(row)
+            rec = record_of(row, str(self.path))
             for kind, key, before, after in c.execute(
                 "SELECT kind, key, before, after FROM change WHERE command = ?", (cid,)
             ):
@@ -401,11 +515,15 @@ class Store:
             counts = dict(c.execute("SELECT kind, count(*) FROM object GROUP BY kind").fetchall())
             commands = c.execute("SELECT count(*) FROM command").fetchone()[0]
             meta = dict(c.execute("SELECT key, value FROM meta").fetchall())
-            size = json.loads(
-                c.execute(
-                    "SELECT data FROM object WHERE kind = 'world' AND key = 'size'"
-                ).fetchone()[0]
-            )
+            row = c.execute(
+                "SELECT data FROM object WHERE kind = 'world' AND key = 'size'"
+            ).fetchone()
+            try:
+                size = json.loads(row[0])
+                if not (isinstance(size, list) and len(size) == 2):
+                    raise TypeError("expected [width, height]")
+            except DAMAGE as exc:
+                raise DamagedError(f"{self.path}: world size", why(exc)) from None
             tables = c.execute("SELECT count(*) FROM dump_table").fetchone()[0]
         return {
             "schema_version": version_of(self.conn),

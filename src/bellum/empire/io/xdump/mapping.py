@@ -24,12 +24,22 @@ its ``country`` table.
 from __future__ import annotations
 
 import copy
+import math
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 from bellum.empire.geometry import Coord, Geometry
-from bellum.empire.io._common import BYTE, CHE, MOBILITY, PERCENT, STOCK, fill_map, unownable
+from bellum.empire.io._common import (
+    BYTE,
+    CHE,
+    MOBILITY,
+    PERCENT,
+    STOCK,
+    check_options,
+    fill_map,
+    unownable,
+)
 from bellum.empire.io.xdump.syntax import (
     DEITY_COLUMNS,
     KNOWN_COLUMNS,
@@ -46,7 +56,6 @@ from bellum.empire.io.xdump.syntax import (
 from bellum.empire.rules import econfig_options
 from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
-    DEFAULT_OPTIONS,
     ITEMS,
     RETREAT_ORDERS,
     Fog,
@@ -60,6 +69,8 @@ from bellum.empire.world import (
     World,
 )
 from bellum.errors import InputError
+from bellum.fileio import read_input
+from bellum.numbers import shown, to_int
 
 #: Dump item columns, in the order of :data:`bellum.empire.world.ITEMS`.
 ITEM_COLUMNS = KNOWN_COLUMNS["sect"][26:40]
@@ -85,12 +96,7 @@ FOREIGN_NATION_FIELDS = ["money", "btu", "tech", "happiness", "origin", "capital
 def read_dump(path: str | Path) -> Dump:
     """Read and split a dump file; unreadable files are one-line :class:`InputError`."""
     p = Path(path)
-    try:
-        raw = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(f"{p}: no such dump file") from None
-    except OSError as exc:
-        raise InputError(f"{p}: cannot read: {exc.strerror}") from None
+    raw = read_input(p, "dump file")
     try:
         text = raw.decode("ascii")
     except UnicodeDecodeError:
@@ -119,10 +125,9 @@ class _Row:
 
     def num(self, col: str, lo: int | None = None, hi: int | None = None) -> int:
         text = self.raw(col)
-        try:
-            v = int(text)
-        except ValueError:
-            raise self.fail(col, f"expected an integer, got {text}") from None
+        v = to_int(text, signed=True)
+        if v is None:
+            raise self.fail(col, f"expected an integer, got {shown(text)}")
         if (lo is not None and v < lo) or (hi is not None and v > hi):
             raise self.fail(col, f"{v} is out of range {lo}..{hi}")
         return v
@@ -130,9 +135,12 @@ class _Row:
     def real(self, col: str) -> float:
         text = self.raw(col)
         try:
-            return float(text)
+            v = float(text)
         except ValueError:
-            raise self.fail(col, f"expected a number, got {text}") from None
+            raise self.fail(col, f"expected a number, got {shown(text)}") from None
+        if not math.isfinite(v):
+            raise self.fail(col, f"expected a finite number, got {shown(text)}")
+        return v
 
     def text(self, col: str) -> str:
         try:
@@ -144,10 +152,10 @@ class _Row:
     def symbol(self, col: str, names: tuple[str, ...] | None = None) -> str:
         """A symbol as its name; machine-readable dumps give the number (``names``)."""
         text = self.raw(col)
-        if text.lstrip("-").isdigit():
+        k = to_int(text, signed=True)
+        if k is not None:
             if names is None:
                 raise self.fail(col, f"numeric symbol {text} needs the server's meta-data")
-            k = int(text)
             if not 0 <= k < len(names):
                 raise self.fail(col, f"unknown symbol {text}")
             return names[k]
@@ -206,12 +214,12 @@ _SYMBOL_OF_MISSION = {ours: symbol for symbol, ours in _MISSION_SYMBOLS.values()
 
 
 def _mission(row: _Row) -> str:
-    text = row.raw("mission")
-    if text.isdigit() and int(text) in _MISSION_SYMBOLS:
-        return _MISSION_SYMBOLS[int(text)][1]
+    number = to_int(row.raw("mission"))
+    if number is not None and number in _MISSION_SYMBOLS:
+        return _MISSION_SYMBOLS[number][1]
     name = row.symbol("mission")
     if name not in _MISSION_OF_SYMBOL:
-        raise row.fail("mission", f"unknown mission '{name}'")
+        raise row.fail("mission", f"unknown mission '{shown(name)}'")
     return _MISSION_OF_SYMBOL[name]
 
 
@@ -256,14 +264,13 @@ def _read_ship(row: _Row, sh: Ship) -> None:
 
 def _retreat_orders(row: _Row) -> str:
     """``rflags`` as the ``retreat`` command's letters; machine-readable dumps give bits."""
-    text = row.raw("rflags")
-    if text.isdigit():
-        bits = int(text)
+    bits = to_int(row.raw("rflags"))
+    if bits is not None:
         return "".join(k for i, k in enumerate(RETREAT_ORDERS) if bits >> i & 1)
     names = row.symset("rflags")
     unknown = names - set(RETREAT_ORDERS.values())
     if unknown:
-        raise row.fail("rflags", f"unknown retreat order '{min(unknown)}'")
+        raise row.fail("rflags", f"unknown retreat order '{shown(min(unknown))}'")
     return "".join(k for k, name in RETREAT_ORDERS.items() if name in names)
 
 
@@ -421,10 +428,7 @@ def _new_world(
             raise InputError(f"{dump.source}: the dump has no '{name}' table")
     world = World(geometry=geo, tables=tables)
     world.options.update(econfig_options(config, f"{dump.source}: version"))
-    for k, v in options.items():
-        if k not in DEFAULT_OPTIONS:
-            raise InputError(f"{dump.source}: unknown option '{k}'")
-        world.options[k] = v
+    world.options.update(check_options(options, f"{dump.source}: options"))
     return world
 
 
@@ -682,6 +686,22 @@ def _lay_over(
             over(o, obj)
             rec.line = " ".join(rec.fields)
             _place(t, lambda r: int(r.fields[0]), rec)
+
+
+def check_template(dump: Dump) -> None:
+    """Refuse a dump whose records export cannot key: a sector's ``xloc``/``yloc`` and
+    the number in the first field of every other table bellum lays the world over."""
+    for t in dump.tables:
+        if t.name == "sect":
+            keys = [t.index("xloc"), t.index("yloc")]
+        elif t.name in ("ship", "land", "plane", "nat", "relat"):
+            keys = [0] + ([t.index("owner")] if t.index("owner") >= 0 else [])
+        else:
+            continue
+        for rec in t.records:
+            for k in keys:
+                if len(rec.fields) != len(t.columns) or to_int(rec.fields[k], signed=True) is None:
+                    raise InputError(f"{dump.source}:{rec.lineno}: table {t.name}: bad record")
 
 
 def world_to_dump(world: World, template: Dump | None = None) -> str:

@@ -16,6 +16,7 @@ import re
 from dataclasses import dataclass, field
 
 from bellum.errors import InputError
+from bellum.numbers import shown, to_int
 
 
 def _words(text: str) -> tuple[str, ...]:
@@ -289,7 +290,7 @@ def parse_dump(text: str, source: str) -> Dump:
         words = stripped.split()
         if words[0] == "config" and len(words) == 2:
             human = True
-        elif words[0] == "XDUMP" and len(words) == 3 and words[2].lstrip("-").isdigit():
+        elif words[0] == "XDUMP" and len(words) == 3 and to_int(words[2], signed=True) is not None:
             human = False
         else:
             raise InputError(f"{where(i)}: expected a table header ('config <table>')")
@@ -323,10 +324,10 @@ def parse_dump(text: str, source: str) -> Dump:
                 if human and footer != "/config":
                     raise InputError(f"{where(i)}: malformed table footer '{footer}'")
                 if not human:
-                    count = footer[1:]
-                    if not count.isdigit():
-                        raise InputError(f"{where(i)}: malformed table footer '{footer}'")
-                    if int(count) != len(table.records):
+                    count = to_int(footer[1:])
+                    if count is None:
+                        raise InputError(f"{where(i)}: malformed table footer '{shown(footer)}'")
+                    if count != len(table.records):
                         raise InputError(
                             f"{where(i)}: footer says {count} records, read {len(table.records)}"
                         )
