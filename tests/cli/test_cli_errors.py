@@ -82,6 +82,11 @@ BAD = {
     "empire odds --prior nan": ["empire", "odds", "2,0", "--world", A, "--as", "1",
                                 "--defense-as-seen", "--prior", "nan" + ",1" * 9],
     "sync a host the resolver cannot encode": ["empire", "sync", "a..b:1", "--country", "1"],
+    "empire odds --plot with a sweep": ["empire", "odds", "2,0", "--world", A, "--as", "1",
+                                        "--sweep", "0,0=40:80:20", "--plot", "x.png"],
+    "empire odds --resolver-runs with two plans": ["empire", "odds", "2,0", "--world", A, "--as",
+                                                   "1", "--mil", "0,0=40", "--mil", "0,0=60",
+                                                   "--resolver-runs", "10"],
     "serve an empty --host": ["serve", "--world", A, "--host", "", "--get", "/"],
 }  # fmt: skip
 

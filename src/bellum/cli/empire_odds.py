@@ -309,6 +309,11 @@ def odds_cmd(
     plans = _plans(world, cnum, order, mil, units, sweep)
     if need is not None and len(plans) > 1:
         raise UsageError("--need finds one plan: give each --mil source once and no --sweep")
+    if len(plans) > 1 and (plot is not None or resolver_runs is not None):
+        raise UsageError(
+            "--plot and --resolver-runs go with one plan: give each --mil source once and"
+            " no --sweep"
+        )
     _check(world, cnum, plans, need is not None)
     used_seed = _seed(seed)
     settings: dict[str, Any] = {
