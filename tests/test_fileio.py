@@ -160,3 +160,23 @@ def test_an_output_is_never_an_input(tmp_path: Path) -> None:
     refuse_same_file(tmp_path / "b.db", "--out", {"--db": a})
     refuse_same_file("-", "--out", {"--db": "-"})
     assert same_file(tmp_path / "new.toml", tmp_path / "." / "new.toml")
+
+
+def test_a_secret_may_come_from_a_pipe_but_never_blocks_or_runs_on(tmp_path: Path) -> None:
+    """``--password-file <(pass show game)``: a pipe is read when asked for, bounded."""
+    r, w = os.pipe()
+    os.write(w, b"secret\n")
+    os.close(w)
+    assert read_input(f"/dev/fd/{r}", "password file", 100, pipes=True) == b"secret\n"
+    os.close(r)
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    assert read_input(fifo, "password file", 100, pipes=True) == b""  # no writer: empty
+    r, w = os.pipe()
+    os.write(w, b"x" * 200)
+    os.close(w)
+    with pytest.raises(InputError, match="too big for a password file"):
+        read_input(f"/dev/fd/{r}", "password file", 100, pipes=True)
+    os.close(r)
+    with pytest.raises(InputError, match="a pipe"):
+        read_input(fifo, "world file")  # other inputs still refuse pipes

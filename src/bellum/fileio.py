@@ -65,12 +65,18 @@ def check_regular(path: str | os.PathLike[str], what: str = "file") -> None:
 
 
 def read_input(
-    path: str | os.PathLike[str], what: str = "file", limit: int = MAX_INPUT_BYTES
+    path: str | os.PathLike[str],
+    what: str = "file",
+    limit: int = MAX_INPUT_BYTES,
+    *,
+    pipes: bool = False,
 ) -> bytes:
     """The bytes of the regular file at ``path``, at most ``limit`` of them.
 
     The file is opened without blocking and checked on the open descriptor, so
     a FIFO or device given by mistake (or swapped in) is refused, not read.
+    With ``pipes`` a pipe is read too (``<(pass show game)`` for a secret): up to
+    ``limit`` bytes, and a named FIFO nobody writes to reads as empty, never hangs.
     """
     p = Path(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
@@ -82,7 +88,8 @@ def read_input(
         raise InputError(f"{p}: cannot read: {exc.strerror}") from None
     try:
         info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
+        pipe = pipes and stat.S_ISFIFO(info.st_mode)
+        if not stat.S_ISREG(info.st_mode) and not pipe:
             raise InputError(f"{p}: {_what_is(info.st_mode)}, not a {what}")
         if info.st_size > limit:
             raise _too_big(p, what, limit)

@@ -54,9 +54,9 @@ def read_password(country: str, path: Path | None, env: str, option: str, *, std
     command keeps standard input for the server's questions.
     """
     if path is not None:
-        # A regular file of a few KB: /dev/zero or a FIFO without a writer would read
-        # (or wait) for ever.
-        data = read_input(path, "password file", limit=PASSWORD_FILE_BYTES)
+        # A few KB from a regular file or a pipe (a password manager's `<(...)`); a
+        # device such as /dev/zero is refused, and nothing is read past the limit.
+        data = read_input(path, "password file", limit=PASSWORD_FILE_BYTES, pipes=True)
         try:
             lines = data.decode("utf-8").splitlines()
         except UnicodeDecodeError:
