@@ -8,6 +8,7 @@ and renders one context as a page, a fragment for the page's script, or JSON.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
@@ -17,7 +18,14 @@ from starlette.responses import Response
 from bellum.numbers import shown
 from bellum.web import charts, hexmap
 from bellum.web.app import Bad, Params, as_int, empire_of, respond
-from bellum.web.service import COMMANDS, PLAY_RUNS, SUPPORT_KINDS, EmpireGame, Plan
+from bellum.web.service import (
+    COMMANDS,
+    PLAY_RUNS,
+    SUPPORT_KINDS,
+    EmpireGame,
+    Plan,
+    UnknownCommand,
+)
 
 #: Highest mil a plan may name for one source (no world holds more in one sector).
 MAX_MIL = 1_000_000
@@ -258,30 +266,34 @@ async def history(request: Request) -> Response:
     return respond(request, "history.html", {"history": rows, "source": game.label})
 
 
-def _cid(request: Request, game: EmpireGame) -> int:
-    """The command id of the path; one the history does not hold is a 404."""
+def _cid(request: Request) -> int:
     text = str(request.path_params["cid"]).removesuffix(".json")
-    cid = as_int(text, "command id", low=1, high=2**62)
-    if not game.has_command(cid):
-        raise Bad(404, f"no command {cid} in the history of {game.label}")
-    return cid
+    return as_int(text, "command id", low=1, high=2**62)
+
+
+async def _from_history(game: EmpireGame, build: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """``build()`` in a worker thread; an id the history does not hold is a 404 that
+    names the world as the user gave it (not the scratch copy a --world is served from)."""
+    try:
+        return await run_in_threadpool(build)
+    except UnknownCommand as exc:
+        raise Bad(404, f"no command {exc.cid} in the history of {game.label}") from None
 
 
 async def command(request: Request) -> Response:
     game = empire_of(request)
-    cid = await run_in_threadpool(_cid, request, game)
-    record = await run_in_threadpool(game.command, cid)
-    return respond(request, "command.html", {"command": record, "replay": None})
+    cid = _cid(request)
+    page = await _from_history(game, lambda: {"command": game.command(cid), "replay": None})
+    return respond(request, "command.html", page)
 
 
 async def replay(request: Request) -> Response:
     game = empire_of(request)
-    cid = await run_in_threadpool(_cid, request, game)
-
-    def build() -> dict[str, Any]:
-        return {"command": game.command(cid), "replay": game.replay(cid)}
-
-    return respond(request, "command.html", await run_in_threadpool(build))
+    cid = _cid(request)
+    page = await _from_history(
+        game, lambda: {"command": game.command(cid), "replay": game.replay(cid)}
+    )
+    return respond(request, "command.html", page)
 
 
 ROUTES = [

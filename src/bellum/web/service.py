@@ -31,6 +31,7 @@ from bellum.dice import ServerRandom, new_seed
 from bellum.empire import run_command
 from bellum.empire.events import Event, Prompt
 from bellum.empire.io.sqlite import Store
+from bellum.empire.io.sqlite.store import UnknownCommand as UnknownCommand  # for the views
 from bellum.empire.io.toml import load_world
 from bellum.empire.orders import COMMANDS as ORDER_SYNTAX
 from bellum.empire.orders import Order
@@ -831,9 +832,6 @@ class EmpireGame:
     def history(self) -> list[dict[str, Any]]:
         """The history, newest first, as ``bellum empire history --json`` gives it."""
         return [r.to_json() for r in reversed(stored_history(self.db))]
-
-    def has_command(self, cid: int) -> bool:
-        return any(r.id == cid for r in stored_history(self.db))
 
     def command(self, cid: int) -> dict[str, Any]:
         """One command's history entry, with its profile, transcript and changes counted."""

@@ -68,6 +68,14 @@ if TYPE_CHECKING:
 BUSY_TIMEOUT = 30.0
 
 
+class UnknownCommand(InputError):
+    """The history holds no command of that id."""
+
+    def __init__(self, path: Path, cid: int) -> None:
+        super().__init__(f"{path}: no command {cid} in the history")
+        self.cid = cid
+
+
 def busy_timeout() -> float:
     """The busy timeout: :data:`BUSY_TIMEOUT` unless ``BELLUM_BUSY_TIMEOUT`` says otherwise."""
     text = os.environ.get("BELLUM_BUSY_TIMEOUT", "")
@@ -484,7 +492,7 @@ class Store:
         with self._read() as c:
             row = c.execute(_SELECT_COMMAND + " WHERE id = ?", (cid,)).fetchone()
             if row is None:
-                raise InputError(f"{self.path}: no command {cid} in the history")
+                raise UnknownCommand(self.path, cid)
             rec = record_of(row, str(self.path))
             for kind, key, before, after in c.execute(
                 "SELECT kind, key, before, after FROM change WHERE command = ?", (cid,)
@@ -497,7 +505,7 @@ class Store:
         before-images of ``cid`` and every later command laid back over it."""
         with self._read() as c:
             if c.execute("SELECT 1 FROM command WHERE id = ?", (cid,)).fetchone() is None:
-                raise InputError(f"{self.path}: no command {cid} in the history")
+                raise UnknownCommand(self.path, cid)
             rows = self._rows(c)
             for kind, key, before in c.execute(
                 "SELECT kind, key, before FROM change WHERE command >= ? ORDER BY command DESC",
