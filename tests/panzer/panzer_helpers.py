@@ -6,6 +6,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from hypothesis import strategies as st
+
 from bellum.panzer import Scenario, scenario_from_dict
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,6 +45,37 @@ def unit(uid: str, hex: str, side: str = "A", **fields: Any) -> dict[str, Any]:
     }
     base.update(fields)
     return base
+
+
+def random_unit(
+    draw: st.DrawFn,
+    uid: str,
+    hex: str,
+    side: str,
+    *,
+    max_men: int,
+    min_defense: int,
+    **fields: Any,
+) -> dict[str, Any]:
+    """A random unit for property tests: personnel (up to ``max_men``), vehicles or guns
+    (a tenth of that), any quality and fatigue; defenders may already be shaken."""
+    kind = draw(st.sampled_from(["personnel", "personnel", "vehicle", "gun"]))
+    big = kind == "personnel"
+    return unit(
+        uid,
+        hex,
+        side,
+        kind=kind,
+        strength=draw(st.integers(1, max_men if big else max_men // 20)),
+        assault=draw(st.integers(1 if side == "A" else 0, 12)),
+        defense=draw(st.integers(min_defense, 12)),
+        quality=draw(st.sampled_from("ABCDEF")),
+        fatigue=draw(st.integers(0, 299 if side == "A" else 300)),
+        mode=draw(st.sampled_from(["travel", "deployed"])) if big else "deployed",
+        motorized_infantry=big and draw(st.booleans()),
+        state="normal" if side == "A" else draw(st.sampled_from(["normal", "disrupted", "broken"])),
+        **fields,
+    )
 
 
 def pairs(low: float, high: float) -> dict[str, float]:

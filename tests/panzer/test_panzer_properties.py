@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from panzer_helpers import build, unit
+from panzer_helpers import build, random_unit, unit
 
 from bellum.panzer import exact_distribution, plan_assault, resolve_assault
 from bellum.panzer.results import OUTCOMES
@@ -16,24 +16,9 @@ from bellum.panzer.results import OUTCOMES
 @st.composite
 def assaults(draw: st.DrawFn) -> dict[str, Any]:
     def fighter(uid: str, hex: str, side: str) -> dict[str, Any]:
-        kind = draw(st.sampled_from(["personnel", "personnel", "vehicle", "gun"]))
-        big = kind == "personnel"
-        return unit(
-            uid,
-            hex,
-            side,
-            kind=kind,
-            strength=draw(st.integers(1, 400 if big else 20)),
-            assault=draw(st.integers(1 if side == "A" else 0, 12)),
-            defense=draw(st.integers(1, 12)),
-            quality=draw(st.sampled_from("ABCDEF")),
-            fatigue=draw(st.integers(0, 299 if side == "A" else 300)),
-            motorized_infantry=big and draw(st.booleans()),
-            mode=draw(st.sampled_from(["travel", "deployed"])) if big else "deployed",
-            state="normal"
-            if side == "A"
-            else draw(st.sampled_from(["normal", "disrupted", "broken"])),
-            organization={"division": draw(st.sampled_from(["1st", "2nd", ""])), "corps": "V"},
+        organization = {"division": draw(st.sampled_from(["1st", "2nd", ""])), "corps": "V"}
+        return random_unit(
+            draw, uid, hex, side, max_men=400, min_defense=1, organization=organization
         )
 
     attackers = [

@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from panzer_helpers import ROOT, build, unit
+from panzer_helpers import ROOT, build, random_unit, unit
 
 from bellum.panzer import exact_distribution
 from bellum.panzer.distribution import Distribution
@@ -141,24 +141,7 @@ def assaults(draw: st.DrawFn) -> dict[str, Any]:
     """Small assaults of mixed units, default rules but for the success-test readings."""
 
     def fighter(uid: str, hex: str, side: str) -> dict[str, Any]:
-        kind = draw(st.sampled_from(["personnel", "personnel", "vehicle", "gun"]))
-        big = kind == "personnel"
-        return unit(
-            uid,
-            hex,
-            side,
-            kind=kind,
-            strength=draw(st.integers(1, 200 if big else 10)),
-            assault=draw(st.integers(1 if side == "A" else 0, 12)),
-            defense=draw(st.integers(3, 12)),
-            quality=draw(st.sampled_from("ABCDEF")),
-            fatigue=draw(st.integers(0, 299 if side == "A" else 300)),
-            mode=draw(st.sampled_from(["travel", "deployed"])) if big else "deployed",
-            motorized_infantry=big and draw(st.booleans()),
-            state="normal"
-            if side == "A"
-            else draw(st.sampled_from(["normal", "disrupted", "broken"])),
-        )
+        return random_unit(draw, uid, hex, side, max_men=200, min_defense=3)
 
     hexes = st.sampled_from(["3,3", "3,4", "4,3"])
     return {
