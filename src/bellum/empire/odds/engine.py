@@ -496,11 +496,6 @@ def plan_odds(
     return _finish(plan, mix, method, model, taken, solver, n, used_seed, start, notes)
 
 
-def _keys(leaf: Leaf) -> tuple[Hashable, Hashable]:
-    assert leaf.combat is not None
-    return _side_key(leaf.combat, False), _side_key(leaf.combat, True)
-
-
 def _pick(leaves: list[tuple[Leaf, float]], rng: np.random.Generator) -> int:
     p = np.array([q for _, q in leaves])
     return int(rng.choice(len(leaves), p=p / p.sum()))

@@ -47,12 +47,6 @@ class Plan:
         """Whether the plan sends everything the command offers (no mil or units named)."""
         return self.mil is None and self.units is None
 
-    def with_mil(self, source: MilSource, n: int) -> Plan:
-        """The same plan with ``n`` mil from ``source`` (the others unchanged)."""
-        mil = dict(self.mil or {})
-        mil[source] = n
-        return Plan(self.order, mil, self.units if self.units is not None else frozenset())
-
 
 @dataclass
 class PlanPrompter:

@@ -56,10 +56,6 @@ class ResolverRuns:
         values = self.attacker_losses if side == "attacker" else self.defender_losses
         return float(np.mean(values))
 
-    def mean_error(self, side: str) -> float:
-        values = self.attacker_losses if side == "attacker" else self.defender_losses
-        return float(np.std(values, ddof=1) / math.sqrt(len(values))) if len(values) > 1 else 0.0
-
 
 # The worker's state, inherited when the pool forks (or set by its initializer).
 _JOB: tuple[WorldTemplate, int, Plan, list[int]] | None = None
