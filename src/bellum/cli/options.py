@@ -68,7 +68,7 @@ class HiddenAliases(click.Option):
         finally:
             self.opts = every
 
-    def get_error_hint(self, ctx: click.Context) -> str:
+    def get_error_hint(self, ctx: click.Context | None) -> str:
         return f"'{self.opts[0]}'"
 
 
