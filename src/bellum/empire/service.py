@@ -25,6 +25,7 @@ from bellum.empire.io.sqlite.store import Session, Store
 from bellum.empire.io.toml import read_world_file, save_world
 from bellum.empire.io.xdump.syntax import Dump
 from bellum.empire.orders import Order, as_order
+from bellum.empire.plan.curves import CurveCache
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
 from bellum.fileio import WORLD, check_overwrite, check_writable, same_file
@@ -293,6 +294,14 @@ def _first_difference(recorded: str, replayed: str) -> str:
     return f"transcript length: recorded {len(a)} lines, replayed {len(b)} lines"
 
 
+def plan_cache(source: WorldSource) -> tuple[CurveCache | None, str]:
+    """Where the turn planner keeps its solved odds, and the world's version to key them by:
+    a database keeps them (a second plan of the same turn reuses them), a world file not."""
+    if isinstance(source, DatabaseSource):
+        return source.store, source.store.version()
+    return None, ""
+
+
 __all__ = [
     "DEFAULT_DB",
     "DatabaseSource",
@@ -301,6 +310,7 @@ __all__ = [
     "WorldSource",
     "history",
     "open_source",
+    "plan_cache",
     "record",
     "replay",
 ]

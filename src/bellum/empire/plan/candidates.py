@@ -167,7 +167,9 @@ def forces(candidates: list[Candidate], levels: int = DEFAULT_LEVELS) -> list[Fo
                     if (mil, units) in seen or (not units and not any(n for _, n in mil)):
                         continue
                     seen.add((mil, units))
-                    out.append(_force(c, dict(mil), units))
+                    # Every source the command asks about is answered, unused ones with 0.
+                    answers = {s: 0 for s, _ in c.sources} | dict(mil)
+                    out.append(_force(c, answers, units))
     return out
 
 
