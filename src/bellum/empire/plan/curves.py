@@ -25,7 +25,7 @@ from typing import Any, Protocol
 from bellum.empire.odds import Plan, plan_odds
 from bellum.empire.odds.engine import world_model
 from bellum.empire.world import World
-from bellum.errors import BellumError
+from bellum.errors import BellumError, CommandError
 
 Progress = Callable[[float], None]
 
@@ -149,6 +149,8 @@ class DaskPool:
     """A Dask distributed scheduler at ``address`` (``tcp://host:port``), or a client."""
 
     address: str | Any
+    #: Seconds to wait for the scheduler to answer.
+    timeout: float = 10.0
 
     def run(
         self, blob: bytes, country: int, chunks: list[list[Plan]], seed: int
@@ -158,7 +160,14 @@ class DaskPool:
         client_of: Any = distributed.Client
         finished: Any = distributed.as_completed
         own = isinstance(self.address, str)
-        client: Any = client_of(self.address, timeout="10s") if own else self.address
+        try:
+            client: Any = (
+                client_of(self.address, timeout=f"{self.timeout}s") if own else self.address
+            )
+        except (OSError, TimeoutError) as exc:
+            raise CommandError(
+                f"--dask {self.address}: cannot reach the Dask scheduler ({exc})"
+            ) from None
         try:
             world = client.scatter(blob, broadcast=True)
             futures = client.map(
