@@ -32,6 +32,7 @@ from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.orders import Order
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import Relation, World
+from bellum.errors import BellumError
 
 #: Force levels tried per source set: these fractions of every source's most.
 DEFAULT_LEVELS = 4
@@ -118,6 +119,8 @@ def probe(
         run_order(template.scratch(), order, country, BranchingDice(), prompter)
     except FightReached:
         pass
+    except BellumError:  # a sector the view does not show (fog of war), for one
+        return None
     else:
         return None  # refused, aborted, or decided without a fight
     sources = tuple((s, n) for s, n in prompter.asked.items() if n > 0)
