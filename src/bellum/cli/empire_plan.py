@@ -362,8 +362,12 @@ def threats_cmd(
     dask: str | None,
     as_json: bool,
 ) -> None:
-    """Where the enemy can hurt you this turn: for each of your sectors, ships and land
-    units, the strongest single strike another country can make, with its odds."""
+    """Where the enemy can hurt you this turn: the strongest strike on each of yours.
+
+    For each of your sectors, ships and land units, the strongest single strike
+    another country can make this turn (everything its command offers), with its
+    odds, likeliest first.  Nothing in the world changes.
+    """
     from bellum.empire.plan.threats import threat_map, to_json
     from bellum.empire.service import plan_cache
 

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from bellum.empire.combat.dispatch import run_command
 from bellum.empire.combat.result import CombatResult
@@ -25,10 +26,12 @@ from bellum.empire.io.sqlite.store import Session, Store
 from bellum.empire.io.toml import read_world_file, save_world
 from bellum.empire.io.xdump.syntax import Dump
 from bellum.empire.orders import Order, as_order
-from bellum.empire.plan.curves import CurveCache
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
 from bellum.fileio import WORLD, check_overwrite, check_writable, same_file
+
+if TYPE_CHECKING:
+    from bellum.empire.plan.curves import CurveCache
 
 #: The database used when a command is given neither a world file nor a database.
 DEFAULT_DB = Path("bellum.db")
