@@ -203,10 +203,10 @@ def _wave(
 class _Player(PlanPrompter):
     """Answers as the printed order does: the plan's mil and units, survivors move in."""
 
-    def ask(self, prompt: str) -> str | None:
-        if isinstance(prompt, Prompt) and prompt.kind == "move_in_mil":
-            return str((self.plan.mil or {}).get(prompt.info["at"], 0))
-        return super().ask(prompt)
+    def move_in_mil(self, prompt: Prompt) -> str | None:
+        if prompt.at is None:
+            return "0"
+        return str((self.plan.mil or {}).get(prompt.at, 0))
 
 
 def play_wave(world: World, country: int, wave: Wave) -> None:
