@@ -268,12 +268,11 @@ class PlanPrompter:
     strict: bool = True
     asked: list[Prompt] = field(default_factory=list)
 
-    def ask(self, prompt: str) -> str | None:
-        answer = self.named.answer(prompt)
+    def ask(self, prompt: Prompt) -> str | None:
+        answer = self.named.ask(prompt)
         if answer is None and self.strict:
-            raise Unanswered(f"no answer to {prompt.strip()!r}")
-        if isinstance(prompt, Prompt):
-            self.asked.append(prompt)
+            raise Unanswered(f"no answer to {prompt.text.strip()!r}")
+        self.asked.append(prompt)
         return answer
 
 
@@ -380,16 +379,11 @@ class Asked:
 
     prompts: list[Prompt] = field(default_factory=list)
 
-    def ask(self, prompt: str) -> str | None:
-        if not isinstance(prompt, Prompt):
-            return None
+    def ask(self, prompt: Prompt) -> str | None:
         self.prompts.append(prompt)
-        kind, info = prompt.kind, prompt.info
-        if kind in ("mil", "move_in_mil"):
-            return str(info.get("max", 0))
-        if kind in ("unit", "move_in_unit"):
-            return "y"
-        if kind in ("abort", "ally", "sneak"):
+        if prompt.kind in ("mil", "move_in_mil"):
+            return str(prompt.most or 0)
+        if prompt.kind in ("unit", "move_in_unit") or prompt.kind.confirms:
             return "y"
         return None
 
@@ -402,17 +396,18 @@ def plans_for(world: World, wname: str, c: Candidate, seed: int) -> list[Plan]:
     if result.outcome in ("refused", "usage"):
         return []
     name = world.nations[c.country].name
-    mil = [(p.info, p.info.get("max", 0)) for p in probe.prompts if p.kind == "mil"]
-    units = [p.info["uid"] for p in probe.prompts if p.kind == "unit"]
+    mil = [p for p in probe.prompts if p.kind == "mil"]
+    units = [p.uid for p in probe.prompts if p.kind == "unit"]
     moved = any(p.kind.startswith("move_in") for p in probe.prompts)
     out: list[Plan] = []
     for full in (True, False):
         words = [c.order.text()]
         total = 0
-        for info, most in mil:
+        for p in mil:
+            most = p.most or 0
             n = most if full else max(1, most // 2)
             total += n
-            key = "ship" if "ship" in info else world.fmt(info["at"], c.country)
+            key = "ship" if p.ship is not None or p.at is None else world.fmt(p.at, c.country)
             words.append(f"--mil {key}={n}")
         chosen = units if full else units[:1]
         words += [f"--unit {u}" for u in chosen]
@@ -433,8 +428,8 @@ def plans_for(world: World, wname: str, c: Candidate, seed: int) -> list[Plan]:
 class _MoveInAll(PlanPrompter):
     """A plan's answers, and every unit that may move in after a victory does."""
 
-    def ask(self, prompt: str) -> str | None:
-        if isinstance(prompt, Prompt) and prompt.kind == "move_in_unit":
+    def ask(self, prompt: Prompt) -> str | None:
+        if prompt.kind == "move_in_unit":
             self.asked.append(prompt)
             return "y"
         return super().ask(prompt)
@@ -450,9 +445,7 @@ def evaluate(world: World, plan: Plan) -> Plan | None:
             order, cnum, named = plan_order(world, plan)
             probe = _MoveInAll(named)
             run_command(world.copy(), order, country=cnum, seed=plan.seed, prompter=probe)
-            moving = [
-                f"--move-in-unit {p.info['uid']}" for p in probe.asked if p.kind == "move_in_unit"
-            ]
+            moving = [f"--move-in-unit {p.uid}" for p in probe.asked if p.kind == "move_in_unit"]
             plan.answers = " ".join([plan.answers, *(moving or ["--no-move-in-units"])])
         result = run_plan(world, plan)
     except Unanswered:
@@ -528,9 +521,9 @@ class _LivePrompter:
     def bind(self, view: World) -> None:
         self.named = plan_order(view, self.plan)[2]
 
-    def ask(self, prompt: str) -> str | None:
+    def ask(self, prompt: Prompt) -> str | None:
         assert self.named is not None
-        return self.named.answer(prompt)
+        return self.named.ask(prompt)
 
 
 def plan_text(plan: Plan) -> str:
