@@ -12,7 +12,7 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
-from bellum.cli.options import Whole, echo_json
+from bellum.cli.options import Whole, echo_json, refuse_same_file
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import NamedAnswers, answer_ship, is_ship_key
@@ -25,7 +25,6 @@ from bellum.empire.rules import Rules, describe, profile_names
 from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
 from bellum.empire.world import Nation, Sector, World
 from bellum.errors import InputError, UsageError
-from bellum.fileio import refuse_same_file
 from bellum.numbers import shown, to_int
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}

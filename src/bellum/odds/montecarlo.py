@@ -24,7 +24,7 @@ from typing import Literal
 import numpy as np
 
 from bellum.dice import ServerRandom, seed_sequence
-from bellum.errors import InputError, UsageError
+from bellum.errors import InputError
 from bellum.odds import _kernels
 from bellum.odds._common import (
     JITTER_CHOICES,
@@ -111,13 +111,15 @@ def monte_carlo(
     mode, of the runs the standard error so far says are needed).
     """
     if runs is not None and target_error is not None:
-        raise UsageError("give either a run count or a target error, not both")
+        raise InputError("give either a run count or a target error, not both", field="runs")
     if runs is not None and runs < 1:
-        raise UsageError(f"the number of runs must be at least 1 (got {runs})")
+        raise InputError(f"the number of runs must be at least 1 (got {runs})", field="runs")
     if target_error is not None and not target_error > 0:
-        raise UsageError(f"the target error must be positive (got {target_error})")
+        raise InputError(
+            f"the target error must be positive (got {target_error})", field="target_error"
+        )
     if max_runs < 1:
-        raise UsageError(f"the run cap must be at least 1 (got {max_runs})")
+        raise InputError(f"the run cap must be at least 1 (got {max_runs})", field="max_runs")
     if runs is None and target_error is None:
         runs = DEFAULT_RUNS
     used_seed, ss = seed_sequence(seed)

@@ -36,7 +36,7 @@ from bellum.empire.events import (
 )
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
-from bellum.errors import UsageError
+from bellum.errors import InputError
 from bellum.numbers import c_atoi as atoi
 
 
@@ -66,7 +66,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     """
     nation = c.world.nations.get(c.aggressor)
     if nation is None:
-        raise UsageError(f"there is no country {c.aggressor} in this world")
+        raise InputError(f"there is no country {c.aggressor} in this world", field="country")
     if nation.btu < COMMAND_BTU and not c.rules.BLITZ:
         c.say("You don't have the BTUs, bozo", Refusal())
         result.outcome = Outcome.REFUSED

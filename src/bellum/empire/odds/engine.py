@@ -182,15 +182,16 @@ def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
         where = "the ship" if source == "ship" else world.fmt(source, country)
         if source not in asked:
             if n > 0:
-                raise CommandError(
-                    f"--mil {_name(world, country, source)}: no mil can go from {where}"
-                )
+                name = _name(world, country, source)
+                raise CommandError(f"no mil can go from {where}", field="mil", value=name)
         elif n > asked[source]:
             most = asked[source]
             name = _name(world, country, source)
-            raise CommandError(f"--mil {name}={n}: at most {most} mil can go from {where}")
+            raise CommandError(
+                f"at most {most} mil can go from {where}, not {n}", field="mil", value=name
+            )
     for uid in sorted((plan.units or frozenset()) - leaf.prompter.offered):
-        raise CommandError(f"--unit {uid}: the command does not offer that unit")
+        raise CommandError("the command does not offer that unit", field="unit", value=uid)
     if leaf.combat is None and r.outcome is Outcome.ABORTED and not r.world_changed:
         raise CommandError(" / ".join(lines[-2:]) if lines else "the command was aborted")
 
