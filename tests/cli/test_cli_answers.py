@@ -137,6 +137,36 @@ def test_malformed_named_answers_are_usage_errors(args: list[str], message: str)
     assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--mil", "0,0=4294967297"], "--mil 0,0=4294967297: at most 199 mil can go from 0,0"),
+        (["--mil", "0,0=200"], "--mil 0,0=200: at most 199 mil can go from 0,0"),
+        (["--mil", "0,0=150", "--move-in", "0,0=136"],
+         "--move-in 0,0=136: at most 135 mil can move in from 0,0"),
+    ],
+)  # fmt: skip
+def test_a_named_answer_above_the_most_asked_for_is_refused(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "o.toml"
+    r = attack("vector-a.toml", "2,0", "--seed", "1", *args, out=out)
+    assert r.returncode == 2 and not out.exists()
+    assert r.stderr.splitlines()[-1] == f"bellum: error: {message}; nothing was saved"
+
+
+def test_move_in_for_every_sector_is_capped_and_typed_answers_read_as_the_server_does(
+    tmp_path: Path,
+) -> None:
+    r = attack("vector-a.toml", "2,0", "--seed", "1", "--mil", "0,0=150", "--move-in",
+               "4294967297", out=tmp_path / "a.toml")  # fmt: skip
+    assert r.returncode == 0 and "(135 max)? 135\n136 of your troops now occupy 2,0" in r.stdout
+    # Typed at the prompt, the same number is the server's: its int wraps it to 1.
+    r = attack("vector-a.toml", "2,0", "--seed", "1", stdin="4294967297\n0\n",
+               out=tmp_path / "b.toml")  # fmt: skip
+    assert r.returncode == 0 and "Initial attack strength:        1\n" in r.stdout
+
+
 def test_named_answers_are_kept_in_the_history_and_replay(tmp_path: Path) -> None:
     db = tmp_path / "g.db"
     assert (

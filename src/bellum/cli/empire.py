@@ -15,7 +15,7 @@ from bellum.cli.app import LazyGroup, cli
 from bellum.cli.options import Whole, echo_json
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
-from bellum.empire.answers import NamedAnswers, answer_ship, is_ship_key
+from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship, is_ship_key
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event, Prompt
 from bellum.empire.geometry import Coord, Geometry
@@ -43,27 +43,37 @@ class StreamPrompter:
     echoed after the prompt, so a scripted run prints the same transcript a
     player would see.  End of input on a terminal (Ctrl-D) answers ``None``,
     which the rules treat like the server treats EOF; end of piped input
-    with no named answer is an error naming the question (``hint`` says
-    which option answers it), so a script never goes on with an answer
-    meant for another question.
+    with no named answer is an error naming the question and the option that
+    answers it, so a script never goes on with an answer meant for another
+    question.  ``at`` writes a sector as the player sees it.
     """
 
     def __init__(
         self,
         quiet: bool = False,
         named: NamedAnswers | None = None,
-        hint: Callable[[str], str] | None = None,
+        at: Callable[[Coord], str] | None = None,
     ) -> None:
         self.quiet = quiet
         self.echo = not sys.stdin.isatty()
         self.named = named or NamedAnswers()
-        self.hint = hint
+        self.at = at or (lambda xy: f"{xy[0]},{xy[1]}")
 
     def ask(self, prompt: str) -> str | None:
         out = sys.stderr if self.quiet else sys.stdout
         out.write(prompt)
         out.flush()
-        answer = self.named.answer(prompt)
+        try:
+            answer = self.named.answer(prompt)
+        except AboveMost as exc:
+            out.write("\n")
+            option, key = answer_option(exc.prompt, self.at)
+            whence = f"ship {key}" if "ship" in exc.prompt.info else key
+            how = "move in" if exc.prompt.kind == "move_in_mil" else "go"
+            raise UsageError(
+                f"{option} {key}={exc.n}: at most {exc.most} mil can {how} from {whence};"
+                " nothing was saved"
+            ) from None
         if answer is None:
             line = sys.stdin.readline(MAX_ANSWER + 1)
             if len(line.rstrip("\r\n")) > MAX_ANSWER:  # /dev/zero would fill the memory
@@ -75,10 +85,9 @@ class StreamPrompter:
                 out.write("\n")
                 if not self.echo:
                     return None
-                how = self.hint(prompt) if self.hint else "one more line of input"
                 raise UsageError(
-                    f"no answer to {prompt.strip()!r} on standard input: give {how};"
-                    " nothing was saved"
+                    f"no answer to {prompt.strip()!r} on standard input: give"
+                    f" {answer_hint(prompt, self.at)}; nothing was saved"
                 )
             answer = line.rstrip("\r\n")
             if not self.echo:
@@ -572,31 +581,38 @@ def named_answers(
     return named
 
 
-def answer_hint(world: World, cnum: int) -> Callable[[str], str]:
+def answer_option(prompt: Prompt, at: Callable[[Coord], str]) -> tuple[str, str]:
+    """The option that answers a question of a number, and its key: ``("--mil", "0,0")``."""
+    info = prompt.info
+    if prompt.kind == "mil":
+        return "--mil", str(info["ship"]) if "ship" in info else at(info["at"])
+    return "--move-in", at(info["at"])
+
+
+def answer_hint(prompt: str, at: Callable[[Coord], str]) -> str:
     """Which option answers a question, for the error when standard input runs out."""
-
-    def at(xy: Coord) -> str:
-        return world.fmt(xy, cnum)
-
-    def hint(prompt: str) -> str:
-        if not isinstance(prompt, Prompt):
-            return "one more line of input"
-        info, kind = prompt.info, prompt.kind
-        if kind == "mil":
-            return f"--mil {info['ship'] if 'ship' in info else at(info['at'])}=N"
-        if kind == "unit":
-            return f"--unit {info['uid']} or --no-units"
-        if kind == "move_in_mil":
-            return f"--move-in {at(info['at'])}=N or --move-in N"
-        if kind == "move_in_unit":
-            return f"--move-in-unit {info['uid']} or --no-move-in-units"
-        if kind in ("abort", "ally", "sneak"):
-            return "--yes"
-        if kind == "argument":
-            return "the missing argument on the command line"
+    if not isinstance(prompt, Prompt):
         return "one more line of input"
+    info, kind = prompt.info, prompt.kind
+    if kind in ("mil", "move_in_mil"):
+        option, key = answer_option(prompt, at)
+        return f"{option} {key}=N" + (" or --move-in N" if kind == "move_in_mil" else "")
+    if kind == "unit":
+        return f"--unit {info['uid']} or --no-units"
+    if kind == "move_in_unit":
+        return f"--move-in-unit {info['uid']} or --no-move-in-units"
+    if kind in ("abort", "ally", "sneak"):
+        return "--yes"
+    if kind == "argument":
+        return "the missing argument on the command line"
+    return "one more line of input"
 
-    return hint
+
+def stream_prompter(
+    world: World, nation: Nation, named: NamedAnswers, quiet: bool
+) -> StreamPrompter:
+    """The command line's prompter for ``nation``, sectors written as it sees them."""
+    return StreamPrompter(quiet=quiet, named=named, at=lambda xy: world.fmt(xy, nation.cnum))
 
 
 def _unused_warnings(named: NamedAnswers, world: World, cnum: int) -> None:
@@ -645,8 +661,7 @@ def play_order(
 
         def prompter_for(view: World) -> StreamPrompter:
             me = _country(view, country)
-            named = named_answers(view, me, order, **answers)
-            return StreamPrompter(quiet=as_json, named=named, hint=answer_hint(view, me.cnum))
+            return stream_prompter(view, me, named_answers(view, me, order, **answers), as_json)
 
         code = play_live(
             request,
@@ -668,9 +683,7 @@ def play_order(
         order,
         country=nation.cnum,
         seed=_seed(seed),
-        prompter=StreamPrompter(
-            quiet=as_json, named=named, hint=answer_hint(source.world, nation.cnum)
-        ),
+        prompter=stream_prompter(source.world, nation, named, as_json),
         sink=None if as_json else _live,
     )
     if result.outcome not in ("refused", "usage"):

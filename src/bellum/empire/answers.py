@@ -29,6 +29,16 @@ from bellum.numbers import is_digits, parse_int, shown
 CONFIRMATIONS: frozenset[PromptKind] = frozenset({"abort", "ally", "sneak"})
 
 
+class AboveMost(UsageError):
+    """A number named for a question above the most the question allows."""
+
+    def __init__(self, prompt: Prompt, n: int, most: int) -> None:
+        super().__init__(f"{n} where {prompt.strip()!r} allows at most {most}")
+        self.prompt = prompt
+        self.n = n
+        self.most = most
+
+
 @dataclass
 class NamedAnswers:
     """What to answer, by kind of question.  Coordinates are absolute.
@@ -52,7 +62,13 @@ class NamedAnswers:
     used: set[tuple[str, object]] = field(default_factory=set)
 
     def answer(self, prompt: str) -> str | None:
-        """The answer to ``prompt``, or ``None`` when none was named for it."""
+        """The answer to ``prompt``, or ``None`` when none was named for it.
+
+        A number named for one question above the most it allows is refused
+        (:class:`AboveMost`): the server would take the most instead, or read a
+        number past its ``int`` as another one.  ``move_in``, said for every
+        sector, answers each with the most it allows when that is less.
+        """
         if not isinstance(prompt, Prompt):
             return None
         info = prompt.info
@@ -60,15 +76,15 @@ class NamedAnswers:
         if kind == "mil":
             if "ship" in info:
                 if info["ship"] in self.ship_mil or self.own_ship_mil is None:
-                    return self._take("ship", info["ship"], self.ship_mil)
+                    return self._number(prompt, self._take("ship", info["ship"], self.ship_mil))
                 self.used.add(("ship", "ship"))
-                return str(self.own_ship_mil)
-            return self._take("mil", info.get("at"), self.mil)
+                return self._number(prompt, self.own_ship_mil)
+            return self._number(prompt, self._take("mil", info.get("at"), self.mil))
         if kind == "move_in_mil":
             n = self._take("move_in", info.get("at"), self.move_in_at)
             if n is None and self.move_in is not None:
-                n = str(self.move_in)
-            return n
+                return str(min(self.move_in, info.get("max", self.move_in)))
+            return self._number(prompt, n)
         if kind == "unit":
             return self._choose("unit", info.get("uid"), self.units)
         if kind == "move_in_unit":
@@ -77,11 +93,18 @@ class NamedAnswers:
             return "y"
         return None
 
-    def _take(self, kind: str, key: object, table: Mapping[Any, int]) -> str | None:
+    @staticmethod
+    def _number(prompt: Prompt, n: int | None) -> str | None:
+        most = prompt.info.get("max")
+        if n is not None and most is not None and n > most:
+            raise AboveMost(prompt, n, most)
+        return None if n is None else str(n)
+
+    def _take(self, kind: str, key: object, table: Mapping[Any, int]) -> int | None:
         if key not in table:
             return None
         self.used.add((kind, key))
-        return str(table[key])
+        return table[key]
 
     def _choose(self, kind: str, uid: object, chosen: frozenset[int] | None) -> str | None:
         if chosen is None:
@@ -137,4 +160,4 @@ def answer_ship(order: Order, key: str, option: str = "--mil") -> int | None:
     return number
 
 
-__all__ = ["CONFIRMATIONS", "NamedAnswers", "answer_ship", "is_ship_key"]
+__all__ = ["CONFIRMATIONS", "AboveMost", "NamedAnswers", "answer_ship", "is_ship_key"]
