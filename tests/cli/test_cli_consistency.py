@@ -155,8 +155,8 @@ def test_a_bad_world_size_in_an_econfig_blames_the_econfig(tmp_path: Path) -> No
                "--econfig", str(econfig))  # fmt: skip
     assert r.returncode == 1
     assert r.stderr == (
-        f"bellum: error: {econfig}: WORLD_X and WORLD_Y: world size must be positive and even,"
-        " not 63x32\n"
+        f"bellum: error: {econfig}: WORLD_X and WORLD_Y: world size 63x32: each side must be an"
+        " even number from 2 to 256\n"
     )
 
 
@@ -230,3 +230,26 @@ def test_sync_names_the_country_with_as_and_keeps_country_as_a_hidden_alias() ->
     for name in ("--as", "--country"):  # both reach the password, after the address is read
         r = bellum("empire", "sync", "127.0.0.1:1", name, "Nord", stdin="")
         assert r.returncode == 1 and "no password for Nord" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("size", ["99999x99999", "258x2", "63x32", "0x32"])
+def test_every_bad_world_size_gets_the_whole_rule(size: str, tmp_path: Path) -> None:
+    r = bellum("empire", "world", "new", "--db", str(tmp_path / "n.db"), "--size", size)
+    assert r.returncode == 2 and r.stderr == (
+        f"bellum: error: --size: world size {size}: each side must be an even number from 2 to"
+        " 256\n"
+    )
+
+
+def test_an_empty_scenario_is_worded_like_an_empty_world(tmp_path: Path) -> None:
+    (tmp_path / "empty.toml").write_text("")
+    world = bellum("empire", "show", "--world", "empty.toml", "--as", "1", cwd=tmp_path)
+    scenario = bellum("panzer", "explain", "empty.toml", cwd=tmp_path)
+    assert world.stderr == (
+        "bellum: error: empty.toml: schema_version: missing: a world file starts with"
+        " schema_version = 1\n"
+    )
+    assert scenario.stderr == (
+        "bellum: error: empty.toml: schema_version: missing: a scenario starts with"
+        " schema_version = 1\n"
+    )
