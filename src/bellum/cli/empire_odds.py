@@ -380,7 +380,7 @@ def odds_cmd(
     label, odds = results[0]
     resolver = None
     if resolver_runs is not None:
-        with progress_fraction(f"{resolver_runs} runs") as bar:
+        with progress_fraction("resolver runs", total=resolver_runs) as bar:
             resolver = play(
                 world, cnum, odds.plan, resolver_runs, used_seed, jobs=jobs, progress=bar
             )
