@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bellum.empire.io.toml import load_world
+from bellum.empire.tables import stock
 from bellum.errors import InputError
 from clirunner import ROOT, bellum
 
@@ -253,3 +254,63 @@ def test_an_empty_scenario_is_worded_like_an_empty_world(tmp_path: Path) -> None
         "bellum: error: empty.toml: schema_version: missing: a scenario starts with"
         " schema_version = 1\n"
     )
+
+
+def test_show_lists_ships_and_planes_with_what_they_carry() -> None:
+    """To plan an assault, a boarding or a paradrop (issue 29, item 4)."""
+    doc = json.loads(bellum("empire", "show", "--world", str(EX / "landing.toml"), "--as", "1",
+                            "--json").stdout)  # fmt: skip
+    ships = {s["id"]: s for s in doc["ships"]}
+    assert (ships[0]["type"], ships[0]["sect"], ships[0]["mil"], ships[0]["units"]) == (
+        "dd   destroyer", "2,0", 30, [0, 1]
+    )  # fmt: skip
+    assert ships[1]["type"] == "ls   landing ship" and ships[1]["units"] == []
+    table = bellum("empire", "show", "--world", str(EX / "paradrop.toml"), "--as", "1").stdout
+    assert "   0 tc   transport chopper       0,0    1 100 127  150.0    ~    10 -" in table
+
+
+@pytest.mark.parametrize(
+    ("flags", "kinds"),
+    [
+        ([], ["nation", "sectors", "units", "ships", "planes"]),
+        (["--ships"], ["nation", "ships"]),
+        (["--planes", "--units"], ["nation", "units", "planes"]),
+        (["--sectors"], ["nation", "sectors"]),
+    ],
+)
+def test_show_lists_only_the_kinds_asked_for(flags: list[str], kinds: list[str]) -> None:
+    argv = ["empire", "show", "--world", str(EX / "landing.toml"), "--as", "1", *flags]
+    assert list(json.loads(bellum(*argv, "--json").stdout))[2:] == kinds
+    text = bellum(*argv).stdout
+    assert ("    sect  des" in text) == ("sectors" in kinds)
+    assert ("   # ship " in text) == ("ships" in kinds)
+    assert ("   # unit " in text) == ("units" in kinds)
+
+
+def test_show_of_a_sector_lists_the_ships_there_whoever_owns_them() -> None:
+    doc = json.loads(bellum("empire", "show", "--world", str(EX / "board.toml"), "--as", "2",
+                            "2,0", "--ships", "--json").stdout)  # fmt: skip
+    assert [(s["id"], s["owner"]) for s in doc["ships"]] == [(0, 1), (1, 2)]
+
+
+def test_types_lists_every_type_with_the_stats_of_the_tables() -> None:
+    text = bellum("empire", "types").stdout
+    tables = stock()
+    for title, kind in (("land units", tables.land), ("ships", tables.ships),
+                        ("planes", tables.planes), ("sectors", tables.sectors)):  # fmt: skip
+        assert f"{title} ({len(kind)} types)\n" in text
+    tt = next(line.split() for line in text.splitlines() if line.startswith("tt "))
+    assert tt[:7] == ["tt", "troop", "transport", "10", "60", "20", "35"]  # tech, armor, spd, vis
+    assert tt[10] == str(tables.ships["tt"].milit) == "120"
+    doc = json.loads(bellum("empire", "types", "--planes", "--json").stdout)
+    assert list(doc) == ["schema", "schema_version", "planes"]
+    tc = next(p for p in doc["planes"] if p["mnemonic"] == "tc")
+    assert (tc["load"], tc["range"], tc["flags"]) == (
+        tables.planes["tc"].load, tables.planes["tc"].range, sorted(tables.planes["tc"].flags)
+    )  # fmt: skip
+
+
+def test_types_lists_only_the_kinds_asked_for() -> None:
+    text = bellum("empire", "types", "--ships", "--sectors").stdout
+    titles = [line for line in text.splitlines() if line.endswith(" types)")]
+    assert titles == ["ships (36 types)", "sectors (34 types)"]

@@ -22,7 +22,8 @@ from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.orders import Order
 from bellum.empire.rules import apply_rules, describe, profile_names
 from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
-from bellum.empire.world import Nation, Sector, World
+from bellum.empire.tables import plane_range
+from bellum.empire.world import LandUnit, Nation, Plane, Sector, Ship, World
 from bellum.errors import InputError, UsageError
 from bellum.fileio import refuse_same_file
 from bellum.numbers import shown, to_int
@@ -208,6 +209,10 @@ def rules_options(f: Callable[..., None]) -> Callable[..., None]:
             "bellum.cli.live:sync_cmd",
             "Read a live game from the server at HOST:PORT into a world database.",
         ),
+        "types": (
+            "bellum.cli.empire_types:types_cmd",
+            "List every land unit, ship, plane and sector type with its stats.",
+        ),
         "odds": (
             "bellum.cli.empire_odds:odds_cmd",
             "The odds of COMMAND before you make it: attack, assault, paradrop, board or lboard.",
@@ -233,84 +238,139 @@ def _rows(world: World, sectors: tuple[str, ...], n: Nation, mine: bool) -> list
     ]
 
 
+#: What ``show`` lists, each with the option that lists it alone.
+SHOWN = ("sectors", "units", "ships", "planes")
+
+
 @empire.command("show", cls=CoordCommand)
 @click.argument("sectors", nargs=-1)
 @world_option
 @db_option
 @as_option
+@click.option("--sectors", "only_sectors", is_flag=True, help="List sectors (and what is picked).")
+@click.option("--units", "only_units", is_flag=True, help="List land units (and what is picked).")
+@click.option("--ships", "only_ships", is_flag=True, help="List ships (and what is picked).")
+@click.option("--planes", "only_planes", is_flag=True, help="List planes (and what is picked).")
 @json_option
 def show_cmd(
-    sectors: tuple[str, ...], world_path: Path | None, db: Path | None, country: str, as_json: bool
+    sectors: tuple[str, ...],
+    world_path: Path | None,
+    db: Path | None,
+    country: str,
+    as_json: bool,
+    **only: bool,
 ) -> None:
-    """List your sectors (or the SECTORS given, as x,y), units and nation.
+    """List your nation, sectors, land units, ships and planes (or what is in the
+    SECTORS given, as x,y).
 
-    It shows everything the world holds, enemy sectors included: the world is
-    your planning copy, not the game's fog of war (docs/empire-cli.md).
+    --sectors, --units, --ships and --planes list only those kinds.  It shows
+    everything the world holds, enemy sectors included: the world is your
+    planning copy, not the game's fog of war (docs/empire-cli.md).  Unit, ship
+    and plane types: `bellum empire types`.
     """
     world = open_world(world_path, db).world
     n = _country(world, country)
+    kinds = [k for k in SHOWN if only[f"only_{k}"]] or list(SHOWN)
     picked = _rows(world, sectors, n, mine=True)
     where = {s.xy for s in picked}
+
+    def listed(obj: LandUnit | Ship | Plane) -> bool:
+        return obj.xy in where or (not sectors and obj.owner == n.cnum)
+
+    def at(obj: LandUnit | Ship | Plane | Sector) -> str:
+        return world.fmt(obj.xy, n.cnum)
+
     doc: dict[str, Any] = {
-        "nation": {"cnum": n.cnum, "name": n.name, "money": n.money, "btu": n.btu, "tech": n.tech},
-        "sectors": [
-            {
-                "sect": world.fmt(s.xy, n.cnum),
-                "des": s.type.name,
-                "owner": s.owner,
-                "oldowner": s.oldowner,
-                "eff": s.eff,
-                "mob": s.mob,
-                "civ": s.civ,
-                "mil": s.mil,
-                "che": s.che,
-                "loyalty": s.loyalty,
-                "mines": s.mines,
-                "off": s.off,
-            }
-            for s in picked
-        ],
-        "units": [
-            {
-                "id": u.uid,
-                "type": u.type.display,
-                "sect": world.fmt(u.xy, n.cnum),
-                "owner": u.owner,
-                "eff": u.eff,
-                "mob": u.mob,
-                "mil": u.mil,
-                "tech": u.tech,
-                "fort": u.fort,
-                "army": u.army,
-                "mission": u.mission,
-            }
-            for _, u in sorted(world.units.items())
-            if u.xy in where or (not sectors and u.owner == n.cnum)
-        ],
+        "nation": {"cnum": n.cnum, "name": n.name, "money": n.money, "btu": n.btu, "tech": n.tech}
     }
+    if "sectors" in kinds:
+        doc["sectors"] = [
+            {"sect": at(s), "des": s.type.name, "owner": s.owner, "oldowner": s.oldowner,
+             "eff": s.eff, "mob": s.mob, "civ": s.civ, "mil": s.mil, "che": s.che,
+             "loyalty": s.loyalty, "mines": s.mines, "off": s.off}
+            for s in picked
+        ]  # fmt: skip
+    if "units" in kinds:
+        doc["units"] = [
+            {"id": u.uid, "type": u.type.display, "sect": at(u), "owner": u.owner, "eff": u.eff,
+             "mob": u.mob, "mil": u.mil, "tech": u.tech, "fort": u.fort, "army": u.army,
+             "mission": u.mission}
+            for _, u in sorted(world.units.items())
+            if listed(u)
+        ]  # fmt: skip
+    if "ships" in kinds:
+        doc["ships"] = [
+            {"id": sh.uid, "type": sh.type.display, "name": sh.name, "sect": at(sh),
+             "owner": sh.owner, "eff": sh.eff, "mob": sh.mob, "mil": sh.mil, "tech": sh.tech,
+             "fleet": sh.fleet, "mission": sh.mission,
+             "units": sorted(u.uid for u in world.units.values() if u.ship == sh.uid),
+             "planes": sorted(p.uid for p in world.planes.values() if p.ship == sh.uid)}
+            for _, sh in sorted(world.ships.items())
+            if listed(sh)
+        ]  # fmt: skip
+    if "planes" in kinds:
+        doc["planes"] = [
+            {"id": p.uid, "type": p.type.display, "sect": at(p), "owner": p.owner, "eff": p.eff,
+             "mob": p.mob, "tech": p.tech, "wing": p.wing,
+             "range": plane_range(p.type, p.tech), "ship": p.ship, "land": p.land,
+             "mission": p.mission}
+            for _, p in sorted(world.planes.items())
+            if listed(p)
+        ]  # fmt: skip
     if as_json:
         echo_json("bellum.empire.show", 1, doc)
         return
+    _show_text(doc)
+
+
+def _show_text(doc: dict[str, Any]) -> None:
+    """``show``'s tables: the nation, then one table per kind listed that has rows."""
     nat = doc["nation"]
     click.echo(
         f"{nat['name']} (#{nat['cnum']}): ${nat['money']}, {nat['btu']} BTU, tech {nat['tech']:.2f}"
     )
-    click.echo("    sect  des            own old eff mob   civ   mil  che loy mines off")
-    for r in doc["sectors"]:
+    if "sectors" in doc:
+        click.echo("    sect  des            own old eff mob   civ   mil  che loy mines off")
+    for r in doc.get("sectors", []):
         click.echo(
             f"{r['sect']:>8}  {r['des'][:14]:<14} {r['owner']:>3} {r['oldowner']:>3}"
             f" {r['eff']:>3} {r['mob']:>3} {r['civ']:>5} {r['mil']:>5} {r['che']:>4}"
             f" {r['loyalty']:>3} {r['mines']:>5} {'yes' if r['off'] else 'no':>3}"
         )
-    if doc["units"]:
+    if doc.get("units"):
         click.echo("")
         click.echo("   # unit                  x,y   own eff mob mil   tech fort army mission")
-        for u in doc["units"]:
-            click.echo(
-                f"{u['id']:>4} {u['type'][:20]:<20} {u['sect']:>6} {u['owner']:>4}"
-                f" {u['eff']:>3} {u['mob']:>3} {u['mil']:>3} {u['tech']:>6.1f} {u['fort']:>4}"
-                f" {u['army'] or '~':>4} {u['mission'] or '-'}"
-            )
+    for u in doc.get("units", []):
+        click.echo(
+            f"{u['id']:>4} {u['type'][:20]:<20} {u['sect']:>6} {u['owner']:>4}"
+            f" {u['eff']:>3} {u['mob']:>3} {u['mil']:>3} {u['tech']:>6.1f} {u['fort']:>4}"
+            f" {u['army'] or '~':>4} {u['mission'] or '-'}"
+        )
+    if doc.get("ships"):
+        click.echo("")
+        click.echo(
+            "   # ship                       x,y   own eff mob mil   tech flt units planes mission"
+        )
+    for sh in doc.get("ships", []):
+        click.echo(
+            f"{sh['id']:>4} {sh['type'][:25]:<25} {sh['sect']:>6} {sh['owner']:>4}"
+            f" {sh['eff']:>3} {sh['mob']:>3} {sh['mil']:>3} {sh['tech']:>6.1f}"
+            f" {sh['fleet'] or '~':>3} {len(sh['units']):>5} {len(sh['planes']):>6}"
+            f" {sh['mission'] or '-'}"
+        )
+    if doc.get("planes"):
+        click.echo("")
+        click.echo(
+            "   # plane                      x,y   own eff mob   tech wing range on        mission"
+        )
+    for p in doc.get("planes", []):
+        on = f"ship {p['ship']}" if p["ship"] is not None else ""
+        on = on or (f"unit {p['land']}" if p["land"] is not None else "-")
+        click.echo(
+            f"{p['id']:>4} {p['type'][:25]:<25} {p['sect']:>6} {p['owner']:>4}"
+            f" {p['eff']:>3} {p['mob']:>3} {p['tech']:>6.1f} {p['wing'] or '~':>4}"
+            f" {p['range']:>5} {on:<9} {p['mission'] or '-'}"
+        )
 
 
 @empire.command("strength", cls=CoordCommand)
