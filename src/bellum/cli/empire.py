@@ -17,7 +17,7 @@ from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship, is_ship_key
 from bellum.empire.combat.preview import strength
-from bellum.empire.events import Event, Prompt
+from bellum.empire.events import Event, EventKind, Prompt, PromptKind
 from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.orders import Order
 from bellum.empire.rules import apply_rules, describe, profile_names
@@ -60,17 +60,17 @@ class StreamPrompter:
         self.named = named or NamedAnswers()
         self.at = at or (lambda xy: f"{xy[0]},{xy[1]}")
 
-    def ask(self, prompt: str) -> str | None:
+    def ask(self, prompt: Prompt) -> str | None:
         out = sys.stderr if self.quiet else sys.stdout
-        out.write(prompt)
+        out.write(prompt.text)
         out.flush()
         try:
-            answer = self.named.answer(prompt)
+            answer = self.named.ask(prompt)
         except AboveMost as exc:
             out.write("\n")
             option, key = answer_option(exc.prompt, self.at)
-            whence = f"ship {key}" if "ship" in exc.prompt.info else key
-            how = "move in" if exc.prompt.kind == "move_in_mil" else "go"
+            whence = key if exc.prompt.ship is None else f"ship {key}"
+            how = "move in" if exc.prompt.kind is PromptKind.MOVE_IN_MIL else "go"
             raise UsageError(
                 f"{option} {key}={exc.n}: at most {exc.most} mil can {how} from {whence};"
                 " nothing was saved"
@@ -87,7 +87,7 @@ class StreamPrompter:
                 if not self.echo:
                     return None
                 raise UsageError(
-                    f"no answer to {prompt.strip()!r} on standard input: give"
+                    f"no answer to {prompt.text.strip()!r} on standard input: give"
                     f" {answer_hint(prompt, self.at)}; nothing was saved"
                 )
             answer = line.rstrip("\r\n")
@@ -98,7 +98,7 @@ class StreamPrompter:
 
 
 def _live(event: Event) -> None:
-    if event.kind == "text":
+    if event.kind is EventKind.TEXT:
         sys.stdout.write(event.text)
         sys.stdout.flush()
 
@@ -630,7 +630,7 @@ def named_answers(
             else:
                 named.ship_mil[ship] = n
         else:
-            named.mil[world.geometry.parse(key, nation.origin)] = n
+            named.mil_at[world.geometry.parse(key, nation.origin)] = n
     plain = [v for v in move_in if "=" not in v]
     if len(plain) > 1:
         raise UsageError("--move-in N given twice")
@@ -643,28 +643,27 @@ def named_answers(
 
 def answer_option(prompt: Prompt, at: Callable[[Coord], str]) -> tuple[str, str]:
     """The option that answers a question of a number, and its key: ``("--mil", "0,0")``."""
-    info = prompt.info
-    if prompt.kind == "mil":
-        return "--mil", str(info["ship"]) if "ship" in info else at(info["at"])
-    return "--move-in", at(info["at"])
+    if prompt.kind is PromptKind.MIL and prompt.ship is not None:
+        return "--mil", str(prompt.ship)
+    assert prompt.at is not None
+    return ("--mil" if prompt.kind is PromptKind.MIL else "--move-in"), at(prompt.at)
 
 
-def answer_hint(prompt: str, at: Callable[[Coord], str]) -> str:
+def answer_hint(prompt: Prompt, at: Callable[[Coord], str]) -> str:
     """Which option answers a question, for the error when standard input runs out."""
-    if not isinstance(prompt, Prompt):
-        return "one more line of input"
-    info, kind = prompt.info, prompt.kind
-    if kind in ("mil", "move_in_mil"):
-        option, key = answer_option(prompt, at)
-        return f"{option} {key}=N" + (" or --move-in N" if kind == "move_in_mil" else "")
-    if kind == "unit":
-        return f"--unit {info['uid']} or --no-units"
-    if kind == "move_in_unit":
-        return f"--move-in-unit {info['uid']} or --no-move-in-units"
-    if kind in ("abort", "ally", "sneak"):
-        return "--yes"
-    if kind == "argument":
-        return "the missing argument on the command line"
+    match prompt.kind:
+        case PromptKind.MIL if prompt.ship is not None or prompt.at is not None:
+            return "{} {}=N".format(*answer_option(prompt, at))
+        case PromptKind.UNIT:
+            return f"--unit {prompt.uid} or --no-units"
+        case PromptKind.MOVE_IN_MIL if prompt.at is not None:
+            return "{} {}=N or --move-in N".format(*answer_option(prompt, at))
+        case PromptKind.MOVE_IN_UNIT:
+            return f"--move-in-unit {prompt.uid} or --no-move-in-units"
+        case PromptKind.ABORT | PromptKind.ALLY | PromptKind.SNEAK:
+            return "--yes"
+        case PromptKind.ARGUMENT:
+            return "the missing argument on the command line"
     return "one more line of input"
 
 
