@@ -314,3 +314,49 @@ def test_types_lists_only_the_kinds_asked_for() -> None:
     text = bellum("empire", "types", "--ships", "--sectors").stdout
     titles = [line for line in text.splitlines() if line.endswith(" types)")]
     assert titles == ["ships (36 types)", "sectors (34 types)"]
+
+
+def _every_command() -> list[list[str]]:
+    """The path of every ``bellum`` command, groups included."""
+    import click
+
+    from bellum.cli.app import cli
+
+    paths: list[list[str]] = []
+
+    def walk(group: click.Group, path: list[str]) -> None:
+        ctx = click.Context(group)
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None
+            paths.append([*path, name])
+            if isinstance(command, click.Group):
+                walk(command, [*path, name])
+
+    walk(cli, [])
+    return paths
+
+
+@pytest.mark.parametrize("path", _every_command(), ids=" ".join)
+def test_no_help_shows_a_range_of_none(path: list[str]) -> None:
+    """Issue 29, item 3: ``[x<=None]`` stood for "no bound" in six options' help."""
+    text = bellum(*path, "--help").stdout
+    assert text.startswith("Usage: bellum ") and "None" not in text
+
+
+def test_a_negative_unit_is_a_usage_error_in_a_command_and_in_its_odds() -> None:
+    for command in (["attack", "2,0"], ["odds", "attack", "2,0"]):
+        r = bellum("empire", *command, "--world", A, "--as", "1", "--unit", "-1")
+        assert r.returncode == 2 and "'--unit': -1 is not in the range x>=0" in r.stderr
+
+
+def test_resolver_runs_have_one_cap_in_empire_and_panzer() -> None:
+    for argv in (["empire", "odds"], ["panzer", "odds"]):
+        help_text = " ".join(bellum(*argv, "--help").stdout.split())
+        assert "[1<=x<=10000000]" in help_text.split("--resolver-runs", 1)[1].split("--", 1)[0]
+
+
+def test_mil_has_one_metavar_in_every_command_and_its_odds() -> None:
+    for argv in (["attack"], ["assault"], ["board"], ["odds"]):
+        help_text = bellum("empire", *argv, "--help").stdout
+        assert "--mil SECT=N" in help_text and "FROM=N" not in help_text

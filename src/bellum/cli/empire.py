@@ -505,9 +505,9 @@ def answer_options(f: Callable[..., None]) -> Callable[..., None]:
             "--mil",
             "mil",
             multiple=True,
-            metavar="FROM=N",
-            help="Answer 'Number of mil from FROM': FROM is your sector (x,y), or the"
-            " command's ship (its number, or the word ship); repeatable.",
+            metavar="SECT=N",
+            help="Answer 'Number of mil from SECT': your sector (x,y), or the command's ship"
+            " (SHIP=N with its number, or ship=N); repeatable.",
         ),
         click.option(
             "--unit",

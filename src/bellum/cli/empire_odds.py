@@ -32,7 +32,7 @@ from bellum.cli.empire import (
     rules_options,
     world_option,
 )
-from bellum.cli.options import SEED_MAX, Real, Whole, echo_json
+from bellum.cli.options import RESOLVER_RUNS_MAX, SEED_MAX, Real, Whole, echo_json
 from bellum.cli.progress import progress_fraction
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.rules import apply_rules
@@ -172,7 +172,7 @@ def _plans(
     "--unit",
     "units",
     multiple=True,
-    type=Whole(),
+    type=Whole(0),
     metavar="ID",
     help="A land unit that joins; repeatable (a unit named twice is an error).",
 )
@@ -229,7 +229,7 @@ def _plans(
 )
 @click.option(
     "--resolver-runs",
-    type=Whole(1, 1_000_000),
+    type=Whole(1, RESOLVER_RUNS_MAX),
     default=None,
     help="Also play the real command N times and show the agreement (z-scores).",
 )

@@ -19,6 +19,9 @@ from bellum.numbers import shown, to_int
 
 #: The largest seed: the server's MT19937 is seeded with a 32-bit word.
 SEED_MAX = 2**32 - 1
+#: The most ``--resolver-runs`` any command takes; how many fit in the time allowed is
+#: estimated before they start (``bellum.budget``), which usually refuses far fewer.
+RESOLVER_RUNS_MAX = 10_000_000
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,6 +41,10 @@ class Whole(click.IntRange):
                 self.fail(f"'{shown(value)}' is not a whole number", param, ctx)
             value = number
         return super().convert(value, param, ctx)
+
+    def _describe_range(self) -> str:
+        """No ``[x<=None]`` in the help of a number with no bounds."""
+        return "" if self.min is None and self.max is None else super()._describe_range()
 
 
 class Real(click.FloatRange):
@@ -98,6 +105,7 @@ def echo_json(
 
 
 __all__ = [
+    "RESOLVER_RUNS_MAX",
     "SEED_MAX",
     "HiddenAliases",
     "Real",

@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from bellum.cli.app import cli
-from bellum.cli.options import SEED_MAX, Whole
+from bellum.cli.options import RESOLVER_RUNS_MAX, SEED_MAX, Whole
 from bellum.cli.progress import progress_fraction
 from bellum.dice import ServerRandom, new_seed
 from bellum.errors import CommandError, UsageError
@@ -57,7 +57,7 @@ JSON = click.option(
     "--json", "as_json", is_flag=True, help="Print a JSON document (schema in docs/schemas/)."
 )
 SEED_RANGE = Whole(0, SEED_MAX)
-RUNS_RANGE = Whole(1, 10_000_000)
+RUNS_RANGE = Whole(1, RESOLVER_RUNS_MAX)
 
 
 @cli.group()
