@@ -6,7 +6,9 @@ file's commands run in order, in a fresh folder holding ``examples/`` (so what t
 write, such as ``after.toml`` or ``game.db``, lands there), through ``bash`` with the
 installed ``bellum`` first on the PATH: as a reader would type them.  A command must
 exit 0, unless its ``console`` block shows a ``bellum: error:`` line, which must then be
-what it prints.  The real dumps that docs/store.md imports come from ``../shared``.
+what it prints.  The real dumps that docs/store.md imports come from ``../shared``; the
+blocks that use them start with a ``# with the project's shared test data`` line, and
+every other command of such a page runs in a clone alone (without ``../shared``) too.
 
 Long runs keep their options but not their length: the counts in :data:`SHORTER` are
 cut, so the suite stays quick while every option is still checked; a server (``bellum
@@ -54,6 +56,10 @@ SHARED_FILES = {
 }
 
 
+#: The first line of a block whose commands need ``../shared``.
+SHARED_BLOCK = re.compile(r"# with the project's shared test data\b")
+
+
 @dataclass
 class Shown:
     """A command as a document shows it, and the error line it shows after it, if any."""
@@ -61,24 +67,29 @@ class Shown:
     where: str
     command: str
     error: str | None = None
+    #: In a block that needs the project's shared test data.
+    shared: bool = False
 
 
 def commands_in_markdown(path: Path) -> list[Shown]:
     shown: list[Shown] = []
     lang: str | None = None
     block = 0  # where the current block's commands start in ``shown``
+    shared = False
     for n, line in enumerate(path.read_text().splitlines(), 1):
         if line.strip().startswith("```"):
             lang = line.strip()[3:].strip() if lang is None else None
             block = len(shown)
+            shared = False
             continue
         if lang is None:
             continue
         text = line.strip()
+        shared = shared or bool(SHARED_BLOCK.match(text))
         if lang in ("sh", "console", "") and text.startswith("$ "):
-            shown.append(Shown(f"{path.name}:{n}", text[2:]))
+            shown.append(Shown(f"{path.name}:{n}", text[2:], shared=shared))
         elif lang == "sh" and re.match(r"(printf .*\| )?bellum ", text):
-            shown.append(Shown(f"{path.name}:{n}", text))
+            shown.append(Shown(f"{path.name}:{n}", text, shared=shared))
         elif text.startswith("bellum: error:") and len(shown) > block:
             shown[-1].error = text
     return shown
@@ -108,6 +119,37 @@ def test_the_documents_show_commands() -> None:
 def test_every_documented_command_runs_as_printed(
     name: str, shown: list[Shown], tmp_path: Path
 ) -> None:
+    run_in(tmp_path, name, shown)
+
+
+def _names_shared_file(s: Shown) -> bool:
+    return any(f in s.command.split() for f in SHARED_FILES)
+
+
+def _with_shared_blocks() -> list[tuple[str, list[Shown]]]:
+    """The pages that use the shared data (in a marked block or not)."""
+    return [
+        (name, shown)
+        for name, shown in documents()
+        if any(s.shared or _names_shared_file(s) for s in shown)
+    ]
+
+
+@pytest.mark.parametrize(
+    ("name", "shown"), _with_shared_blocks(), ids=[n for n, _ in _with_shared_blocks()]
+)
+def test_a_page_that_uses_the_shared_data_runs_in_a_clone_without_it(
+    name: str, shown: list[Shown], tmp_path: Path
+) -> None:
+    """Issue 29: store.md's attack ran on the shared game and was refused in a clone."""
+    for s in shown:
+        assert s.shared or not _names_shared_file(s), f"{s.where}: not in a shared block"
+    run_in(tmp_path, name, [s for s in shown if not s.shared], shared=False)
+
+
+def run_in(tmp_path: Path, name: str, shown: list[Shown], shared: bool = True) -> None:
+    """Run ``shown`` in order in ``tmp_path`` as a reader would, with the shared files
+    the commands name copied in (``shared``) or not there at all."""
     (tmp_path / "examples").symlink_to(ROOT / "examples")
     env = dict(os.environ)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
@@ -119,7 +161,7 @@ def test_every_documented_command_runs_as_printed(
         for pattern, shorter in SHORTER:
             command = pattern.sub(shorter, command)
         for file, parts in SHARED_FILES.items():
-            if file in command.split() and not (tmp_path / file).exists():
+            if shared and file in command.split() and not (tmp_path / file).exists():
                 shutil.copy(shared_path(*parts), tmp_path / file)
         done = subprocess.run(
             ["bash", "-c", command],
@@ -163,3 +205,16 @@ def test_a_document_that_imports_a_shared_dump_says_where_it_comes_from() -> Non
         assert "project's shared test data" in text, f"{path.name} uses {used}"
         imports = re.findall(r"world import (\S+\.xdump)", text)
         assert any(f not in SHARED_FILES for f in imports), f"{path.name}: no runnable import"
+
+
+def test_empire_and_panzer_commands_never_write_the_same_file() -> None:
+    """A reader runs the README and the docs in one folder: a Panzer state written as
+    after.toml made the README's later `empire attack --out after.toml` refuse it."""
+    written: dict[str, set[str]] = {"empire": set(), "panzer": set()}
+    for _, shown in documents():
+        for s in shown:
+            m = re.search(r"bellum (empire|panzer) .*--out (\S+)", s.command)
+            if m:
+                written[m[1]].add(m[2])
+    assert "after.toml" in written["empire"] and written["panzer"]
+    assert not written["empire"] & written["panzer"]
