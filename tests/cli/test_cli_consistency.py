@@ -192,7 +192,31 @@ def test_the_five_combat_commands_list_their_options_alike() -> None:
         for name in ("attack", "assault", "board", "lboard", "paradrop")
     }
     assert len({tuple(options) for options in shapes.values()}) == 1, shapes
-    assert shapes["attack"][:4] == ["world_path", "db", "country", "seed"]
+    assert shapes["attack"][:2] == ["mil", "units"]  # the answers first (issue 29, item 3)
+
+
+@pytest.mark.parametrize("command", ["attack", "assault", "board", "lboard", "paradrop"])
+def test_a_combat_commands_help_puts_the_everyday_options_first(command: str) -> None:
+    text = bellum("empire", command, "--help").stdout
+    sections: dict[str, list[str]] = {}
+    title = ""
+    for line in text.splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            title = line[:-1]
+        elif title and line.startswith("  -"):
+            sections.setdefault(title, []).append(line.split()[0].rstrip(","))
+    assert list(sections) == [
+        "Answers to the server's questions (docs/empire-cli.md)",
+        "World and output",
+        "On a live server (docs/live.md)",
+        "Options",
+    ]
+    answers, world, live, rest = sections.values()
+    assert answers == ["--mil", "--unit", "--no-units", "--move-in", "--move-in-unit",
+                       "--no-move-in-units", "--yes"]  # fmt: skip
+    assert world == ["--as", "--world", "--db", "--seed", "--out", "--force", "--json",
+                     "--profile", "--option"]  # fmt: skip
+    assert live[0] == "--live" and "--check" in live and rest == ["-h"]
 
 
 @pytest.mark.parametrize(

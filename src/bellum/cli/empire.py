@@ -12,7 +12,7 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
-from bellum.cli.options import Whole, echo_json
+from bellum.cli.options import Sectioned, Whole, echo_json, in_section
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship, is_ship_key
@@ -149,7 +149,7 @@ def open_world(
 _NEGATIVE_COORD = re.compile(r"^-\d+(,-?\d+)?$")
 
 
-class CoordCommand(click.Command):
+class CoordCommand(Sectioned):
     """A command whose arguments may be negative: coordinates such as ``-14,2`` or ``-1``.
 
     Click would take them for options; a leading blank keeps them arguments
@@ -171,7 +171,9 @@ db_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="The world database (SQLite, see docs/store.md); default ./bellum.db.",
 )
-as_option = click.option("--as", "country", required=True, help="Your country: number or name.")
+as_option = click.option(
+    "--as", "country", required=True, metavar="COUNTRY", help="Your country: number or name."
+)
 
 
 def rules_options(f: Callable[..., None]) -> Callable[..., None]:
@@ -247,10 +249,21 @@ SHOWN = ("sectors", "units", "ships", "planes")
 @world_option
 @db_option
 @as_option
-@click.option("--sectors", "only_sectors", is_flag=True, help="List sectors (and what is picked).")
-@click.option("--units", "only_units", is_flag=True, help="List land units (and what is picked).")
-@click.option("--ships", "only_ships", is_flag=True, help="List ships (and what is picked).")
-@click.option("--planes", "only_planes", is_flag=True, help="List planes (and what is picked).")
+@click.option(
+    "--sectors",
+    "only_sectors",
+    is_flag=True,
+    help="List sectors (only the kinds named are listed).",
+)
+@click.option(
+    "--units", "only_units", is_flag=True, help="List land units (only the kinds named are listed)."
+)
+@click.option(
+    "--ships", "only_ships", is_flag=True, help="List ships (only the kinds named are listed)."
+)
+@click.option(
+    "--planes", "only_planes", is_flag=True, help="List planes (only the kinds named are listed)."
+)
 @json_option
 def show_cmd(
     sectors: tuple[str, ...],
@@ -550,21 +563,22 @@ force_option = click.option(
 )
 
 
+#: The sections of a combat command's ``--help``, in order, and the options of each.
+COMBAT_SECTIONS: tuple[tuple[str, tuple[Callable[[Any], Any], ...]], ...] = (
+    ("Answers to the server's questions (docs/empire-cli.md)", (answer_options,)),
+    (
+        "World and output",
+        (as_option, world_option, db_option, seed_option, out_option, force_option, json_option,
+         rules_options),
+    ),
+    ("On a live server (docs/live.md)", (live_options,)),
+)  # fmt: skip
+
+
 def combat_options(f: Callable[..., None]) -> Callable[..., None]:
-    """The options of every combat command, in the order ``--help`` lists them."""
-    f = answer_options(f)
-    f = live_options(f)
-    f = rules_options(f)
-    for option in (
-        json_option,
-        force_option,
-        out_option,
-        seed_option,
-        as_option,
-        db_option,
-        world_option,
-    ):
-        f = option(f)
+    """The options of every combat command, in the sections of :data:`COMBAT_SECTIONS`."""
+    for title, options in reversed(COMBAT_SECTIONS):
+        f = in_section(title, *options)(f)
     return f
 
 

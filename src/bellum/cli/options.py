@@ -80,6 +80,36 @@ class HiddenAliases(click.Option):
         return f"'{self.opts[0]}'"
 
 
+class Sectioned(click.Command):
+    """A command whose ``--help`` lists its options in sections, each under the title
+    :func:`in_section` filed it under (the others, ``--help`` too, under "Options")."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx) if isinstance(param, click.Option) else None
+            if record is not None:
+                sections.setdefault(getattr(param, "section", "Options"), []).append(record)
+        for title, rows in sections.items():
+            with formatter.section(title):
+                formatter.write_dl(rows)
+
+
+def in_section(title: str, *options: Callable[[F], F]) -> Callable[[F], F]:
+    """Apply the option decorators ``options`` (listed in the order ``--help`` shows
+    them), filing every option they add under ``title`` (see :class:`Sectioned`)."""
+
+    def apply(f: F) -> F:
+        before = len(getattr(f, "__click_params__", ()))
+        for option in reversed(options):
+            f = option(f)
+        for param in f.__click_params__[before:]:  # type: ignore[attr-defined]
+            param.section = title
+        return f
+
+    return apply
+
+
 def seed_option(help: str = "Seed the random draws (printed when not given).") -> Callable[[F], F]:
     """``--seed N``, 0..2**32-1, ``None`` when not given."""
     return click.option("--seed", type=Whole(0, SEED_MAX), default=None, help=help)
@@ -109,8 +139,10 @@ __all__ = [
     "SEED_MAX",
     "HiddenAliases",
     "Real",
+    "Sectioned",
     "Whole",
     "echo_json",
+    "in_section",
     "json_option",
     "seed_option",
 ]
