@@ -218,3 +218,17 @@ def test_empire_and_panzer_commands_never_write_the_same_file() -> None:
                 written[m[1]].add(m[2])
     assert "after.toml" in written["empire"] and written["panzer"]
     assert not written["empire"] & written["panzer"]
+
+
+def test_no_two_commands_of_the_docs_create_the_same_database() -> None:
+    """A reader who runs the README and then docs/ in one folder: a second `world new --db
+    game.db` is refused ("already exists") and the page's later commands play on the
+    first page's world (issue 29's walk through a fresh clone)."""
+    made: dict[str, str] = {}
+    for _, shown in documents():
+        for s in shown:
+            m = re.search(r"bellum empire world (?:new|import) .*--db (\S+)", s.command)
+            if m and "--replace" not in s.command:
+                assert m[1] not in made, f"{s.where} and {made[m[1]]} both create {m[1]}"
+                made[m[1]] = s.where
+    assert len(made) >= 5
