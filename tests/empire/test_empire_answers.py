@@ -59,13 +59,11 @@ def test_a_number_named_above_the_most_is_refused_with_the_most() -> None:
     read 2**32 + 1 as 1 (its ``int``), which no one named."""
     sector = Prompt("Number of mil from ... (max 199) : ", "mil", at=(0, 0), most=199)
     ship = Prompt("Number of mil from ship (max 24) : ", "mil", ship=7, most=24)
-    move_in = Prompt("How many mil ... (9 max)? ", "move_in_mil", at=(0, 0), most=9)
     for named, prompt, n, most in (
         (NamedAnswers(mil_at={(0, 0): 2**32 + 1}), sector, 2**32 + 1, 199),
         (NamedAnswers(mil_at={(0, 0): 200}), sector, 200, 199),
         (NamedAnswers(ship_mil={7: 25}), ship, 25, 24),
         (NamedAnswers(own_ship_mil=25), ship, 25, 24),
-        (NamedAnswers(move_in_at={(0, 0): 10}), move_in, 10, 9),
     ):
         with pytest.raises(AboveMost) as exc:
             named.ask(prompt)
@@ -74,12 +72,14 @@ def test_a_number_named_above_the_most_is_refused_with_the_most() -> None:
     assert NamedAnswers(mil_at={(0, 0): 0}).ask(sector) == "0"
 
 
-def test_move_in_for_every_sector_moves_in_the_most_each_allows() -> None:
+def test_a_move_in_answer_moves_in_up_to_its_number() -> None:
+    """How many may move in depends on the casualties, unknown when the command is typed."""
     small = Prompt("How many mil ... (9 max)? ", "move_in_mil", at=(0, 0), most=9)
     large = Prompt("How many mil ... (97 max)? ", "move_in_mil", at=(4, 0), most=97)
     named = NamedAnswers(move_in=50)
     assert (named.ask(small), named.ask(large)) == ("9", "50")
     assert NamedAnswers(move_in=2**32 + 1).ask(large) == "97"
+    assert NamedAnswers(move_in_at={(0, 0): 10}).ask(small) == "9"
 
 
 def test_yes_confirms_every_yes_no_question_and_nothing_else() -> None:

@@ -70,9 +70,8 @@ class StreamPrompter:
             out.write("\n")
             option, key = answer_option(exc.prompt, self.at)
             whence = key if exc.prompt.ship is None else f"ship {key}"
-            how = "move in" if exc.prompt.kind is PromptKind.MOVE_IN_MIL else "go"
             raise UsageError(
-                f"{option} {key}={exc.n}: at most {exc.most} mil can {how} from {whence};"
+                f"{option} {key}={exc.n}: at most {exc.most} mil can go from {whence};"
                 " nothing was saved"
             ) from None
         if answer is None:

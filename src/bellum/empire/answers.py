@@ -46,10 +46,11 @@ class NamedAnswers(AnswersByKind):
     ``move_in`` answers every sector's move-in question, ``move_in_at`` one
     sector's (it wins).
 
-    A number named for one question above the most it allows is refused
+    A number of mil to send above the most the question allows is refused
     (:class:`AboveMost`): the server would take the most instead, or read a number
-    past its ``int`` as another one.  ``move_in``, said for every sector, answers
-    each with the most it allows when that is less.
+    past its ``int`` as another one.  A move-in answer is "up to N": how many may
+    move in depends on the fight's casualties, so the answer is the most the
+    question allows when that is less (the transcript shows the number given).
     """
 
     mil_at: dict[Coord, int] = field(default_factory=dict)
@@ -74,9 +75,11 @@ class NamedAnswers(AnswersByKind):
 
     def move_in_mil(self, prompt: Prompt) -> str | None:
         n = self._take("move_in", prompt.at, self.move_in_at)
-        if n is None and self.move_in is not None:
-            return str(self.move_in if prompt.most is None else min(self.move_in, prompt.most))
-        return self._number(prompt, n)
+        if n is None:
+            n = self.move_in
+        if n is None:
+            return None
+        return str(n if prompt.most is None else min(n, prompt.most))
 
     def unit(self, prompt: Prompt) -> str | None:
         return self._choose("unit", prompt.uid, self.units)
