@@ -589,10 +589,18 @@ def combat_options(f: Callable[..., None]) -> Callable[..., None]:
     return f
 
 
+#: The largest number the server reads at a prompt (its ``int``); more would wrap.
+ANSWER_MAX = 2**31 - 1
+
+
 def _count(text: str, option: str) -> int:
     n = to_int(text)
     if n is None:
         raise UsageError(f"{option}: expected a number of mil, not '{shown(text.strip())}'")
+    if n > ANSWER_MAX:
+        raise UsageError(
+            f"{option}: {n} is more than the server reads at its prompts (at most {ANSWER_MAX:,})"
+        )
     return n
 
 

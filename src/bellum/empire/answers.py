@@ -48,9 +48,9 @@ class NamedAnswers(AnswersByKind):
 
     A number of mil to send above the most the question allows is refused
     (:class:`AboveMost`): the server would take the most instead, or read a number
-    past its ``int`` as another one.  A move-in answer is "up to N": how many may
-    move in depends on the fight's casualties, so the answer is the most the
-    question allows when that is less (the transcript shows the number given).
+    past its ``int`` as another one.  A move-in answer is given as named: how many
+    may move in depends on the fight's casualties, and the server moves in the most
+    it allows when the answer is more, as it does for a typed one.
     """
 
     mil_at: dict[Coord, int] = field(default_factory=dict)
@@ -77,9 +77,7 @@ class NamedAnswers(AnswersByKind):
         n = self._take("move_in", prompt.at, self.move_in_at)
         if n is None:
             n = self.move_in
-        if n is None:
-            return None
-        return str(n if prompt.most is None else min(n, prompt.most))
+        return None if n is None else str(n)
 
     def unit(self, prompt: Prompt) -> str | None:
         return self._choose("unit", prompt.uid, self.units)
