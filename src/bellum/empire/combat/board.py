@@ -24,6 +24,7 @@ from bellum.empire.combat.flows import (
     run_flow,
 )
 from bellum.empire.combat.result import CombatResult, Outcome
+from bellum.empire.combat.strength import sector_offense
 from bellum.empire.combat.state import (
     Aborted,
     Combat,
@@ -174,6 +175,7 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
             c.say(problem)
             raise Aborted
     show_vessel(c, v)
+    _sector_multiplier(c, o)
     ask_mil(c, o, lambda avail: _party_limit(c, o, v.type.milit, "ship", avail), announce=False)
     if o.troops > 0:
         if sh is not None:
@@ -188,6 +190,14 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     afloat = w.ships.get(v.uid)
     if not c.success and afloat is not None and afloat.owner and "u" in afloat.rflags:
         retreat_ship(c, afloat, afloat.owner)
+
+
+def _sector_multiplier(c: Combat, o: OffObject) -> None:
+    """Mil boarding from a sector fight at its offense multiplier, as in an attack: the
+    server's ``get_ototal`` weighs every off-object by ``att_combat_eff``, whatever the
+    mode, so a fortress's mil board at twice their number (checked on the server)."""
+    if o.sector is not None:
+        o.om = sector_offense(o.sector, c.aggressor)
 
 
 def _cannot_board(c: Combat, o: OffObject, v: Ship) -> str | None:
@@ -228,6 +238,7 @@ def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: Comb
     c.offs = [o]
     result.defender, result.target = u.owner, u.name()
     show_vessel(c, u)
+    _sector_multiplier(c, o)
     if u.type.has("spy"):
         ask_mil(c, o, lambda avail: 1, announce=False)
     else:
