@@ -24,7 +24,6 @@ from bellum.empire.combat.flows import (
     run_flow,
 )
 from bellum.empire.combat.result import CombatResult, Outcome
-from bellum.empire.combat.strength import sector_offense
 from bellum.empire.combat.state import (
     Aborted,
     Combat,
@@ -37,6 +36,7 @@ from bellum.empire.combat.state import (
     ldround,
     roundint10,
 )
+from bellum.empire.combat.strength import sector_offense
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.rules import Rules
 from bellum.empire.supply import in_supply
