@@ -25,16 +25,18 @@ import numpy as np
 
 from bellum.dice import ServerRandom, seed_sequence
 from bellum.errors import InputError
-from bellum.odds import _kernels
-from bellum.odds._common import (
+from bellum.formulas import (
     JITTER_CHOICES,
+    WINDOW_BASE,
+    WINDOW_CHOICES,
     WINDOW_MAX,
     WINDOW_MIN,
-    FloatArray,
-    jitter_value,
-    jittered_probabilities,
-    server_odds,
+    jitter,
+    jitter_offset,
+    odds,
 )
+from bellum.odds import _kernels
+from bellum.odds._common import FloatArray, jittered_probabilities
 from bellum.odds.exact import resolve_backend
 from bellum.odds.result import FightEndStates, IntArray
 from bellum.odds.side import Side
@@ -273,11 +275,11 @@ def server_fight(rng: ServerRandom, att: Side, dfd: Side) -> tuple[str, int, int
     sa, sd = att.strength, dfd.strength
     a = d = 0
 
-    def jitter(o: float, x: float) -> float:
-        return jitter_value(server_odds(o, x), (rng.roll(11) - 6) / 100.0)
+    def redraw(o: float, x: float) -> float:
+        return jitter(odds(o, x), jitter_offset(rng.roll(JITTER_CHOICES)))
 
-    p = jitter(float(sa[0]), float(sd[0]))
-    countdown = 7 + rng.roll(43)
+    p = redraw(float(sa[0]), float(sd[0]))
+    countdown = WINDOW_BASE + rng.roll(WINDOW_CHOICES)
     out: list[str] = []
     success = sd[0] == 0
     while not success and sa[a] > 0:
@@ -289,8 +291,8 @@ def server_fight(rng: ServerRandom, att: Side, dfd: Side) -> tuple[str, int, int
             out.append("@")
             a += 1
         if countdown <= 0:
-            countdown = 7 + rng.roll(43)
-            p = jitter(float(sa[a]), float(sd[d]))
+            countdown = WINDOW_BASE + rng.roll(WINDOW_CHOICES)
+            p = redraw(float(sa[a]), float(sd[d]))
         else:
             countdown -= 1
     return "".join(out), a, d

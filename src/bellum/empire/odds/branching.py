@@ -30,7 +30,7 @@ import numpy as np
 
 from bellum.dice import ServerRandom
 from bellum.errors import InputError
-from bellum.odds._common import chance_probability
+from bellum.formulas import chance_probability
 
 T = TypeVar("T")
 
