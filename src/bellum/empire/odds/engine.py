@@ -2,8 +2,9 @@
 
 1. **Before the fight** the command's own code runs on scratch copies of the
    world (:class:`~bellum.empire.scratch.WorldTemplate`) with
-   :class:`~bellum.empire.odds.branching.BranchingDice`, which stops it where
-   the fight begins (``FightReached``).  Every random event on the way —
+   :class:`~bellum.empire.odds.branching.BranchingDice`, stopped where the
+   fight begins (``run_order(..., stop_at="fight")`` raises ``FightReached``).
+   Every random event on the way —
    reacting units' supply, fort, ship, unit and plane support, flak and
    interception on a paradrop's route, a boarding's approach fire — is a
    branch.  When the tree is small enough (estimated first from random
@@ -144,7 +145,9 @@ class _Runner:
         w = self.template.scratch()
         prompter = PlanPrompter(self.plan)
         try:
-            result = run_order(w, self.plan.order, self.country, dice, prompter, rules=self.rules)
+            result = run_order(
+                w, self.plan.order, self.country, dice, prompter, rules=self.rules, stop_at="fight"
+            )
         except FightReached as stop:
             return Leaf(stop.result, stop.combat, prompter, len(dice.widths))
         return Leaf(result, None, prompter, len(dice.widths))
