@@ -12,8 +12,8 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
+from bellum.cli.live_server import LiveRequest, live_options, live_request, play_live
 from bellum.cli.options import Sectioned, Whole, echo_json, in_section, refuse_same_file
-from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship, is_ship_key
 from bellum.empire.combat import COMMANDS, CommandSpec
@@ -207,7 +207,7 @@ def rules_options(f: Callable[..., None]) -> Callable[..., None]:
             "Check that stored command ID reproduces bit for bit.",
         ),
         "sync": (
-            "bellum.cli.live:sync_cmd",
+            "bellum.cli.empire_sync:sync_cmd",
             "Read a live game from the server at HOST:PORT into a world database.",
         ),
         "types": (

@@ -11,15 +11,13 @@ cross-origin requests are refused.
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import hmac
 import json
 import logging
 import math
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator
 from http.cookies import SimpleCookie
 from pathlib import Path
-from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
 import jinja2
@@ -40,84 +38,18 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import bellum
 from bellum.errors import BellumError, CommandError, InputError, UsageError
-from bellum.numbers import shown, to_int
-from bellum.web import hexmap
-from bellum.web.service import EmpireGame, PanzerGame, WorldChanged
+from bellum.web import _hexmap as hexmap
+from bellum.web._page import AppState, Endpoint, jsonable, respond, state, wants_json
+from bellum.web.games import EmpireGame, PanzerGame, WorldChanged
 
 log = logging.getLogger("bellum.web")
 
 HERE = Path(__file__).parent
 TOKEN_COOKIE = "bellum_token"
 LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
-#: Largest request body read, in bytes (plans and answers are a few hundred).
-MAX_BODY = 64 * 1024
 
 
-class Bad(HTTPException):
-    """A request the app refuses with a 4xx and a one-line reason."""
-
-    def __init__(self, status: int, detail: str) -> None:
-        super().__init__(status, detail)
-
-
-# --------------------------------------------------------------------------- state
-
-
-@dataclasses.dataclass
-class AppState:
-    empire: EmpireGame | None
-    panzer: PanzerGame | None
-    templates: Jinja2Templates
-
-
-def state(request: Request) -> AppState:
-    s: AppState = request.app.state.bellum
-    return s
-
-
-def empire_of(request: Request) -> EmpireGame:
-    game = state(request).empire
-    if game is None:
-        raise Bad(404, "no Empire world is served (start with --db FILE or --world FILE)")
-    return game
-
-
-def panzer_of(request: Request) -> PanzerGame:
-    game = state(request).panzer
-    if game is None:
-        raise Bad(404, "no Panzer scenario is served (start with --scenario FILE)")
-    return game
-
-
-# --------------------------------------------------------------------------- responses
-
-
-def wants_json(request: Request) -> bool:
-    return request.url.path.endswith(".json")
-
-
-def jsonable(value: Any) -> Any:
-    """Dataclasses, tuples, sets and non-finite floats as JSON can carry them."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
-    if isinstance(value, Mapping):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set | frozenset):
-        items = sorted(value) if isinstance(value, set | frozenset) else value
-        return [jsonable(v) for v in items]
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    return value
-
-
-def respond(
-    request: Request, template: str, context: dict[str, Any], status: int = 200
-) -> Response:
-    """The page (or fragment) ``template`` rendered from ``context``, or its JSON twin."""
-    if wants_json(request):
-        return JSONResponse(jsonable(context), status_code=status)
-    templates = state(request).templates
-    return templates.TemplateResponse(request, template, context, status_code=status)
+# --------------------------------------------------------------------------- errors
 
 
 #: What the page calls each input the core's errors name (``BellumError.field``): its
@@ -164,68 +96,6 @@ async def error_response(request: Request, exc: Exception) -> Response:
     return templates.TemplateResponse(
         request, name, {"message": message, "status": status}, status_code=status
     )
-
-
-# --------------------------------------------------------------------------- request input
-
-
-class Params:
-    """A request's fields (query string or urlencoded body) with typed, checked reads."""
-
-    def __init__(self, items: list[tuple[str, str]]) -> None:
-        self.items = items
-
-    @classmethod
-    async def of(cls, request: Request) -> Params:
-        items = list(request.query_params.multi_items())
-        if request.method == "POST":
-            kind = request.headers.get("content-type", "").split(";")[0].strip()
-            if kind not in ("application/x-www-form-urlencoded", ""):
-                raise Bad(415, f"send the form urlencoded, not as {kind}")
-            body = b""
-            async for chunk in request.stream():
-                body += chunk
-                if len(body) > MAX_BODY:
-                    raise Bad(413, f"request body over {MAX_BODY} bytes")
-            try:
-                text = body.decode()
-            except UnicodeDecodeError:
-                raise Bad(400, "the request body is not UTF-8") from None
-            items += parse_qsl(text, keep_blank_values=True)
-        return cls(items)
-
-    def get(self, name: str, default: str = "") -> str:
-        for k, v in reversed(self.items):
-            if k == name:
-                return v
-        return default
-
-    def all(self, name: str) -> list[str]:
-        return [v for k, v in self.items if k == name]
-
-    def has(self, name: str) -> bool:
-        return any(k == name for k, _ in self.items)
-
-    def prefixed(self, prefix: str) -> dict[str, str]:
-        return {k[len(prefix) :]: v for k, v in self.items if k.startswith(prefix)}
-
-    def integer(self, name: str, *, low: int = 0, high: int = 2**32 - 1) -> int | None:
-        text = self.get(name).strip()
-        if not text:
-            return None
-        return as_int(text, name, low=low, high=high)
-
-    def ints(self, name: str) -> list[int]:
-        return [as_int(v, name) for v in self.all(name) if v.strip()]
-
-
-def as_int(text: str, name: str, *, low: int = 0, high: int = 2**32 - 1) -> int:
-    n = to_int(text, signed=True)
-    if n is None:
-        raise Bad(400, f"{name}: expected a whole number, not '{shown(text.strip())}'")
-    if not low <= n <= high:
-        raise Bad(400, f"{name}: {n} is out of range ({low} to {high})")
-    return n
 
 
 # --------------------------------------------------------------------------- guards
@@ -331,9 +201,6 @@ async def index(request: Request) -> Response:
     if s.panzer is not None and s.empire is None:
         return RedirectResponse("/panzer", status_code=303)
     return respond(request, "index.html", {"empire": s.empire, "panzer": s.panzer})
-
-
-Endpoint = Callable[[Request], Awaitable[Response]]
 
 
 def safe(endpoint: Endpoint) -> Endpoint:

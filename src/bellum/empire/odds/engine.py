@@ -39,10 +39,10 @@ from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, said, transcript
+from bellum.empire.odds._sides import SideGraph, TooManyStates, side_graph
+from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
-from bellum.empire.odds.sides import SideGraph, TooManyStates, side_graph
-from bellum.empire.odds.solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
