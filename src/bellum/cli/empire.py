@@ -27,6 +27,7 @@ from bellum.empire.world import Nation, Sector, World
 from bellum.errors import InputError, UsageError
 from bellum.fileio import refuse_same_file
 from bellum.numbers import shown, to_int
+from bellum.term import safe_text
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
 
@@ -42,11 +43,10 @@ class StreamPrompter:
 
     When stdin is not a terminal, or the answer was named, the answer is
     echoed after the prompt, so a scripted run prints the same transcript a
-    player would see.  End of input on a terminal (Ctrl-D) answers ``None``,
-    which the rules treat like the server treats EOF; end of piped input
-    with no named answer is an error naming the question (``hint`` says
-    which option answers it), so a script never goes on with an answer
-    meant for another question.
+    player would see.  End of input (Ctrl-D, or piped input running out)
+    answers ``None``, which the rules treat like the server treats it; for
+    piped input a note names the question and the option that answers it
+    (``hint``).
     """
 
     def __init__(
@@ -62,7 +62,7 @@ class StreamPrompter:
 
     def ask(self, prompt: str) -> str | None:
         out = sys.stderr if self.quiet else sys.stdout
-        out.write(prompt)
+        out.write(safe_text(prompt))
         out.flush()
         answer = self.named.answer(prompt)
         if answer is None:
@@ -74,13 +74,14 @@ class StreamPrompter:
                 )
             if not line:
                 out.write("\n")
-                if not self.echo:
-                    return None
-                how = self.hint(prompt) if self.hint else "one more line of input"
-                raise UsageError(
-                    f"no answer to {prompt.strip()!r} on standard input: give {how};"
-                    " nothing was saved"
-                )
+                if self.echo:  # piped input ran out: a note says what would answer it
+                    how = self.hint(prompt) if self.hint else "one more line of input"
+                    click.echo(
+                        f"bellum: note: standard input ended at {prompt.strip()!r}: end of"
+                        f" input, as on the server ({how} answers it)",
+                        err=True,
+                    )
+                return None
             answer = line.rstrip("\r\n")
             if not self.echo:
                 return answer
@@ -90,7 +91,7 @@ class StreamPrompter:
 
 def _live(event: Event) -> None:
     if event.kind == "text":
-        sys.stdout.write(event.text)
+        sys.stdout.write(safe_text(event.text))
         sys.stdout.flush()
 
 

@@ -184,7 +184,14 @@ class Combat:
             self.tell(owner, text)
 
     def ask(self, prompt: str) -> str | None:
-        """Ask through the prompter; plain text becomes a :class:`Prompt` of kind ``other``."""
+        """Ask through the prompter; plain text becomes a :class:`Prompt` of kind ``other``.
+
+        Once the command is aborted the server still prints its questions but reads
+        nothing (``recvclient``): such a question is output, and its answer ``None``.
+        """
+        if self.aborted:
+            self.put(f"{prompt}\n")
+            return None
         prompt = prompt_of(prompt)
         answer = self.prompter.ask(prompt)
         self.aborted = self.aborted or answer is None
