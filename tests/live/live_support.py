@@ -110,11 +110,11 @@ class EmpireGame:
             [str(sbin / "pconfig")], capture_output=True, text=True, check=True
         ).stdout
         keys: dict[str, str | int] = {
+            "running_test_suite": 1,
             **self.econfig,
             "data": f'"{self.data}"',
             "port": f'"{self.port}"',
             "listen_addr": '"127.0.0.1"',
-            "running_test_suite": 1,
         }
         lines = []
         for line in text.splitlines():
@@ -247,3 +247,24 @@ PARADROP = [
     "edit p 0 O 1 e 100 m 127 t 85",
     "edit p 0 U 1 U 2 U 3 U 4 U 5 U 6 U 7 U 8 U 9",
 ]
+
+
+def world_setup(world: Path) -> tuple[dict[str, str | int], list[str], dict[str, list[str]]]:
+    """What builds a bellum world file on a fresh server: its econfig size, the deity's
+    commands and each country's own (missions...), by ``tools/server-oracle/toml2setup.py``
+    (countries log in with their name as password)."""
+    import importlib.util
+
+    path = ROOT / "tools" / "server-oracle" / "toml2setup.py"
+    spec = importlib.util.spec_from_file_location("toml2setup", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        module.setup(world, out)
+        width, height = (int(v) for v in (out / "size").read_text().split())
+        names = dict(line.split() for line in (out / "names").read_text().splitlines())
+        players = {names[f.name[5:]]: f.read_text().splitlines() for f in out.glob("setup[0-9]*")}
+        deity = (out / "setup").read_text().splitlines()
+    return {"WORLD_X": width, "WORLD_Y": height}, deity, players
