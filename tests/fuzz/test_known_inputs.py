@@ -133,7 +133,7 @@ CASES = [
          "0"], 2, "is not a host name or address", files=_world("")),
     Case("an answer with no end (/dev/zero piped)", [*ATTACK, "--out", "o.toml"], 1,
          "an answer longer than 65,536 characters", "\x00" * 70_000, _world("")),
-    Case("--password-file /dev/zero", ["empire", "sync", "127.0.0.1:1", "--country", "1",
+    Case("--password-file /dev/zero", ["empire", "sync", "127.0.0.1:1", "--as", "1",
          "--password-file", "/dev/zero"], 1, "a device, not a password file"),
     Case("--password-file a FIFO nobody writes to", ["empire", "attack", "2,0", "--live",
          "127.0.0.1:1", "--as", "1", "--password-file", "fifo"], 1,

@@ -54,6 +54,24 @@ class Real(click.FloatRange):
         return number
 
 
+class HiddenAliases(click.Option):
+    """An option known by its first name; the others still work but are not shown.
+
+    A name an option had before it was renamed stays an alias, so scripts keep
+    working, while ``--help`` and the errors speak of one name only.
+    """
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        every, self.opts = self.opts, self.opts[:1]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = every
+
+    def get_error_hint(self, ctx: click.Context | None) -> str:
+        return f"'{self.opts[0]}'"
+
+
 def seed_option(help: str = "Seed the random draws (printed when not given).") -> Callable[[F], F]:
     """``--seed N``, 0..2**32-1, ``None`` when not given."""
     return click.option("--seed", type=Whole(0, SEED_MAX), default=None, help=help)
@@ -64,4 +82,4 @@ def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
     return click.option("--json", "as_json", is_flag=True, help=help)
 
 
-__all__ = ["SEED_MAX", "Real", "Whole", "json_option", "seed_option"]
+__all__ = ["SEED_MAX", "HiddenAliases", "Real", "Whole", "json_option", "seed_option"]
