@@ -51,7 +51,9 @@ def test_json_result(vector_a_path: Path, tmp_path: Path) -> None:
     assert data["btu_charged"] == 4
 
 
-def test_world_untouched_when_the_command_aborts_kept_when_input_ends_after_the_fight(tmp_path: Path, vector_a_path: Path) -> None:
+def test_world_untouched_when_the_command_aborts_kept_when_input_ends_after_the_fight(
+    tmp_path: Path, vector_a_path: Path
+) -> None:
     world = tmp_path / "w.toml"
     world.write_text(vector_a_path.read_text())
     r = bellum(

@@ -202,7 +202,7 @@ def test_answers_that_are_not_utf8_are_read_as_the_server_reads_bytes(
     r = _bellum(["empire", "attack", "6,0", *ON_DB], stdin=b"\xff\n20\n5\n", env=env, cwd=tmp_path)
     assert r.returncode in (0, 1) and b"Traceback" not in r.stderr, r.stderr
     r = _bellum(["empire", "history", "--db", "g.db", "--json"], env=env, cwd=tmp_path)
-    assert r.returncode == 0 and b'"answers": [\n      "\\ufffd"' in r.stdout
+    assert r.returncode == 0 and b'"answers": [\n        "\\ufffd"' in r.stdout
     r = _bellum(
         ["empire", "show", "--db", "g.db", "--as", "\udcff"],
         env={**env, "LC_ALL": "C.UTF-8"},

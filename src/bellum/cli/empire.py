@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -13,12 +12,12 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
-from bellum.cli.options import Whole
+from bellum.cli.options import Whole, echo_json
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import NamedAnswers, answer_ship, is_ship_key
 from bellum.empire.combat.preview import strength
-from bellum.empire.events import Event, Prompt
+from bellum.empire.events import Event, EventKind, Prompt, PromptKind
 from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.orders import Order
 from bellum.empire.rules import apply_rules, describe, profile_names
@@ -53,18 +52,18 @@ class StreamPrompter:
         self,
         quiet: bool = False,
         named: NamedAnswers | None = None,
-        hint: Callable[[str], str] | None = None,
+        hint: Callable[[Prompt], str] | None = None,
     ) -> None:
         self.quiet = quiet
         self.echo = not sys.stdin.isatty()
         self.named = named or NamedAnswers()
         self.hint = hint
 
-    def ask(self, prompt: str) -> str | None:
+    def ask(self, prompt: Prompt) -> str | None:
         out = sys.stderr if self.quiet else sys.stdout
-        out.write(safe_text(prompt))
+        out.write(safe_text(prompt.text))
         out.flush()
-        answer = self.named.answer(prompt)
+        answer = self.named.ask(prompt)
         if answer is None:
             line = sys.stdin.readline(MAX_ANSWER + 1)
             if len(line.rstrip("\r\n")) > MAX_ANSWER:  # /dev/zero would fill the memory
@@ -77,8 +76,8 @@ class StreamPrompter:
                 if self.echo:  # piped input ran out: a note says what would answer it
                     how = self.hint(prompt) if self.hint else "one more line of input"
                     click.echo(
-                        f"bellum: note: standard input ended at {prompt.strip()!r}: end of"
-                        f" input, as on the server ({how} answers it)",
+                        f"bellum: note: standard input ended at {prompt.text.strip()!r}: end"
+                        f" of input, as on the server ({how} answers it)",
                         err=True,
                     )
                 return None
@@ -90,7 +89,7 @@ class StreamPrompter:
 
 
 def _live(event: Event) -> None:
-    if event.kind == "text":
+    if event.kind is EventKind.TEXT:
         sys.stdout.write(safe_text(event.text))
         sys.stdout.flush()
 
@@ -214,10 +213,6 @@ def empire() -> None:
 json_option = shared.json_option()
 
 
-def _print_json(doc: dict[str, Any]) -> None:
-    click.echo(json.dumps({"schema_version": 1, **doc}, indent=2))
-
-
 def _rows(world: World, sectors: tuple[str, ...], n: Nation, mine: bool) -> list[Sector]:
     """The SECTORS named (each once, in order), else every sector (``mine``: yours)."""
     if sectors:
@@ -286,7 +281,7 @@ def show_cmd(
         ],
     }
     if as_json:
-        _print_json(doc)
+        echo_json("bellum.empire.show", 1, doc)
         return
     nat = doc["nation"]
     click.echo(
@@ -349,7 +344,7 @@ def strength_cmd(
         ]
     }
     if as_json:
-        _print_json(doc)
+        echo_json("bellum.empire.strength", 1, doc)
         return
     click.echo("DEFENSE STRENGTH               land  sect   sector  reacting    total")
     click.echo("  sect       eff  mil  units  mines  mult  defense     units  defense")
@@ -393,7 +388,9 @@ def rules_cmd(
     rows = describe()
     names = profile_names()
     if as_json:
-        _print_json(
+        echo_json(
+            "bellum.empire.rules",
+            1,
             {
                 "profile": current,
                 "rules": [
@@ -406,7 +403,7 @@ def rules_cmd(
                     }
                     for r in rows
                 ],
-            }
+            },
         )
         return
     head = "".join(f"{n:<13}" for n in names)
@@ -565,7 +562,7 @@ def named_answers(
             else:
                 named.ship_mil[ship] = n
         else:
-            named.mil[world.geometry.parse(key, nation.origin)] = n
+            named.mil_at[world.geometry.parse(key, nation.origin)] = n
     plain = [v for v in move_in if "=" not in v]
     if len(plain) > 1:
         raise UsageError("--move-in N given twice")
@@ -576,28 +573,28 @@ def named_answers(
     return named
 
 
-def answer_hint(world: World, cnum: int) -> Callable[[str], str]:
+def answer_hint(world: World, cnum: int) -> Callable[[Prompt], str]:
     """Which option answers a question, for the error when standard input runs out."""
 
     def at(xy: Coord) -> str:
         return world.fmt(xy, cnum)
 
-    def hint(prompt: str) -> str:
-        if not isinstance(prompt, Prompt):
-            return "one more line of input"
-        info, kind = prompt.info, prompt.kind
-        if kind == "mil":
-            return f"--mil {info['ship'] if 'ship' in info else at(info['at'])}=N"
-        if kind == "unit":
-            return f"--unit {info['uid']} or --no-units"
-        if kind == "move_in_mil":
-            return f"--move-in {at(info['at'])}=N or --move-in N"
-        if kind == "move_in_unit":
-            return f"--move-in-unit {info['uid']} or --no-move-in-units"
-        if kind in ("abort", "ally", "sneak"):
-            return "--yes"
-        if kind == "argument":
-            return "the missing argument on the command line"
+    def hint(prompt: Prompt) -> str:
+        match prompt.kind:
+            case PromptKind.MIL if prompt.ship is not None:
+                return f"--mil {prompt.ship}=N"
+            case PromptKind.MIL if prompt.at is not None:
+                return f"--mil {at(prompt.at)}=N"
+            case PromptKind.UNIT:
+                return f"--unit {prompt.uid} or --no-units"
+            case PromptKind.MOVE_IN_MIL if prompt.at is not None:
+                return f"--move-in {at(prompt.at)}=N or --move-in N"
+            case PromptKind.MOVE_IN_UNIT:
+                return f"--move-in-unit {prompt.uid} or --no-move-in-units"
+            case PromptKind.ABORT | PromptKind.ALLY | PromptKind.SNEAK:
+                return "--yes"
+            case PromptKind.ARGUMENT:
+                return "the missing argument on the command line"
         return "one more line of input"
 
     return hint
@@ -680,7 +677,7 @@ def play_order(
     if result.outcome not in ("refused", "usage"):
         _unused_warnings(named, source.world, nation.cnum)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
+        echo_json("bellum.empire.combat", 1, result.to_json())
     code = EXIT_BY_OUTCOME.get(result.outcome, 0)
     if code:
         sys.exit(code)

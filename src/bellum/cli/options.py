@@ -8,8 +8,9 @@ every bounded real one a :class:`Real`.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
@@ -82,4 +83,26 @@ def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
     return click.option("--json", "as_json", is_flag=True, help=help)
 
 
-__all__ = ["SEED_MAX", "HiddenAliases", "Real", "Whole", "json_option", "seed_option"]
+def echo_json(
+    schema: str, version: int, body: Mapping[str, Any], *, indent: int | None = 2
+) -> None:
+    """Print one ``--json`` document: an object that names its kind in ``schema`` and its
+    version in ``schema_version``, before the keys of ``body`` (docs/cli.md, "JSON").
+
+    Every document has a JSON Schema, ``docs/schemas/`` plus the kind without its
+    ``bellum.`` and with ``-`` for ``.`` (``bellum.empire.show``: ``empire-show.schema.json``).
+    """
+    doc: dict[str, Any] = {"schema": schema, "schema_version": version}
+    doc.update((k, v) for k, v in body.items() if k not in doc)
+    click.echo(json.dumps(doc, indent=indent))
+
+
+__all__ = [
+    "SEED_MAX",
+    "HiddenAliases",
+    "Real",
+    "Whole",
+    "echo_json",
+    "json_option",
+    "seed_option",
+]

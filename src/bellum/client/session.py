@@ -36,7 +36,15 @@ from bellum.client.events import (
 )
 from bellum.client.events import Event as ServerEvent
 from bellum.client.protocol import EOF, INTERRUPT, Awaiting, Connection, Phase
-from bellum.empire.events import Event, Prompt, Prompter, Sink, parse_prompt, transcript
+from bellum.empire.events import (
+    Event,
+    EventKind,
+    Prompt,
+    Prompter,
+    Sink,
+    parse_prompt,
+    transcript,
+)
 from bellum.empire.geometry import Geometry
 from bellum.errors import UsageError
 from bellum.numbers import shown, to_int
@@ -124,7 +132,7 @@ class Transcript:
 
     @property
     def answers(self) -> list[str | None]:
-        return [e.answer for e in self.events if e.kind == "prompt"]
+        return [e.answer for e in self.events if e.kind is EventKind.PROMPT]
 
 
 class Session:
@@ -292,11 +300,11 @@ class Session:
         while True:
             event = self._next()
             if isinstance(event, Data):
-                emit(Event("text", event.text + "\n"))
+                emit(Event(EventKind.TEXT, event.text + "\n"))
             elif isinstance(event, ArgumentPrompt):
                 answer = None
                 if self.conn.awaiting is not Awaiting.ANSWER:  # asked after an abort:
-                    emit(Event("text", event.text + "\n"))  # the server reads nothing
+                    emit(Event(EventKind.TEXT, event.text + "\n"))  # the server reads nothing
                     continue
                 if prompter is None:
                     self._send(self.conn.send_interrupt())
@@ -306,7 +314,7 @@ class Session:
                     except BaseException as exc:  # Ctrl-C, or the prompter failed: the
                         stopped = exc  # server aborts the command and finishes it
                         self._send(self.conn.send_interrupt())
-                emit(Event("prompt", event.text, answer=answer))
+                emit(Event(EventKind.PROMPT, event.text, answer=answer))
             elif isinstance(event, CommandPrompt):
                 out.btus = self.btus = event.btus
                 if self.seeds is not None:
