@@ -16,10 +16,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from live_support import DEITY_PASSWORD, ROOT, EmpireGame, world_setup
+from live_support import DEITY_PASSWORD, EmpireGame, world_setup
 
 from clirunner import bellum
 
+ROOT = Path(__file__).resolve().parents[2]
 VECTORS = ROOT / "tests" / "vectors"
 
 
