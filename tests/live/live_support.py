@@ -114,9 +114,7 @@ def world_setup(world: Path) -> tuple[dict[str, str | int], list[str], dict[str,
         module.setup(world, out)
         width, height = (int(v) for v in (out / "size").read_text().split())
         names = dict(line.split() for line in (out / "names").read_text().splitlines())
-        players = {
-            names[f.name[5:]]: f.read_text().splitlines() for f in out.glob("setup[0-9]*")
-        }
+        players = {names[f.name[5:]]: f.read_text().splitlines() for f in out.glob("setup[0-9]*")}
         deity = (out / "setup").read_text().splitlines()
     return {"WORLD_X": width, "WORLD_Y": height}, deity, players
 
