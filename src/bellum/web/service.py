@@ -788,6 +788,48 @@ class EmpireGame:
 
     # -- fighting -------------------------------------------------------------------
 
+    # -- the turn planner -------------------------------------------------------------
+
+    def turn_plan(self, cnum: int) -> dict[str, Any]:
+        """The turn planner's plan (docs/plan.md), with each attack's place on the map and
+        its printed order; the database keeps the odds it solved, as the command line's do."""
+        from bellum.empire.plan.curves import LocalPool
+        from bellum.empire.plan.planner import (
+            map_keys,
+            odds_command,
+            order_command,
+            plan_turn,
+            to_json,
+        )
+
+        _, world = self._snapshot()
+        with self._store() as store:
+            plan = plan_turn(world, cnum, pool=LocalPool(1), cache=store, version=store.version())
+        doc = to_json(world, plan)
+        where = ["--db", self.label if not self.scratch else "game.db", "--as", str(cnum)]
+        for wave in doc["waves"]:
+            mine = [a for a in plan.attacks if a.wave == wave["wave"]]
+            for a, attack in zip(wave["attacks"], mine, strict=True):
+                a["at"], a["sources"] = map_keys(world, cnum, attack)
+                a["command"] = order_command(attack, world, cnum, where)
+                a["odds_command"] = odds_command(attack, world, cnum, where, plan.settings.seed)
+        return doc
+
+    def threats(self, cnum: int) -> dict[str, Any]:
+        """The strongest strike on each of the country's sectors, ships and units, with
+        each threatened place as the map names it (for the heat map)."""
+        from bellum.empire.plan.curves import LocalPool
+        from bellum.empire.plan.threats import threat_map, to_json
+
+        _, world = self._snapshot()
+        with self._store() as store:
+            tm = threat_map(world, cnum, pool=LocalPool(1), cache=store, version=store.version())
+        doc = to_json(world, tm)
+        for t, threat in zip(doc["threats"], tm.threats, strict=True):
+            kind, _, ident = threat.target.partition(":")
+            t["at"] = threat.where if kind == "sector" else f"{kind}:{ident}"
+        return doc
+
     def fight(
         self, cnum: int, plan: Plan, *, seed: int | None, answers: list[str], base: int | None
     ) -> dict[str, Any]:
