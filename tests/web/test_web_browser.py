@@ -523,6 +523,73 @@ def test_enter_in_every_input_never_fights(page: Any, db_server: Server) -> None
     assert history[0]["seed"] == 3
 
 
+def fight_confirmed(page: Any, section: Any) -> str:
+    """Fight a plan on a database: Fight…, then the dialog's Fight; the outcome."""
+    section.locator("button.fight").click()
+    page.locator("dialog#confirm button[value=fight]").click()
+    return fight_through(page, section)
+
+
+def test_another_tab_s_fight_shows_here(browser: Any, db_server: Server) -> None:
+    """Item 8: the map, the header and the plans follow a fight made elsewhere."""
+    here, there = browser.new_page(), browser.new_page()
+    try:
+        open_map(here, db_server.url + "/empire?as=1")
+        mine = plan_for(here, "1,-1")
+        btu = here.locator("header .stat").inner_text()
+        open_map(there, db_server.url + "/empire?as=1")
+        fight_confirmed(there, plan_for(there, "1,-3"))
+        version = str(db_server.json("/empire/events.json?as=1")["version"])
+        mine.locator(".stale-note").wait_for(timeout=10_000)
+        assert here.evaluate("document.querySelector('.table.em').dataset.version") == version
+        assert here.locator("header .stat").inner_text() != btu
+        mil = db_server.json("/empire/map.json?as=1")["map"]["sectors"]
+        mil = next(s["mil"] for s in mil if s["key"] == "0,-4")
+        assert here.evaluate("window.bellum.map.sector('0,-4').mil") == mil
+        # Fighting the stale plan asks first, and says why.
+        mine.locator("button.fight").click()
+        warning = here.locator("dialog#confirm .stale-warning")
+        warning.wait_for()
+        assert "The world changed since this plan was made" in warning.inner_text()
+        here.keyboard.press("Escape")
+    finally:
+        here.close()
+        there.close()
+
+
+def test_an_answer_refused_after_a_change_redraws_the_map(browser: Any, db_server: Server) -> None:
+    """Item 8: the 409 of an answer to a world that changed brings the new map."""
+    here, there = browser.new_page(), browser.new_page()
+    try:
+        open_map(here, db_server.url + "/empire?as=1")
+        here.evaluate("window.bellum.events.close()")  # only the 409 can tell this page
+        attack = plan_for(here, "0,-2")
+        attack.locator("input[name=seed]").fill("1")
+        attack.locator("button.fight").click()
+        here.locator("dialog#confirm button[value=fight]").click()
+        attack.locator("form[data-answer] label.question").wait_for()
+        before = here.evaluate("document.querySelector('.table.em').dataset.version")
+
+        open_map(there, db_server.url + "/empire?as=1")
+        fight_confirmed(there, plan_for(there, "-1,3"))
+        version = str(db_server.json("/empire/events.json?as=1")["version"])
+        assert version != before
+
+        here.locator("#answer-input").fill("0")
+        here.keyboard.press("Enter")
+        error = attack.locator(".fight-out .error")
+        error.wait_for()
+        assert error.get_attribute("data-status") == "409"
+        assert "start the command again" in error.inner_text()
+        here.wait_for_function(
+            "(v) => document.querySelector('.table.em').dataset.version === v", arg=version
+        )
+        attack.locator(".stale-note").wait_for()
+    finally:
+        here.close()
+        there.close()
+
+
 def test_reload_keeps_the_plan_and_the_fight(page: Any, frontier_server: Server) -> None:
     """Item 9: the whole plan is in the address: a reload shows the same force and result."""
     open_map(page, frontier_server.url + "/empire?as=1")

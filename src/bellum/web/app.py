@@ -16,6 +16,7 @@ import hmac
 import json
 import logging
 import math
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -68,6 +69,8 @@ class AppState:
     empire: EmpireGame | None
     panzer: PanzerGame | None
     templates: Jinja2Templates
+    #: Set when the server is stopping: open event streams end, so Ctrl-C never waits.
+    stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
 
 def state(request: Request) -> AppState:
@@ -394,6 +397,7 @@ def create_app(
         try:
             yield
         finally:
+            app.state.bellum.stopping.set()
             if empire is not None:
                 empire.close()
 

@@ -178,6 +178,7 @@ function oddsFeed(section, form, table) {
     clearErrors(form);
     if (!r.ok) showError(form, head, r.html);
     else render(r.html, q);
+    form.dataset.updates = (+form.dataset.updates || 0) + 1;  // answers shown, errors too
     grey();
     pump();
   };
@@ -191,7 +192,6 @@ function oddsFeed(section, form, table) {
     for (const key of [...since.keys()]) if (key === q || key !== wanted) since.delete(key);
     box.dataset.latency = ms;
     more.querySelector(".latency")?.replaceChildren(`Shown ${ms} ms after the change.`);
-    form.dataset.updates = (+form.dataset.updates || 0) + 1;
     timings.odds.push({ ms, at: Math.round(now) });
     if (table._pickedAt) {
       timings.clickToOdds.push(Math.round(now - table._pickedAt));
@@ -367,9 +367,27 @@ async function worldChanged(table) {
   const { data, version } = readMapData(tmp.content);
   table._map.load(data);
   table.dataset.version = version;
-  const stat = document.querySelector("header .stat");
-  if (stat) stat.textContent = `$${data.country.money.toLocaleString("en-US")} · ${data.country.btu} BTU`;
+  showHeader(data.country);
   markStale(table);
+}
+
+function showHeader({ money, btu }) {
+  const stat = document.querySelector("header .stat");
+  if (stat) stat.textContent = `$${money.toLocaleString("en-US")} · ${btu} BTU`;
+}
+
+// The server says when the world changes (a fight in another tab, or another program
+// writing the database): the map and the header follow, and the plans made before are
+// marked stale.  EventSource reconnects by itself after a dropped connection.
+function listen(table) {
+  if (!window.EventSource) return;
+  const source = (window.bellum.events = new EventSource(`/empire/events?as=${encodeURIComponent(table.dataset.as)}`));
+  source.addEventListener("world", (e) => {
+    const d = JSON.parse(e.data);
+    showHeader(d);
+    if (String(d.version) !== table.dataset.version) worldChanged(table);
+  });
+  window.addEventListener("pagehide", () => source.close());
 }
 
 function markStale(table) {
@@ -463,6 +481,7 @@ document.addEventListener("DOMContentLoaded", () => {
         pick(table, table._target.kind, table._target.id);
       }
     });
+    listen(table);
     const start = new URLSearchParams(location.search);
     if (table.dataset.target) pick(table, table.dataset.kind || "sector", table.dataset.target, start);
   }
