@@ -41,7 +41,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import bellum
 from bellum.errors import BellumError, CommandError, InputError, UsageError
-from bellum.numbers import shown, to_int
+from bellum.numbers import shown, to_decimal, to_int
 from bellum.web import hexmap
 from bellum.web.service import EmpireGame, PanzerGame, WorldChanged
 
@@ -218,6 +218,16 @@ def as_int(text: str, name: str, *, low: int = 0, high: int = 2**32 - 1) -> int:
     return n
 
 
+def as_number(text: str, name: str, *, low: float = 0.0, high: float = 1e6) -> float:
+    """A decimal number (``2.5``) from a field, within ``low`` and ``high``; else a 400."""
+    x = to_decimal(text)
+    if x is None:
+        raise Bad(400, f"{name}: expected a number, not '{shown(text.strip())}'")
+    if not low <= x <= high:
+        raise Bad(400, f"{name}: {x:g} is out of range ({low:g} to {high:g})")
+    return x
+
+
 # --------------------------------------------------------------------------- guards
 
 
@@ -363,7 +373,7 @@ def create_app(
     (``None``: any, for a server bound to all interfaces behind its token).
     Bad files raise :class:`~bellum.errors.BellumError` here, before anything is served.
     """
-    from bellum.web import empire_views, panzer_views
+    from bellum.web import calculator, empire_views, panzer_views
 
     if db is not None and world is not None:
         raise UsageError("give either --db or --world, not both")
@@ -384,9 +394,13 @@ def create_app(
     env.globals["version"] = bellum.__version__
     env.globals["tojson"] = lambda v: json.dumps(jsonable(v))
     env.globals["map_data"] = hexmap.empire_data
+    env.globals["served"] = {"empire": empire is not None, "panzer": panzer is not None}
     templates = Jinja2Templates(env=env)
 
-    routes = _json_twins([("/", index, ["GET"]), *empire_views.ROUTES, *panzer_views.ROUTES])
+    routes = _json_twins(
+        [("/", index, ["GET"]), *empire_views.ROUTES, *panzer_views.ROUTES, *calculator.ROUTES]
+    )
+    routes += [Route(path, safe(endpoint), methods=m) for path, endpoint, m in calculator.FILES]
     routes.append(Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"))
 
     async def on_error(request: Request, exc: Exception) -> Response:
