@@ -24,6 +24,7 @@ from bellum.empire.combat import run_order
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world
 from bellum.empire.orders import Order
+from bellum.empire.rules import Rules
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -90,7 +91,8 @@ def bellum_draws(vector: dict[str, Any]) -> list[Draw]:
     try:
         world = load_world(ROOT / vector["world"])
         prompter = ScriptedPrompter(list(vector["answers"]))
-        run_order(world, Order.parse(vector["command"]), 1, ServerRandom(vector["seed"]), prompter)
+        order, dice = Order.parse(vector["command"]), ServerRandom(vector["seed"])
+        run_order(world, order, 1, dice, prompter, rules=Rules.of(world.options))
     finally:
         ServerRandom.chance, ServerRandom.roll0 = chance, roll0  # type: ignore[method-assign]
     return found
