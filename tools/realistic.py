@@ -43,7 +43,7 @@ from typing import Any
 
 import tomli_w
 from empire_server import DEITY, DEITY_PASSWORD, EmpireGame, ServerError, empire_install
-from midgame import Midgame, Mix, make_midgame
+from midgame import NAMES, Midgame, Mix, make_midgame
 
 from bellum.client.live import sync
 from bellum.empire import run_command
@@ -80,12 +80,32 @@ MAX_CANDIDATES = 60
 
 @dataclass(frozen=True)
 class WorldSpec:
-    """A benchmark world: its name (the dump's file name), size and seed."""
+    """A world to make: its name (the dump's file name), size, seed and how many
+    countries (``None``: as many as the size suggests, :func:`midgame.fairland_args`)."""
 
     name: str
     width: int
     height: int
     seed: int
+    countries: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> WorldSpec:
+        """``NAME:WxH:SEED[:COUNTRIES]``, e.g. ``mine:64x32:7`` or ``duel:32x16:3:2``."""
+        parts = text.split(":")
+        size = parts[1].lower().split("x") if len(parts) > 1 else []
+        numbers = [*size, *parts[2:]]
+        if not 3 <= len(parts) <= 4 or len(size) != 2 or not all(n.isdigit() for n in numbers):
+            raise ValueError(f"expected NAME:WxH:SEED[:N] such as mine:64x32:7, not {text!r}")
+        width, height = int(size[0]), int(size[1])
+        if not parts[0].isidentifier():
+            raise ValueError(f"{parts[0]!r}: a world's name is letters, digits and _")
+        if width % 2 or height % 2 or width < 16 or height < 8:
+            raise ValueError(f"{parts[1]}: the size must be even and at least 16x8")
+        countries = int(parts[3]) if len(parts) == 4 else None
+        if countries is not None and not 2 <= countries <= len(NAMES):
+            raise ValueError(f"{countries} countries: from 2 to {len(NAMES)}")
+        return cls(parts[0], width, height, int(parts[2]), countries)
 
 
 WORLDS = (
@@ -584,7 +604,11 @@ def make_world(
     game = EmpireGame(install or empire_install(), {"WORLD_X": spec.width, "WORLD_Y": spec.height})
     try:
         made = make_midgame(
-            game, spec.seed, Mix(), progress=lambda line: log(f"[{spec.name}] {line}")
+            game,
+            spec.seed,
+            Mix(),
+            countries=spec.countries,
+            progress=lambda line: log(f"[{spec.name}] {line}"),
         )
         dump = out / f"{spec.name}.xdump"
         with tempfile.TemporaryDirectory(prefix="bellum-sync-") as scratch:
@@ -776,9 +800,17 @@ def _wrap(text: str) -> list[str]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder to write to")
+    parser.add_argument(
+        "--out", type=Path, help=f"folder to write to (default: {DEFAULT_OUT.relative_to(ROOT)})"
+    )
     parser.add_argument(
         "--only", action="append", metavar="NAME", help="make only this world (repeatable)"
+    )
+    parser.add_argument(
+        "--world",
+        action="append",
+        metavar="NAME:WxH:SEED[:N]",
+        help="make this world (N countries) instead of the benchmark ones (repeatable)",
     )
     parser.add_argument(
         "--no-check", action="store_true", help="do not play the plans on the server"
@@ -790,7 +822,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"where to write {EXAMPLE_WORLD} as a world file (default: %(default)s)",
     )
     args = parser.parse_args(argv)
-    specs = [s for s in WORLDS if not args.only or s.name in args.only]
+    try:
+        own = [WorldSpec.parse(text) for text in args.world or ()]
+    except ValueError as exc:
+        parser.error(f"--world: {exc}")
+    if own and args.only:
+        parser.error("give --world or --only, not both")
+    if own and args.out is None:
+        parser.error(f"--world: give --out for your own worlds ({DEFAULT_OUT} is the benchmarks')")
+    args.out = args.out or DEFAULT_OUT
+    specs = own or [s for s in WORLDS if not args.only or s.name in args.only]
     unknown = set(args.only or ()) - {s.name for s in WORLDS}
     if unknown:
         parser.error(
@@ -807,7 +848,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 worlds.append(world_entry(spec, made))
                 plans += found
         except ServerError as exc:
-            print(f"realistic: {exc}; nothing was written", file=sys.stderr)
+            print(f"realistic: {str(exc).rstrip()}; nothing was written", file=sys.stderr)
             return 1
         except KeyboardInterrupt:
             print("realistic: interrupted; nothing was written", file=sys.stderr)

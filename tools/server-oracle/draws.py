@@ -46,7 +46,12 @@ def server_draws(name: str, vector: dict[str, Any]) -> list[Draw]:
     log = work / "draws.log"
     log.unlink(missing_ok=True)
     env = dict(os.environ, EMPIRE_PREFIX=str(TRACE), EMP_DRAWLOG=str(log))
-    subprocess.run([str(HERE / "scenario.sh"), str(work)], env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(HERE / "scenario.py"), str(work)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     rows = [line.split() for line in log.read_text().splitlines()]
     seeds = [i for i, r in enumerate(rows) if r[0] == "seed" and float(r[1]) == vector["seed"]]
     start = seeds[-1] + 1
