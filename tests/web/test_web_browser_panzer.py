@@ -130,6 +130,7 @@ def test_stacks_spread_in_their_hex_and_the_map_zooms(page: Any, panzer_server: 
     page.mouse.move(box["x"] + box["width"] / 2 + 80, box["y"] + box["height"] / 2, steps=5)
     page.mouse.up()
     assert page.locator("#pzmap").get_attribute("viewBox").split()[0] != zoomed.split()[0]
+    page.evaluate("document.activeElement.blur()")
     shot(page, "web-panzer-stacks.png")
 
 

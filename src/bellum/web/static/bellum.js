@@ -45,10 +45,22 @@ async function pick(table, kind, id, restore = null) {
   if (at && kind !== "sector") map.setPicked(at);
   if (title) title.tabIndex = -1;
   keepInUrl(table, kind === "sector" ? { target: id } : { kind, target: id });
-  const ways = [...panel.querySelectorAll("section.way")];
+  const ways = [...panel.querySelectorAll("details.way")];
   const chosen = restore && ways.find((s) => s.dataset.command === restore.get("command")
     && s.dataset.source === (restore.get("source") || ""));
-  ways.forEach((section) => setupWay(section, table, section === chosen ? restore : null));
+  // The ways' first odds one after the other, the open way's first: asked all at once
+  // they would share the server's cores and each come later.
+  const feeds = ways.map((section) => setupWay(section, table, section === chosen ? restore : null))
+    .filter(Boolean).sort((a, b) => b.section.open - a.section.open);
+  const next = (i) => {
+    if (i >= feeds.length) return;
+    let started = false;
+    const go = () => { if (!started) { started = true; next(i + 1); } };
+    feeds[i].section.addEventListener("bellum:answered", go, { once: true });
+    setTimeout(go, 1500);  // a slow way does not hold the others back for long
+    feeds[i].want();
+  };
+  next(0);
 }
 
 // The plan in the address bar: a reload (or a link) comes back to the same target,
@@ -93,18 +105,31 @@ function restorePlan(section, form, q) {
   if (q.has("seed")) form.elements.seed.value = q.get("seed");
 }
 
+// A way's controls wired to its odds, the map and the fight; its feed (the caller asks
+// for its first odds).
 function setupWay(section, table, restore) {
   if (restore?.get("fight")) showPastFight(section, restore.get("fight"));
   const form = section.querySelector("form[data-plan]");
-  if (!form) return;
+  if (!form) return null;
   form.dataset.fight = restore?.get("fight") || "";
   form.dataset.version = document.getElementById("panel-title")?.dataset.version || table.dataset.version;
   if (restore) restorePlan(section, form, restore);
-  // The map draws the plan of the way last touched (the first one, to begin with).
-  if (!table._activeWay?.isConnected) table._activeWay = section;
-  section.addEventListener("focusin", () => {
+  // The map draws the plan of the way last touched (the open one, to begin with); one
+  // way is open at a time.
+  if (restore) section.open = true;
+  if (section.open && !table._activeWay?.isConnected) table._activeWay = section;
+  const touched = () => {
     table._activeWay = section;
     table._map.setPlan(planOnMap(form, table._map));
+  };
+  section.addEventListener("focusin", touched);
+  section.addEventListener("toggle", () => {
+    if (!section.open) return;
+    touched();
+    form._feed.want();  // opened before its turn: its odds now
+    for (const other of document.querySelectorAll("#panel details.way[open]:not(.refused)")) {
+      if (other !== section) other.open = false;
+    }
   });
   const feed = (form._feed = oddsFeed(section, form, table));
 
@@ -145,7 +170,7 @@ function setupWay(section, table, restore) {
       feed.want();
     }
   });
-  feed.want();
+  return feed;
 }
 
 // An answer that follows a question as it changes (the odds of a plan while its controls
@@ -202,7 +227,7 @@ function place(html, slots) {
 function oddsFeed(section, form, table) {
   const head = section.querySelector(".odds");
   const more = section.querySelector(".odds-more");
-  return liveFeed({
+  const feed = liveFeed({
     question: () => {
       if (table._activeWay === section) table._map.setPlan(planOnMap(form, table._map));
       return planQuery(form).toString();
@@ -213,8 +238,10 @@ function oddsFeed(section, form, table) {
       if (!form.isConnected) return;
       clearErrors(form);
       form.dataset.updates = (+form.dataset.updates || 0) + 1;  // answers shown, errors too
+      section.dispatchEvent(new Event("bellum:answered"));
       if (!r.ok) { showError(form, head, r.html); return; }
       place(r.html, { ".odds-box": head, ".odds-detail": more });
+      section.querySelector(".way-p").textContent = `${head.querySelector(".p").textContent} to win`;
       head.querySelector(".odds-box").dataset.latency = ms;
       more.querySelector(".latency")?.replaceChildren(`Shown ${ms} ms after the change.`);
       const now = performance.now();
@@ -226,6 +253,7 @@ function oddsFeed(section, form, table) {
       keepInUrl(table, urlOfPlan(table, form));
     },
   });
+  return { ...feed, section };
 }
 
 // Where a plan's force comes from, for the map: the sectors and ships whose mil go, the
