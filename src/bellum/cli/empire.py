@@ -16,6 +16,7 @@ from bellum.cli.options import Whole, echo_json
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import NamedAnswers, answer_ship, is_ship_key
+from bellum.empire.combat import COMMANDS, CommandSpec
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event, EventKind, Prompt, PromptKind
 from bellum.empire.geometry import Coord, Geometry
@@ -691,70 +692,22 @@ def play_order(
         sys.exit(code)
 
 
-@empire.command("attack", cls=CoordCommand)
-@click.argument("target", metavar="[TARGET]", required=False)
-@click.argument("support", nargs=-1)
-@combat_options
-def attack_cmd(target: str | None, support: tuple[str, ...], **common: Any) -> None:
-    """Attack the sector TARGET (x,y in your coordinates) from your adjacent sectors.
+def _combat_command(spec: CommandSpec) -> None:
+    """``bellum empire NAME [ARGS]... [SUPPORT]...``: one command of the registry, its
+    arguments as the server takes them and the options of every combat command."""
+    slots = spec.syntax.slots
 
-    Without TARGET you are asked for it, like on the server.
+    def command(**given: Any) -> None:
+        words = [given.pop(slot) for slot in slots] + list(given.pop("support", ()))
+        play_order(spec.name, words, **given)
 
-    SUPPORT are the server's four optional answers (forts, ships, arty, planes),
-    e.g. `y y n n`; without them all support is requested.  Prompts are
-    answered interactively, or line by line from piped input.
-    """
-    play_order("attack", [target, *support], **common)
-
-
-@empire.command("assault", cls=CoordCommand)
-@click.argument("target", metavar="[TARGET]", required=False)
-@click.argument("ship", metavar="[SHIP]", required=False)
-@click.argument("support", nargs=-1)
-@combat_options
-def assault_cmd(
-    target: str | None, ship: str | None, support: tuple[str, ...], **common: Any
-) -> None:
-    """Assault the coastal sector TARGET from your ship number SHIP.
-
-    SUPPORT are the four optional answers (forts, ships, arty, planes).  A
-    missing TARGET or SHIP is asked for like the server does.
-    """
-    play_order("assault", [target, ship, *support], **common)
+    f = combat_options(command)
+    if spec.syntax.support:
+        f = click.argument("support", nargs=-1)(f)
+    for slot, metavar in reversed(list(zip(slots, spec.metavars, strict=True))):
+        f = click.argument(slot, metavar=f"[{metavar}]", required=False)(f)
+    empire.command(spec.name, cls=CoordCommand, help=spec.help)(f)
 
 
-@empire.command("board", cls=CoordCommand)
-@click.argument("victim", metavar="[VICTIM]", required=False)
-@click.argument("source", metavar="[FROM]", required=False)
-@combat_options
-def board_cmd(victim: str | None, source: str | None, **common: Any) -> None:
-    """Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM."""
-    play_order("board", [victim, source], **common)
-
-
-@empire.command("lboard", cls=CoordCommand)
-@click.argument("victim", metavar="[VICTIM]", required=False)
-@click.argument("source", metavar="[FROM]", required=False)
-@combat_options
-def lboard_cmd(victim: str | None, source: str | None, **common: Any) -> None:
-    """Board the enemy land unit number VICTIM from your sector FROM (x,y)."""
-    play_order("lboard", [victim, source], **common)
-
-
-@empire.command("paradrop", cls=CoordCommand)
-@click.argument("planes", metavar="[PLANES]", required=False)
-@click.argument("escorts", metavar="[ESCORTS]", required=False)
-@click.argument("ap", metavar="[AP]", required=False)
-@click.argument("route", metavar="[ROUTE]", required=False)
-@combat_options
-def paradrop_cmd(
-    planes: str | None, escorts: str | None, ap: str | None, route: str | None, **common: Any
-) -> None:
-    """Drop paratroopers from transport PLANES, guarded by ESCORTS ('.' for none).
-
-    PLANES and ESCORTS are plane lists as the server reads them: numbers
-    (1/4/7), '*', a sector or area (x,y or lx:hx,ly:hy), '@x,y:d' or a wing
-    letter ('~': no wing).  The planes gather at the assembly point AP and
-    fly ROUTE, a path (e.g. jjh) or a destination sector (docs/paradrop.md).
-    """
-    play_order("paradrop", [planes, escorts, ap, route], **common)
+for _spec in COMMANDS.values():
+    _combat_command(_spec)

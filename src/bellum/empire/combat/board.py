@@ -8,7 +8,6 @@ vessel and the move aboard are in :mod:`.conclude`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from bellum.dice import ServerRandom
@@ -21,17 +20,20 @@ from bellum.empire.combat.flows import (
     ask_word,
     fight_out,
     initial_strength,
-    run_flow,
+    play,
 )
-from bellum.empire.combat.result import CombatResult, Outcome
+from bellum.empire.combat.result import CombatResult
 from bellum.empire.combat.state import (
     Aborted,
     Combat,
+    CommandSpec,
+    Ending,
     Failure,
     Fighter,
     Mode,
     OffObject,
     UsageFailure,
+    Wording,
     infected,
     ldround,
     roundint10,
@@ -62,10 +64,10 @@ def board(
     rules: Rules | None = None,
 ) -> CombatResult:
     """``board <to-SHIP> [<from-SHIP>|<from-sector>]`` (spec §16.3)."""
-    c = Combat(
-        world, dice, prompter, aggressor, Mode.BOARD, rules or Rules.of(world.options), sink=sink
-    )
-    return _boarding(c, _board_flow, victim, source)
+    return play(
+        BOARD, world, aggressor, dice, prompter, [victim, source], [],
+        sink=sink, rules=rules or Rules.of(world.options),
+    )  # fmt: skip
 
 
 def lboard(
@@ -80,18 +82,10 @@ def lboard(
     rules: Rules | None = None,
 ) -> CombatResult:
     """``lboard <to-LAND> [<from-sector>]`` (spec §16.3): board an enemy land unit."""
-    c = Combat(
-        world, dice, prompter, aggressor, Mode.LBOARD, rules or Rules.of(world.options), sink=sink
-    )
-    return _boarding(c, _lboard_flow, victim, source)
-
-
-Flow = Callable[[Combat, str | None, str | None, CombatResult], None]
-
-
-def _boarding(c: Combat, flow: Flow, victim: str | None, source: str | None) -> CombatResult:
-    result = CombatResult(c.verb, c.dice.seed, Outcome.ABORTED, c.aggressor, rules=c.rules)
-    return run_flow(c, result, lambda: flow(c, victim, source, result))
+    return play(
+        LBOARD, world, aggressor, dice, prompter, [victim, source], [],
+        sink=sink, rules=rules or Rules.of(world.options),
+    )  # fmt: skip
 
 
 def _own_sector(c: Combat, text: str, usage: str) -> Sector:
@@ -112,7 +106,8 @@ def _is_sector(text: str) -> bool:
     return any(ch not in ASCII_DIGITS and ch not in " /" for ch in text)
 
 
-def _board_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:
+def _board_flow(c: Combat, args: list[str | None], _: list[str], result: CombatResult) -> None:
+    victim, source = args
     w = c.world
     a = c.aggressor
     vnum = ask_number(c, victim, "Victim ship #?  ", BOARD_USAGE)
@@ -206,7 +201,8 @@ def _cannot_board(c: Combat, o: OffObject, v: Ship) -> str | None:
     return None
 
 
-def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:
+def _lboard_flow(c: Combat, args: list[str | None], _: list[str], result: CombatResult) -> None:
+    victim, source = args
     w = c.world
     unum = ask_number(c, victim, "Victim land unit #?  ", LBOARD_USAGE)
     src = ask_word(c, source, "Boarding party from? ", LBOARD_USAGE)
@@ -515,3 +511,58 @@ def _stay_behind(c: Combat, fleet: list[_Sailing], owner: int) -> None:
             flagship = sh
         if sh.mob + 1 < int(f.mob):
             f.mob = sh.mob
+
+
+BOARD = CommandSpec(
+    Mode.BOARD,
+    _board_flow,
+    Wording(
+        aborted="Board aborted",
+        considering="boarding",
+        strength="                Final board strength: ",
+        dies="board",
+        ending=Ending(
+            "We have boarded {t}, sir!",
+            "You have been repelled",
+            "seadogs board one of {d}'s ships",
+            -2,
+            "",
+            "is repelled by {d} while attempting to board a ship",
+            -3,
+            "boarding",
+            "trying to board",
+        ),
+    ),
+    roles=("target", "source"),
+    takes="ship",
+    metavars=("VICTIM", "FROM"),
+    example="board 5 0,0",
+    help="""Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM.""",
+)
+
+LBOARD = CommandSpec(
+    Mode.LBOARD,
+    _lboard_flow,
+    Wording(
+        aborted="Land unit boarding aborted",
+        considering="lboarding",
+        strength="                Final board strength: ",
+        dies="board",
+        ending=Ending(
+            "We have boarded {t}, sir!",
+            "You have been repelled",
+            "mercenaries board one of {d}'s land units",
+            -2,
+            "",
+            "is repelled by {d} while attempting to board a land unit",
+            -3,
+            "boarding",
+            "trying to board",
+        ),
+    ),
+    roles=("target", "source"),
+    takes="unit",
+    metavars=("VICTIM", "FROM"),
+    example="lboard 3 0,0",
+    help="""Board the enemy land unit number VICTIM from your sector FROM (x,y).""",
+)
