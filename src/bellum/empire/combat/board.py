@@ -38,6 +38,7 @@ from bellum.empire.combat.state import (
     ldround,
     roundint10,
 )
+from bellum.empire.combat.strength import sector_offense
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.rules import Rules
 from bellum.empire.supply import in_supply
@@ -169,6 +170,7 @@ def _board_flow(c: Combat, args: list[str | None], _: list[str], result: CombatR
             c.say(problem)
             raise Aborted
     show_vessel(c, v)
+    _sector_multiplier(c, o)
     ask_mil(c, o, lambda avail: _party_limit(c, o, v.type.milit, "ship", avail), announce=False)
     if o.troops > 0:
         if sh is not None:
@@ -183,6 +185,14 @@ def _board_flow(c: Combat, args: list[str | None], _: list[str], result: CombatR
     afloat = w.ships.get(v.uid)
     if not c.success and afloat is not None and afloat.owner and "u" in afloat.rflags:
         retreat_ship(c, afloat, afloat.owner)
+
+
+def _sector_multiplier(c: Combat, o: OffObject) -> None:
+    """Mil boarding from a sector fight at its offense multiplier, as in an attack: the
+    server's ``get_ototal`` weighs every off-object by ``att_combat_eff``, whatever the
+    mode, so a fortress's mil board at twice their number (checked on the server)."""
+    if o.sector is not None:
+        o.om = sector_offense(o.sector, c.aggressor)
 
 
 def _cannot_board(c: Combat, o: OffObject, v: Ship) -> str | None:
@@ -224,6 +234,7 @@ def _lboard_flow(c: Combat, args: list[str | None], _: list[str], result: Combat
     c.offs = [o]
     result.defender, result.target = u.owner, u.name()
     show_vessel(c, u)
+    _sector_multiplier(c, o)
     if u.type.has("spy"):
         ask_mil(c, o, lambda avail: 1, announce=False)
     else:
