@@ -123,6 +123,19 @@ def respond(
     return templates.TemplateResponse(request, template, context, status_code=status)
 
 
+#: What the page calls each input the core's errors name (``BellumError.field``): its
+#: control (``mil.0,0``, ``unit.3``), or nothing where the message says enough.
+CONTROL_NAMES = {
+    "mil": "mil",
+    "unit": "unit",
+    "option": "options",
+    "profile": "profile",
+    "need": "force needed",
+    "country": "as",
+    "sector": "",
+}
+
+
 def _status_of(exc: BaseException) -> int:
     if isinstance(exc, WorldChanged):
         return 409
@@ -142,7 +155,7 @@ async def error_response(request: Request, exc: Exception) -> Response:
     if isinstance(exc, HTTPException):
         status, message = exc.status_code, str(exc.detail)
     elif isinstance(exc, BellumError):
-        status, message = _status_of(exc), str(exc)
+        status, message = _status_of(exc), exc.worded(CONTROL_NAMES, join=".")
     else:
         log.exception("unexpected error serving %s", request.url.path, exc_info=exc)
         status, message = 500, "internal error: the server's log has the details"

@@ -453,14 +453,14 @@ function clearErrors(form) {
   form.querySelectorAll(".err").forEach((el) => { el.textContent = ""; });
 }
 
-// An error that names a control ("--mil 0,0", "--unit 7", "options") goes next to it.
+// An error that names a control ("mil.0,0: ...", "unit.7: ...", "options") goes next to it.
 function showError(form, fallback, html) {
   const tmp = document.createElement("div");
   tmp.innerHTML = html;
   const text = tmp.textContent.trim();
-  let m = text.match(/--mil (-?\d+,-?\d+)/) || text.match(/^mil\.(\S+?):/);
+  let m = text.match(/^mil\.(\S+?):/);
   let place = m && form.querySelector(`[data-control="mil.${CSS.escape(m[1])}"] .err`);
-  if (!place && (m = text.match(/--unit (\d+)/))) place = form.querySelector(`[data-control="unit.${m[1]}"] .err`);
+  if (!place && (m = text.match(/^unit\.(\d+):/))) place = form.querySelector(`[data-control="unit.${m[1]}"] .err`);
   if (!place && /option|profile/i.test(text)) place = form.querySelector(`[data-control="options"] .err`);
   if (place) { place.textContent = text; fallback.innerHTML = ""; }
   else fallback.innerHTML = html;
