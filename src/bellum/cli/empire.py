@@ -12,7 +12,7 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
-from bellum.cli.options import Sectioned, Whole, echo_json, in_section
+from bellum.cli.options import Sectioned, Whole, echo_json, in_section, refuse_same_file
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship, is_ship_key
@@ -26,7 +26,6 @@ from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
 from bellum.empire.tables import plane_range
 from bellum.empire.world import LandUnit, Nation, Plane, Sector, Ship, World
 from bellum.errors import InputError, UsageError
-from bellum.fileio import refuse_same_file
 from bellum.numbers import shown, to_int
 from bellum.term import safe_text
 
