@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qsl
@@ -17,7 +18,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.templating import Jinja2Templates
 
-from bellum.numbers import shown, to_int
+from bellum.numbers import shown, to_decimal, to_int
 from bellum.web.games import EmpireGame, PanzerGame
 
 #: Largest request body read, in bytes (plans and answers are a few hundred).
@@ -41,6 +42,8 @@ class AppState:
     empire: EmpireGame | None
     panzer: PanzerGame | None
     templates: Jinja2Templates
+    #: Set when the server is stopping: open event streams end, so Ctrl-C never waits.
+    stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
 
 def state(request: Request) -> AppState:
@@ -153,3 +156,13 @@ def as_int(text: str, name: str, *, low: int = 0, high: int = 2**32 - 1) -> int:
     if not low <= n <= high:
         raise Bad(400, f"{name}: {n} is out of range ({low} to {high})")
     return n
+
+
+def as_number(text: str, name: str, *, low: float = 0.0, high: float = 1e6) -> float:
+    """A decimal number (``2.5``) from a field, within ``low`` and ``high``; else a 400."""
+    x = to_decimal(text)
+    if x is None:
+        raise Bad(400, f"{name}: expected a number, not '{shown(text.strip())}'")
+    if not low <= x <= high:
+        raise Bad(400, f"{name}: {x:g} is out of range ({low:g} to {high:g})")
+    return x

@@ -240,7 +240,7 @@ def create_app(
     (``None``: any, for a server bound to all interfaces behind its token).
     Bad files raise :class:`~bellum.errors.BellumError` here, before anything is served.
     """
-    from bellum.web import empire_views, panzer_views
+    from bellum.web import calculator, empire_views, panzer_views
 
     if db is not None and world is not None:
         raise UsageError("give either --db or --world, not both")
@@ -261,9 +261,13 @@ def create_app(
     env.globals["version"] = bellum.__version__
     env.globals["tojson"] = lambda v: json.dumps(jsonable(v))
     env.globals["map_data"] = hexmap.empire_data
+    env.globals["served"] = {"empire": empire is not None, "panzer": panzer is not None}
     templates = Jinja2Templates(env=env)
 
-    routes = _json_twins([("/", index, ["GET"]), *empire_views.ROUTES, *panzer_views.ROUTES])
+    routes = _json_twins(
+        [("/", index, ["GET"]), *empire_views.ROUTES, *panzer_views.ROUTES, *calculator.ROUTES]
+    )
+    routes += [Route(path, safe(endpoint), methods=m) for path, endpoint, m in calculator.FILES]
     routes.append(Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"))
 
     async def on_error(request: Request, exc: Exception) -> Response:
@@ -274,6 +278,7 @@ def create_app(
         try:
             yield
         finally:
+            app.state.bellum.stopping.set()
             if empire is not None:
                 empire.close()
 
