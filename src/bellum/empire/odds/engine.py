@@ -132,7 +132,7 @@ class EmpireOdds:
         return self.odds.losses[side].mean()
 
 
-class _Runner:
+class PlanRunner:
     """Runs the plan's command on scratch worlds, stopping at the fight."""
 
     def __init__(self, world: World, country: int, plan: Plan) -> None:
@@ -163,7 +163,7 @@ class CommandUsage(CommandError):
 def check_plan(world: World, country: int, plan: Plan) -> None:
     """Raise what :func:`plan_odds` would raise about ``plan`` before any work: the
     command's refusals and the answers it never asks for (one run up to the fight)."""
-    _check_plan(world, country, plan, _Runner(world, country, plan)(BranchingDice()))
+    _check_plan(world, country, plan, PlanRunner(world, country, plan)(BranchingDice()))
 
 
 def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
@@ -367,7 +367,7 @@ def _weights(values: Any, probs: Any) -> dict[int, float]:
     return out
 
 
-class _Mixture:
+class Mixture:
     """Sums of fight outcomes, weighted; and per-sample values for standard errors."""
 
     def __init__(self) -> None:
@@ -441,7 +441,7 @@ def plan_odds(
     """
     start = time.perf_counter()
     model = world_model(plan.rules_in(world))
-    runner = _Runner(world, country, plan)
+    runner = PlanRunner(world, country, plan)
     first = runner(BranchingDice())
     _check_plan(world, country, plan, first)
     used_seed = seed if seed is not None else new_seed()
@@ -454,7 +454,7 @@ def plan_odds(
         leaves = [(first, 1.0)]
     elif not forced and tree_size(runner, rng, PROBES) <= max_leaves:
         leaves = enumerate_runs(runner, limit=4 * max_leaves)
-    mix = _Mixture()
+    mix = Mixture()
     notes: list[str] = []
     if leaves is not None and not forced:
         exact = [(solver.exact(leaf), p) for leaf, p in leaves]
@@ -506,7 +506,7 @@ def _pick(leaves: list[tuple[Leaf, float]], rng: np.random.Generator) -> int:
 
 def _finish(
     plan: Plan,
-    mix: _Mixture,
+    mix: Mixture,
     method: str,
     model: str,
     leaves: list[tuple[Leaf, float]],
@@ -572,6 +572,8 @@ __all__ = [
     "CommandUsage",
     "EmpireOdds",
     "Leaf",
+    "Mixture",
+    "PlanRunner",
     "check_plan",
     "plan_odds",
     "world_model",
