@@ -70,6 +70,8 @@ class StreamPrompter:
             out.write("\n")
             option, key = answer_option(exc.prompt, self.at)
             whence = key if exc.prompt.ship is None else f"ship {key}"
+            if exc.prompt.ship is not None:
+                key = self.named.ship_named or key  # as the command line named it
             raise UsageError(
                 f"{option} {key}={exc.n}: at most {exc.most} mil can go from {whence};"
                 " nothing was saved"
@@ -656,6 +658,7 @@ def named_answers(
             ship = answer_ship(order, key)
             if ship in named.ship_mil or (ship is None and named.own_ship_mil is not None):
                 raise UsageError(f"--mil {key}: the command's ship is given twice")
+            named.ship_named = shown(key.strip())
             if ship is None:
                 named.own_ship_mil = n
             else:

@@ -313,7 +313,7 @@ def odds_cmd(
             "--plot and --resolver-runs go with one plan: give each --mil source once and"
             " no --sweep"
         )
-    _check(world, cnum, plans, need is not None)
+    _check(world, cnum, plans, need is not None, mil)
     used_seed = _seed(seed)
     settings: dict[str, Any] = {
         "seed": used_seed,
@@ -401,11 +401,15 @@ def odds_cmd(
         click.echo(f"plot written to {plot}")
 
 
-def _check(world: Any, cnum: int, plans: list[tuple[str, Any]], need: bool) -> None:
+def _check(
+    world: Any, cnum: int, plans: list[tuple[str, Any]], need: bool, mil: tuple[str, ...]
+) -> None:
     """Refuse what the odds would refuse, before the seed line and any work: the
     command's own refusals (its ``Usage:`` line as the command prints it, exit status
-    2) and answers it never asks for."""
-    from bellum.empire.odds.engine import CommandUsage, check_plan
+    2), more mil than it asks for (worded as the command words it, with ``--mil`` as
+    typed) and answers it never asks for."""
+    from bellum.empire.odds.engine import CommandUsage, MoreThanAsked, check_plan
+    from bellum.empire.odds.plan import parse_mil
     from bellum.empire.odds.questions import need_sources
 
     try:
@@ -420,6 +424,13 @@ def _check(world: Any, cnum: int, plans: list[tuple[str, Any]], need: bool) -> N
     except CommandUsage as exc:
         click.echo(str(exc))
         sys.exit(exc.exit_status)
+    except MoreThanAsked as exc:
+        order = plans[0][1].order
+        typed = {next(iter(parse_mil(world, cnum, [m], order))): m.partition("=")[0] for m in mil}
+        key = shown(typed.get(exc.source, str(exc.value)).strip())
+        raise UsageError(
+            f"--mil {key}={exc.n}: at most {exc.most} mil can go from {exc.where}"
+        ) from None
 
 
 def _need_line(found: Any, odds: Any) -> str:

@@ -160,6 +160,21 @@ class CommandUsage(CommandError):
     exit_status = 2
 
 
+class MoreThanAsked(CommandError):
+    """A plan's mil from a source above the most the command's question there allows: the
+    edges word it as the command does for the same answer named to it (the command line:
+    a usage error)."""
+
+    def __init__(self, source: MilSource, n: int, most: int, where: str, name: str) -> None:
+        super().__init__(
+            f"at most {most} mil can go from {where}, not {n}", field="mil", value=name
+        )
+        self.source = source
+        self.n = n
+        self.most = most
+        self.where = where
+
+
 def check_plan(world: World, country: int, plan: Plan) -> None:
     """Raise what :func:`plan_odds` would raise about ``plan`` before any work: the
     command's refusals and the answers it never asks for (one run up to the fight)."""
@@ -182,17 +197,14 @@ def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
         raise CommandError("; ".join(lines[-2:]) if lines else f"{plan.order.name} refused")
     asked = leaf.prompter.asked
     for source, n in (plan.mil or {}).items():
-        where = "the ship" if source == "ship" else world.fmt(source, country)
+        ship = "the ship" if plan.order.ship is None else f"ship {plan.order.ship}"
+        where = ship if source == "ship" else world.fmt(source, country)
         if source not in asked:
             if n > 0:
                 name = _name(world, country, source)
                 raise CommandError(f"no mil can go from {where}", field="mil", value=name)
         elif n > asked[source]:
-            most = asked[source]
-            name = _name(world, country, source)
-            raise CommandError(
-                f"at most {most} mil can go from {where}, not {n}", field="mil", value=name
-            )
+            raise MoreThanAsked(source, n, asked[source], where, _name(world, country, source))
     for uid in sorted((plan.units or frozenset()) - leaf.prompter.offered):
         raise CommandError("the command does not offer that unit", field="unit", value=uid)
     if leaf.combat is None and r.outcome is Outcome.ABORTED and not r.world_changed:
@@ -573,6 +585,7 @@ __all__ = [
     "EmpireOdds",
     "Leaf",
     "Mixture",
+    "MoreThanAsked",
     "PlanRunner",
     "check_plan",
     "plan_odds",
