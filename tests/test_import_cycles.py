@@ -34,8 +34,17 @@ def _graph(modules: dict[str, Path]) -> dict[str, set[str]]:
                            for a in node.names]  # fmt: skip
             else:
                 continue
-            graph[name].update(t for t in targets if t in modules and t != name)
+            for t in targets:
+                graph[name].update(_loaded(t, name, modules))
     return graph
+
+
+def _loaded(target: str, importer: str, modules: dict[str, Path]) -> set[str]:
+    """The modules an import of ``target`` runs: it and the packages above it, but for
+    the packages that hold the importer (Python has run them already)."""
+    parts = target.split(".")
+    above = (".".join(parts[:k]) for k in range(2, len(parts) + 1))
+    return {m for m in above if m in modules and m != importer and not importer.startswith(m + ".")}
 
 
 def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
