@@ -308,7 +308,14 @@ class Combat:
             self.tell(owner, text)
 
     def ask(self, prompt: Prompt) -> str | None:
-        """Ask through the prompter; the answer goes into the transcript after the question."""
+        """Ask through the prompter; the answer goes into the transcript after the question.
+
+        Once the command is aborted the server still prints its questions but reads
+        nothing (``recvclient``): such a question is output, and its answer ``None``.
+        """
+        if self.aborted:
+            self.put(f"{prompt.text}\n")
+            return None
         answer = self.prompter.ask(prompt)
         self.aborted = self.aborted or answer is None
         self.emit(Event(EventKind.PROMPT, prompt.text, answer=answer, fact=prompt))
