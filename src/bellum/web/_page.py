@@ -86,12 +86,27 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+#: The version of every ``.json`` document's shape; a change of meaning bumps it.
+JSON_VERSION = 1
+
+
+def envelope(request: Request, body: Mapping[str, Any], status: int = 200) -> JSONResponse:
+    """A ``.json`` answer: one object naming its kind in ``schema`` and its version in
+    ``schema_version``, its first two keys, as the command line's ``--json`` documents do."""
+    doc: dict[str, Any] = {
+        "schema": request.scope.get("bellum.schema", "bellum.web.error"),
+        "schema_version": JSON_VERSION,
+    }
+    doc.update((k, v) for k, v in jsonable(body).items() if k not in doc)
+    return JSONResponse(doc, status_code=status)
+
+
 def respond(
     request: Request, template: str, context: dict[str, Any], status: int = 200
 ) -> Response:
     """The page (or fragment) ``template`` rendered from ``context``, or its JSON twin."""
     if wants_json(request):
-        return JSONResponse(jsonable(context), status_code=status)
+        return envelope(request, context, status)
     templates = state(request).templates
     return templates.TemplateResponse(request, template, context, status_code=status)
 

@@ -26,7 +26,6 @@ from starlette.exceptions import HTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import (
-    JSONResponse,
     PlainTextResponse,
     RedirectResponse,
     Response,
@@ -39,7 +38,15 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import bellum
 from bellum.errors import BellumError, CommandError, InputError, UsageError
 from bellum.web import _hexmap as hexmap
-from bellum.web._page import AppState, Endpoint, jsonable, respond, state, wants_json
+from bellum.web._page import (
+    AppState,
+    Endpoint,
+    envelope,
+    jsonable,
+    respond,
+    state,
+    wants_json,
+)
 from bellum.web.games import EmpireGame, PanzerGame, WorldChanged
 
 log = logging.getLogger("bellum.web")
@@ -89,7 +96,8 @@ async def error_response(request: Request, exc: Exception) -> Response:
         log.exception("unexpected error serving %s", request.url.path, exc_info=exc)
         status, message = 500, "internal error: the server's log has the details"
     if wants_json(request):
-        return JSONResponse({"error": message, "status": status}, status_code=status)
+        request.scope["bellum.schema"] = "bellum.web.error"
+        return envelope(request, {"error": message, "status": status}, status)
     fragment = request.headers.get("x-bellum-fragment") == "1"
     templates = state(request).templates
     name = "_error.html" if fragment else "error.html"
@@ -189,12 +197,13 @@ def _plain(status: int, text: str) -> Response:
 async def index(request: Request) -> Response:
     s = state(request)
     if wants_json(request):
-        return JSONResponse(
+        return envelope(
+            request,
             {
                 "version": bellum.__version__,
                 "empire": None if s.empire is None else {"source": s.empire.label},
                 "panzer": None if s.panzer is None else {"scenario": str(s.panzer.path)},
-            }
+            },
         )
     if s.empire is not None and s.panzer is None:
         return RedirectResponse("/empire", status_code=303)
@@ -203,10 +212,13 @@ async def index(request: Request) -> Response:
     return respond(request, "index.html", {"empire": s.empire, "panzer": s.panzer})
 
 
-def safe(endpoint: Endpoint) -> Endpoint:
-    """The endpoint with every exception turned into its response by :func:`error_response`."""
+def safe(endpoint: Endpoint, schema: str | None = None) -> Endpoint:
+    """The endpoint with every exception turned into its response by :func:`error_response`;
+    ``schema`` names what its JSON twin answers."""
 
     async def run(request: Request) -> Response:
+        if schema is not None:
+            request.scope["bellum.schema"] = schema
         try:
             return await endpoint(request)
         except Exception as exc:
@@ -216,11 +228,25 @@ def safe(endpoint: Endpoint) -> Endpoint:
     return run
 
 
+#: Where a ``.json`` twin's ``schema`` is not its path with dots (``/empire/odds``:
+#: ``bellum.web.empire.odds``).
+SCHEMA_NAMES = {
+    "/": "bellum.web.index",
+    "/empire/history/{cid}": "bellum.web.empire.command",
+    "/empire/history/{cid}/replay": "bellum.web.empire.replay",
+}
+
+
+def schema_name(path: str) -> str:
+    return SCHEMA_NAMES.get(path) or "bellum.web" + path.replace("/", ".")
+
+
 def _json_twins(routes: list[tuple[str, Endpoint, list[str]]]) -> list[BaseRoute]:
     out: list[BaseRoute] = []
     for path, endpoint, methods in routes:
+        # The twin first: ``/empire/history/{cid}`` would take ``1.json`` for its cid.
+        out.append(Route(path + ".json", safe(endpoint, schema_name(path)), methods=methods))
         out.append(Route(path, safe(endpoint), methods=methods))
-        out.append(Route(path + ".json", safe(endpoint), methods=methods))
     return out
 
 
