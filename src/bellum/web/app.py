@@ -43,7 +43,7 @@ import bellum
 from bellum.errors import BellumError, CommandError, InputError, UsageError
 from bellum.numbers import shown, to_decimal, to_int
 from bellum.web import hexmap
-from bellum.web.service import EmpireGame, PanzerGame, WorldChanged
+from bellum.web.service import EmpireGame, PanzerGame, Stopping, WorldChanged
 
 log = logging.getLogger("bellum.web")
 
@@ -69,7 +69,8 @@ class AppState:
     empire: EmpireGame | None
     panzer: PanzerGame | None
     templates: Jinja2Templates
-    #: Set when the server is stopping: open event streams end, so Ctrl-C never waits.
+    #: Set when the server is stopping: open event streams end and the planner's work in
+    #: progress gives up, so Ctrl-C never waits for them.
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
 
@@ -165,6 +166,8 @@ CONTROL_NAMES = {
 def _status_of(exc: BaseException) -> int:
     if isinstance(exc, WorldChanged):
         return 409
+    if isinstance(exc, Stopping):
+        return 503
     if isinstance(exc, InputError | UsageError):
         return 400
     if isinstance(exc, CommandError):
@@ -423,8 +426,9 @@ def create_app(
     if db is not None and world is not None:
         raise UsageError("give either --db or --world, not both")
     empire = None
+    stopping = threading.Event()
     if db is not None or world is not None or scenario is None:
-        empire = EmpireGame(db=db, world_file=world)
+        empire = EmpireGame(db=db, world_file=world, stopping=stopping)
     panzer = PanzerGame(scenario) if scenario is not None else None
 
     env = jinja2.Environment(
@@ -465,7 +469,7 @@ def create_app(
         exception_handlers={HTTPException: on_error},
         lifespan=lifespan,
     )
-    app.state.bellum = AppState(empire, panzer, templates)
+    app.state.bellum = AppState(empire, panzer, templates, stopping)
     app.add_middleware(Compress)
     app.add_middleware(Guard, hosts=hosts, token=token)
     return app
