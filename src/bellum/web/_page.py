@@ -42,7 +42,8 @@ class AppState:
     empire: EmpireGame | None
     panzer: PanzerGame | None
     templates: Jinja2Templates
-    #: Set when the server is stopping: open event streams end, so Ctrl-C never waits.
+    #: Set when the server is stopping: open event streams end and the planner's work in
+    #: progress gives up, so Ctrl-C never waits for them.
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
 

@@ -15,6 +15,7 @@ import hmac
 import json
 import logging
 import math
+import threading
 from collections.abc import AsyncIterator
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -47,7 +48,7 @@ from bellum.web._page import (
     state,
     wants_json,
 )
-from bellum.web.games import EmpireGame, PanzerGame, WorldChanged
+from bellum.web.games import EmpireGame, PanzerGame, Stopping, WorldChanged
 
 log = logging.getLogger("bellum.web")
 
@@ -75,6 +76,8 @@ CONTROL_NAMES = {
 def _status_of(exc: BaseException) -> int:
     if isinstance(exc, WorldChanged):
         return 409
+    if isinstance(exc, Stopping):
+        return 503
     if isinstance(exc, InputError | UsageError):
         return 400
     if isinstance(exc, CommandError):
@@ -271,8 +274,9 @@ def create_app(
     if db is not None and world is not None:
         raise UsageError("give either --db or --world, not both")
     empire = None
+    stopping = threading.Event()
     if db is not None or world is not None or scenario is None:
-        empire = EmpireGame(db=db, world_file=world)
+        empire = EmpireGame(db=db, world_file=world, stopping=stopping)
     panzer = PanzerGame(scenario) if scenario is not None else None
 
     env = jinja2.Environment(
@@ -313,7 +317,7 @@ def create_app(
         exception_handlers={HTTPException: on_error},
         lifespan=lifespan,
     )
-    app.state.bellum = AppState(empire, panzer, templates)
+    app.state.bellum = AppState(empire, panzer, templates, stopping)
     app.add_middleware(Compress)
     app.add_middleware(Guard, hosts=hosts, token=token)
     return app
