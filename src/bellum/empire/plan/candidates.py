@@ -25,8 +25,8 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from bellum.empire import air
-from bellum.empire.air import paratroopers
+from bellum.empire.combat import air
+from bellum.empire.combat.air import paratroopers
 from bellum.empire.combat.commands import COMMANDS, CommandSpec, spec_of
 from bellum.empire.combat.dispatch import run_order
 from bellum.empire.combat.flows import FightReached
@@ -186,7 +186,8 @@ def probe(
     dice = BranchingDice()
     try:
         with dice.text_only():  # the likeliest way to the fight (flak that misses, say)
-            run_order(template.scratch(), order, country, dice, prompter, rules=rules)
+            run_order(template.scratch(), order, country, dice, prompter, rules=rules,
+                      stop_at="fight")  # fmt: skip
     except FightReached:
         pass
     except BellumError:  # a sector the view does not show (fog of war), for one
