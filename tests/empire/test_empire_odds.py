@@ -13,6 +13,7 @@ import json
 import math
 import tomllib
 from contextlib import redirect_stderr, redirect_stdout
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +27,9 @@ from bellum.empire.odds import make_plan, plan_odds, resolver_runs
 from bellum.empire.odds._sides import SideGraph
 from bellum.empire.odds._solver import per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
+from bellum.empire.odds.engine import check_plan
+from bellum.empire.odds.plan import Plan
+from bellum.empire.odds.questions import as_seen, sources_in_order
 from bellum.empire.odds.report import z_scores
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
@@ -203,22 +207,62 @@ def test_refusals_are_the_commands_own_words(name: str, order: str, words: str) 
         plan_odds(world, 1, make_plan(world, 1, Order.parse(order), [], []))
 
 
-def test_answers_the_command_never_asks_for_are_errors() -> None:
+def test_answers_are_taken_as_the_command_takes_them() -> None:
+    """More mil than a prompt allows is refused, as the command refuses it; an answer no
+    prompt asks for is noted and the odds go on, as the command warns and goes on."""
     world = load_world(EXAMPLES / "vector-a.toml")
     attack = Order.parse("attack 2,0")
     with pytest.raises(CommandError, match=r"at most 199 mil can go from 0,0, not 500") as e:
         plan_odds(world, 1, make_plan(world, 1, attack, ["0,0=500"], []))
     assert (e.value.field, e.value.value) == ("mil", "0,0")
-    with pytest.raises(CommandError, match=r"no mil can go from 4,0") as e:
-        plan_odds(world, 1, make_plan(world, 1, attack, ["4,0=5", "0,0=5"], []))
-    assert (e.value.field, e.value.value) == ("mil", "4,0")
-    with pytest.raises(CommandError, match=r"does not offer that unit") as e:
-        plan_odds(world, 1, make_plan(world, 1, attack, ["0,0=5"], [3]))
-    assert (e.value.field, e.value.value) == ("unit", 3)
+    odds = plan_odds(world, 1, make_plan(world, 1, attack, ["4,0=5", "0,0=5"], [3]))
+    alone = plan_odds(world, 1, make_plan(world, 1, attack, ["0,0=5"], []))
+    assert "--mil 4,0: not asked for (no mil can go from 4,0)" in odds.notes
+    assert "--unit 3: not asked for" in odds.notes
+    assert odds.odds.outcomes == alone.odds.outcomes
+    with pytest.raises(CommandError, match=r"--mil 4,0: not asked for .*No troops for attack"):
+        plan_odds(world, 1, make_plan(world, 1, attack, ["4,0=5"], []))
+
+
+def test_unnamed_answers_are_assumed_and_said() -> None:
+    """A prompt the plan leaves unanswered gets 0 mil, and the notes say so."""
+    world = load_world(EXAMPLES / "cavalry.toml")  # its cavalry attacks alone
+    attack = Order.parse("attack 2,0")
+    assert list(sources_in_order(world, 1, Plan(attack))) == [(0, 0)]
+    odds = plan_odds(world, 1, Plan(attack, {}), seed=1)
+    assert odds.notes == ("assumed: 0 mil from 0,0",)
+    assert plan_odds(world, 1, Plan(attack, {(0, 0): 0}), seed=1).notes == ()
+    scouts = load_world(EXAMPLES / "scouts.toml")  # the scouts' warning asks "Are you sure"
+    plan = make_plan(scouts, 1, Order.parse("attack -14,2"), ["-15,3=10"], [7])
+    assert check_plan(scouts, 1, plan) == [
+        "assumed: yes to 'Are you sure you want to attack [yn]?' (--yes)"
+    ]
+    assert check_plan(scouts, 1, replace(plan, yes=True)) == []
     with pytest.raises(InputError, match="given twice"):
         make_plan(world, 1, attack, ["0,0=5"], [3, 3])
     with pytest.raises(InputError, match="given twice"):
         make_plan(world, 1, attack, ["0,0=5", "0,0=6"], [])
+
+
+def test_a_sampled_answer_says_what_was_drawn_and_when_it_stopped_short() -> None:
+    """``samples`` is the number of values averaged (summed over the garrisons of the
+    defense as seen), the method says what was drawn, and a note says when sampling
+    stopped before its target."""
+    world = load_world(EXAMPLES / "reaction.toml")  # its fights are too big to solve
+    plan = make_plan(world, 1, Order.parse("attack 2,0"), ["0,0=317"], [])
+    odds = plan_odds(world, 1, plan, seed=1, target_error=1e-4, max_samples=25)
+    assert odds.samples == odds.odds.runs == 25
+    assert odds.method.startswith("mixture (25 samples: paths to the fight drawn")
+    assert "morale histories drawn in 25 of the 25 fights" in odds.method
+    assert odds.standard_error > 1e-4
+    assert odds.notes[-1] == (
+        "sampling stopped at 25 samples, before the standard error of P(success) reached 0.0001"
+    )
+    assert odds.cpu_seconds is not None and odds.cpu_seconds > 0
+    support = load_world(EXAMPLES / "support.toml")
+    seen = as_seen(support, 1, make_plan(support, 1, Order.parse("attack 2,0"), [], []), samples=3)
+    assert seen.samples == seen.odds.runs == 3 * 10  # ten garrisons, three samples each
+    assert seen.method.startswith("mixture (30 samples: paths to the fight drawn")
 
 
 def test_resolver_runs_do_not_depend_on_the_number_of_jobs() -> None:

@@ -84,8 +84,6 @@ def test_the_commands_usage_refusal_exits_2_in_its_own_words() -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (("attack", "2,0", "--mil", "4,4=5"), "--mil 4,4: no mil can go from 4,4"),
-        (("attack", "2,0", "--unit", "99"), "--unit 99: the command does not offer that unit"),
         (
             ("frobnicate", "2,0"),
             "unknown command 'frobnicate': plan one of attack, assault, paradrop, board, lboard",
@@ -153,3 +151,39 @@ def test_a_sweep_table_rounds_as_a_table_and_says_its_units() -> None:
     assert all(line == line.rstrip() for line in lines)
     assert "99.999" not in r.stdout and "e-" not in r.stdout
     assert lines[1].split()[:7] == ["0,0=20", "<", "0.01", "%", "<", "0.01", "%"]
+
+
+def test_the_commands_other_answers_are_taken_and_change_nothing() -> None:
+    """--no-units, --move-in, --move-in-unit, --no-move-in-units and --yes are the
+    command's own options: the odds take them (the move-in comes after the fight)."""
+    plain = odds("cavalry.toml", "attack", "2,0", "--mil", "0,0=50", "--json")
+    more = odds(
+        "cavalry.toml", "attack", "2,0", "--mil", "0,0=50", "--move-in", "40",
+        "--move-in-unit", "0", "--yes", "--json",
+    )  # fmt: skip
+    assert plain.returncode == more.returncode == 0, more.stderr
+    a, b = json.loads(plain.stdout), json.loads(more.stdout)
+    assert a["outcomes"] == b["outcomes"] and a["p_attacker_wins"] == b["p_attacker_wins"]
+    alone = odds("cavalry.toml", "attack", "2,0", "--mil", "0,0=50", "--no-units", "--json")
+    assert json.loads(alone.stdout)["plan"]["units"] == []
+    both = odds("cavalry.toml", "attack", "2,0", "--unit", "0", "--no-units")
+    assert both.returncode == 2 and "not both" in both.stderr
+
+
+def test_an_unnamed_source_and_a_unit_not_taken_are_said() -> None:
+    r = odds("vector-a.toml", "attack", "2,0", "--mil", "0,0=150", "--unit", "99")
+    assert r.returncode == 0, r.stderr
+    assert "note: --unit 99: not asked for" in r.stdout.splitlines()
+    units = odds("cavalry.toml", "attack", "2,0", "--unit", "0")
+    assert "note: assumed: 0 mil from 0,0" in units.stdout.splitlines()
+
+
+def test_seconds_are_the_whole_computations_with_its_processor_time() -> None:
+    r = odds("vector-a.toml", "attack", "2,0", "--need", "0.9", "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["seconds"] > 0 and doc["cpu_seconds"] > 0
+    many = odds("vector-a.toml", "attack", "2,0", "--sweep", "0,0=60:100:40", "--json")
+    whole = json.loads(many.stdout)
+    assert whole["seconds"] >= sum(p["seconds"] for p in whole["plans"])
+    assert whole["cpu_seconds"] > 0

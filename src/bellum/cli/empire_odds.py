@@ -14,6 +14,7 @@ import itertools
 import math
 import os
 import sys
+import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
@@ -29,12 +30,13 @@ from bellum.cli.empire import (
     as_option,
     db_option,
     empire,
+    named_answers,
     open_world,
     rules_options,
     world_option,
 )
 from bellum.cli.options import RESOLVER_RUNS_MAX, SEED_MAX, Real, Whole, echo_json
-from bellum.cli.progress import progress_fraction
+from bellum.cli.progress import DELAY, progress_fraction
 from bellum.empire.combat import COMMANDS
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
@@ -174,6 +176,28 @@ def _plans(
     metavar="ID",
     help="A land unit that joins; repeatable (a unit named twice is an error).",
 )
+@click.option("--no-units", is_flag=True, help="No land unit joins.")
+@click.option(
+    "--move-in",
+    multiple=True,
+    metavar="[SECT=]N",
+    help="As the command takes it (the odds end with the fight: no change to them).",
+)
+@click.option(
+    "--move-in-unit",
+    "move_in_units",
+    multiple=True,
+    type=Whole(0),
+    metavar="ID",
+    help="As the command takes it (no change to the odds).",
+)
+@click.option("--no-move-in-units", is_flag=True, help="As the command takes it.")
+@click.option(
+    "--yes",
+    is_flag=True,
+    help="Answer yes to the command's yes-or-no questions (without it the odds assume yes"
+    " and say so).",
+)
 @click.option(
     "--sweep",
     metavar="SECT=FROM:TO:STEP",
@@ -260,6 +284,11 @@ def odds_cmd(
     options: tuple[str, ...],
     mil: tuple[str, ...],
     units: tuple[int, ...],
+    no_units: bool,
+    move_in: tuple[str, ...],
+    move_in_units: tuple[int, ...],
+    no_move_in_units: bool,
+    yes: bool,
     sweep: str | None,
     need: float | None,
     defense_as_seen: bool,
@@ -284,11 +313,14 @@ def odds_cmd(
     allows.  The command's own code runs up to the fight (reactions, support,
     mines, flak, approach fire), then the fight is solved exactly with morale
     checks; the method line says what was exact and what was sampled.
-    Nothing in the world changes.
+    Nothing in the world changes.  The command's other answers (--no-units,
+    --move-in, --move-in-unit, --no-move-in-units, --yes) are taken as the command
+    takes them; a question left unanswered gets 0 mil or yes, and the output says so.
     """
+    clock = _Clock()
     from bellum.empire.odds import plan_odds
     from bellum.empire.odds import resolver_runs as play
-    from bellum.empire.odds.questions import as_seen
+    from bellum.empire.odds.questions import as_seen, part_progress
 
     order = _order(words)
     if plot is not None:
@@ -302,8 +334,25 @@ def odds_cmd(
     rules = Rules.for_world(world, profile, options)
     if model is not None:
         rules = replace(rules, info_fight=model == "per-casualty")
-    cnum = _country(world, country).cnum
-    plans = _plans(world, cnum, order, mil, units, sweep, rules)
+    me = _country(world, country)
+    cnum = me.cnum
+    # The command's own answers, refused where the command would refuse them.
+    named_answers(
+        world,
+        me,
+        order,
+        mil=(),
+        units=units,
+        no_units=no_units,
+        move_in=move_in,
+        move_in_units=move_in_units,
+        no_move_in_units=no_move_in_units,
+        yes=yes,
+    )
+    plans = [
+        (label, replace(plan, yes=yes, units=frozenset() if no_units else plan.units))
+        for label, plan in _plans(world, cnum, order, mil, units, sweep, rules)
+    ]
     if need is not None and len(plans) > 1:
         raise UsageError("--need finds one plan: give each --mil source once and no --sweep")
     if len(plans) > 1 and (plot is not None or resolver_runs is not None):
@@ -338,7 +387,7 @@ def odds_cmd(
 
     found = None
     if need is not None:
-        found = _need(world, cnum, plans[0][1], need, odds_of, as_json)
+        found = _need(world, cnum, plans[0][1], need, odds_of, as_json, clock)
         check_runs(found.plan)
         plans = [(f"{found.total} mil", found.plan)]
         results = [(plans[0][0], found.odds)]
@@ -346,16 +395,16 @@ def odds_cmd(
         if len(plans) == 1:
             check_runs(plans[0][1])
         results = []
-        with progress_fraction("odds") as bar:
-            for label, plan in plans:
-                results.append((label, odds_of(plan, bar)))
+        with progress_fraction("odds", delay=DELAY) as bar:
+            for i, (label, plan) in enumerate(plans):
+                results.append((label, odds_of(plan, part_progress(bar, i, len(plans)))))
     if len(results) > 1:
-        _echo_comparison(results, world, cnum, as_json)
+        _echo_comparison(results, world, cnum, as_json, clock)
         return
     label, odds = results[0]
     resolver = None
     if resolver_runs is not None:
-        with progress_fraction("resolver runs", total=resolver_runs) as bar:
+        with progress_fraction("resolver runs", total=resolver_runs, delay=DELAY) as bar:
             resolver = play(
                 world, cnum, odds.plan, resolver_runs, used_seed, jobs=jobs, progress=bar
             )
@@ -363,33 +412,47 @@ def odds_cmd(
         from bellum.odds.report import write_plot
 
         write_plot(odds.odds, plot, force=force)
+    odds = clock.timed(odds)
     _echo_one(odds, world, cnum, resolver, need=found, plot=plot, as_json=as_json)
 
 
 def _need(
-    world: Any, cnum: int, plan: Any, need: float, odds_of: Callable[..., Any], as_json: bool
+    world: Any,
+    cnum: int,
+    plan: Any,
+    need: float,
+    odds_of: Callable[..., Any],
+    as_json: bool,
+    clock: _Clock,
 ) -> Any:
     """What ``--need`` finds; when even everything fails, the best plan's odds are shown
-    (with no mil found) and the error says how often it succeeds."""
+    (with no mil found, timed as the whole search) and the error says how often it
+    succeeds."""
     from bellum.empire.odds.questions import need as find_need
     from bellum.empire.odds.report import render, to_json
 
-    found = find_need(world, cnum, plan, need, odds_of, list(plan.mil) if plan.mil else None)
+    sources = list(plan.mil) if plan.mil else None
+    with progress_fraction("--need", delay=DELAY) as bar:
+        found = find_need(world, cnum, plan, need, odds_of, sources, bar)
     if found.odds is None or found.plan is None:
         best = 100 * found.best.p_success
+        whole = clock.timed(found.best)
         if as_json:
-            doc = to_json(found.best, world, cnum)
+            doc = to_json(whole, world, cnum)
             doc["need"] = {"target": need, "mil": None, "sampled": found.best.samples is not None}
             echo_json(ODDS_SCHEMA, 1, doc, indent=None)
         else:
-            click.echo(render(found.best, color=use_color()))
+            click.echo(render(whole, color=use_color()))
         raise InputError(
             f"even everything the command allows succeeds only {best:.2f}% of the time"
         )
     return found
 
 
-def _echo_comparison(results: list[tuple[str, Any]], world: Any, cnum: int, as_json: bool) -> None:
+def _echo_comparison(
+    results: list[tuple[str, Any]], world: Any, cnum: int, as_json: bool, clock: _Clock
+) -> None:
+    """Several plans: each its own ``seconds``, the whole comparison's beside them."""
     from bellum.empire.odds.report import comparison, to_json
 
     if not as_json:
@@ -398,7 +461,8 @@ def _echo_comparison(results: list[tuple[str, Any]], world: Any, cnum: int, as_j
     docs = [dict(to_json(o, world, cnum), label=label) for label, o in results]
     for d in docs:
         del d["schema_version"]  # the comparison's own is enough
-    echo_json("bellum.empire.comparison", 1, {"plans": docs}, indent=None)
+    whole = {"plans": docs, "seconds": clock.wall(), "cpu_seconds": clock.cpu()}
+    echo_json("bellum.empire.comparison", 1, whole, indent=None)
 
 
 def _echo_one(
@@ -485,3 +549,33 @@ def _prior(text: str | None) -> tuple[float, ...]:
             f"--prior needs {len(OFFSETS)} finite weights >= 0 (for M-5..M+4), not all 0"
         )
     return weights
+
+
+class _Clock:
+    """The whole command's wall and processor time (its worker processes' included)."""
+
+    def __init__(self) -> None:
+        self.start = time.perf_counter()
+        self.start_cpu = _cpu()
+
+    def wall(self) -> float:
+        return time.perf_counter() - self.start
+
+    def cpu(self) -> float:
+        return _cpu() - self.start_cpu
+
+    def timed(self, odds: Any) -> Any:
+        """``odds`` with the whole computation's times (a search or an average of many
+        plans takes more than its last plan's own)."""
+        return replace(odds, odds=replace(odds.odds, seconds=self.wall()), cpu_seconds=self.cpu())
+
+
+def _cpu() -> float:
+    """Processor seconds of this process and its finished children."""
+    try:
+        import resource
+    except ImportError:  # not on Windows: this process only
+        return time.process_time()
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime

@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from typing import TextIO
 
+#: The odds' bars show only for work longer than this (seconds).
+DELAY = 1.0
 #: Called with the number of steps done since the last call.
 Advance = Callable[[int], None]
 
@@ -48,11 +50,13 @@ def progress(
     unit: str = "run",
     stream: TextIO | None = None,
     counted: bool = True,
+    delay: float = 0.0,
 ) -> Iterator[Advance]:
     """A bar for ``total`` steps (a count and a rate when ``total`` is unknown).
 
     ``counted=False`` shows the share done and the time left only, for work
     whose steps mean nothing to the player (a fraction of an odds solution).
+    ``delay``: the bar shows only once the work has taken that many seconds.
     Yields the callback to report steps with; the bar disappears when the
     block ends, whether it ends normally, by an error or by Ctrl-C.
     """
@@ -72,6 +76,7 @@ def progress(
         leave=False,
         dynamic_ncols=True,
         mininterval=0.2,
+        delay=delay,
         bar_format=None if counted else "{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}",
     )
     try:
@@ -87,13 +92,14 @@ def progress_fraction(
     total: int | None = None,
     unit: str = "run",
     stream: TextIO | None = None,
+    delay: float = 0.0,
 ) -> Iterator[Callable[[float], None]]:
     """A bar for work that reports the fraction done (0 to 1) rather than steps.
 
     With ``total`` the bar counts in ``unit`` (``340/1000 runs``), else it
     shows the percentage done.  The bar opens at the first report, so work that
     turns out to report nothing (an exact solution where a Monte Carlo was
-    possible) shows none.
+    possible) shows none; ``delay`` as for :func:`progress`.
     """
     steps = total or 1000
     with ExitStack() as stack:
@@ -105,7 +111,12 @@ def progress_fraction(
             if advance is None:
                 advance = stack.enter_context(
                     progress(
-                        description, total=steps, unit=unit, stream=stream, counted=bool(total)
+                        description,
+                        total=steps,
+                        unit=unit,
+                        stream=stream,
+                        counted=bool(total),
+                        delay=delay,
                     )
                 )
             now = int(steps * min(max(fraction, 0.0), 1.0))
@@ -116,4 +127,4 @@ def progress_fraction(
         yield update
 
 
-__all__ = ["Advance", "progress", "progress_fraction", "shows_progress"]
+__all__ = ["DELAY", "Advance", "progress", "progress_fraction", "shows_progress"]

@@ -19,7 +19,9 @@
    standard errors from the spread of the per-sample values).
 
 ``method`` says which: ``exact`` (one leaf, exact fight), ``exact mixture``
-(every leaf, exact fights) or ``mixture (N samples)``.
+(every leaf, exact fights), or ``mixture (N samples: …)`` naming what was exact
+and what was drawn.  ``samples`` is always the number of values the estimate
+averages (one per leaf drawn), ``None`` when nothing was drawn.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ from bellum.empire.combat.flows import FightReached
 from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
-from bellum.empire.events import Refusal, ScoutReport, said, transcript
+from bellum.empire.events import Refusal, ScoutReport, UnitNote, said, transcript
 from bellum.empire.odds._sides import SideGraph, TooManyStates, side_graph
 from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
@@ -123,6 +125,8 @@ class EmpireOdds:
     seed: int | None = None
     final: dict[str, tuple[int, int]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
+    #: The processor time the odds took (``odds.seconds`` is the wall time).
+    cpu_seconds: float | None = None
 
     @property
     def p_success(self) -> float:
@@ -175,18 +179,24 @@ class MoreThanAsked(CommandError):
         self.where = where
 
 
-def check_plan(world: World, country: int, plan: Plan) -> None:
-    """Raise what :func:`plan_odds` would raise about ``plan`` before any work: the
-    command's refusals and the answers it never asks for (one run up to the fight)."""
-    _check_plan(world, country, plan, PlanRunner(world, country, plan)(BranchingDice()))
+def check_plan(world: World, country: int, plan: Plan) -> list[str]:
+    """Raise what :func:`plan_odds` would raise about ``plan`` before any work (one run up
+    to the fight); return what it will say about the answers (:func:`_check_plan`)."""
+    return _check_plan(world, country, plan, PlanRunner(world, country, plan)(BranchingDice()))
 
 
-def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
-    """The command's refusals, and answers the command never asked for, as one line.
+def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> list[str]:
+    """The command's refusals, raised as one line; else what the command says about the
+    answers, as notes.
 
-    The answers are checked before an abort: a plan whose only mil come from a sector
-    the command never asks about ends in "No troops for attack", but the mistake
-    to name is the answer.
+    The command refuses more mil than a question allows, and so do the odds.  An answer
+    no question asks for, the command warns about and goes on: so do the odds; a unit
+    it did not take gets the command's own line about it ("… is out of supply, and
+    cannot assault").  A question the plan does not answer gets 0 mil, and a yes to
+    the command's yes-or-no questions unless the plan says ``yes``; the notes say so.
+    Those remarks come before an abort's line: a plan whose only mil come from a
+    sector the command never asks about ends in "No troops for attack", but the
+    mistake to name is the answer.
     """
     r = leaf.result
     lines = [ln for ln in r.transcript().splitlines() if ln.strip()]
@@ -196,19 +206,32 @@ def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
     if leaf.combat is None and r.outcome is Outcome.REFUSED:
         raise CommandError("; ".join(lines[-2:]) if lines else f"{plan.order.name} refused")
     asked = leaf.prompter.asked
+    ship = "the ship" if plan.order.ship is None else f"ship {plan.order.ship}"
+    remarks: list[str] = []
     for source, n in (plan.mil or {}).items():
-        ship = "the ship" if plan.order.ship is None else f"ship {plan.order.ship}"
         where = ship if source == "ship" else world.fmt(source, country)
+        name = _name(world, country, source)
         if source not in asked:
             if n > 0:
-                name = _name(world, country, source)
-                raise CommandError(f"no mil can go from {where}", field="mil", value=name)
+                remarks.append(f"--mil {name}: not asked for (no mil can go from {where})")
         elif n > asked[source]:
-            raise MoreThanAsked(source, n, asked[source], where, _name(world, country, source))
+            raise MoreThanAsked(source, n, asked[source], where, name)
+    events = r.events if leaf.combat is None else leaf.combat.events
     for uid in sorted((plan.units or frozenset()) - leaf.prompter.offered):
-        raise CommandError("the command does not offer that unit", field="unit", value=uid)
+        about = [ln for ln, fact in said(events) if fact == UnitNote(uid)]
+        remarks.extend(about or [f"--unit {uid}: not asked for"])
     if leaf.combat is None and r.outcome is Outcome.ABORTED and not r.world_changed:
-        raise CommandError(" / ".join(lines[-2:]) if lines else "the command was aborted")
+        end = " / ".join(lines[-2:]) if lines else "the command was aborted"
+        raise CommandError("; ".join([*remarks, end]))
+    if plan.mil is not None:
+        for source in asked:
+            if source not in plan.mil:
+                where = ship if source == "ship" else world.fmt(source, country)
+                remarks.append(f"assumed: 0 mil from {where}")
+    if not plan.yes:
+        for prompt in leaf.prompter.confirmed:
+            remarks.append(f"assumed: yes to '{prompt.text.strip()}' (--yes)")
+    return remarks
 
 
 def _name(world: World, country: int, source: MilSource) -> str:
@@ -449,13 +472,13 @@ def plan_odds(
     samples; ``target_error`` samples until the standard error of P(success)
     is at most that (at most ``max_samples``).  Raises
     :class:`~bellum.errors.CommandError` with the command's own words when it
-    would refuse, and for answers it never asks for.
+    would refuse (answers it never asks for are notes).
     """
-    start = time.perf_counter()
+    start = (time.perf_counter(), time.process_time())
     model = world_model(plan.rules_in(world))
     runner = PlanRunner(world, country, plan)
     first = runner(BranchingDice())
-    _check_plan(world, country, plan, first)
+    notes = _check_plan(world, country, plan, first)
     used_seed = seed if seed is not None else new_seed()
     rng = np.random.default_rng(np.random.SeedSequence(used_seed))
     max_pairs = max_memory // PAIR_BYTES
@@ -467,7 +490,6 @@ def plan_odds(
     elif not forced and tree_size(runner, rng, PROBES) <= max_leaves:
         leaves = enumerate_runs(runner, limit=4 * max_leaves)
     mix = Mixture()
-    notes: list[str] = []
     if leaves is not None and not forced:
         exact = [(solver.exact(leaf), p) for leaf, p in leaves]
         if all(f is not None for f, _ in exact):
@@ -480,6 +502,7 @@ def plan_odds(
     goal = target_error if target_error is not None else (None if samples else DEFAULT_ERROR)
     want = samples or max_samples
     taken: list[tuple[Leaf, float]] = []
+    morale_drawn = 0
     while True:
         if leaves is not None:
             leaf = leaves[_pick(leaves, rng)][0]
@@ -488,6 +511,7 @@ def plan_odds(
         f = solver.exact(leaf)
         if f is None:
             f = solver.sampled(leaf, rng)
+            morale_drawn += 1
         mix.add(f, 1.0, sample=True)
         taken.append((leaf, 1.0))
         n = len(taken)
@@ -503,12 +527,25 @@ def plan_odds(
         for k in list(d):
             d[k] /= n
     mix.pruned /= n
-    method = f"mixture ({n} samples)"
-    if solver.monte_carlo:
+    method = _sampled_method(n, leaves is not None, morale_drawn, solver.monte_carlo)
+    if goal is not None and mix.errors()[0] > goal:
         notes.append(
-            f"{solver.monte_carlo} sampled fights too big to solve: {FIGHT_RUNS} runs each"
+            f"sampling stopped at {n} samples, before the standard error of P(success)"
+            f" reached {goal:g}"
         )
     return _finish(plan, mix, method, model, taken, solver, n, used_seed, start, notes)
+
+
+def _sampled_method(n: int, known: bool, morale_drawn: int, simulated: int) -> str:
+    """``mixture (N samples: …)``: what was exact and what was drawn."""
+    how = "paths to the fight drawn by their exact chances" if known else "paths to the fight drawn"
+    if not morale_drawn:
+        how += ", their fights exact"
+    else:
+        how += f", morale histories drawn in {morale_drawn} of the {n} fights"
+    if simulated:
+        how += f", {simulated} of them simulated ({FIGHT_RUNS} runs each)"
+    return f"mixture ({n} samples: {how})"
 
 
 def _pick(leaves: list[tuple[Leaf, float]], rng: np.random.Generator) -> int:
@@ -525,7 +562,7 @@ def _finish(
     solver: _Solver,
     samples: int | None,
     seed: int | None,
-    start: float,
+    start: tuple[float, float],
     notes: list[str],
 ) -> EmpireOdds:
     order = [k for k in ("captured", "unoccupied", "reinforced", "landed", "defeated", "aborted")]
@@ -554,7 +591,7 @@ def _finish(
         runs=samples,
         standard_error=se if samples else None,
         pruned_mass=mix.pruned,
-        seconds=time.perf_counter() - start,
+        seconds=time.perf_counter() - start[0],
         notes=tuple(notes),
         attacker_wins=SUCCESS,
     )
@@ -574,6 +611,7 @@ def _finish(
         seed=seed,
         final=final,
         notes=tuple(notes),
+        cpu_seconds=time.process_time() - start[1],
     )
 
 

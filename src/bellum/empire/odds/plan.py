@@ -8,7 +8,7 @@ coordinates) or from the command's ship (key ``"ship"``), and the land units
 that join.  :class:`PlanPrompter` answers the command's structured prompts
 (:class:`~bellum.empire.events.Prompt`) from it, like a player who has made
 up their mind: it goes on when the scouts warn or the target is an ally's,
-and moves nothing in after a victory.
+and moves nothing in after a victory (the odds end with the fight).
 """
 
 from __future__ import annotations
@@ -37,13 +37,17 @@ class Plan:
     ``mil`` maps each source to the number of mil it sends (sources not named
     send none); ``None`` sends as many as each prompt allows.  ``units`` are
     the land units that join; ``None`` takes every unit offered.  ``rules`` are
-    those the command runs under; ``None``: the world's own.
+    those the command runs under; ``None``: the world's own.  ``yes`` says the
+    player answers yes to the command's questions ("Are you sure", an ally's
+    sector, a sneak attack's price) as ``--yes`` does; without it the odds still
+    go on, and say they assumed it.
     """
 
     order: Order
     mil: Mapping[MilSource, int] | None = None
     units: frozenset[int] | None = None
     rules: Rules | None = None
+    yes: bool = False
 
     def rules_in(self, world: World) -> Rules:
         """The rules the plan runs under in ``world``."""
@@ -64,6 +68,8 @@ class PlanPrompter(AnswersByKind):
     asked: dict[MilSource, int] = field(default_factory=dict)
     #: The land units the command offered.
     offered: set[int] = field(default_factory=set)
+    #: The yes-or-no questions answered yes.
+    confirmed: list[Prompt] = field(default_factory=list)
 
     def mil(self, prompt: Prompt) -> str | None:
         source: MilSource | None = "ship" if prompt.ship is not None else prompt.at
@@ -82,6 +88,7 @@ class PlanPrompter(AnswersByKind):
         return "y" if units is None or prompt.uid in units else "n"
 
     def confirm(self, prompt: Prompt) -> str | None:
+        self.confirmed.append(prompt)
         return "y"
 
     def move_in_mil(self, prompt: Prompt) -> str | None:

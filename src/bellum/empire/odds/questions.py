@@ -23,14 +23,20 @@ from bellum.empire.odds.engine import EmpireOdds, FightOutcome, Mixture, PlanRun
 from bellum.empire.odds.plan import MilSource, Plan
 from bellum.empire.world import LandUnit, Sector, Ship, World
 from bellum.errors import CommandError, InputError
-from bellum.odds.result import LossDistribution, OddsResult
+from bellum.odds.result import LossDistribution
 
 #: The offsets of the true mil from the value shown, ``M + offset``.
 OFFSETS = tuple(range(-5, 5))
 #: Every true value consistent with what is shown is as likely as any other.
 UNIFORM = (1.0,) * len(OFFSETS)
 
+Progress = Callable[[float], None]
 Odds = Callable[[Plan], EmpireOdds]
+
+
+def part_progress(progress: Progress, i: int, n: int) -> Progress:
+    """The progress of part ``i`` of ``n`` equal parts, as a fraction of the whole."""
+    return lambda f: progress((i + min(1.0, max(0.0, f))) / n)
 
 
 @dataclass(frozen=True)
@@ -87,12 +93,14 @@ def need(
     target: float,
     odds: Odds,
     sources: Sequence[MilSource] | None = None,
+    progress: Progress | None = None,
 ) -> Need:
     """The smallest number of mil (from ``sources``, else every source in the command's
     order) whose plan succeeds with probability at least ``target``.
 
     Found by bisection, which assumes more mil never lowers the chance (reserve units
     react to the attack's size, so this can fail by a little; the result is checked).
+    ``progress`` hears the fraction of the search done after each plan.
     """
     if not 0 < target < 1:
         raise InputError(
@@ -108,14 +116,26 @@ def need(
         return replace(plan, mil={**fixed, **_fill(order, total)}, units=units)
 
     hi = sum(order.values())
-    best = odds(plan_of(hi))
+    # One plan with everything, then at most this many halvings.
+    steps = 1 + max(1, hi).bit_length()
+    done = 0
+
+    def odds_of(p: Plan) -> EmpireOdds:
+        nonlocal done
+        got = odds(p)
+        done += 1
+        if progress is not None:
+            progress(min(1.0, done / steps))
+        return got
+
+    best = odds_of(plan_of(hi))
     if best.p_success < target:
         return Need(target, None, None, None, best)
     lo = 0
     found = best
     while lo < hi:
         mid = (lo + hi) // 2
-        o = odds(plan_of(mid))
+        o = odds_of(plan_of(mid))
         if o.p_success >= target:
             hi, found = mid, o
         else:
@@ -140,12 +160,14 @@ def as_seen(
     *,
     weights: Sequence[float] = UNIFORM,
     seed: int | None = None,
+    progress: Progress | None = None,
     **options: object,
 ) -> EmpireOdds:
     """The odds averaged over every true garrison consistent with "approximately M".
 
     ``weights`` (one per offset in :data:`OFFSETS`, not necessarily normalised)
-    is the prior; values below 0 are impossible and left out.
+    is the prior; values below 0 are impossible and left out.  Times and samples
+    are those of all the garrisons together.
     """
     if (
         len(weights) != len(OFFSETS)
@@ -158,18 +180,19 @@ def as_seen(
     mix = Mixture()
     total = 0.0
     parts: list[tuple[int, float, EmpireOdds]] = []
-    for offset, w in zip(OFFSETS, weights, strict=True):
-        mil = shown + offset
-        if mil < 0 or w <= 0:
-            continue
+    garrisons = [
+        (shown + offset, w)
+        for offset, w in zip(OFFSETS, weights, strict=True)
+        if shown + offset >= 0 and w > 0
+    ]
+    for i, (mil, w) in enumerate(garrisons):
         w2 = world.copy()
         _victim_in(w2, victim).mil = mil
-        o = plan_odds(w2, country, plan, seed=seed, **options)  # type: ignore[arg-type]
+        part = None if progress is None else part_progress(progress, i, len(garrisons))
+        o = plan_odds(w2, country, plan, seed=seed, progress=part, **options)  # type: ignore[arg-type]
         parts.append((mil, w, o))
         total += w
-    methods = set()
     for _mil, w, o in parts:
-        methods.add(o.method.split(" (")[0])
         mix.add(
             FightOutcome(
                 dict(o.odds.outcomes),
@@ -192,13 +215,25 @@ def as_seen(
             w / total,
         )
     first = parts[0][2]
-    sampled = any(o.samples for _, _, o in parts)
-    method = (
-        "exact mixture"
-        if not sampled
-        else f"mixture ({sum(o.samples or 0 for _, _, o in parts)} samples)"
-    )
-    se = sum((w / total) ** 2 * o.standard_error**2 for _, w, o in parts) ** 0.5
+    sampled = [o for _, _, o in parts if o.samples is not None]
+    samples = sum(o.samples or 0 for o in sampled) if sampled else None
+    method = "exact mixture"
+    if sampled:
+        how = sorted({o.method.partition(": ")[2].rstrip(")") for o in sampled})
+        exact = len(parts) - len(sampled)
+        method = f"mixture ({samples} samples: {'; '.join(how)}"
+        method += f"; {exact} of {len(parts)} garrisons exact)" if exact else ")"
+
+    def error(errors: list[float]) -> float:
+        """The standard error of the prior-weighted mean of independent estimates."""
+        share = [w / total for _, w, _ in parts]
+        return math.sqrt(sum((s * e) ** 2 for s, e in zip(share, errors, strict=True)))
+
+    se = error([o.standard_error for _, _, o in parts])
+    errors = {
+        side: error([o.expected_errors[side] for _, _, o in parts])
+        for side in ("attacker", "defender")
+    }
     losses = {
         side: LossDistribution.from_weights(
             np.array(list(d.keys()), dtype=np.int64), np.array(list(d.values()))
@@ -211,14 +246,21 @@ def as_seen(
         losses=losses,
         method=method,
         pruned_mass=mix.pruned,
+        runs=samples,
+        standard_error=se if sampled else None,
+        seconds=sum(o.odds.seconds or 0.0 for _, _, o in parts),
     )
     note = f"defense as seen: true mil {parts[0][0]}..{parts[-1][0]} around the {shown} shown"
+    notes = dict.fromkeys(n for _, _, o in parts for n in o.notes)
     return replace(
         first,
         odds=odds,
         method=method,
         standard_error=se,
-        notes=(*first.notes, note),
+        expected_errors=errors,
+        samples=samples,
+        notes=(*notes, note),
+        cpu_seconds=sum(o.cpu_seconds or 0.0 for _, _, o in parts),
     )
 
 
@@ -230,6 +272,13 @@ def _victim_in(world: World, victim: Sector | Ship | LandUnit) -> Sector | Ship 
     return world.sector(victim.xy)
 
 
-__all__ = ["OFFSETS", "UNIFORM", "Need", "as_seen", "need", "need_sources", "sources_in_order"]
-
-_ = OddsResult
+__all__ = [
+    "OFFSETS",
+    "UNIFORM",
+    "Need",
+    "as_seen",
+    "need",
+    "need_sources",
+    "part_progress",
+    "sources_in_order",
+]

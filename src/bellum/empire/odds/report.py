@@ -40,6 +40,7 @@ def to_json(
     doc = to_json_dict(odds.odds)
     doc.pop("end_states", None)
     doc["method"] = odds.method
+    doc["cpu_seconds"] = odds.cpu_seconds
     doc["seed"] = odds.seed
     doc["samples"] = odds.samples
     doc["p_attacker_wins"] = odds.p_success
@@ -113,7 +114,8 @@ def method_line(odds: EmpireOdds) -> str:
     if odds.odds.pruned_mass:
         parts.append(f"pruned mass {odds.odds.pruned_mass:.2g}")
     if odds.odds.seconds is not None:
-        parts.append(f"{odds.odds.seconds:.3g} s")
+        cpu = "" if odds.cpu_seconds is None else f" ({odds.cpu_seconds:.3g} s CPU)"
+        parts.append(f"{odds.odds.seconds:.3g} s{cpu}")
     return ", ".join(parts)
 
 
