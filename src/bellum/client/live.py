@@ -18,8 +18,8 @@ the same order on that world with that seed and the answers the player gave
 any test-mode game becomes an oracle for bellum.
 
 All of these take open :class:`~bellum.client.session.Session` objects, so the
-caller decides how to connect and when to disconnect; they send only ``xdump``
-reads and the order they are given.
+caller decides how to connect and when to disconnect; they send only reads
+(``xdump``, a player's ``bmap``) and the order they are given.
 """
 
 from __future__ import annotations
@@ -32,6 +32,7 @@ from bellum.client.session import Session, Transcript
 from bellum.client.xdump import SYNC_TABLES, XdumpReader
 from bellum.empire import run_command
 from bellum.empire.events import Prompter, Sink
+from bellum.empire.intel.reports import bmap_of, map_area
 from bellum.empire.io.sqlite import ServerEntry
 from bellum.empire.io.xdump.mapping import dump_to_world
 from bellum.empire.io.xdump.syntax import Dump, parse_dump
@@ -69,9 +70,18 @@ class Synced:
 
 
 def read_world(reader: XdumpReader) -> tuple[World, Dump]:
-    """The world as the reader's account sees it now, and the dump it came from."""
+    """The world as the reader's account sees it now, and the dump it came from.
+
+    A player's view also holds the country's bmap (``bmap`` of the whole world,
+    which reads and changes nothing): the server draws it in a flight's path
+    questions.
+    """
     dump = parse_dump(reader.read(SYNC_TABLES), f"xdump {reader.session.address}")
-    return dump_to_world(dump), dump
+    world = dump_to_world(dump)
+    if world.fog is not None:
+        out = reader.session.command(f"bmap {map_area(world.geometry)}")
+        world.bmaps[world.fog.viewer] = bmap_of(out.text(), world.geometry, world.fog.viewer)
+    return world, dump
 
 
 def viewer(world: World) -> int:
@@ -209,6 +219,9 @@ class LiveGame:
                 )
             truth = read_world(XdumpReader(check))[0]
             truth.overrides.update(rules or {})
+            if self.country in self.world.bmaps and self.country in truth.nations:
+                origin = truth.nations[self.country].origin
+                truth.bmaps[self.country] = self.world.bmaps[self.country].moved(origin)
             seed = seeds.next_seed
         done = self.session.command(
             parsed.text(), prompter=prompter, sink=sink, geometry=self.world.geometry

@@ -287,6 +287,45 @@ class NewsItem:
 
 
 @dataclass
+class BMap:
+    """What one country's bmap shows: the server's per-country map of what it has seen.
+
+    ``rows[y][x]`` is the character the server prints at absolute ``x,y`` (the
+    designation mnemonic, ``?`` for land of unknown use, a player's own marks);
+    a blank is a sector the country has never seen.  The server draws it in the
+    questions of a flight's path (``fly_map``: the seven sectors around the
+    plane), so the rules read it there.
+    """
+
+    cnum: int
+    rows: list[str] = field(default_factory=list)
+
+    @classmethod
+    def blank(cls, cnum: int, geometry: Geometry) -> BMap:
+        return cls(cnum, [" " * geometry.width for _ in range(geometry.height)])
+
+    def at(self, c: Coord) -> str:
+        """The character at absolute ``c`` (blank where never seen, or outside the rows)."""
+        x, y = c
+        row = self.rows[y] if 0 <= y < len(self.rows) else ""
+        return row[x] if 0 <= x < len(row) else " "
+
+    def put(self, c: Coord, mark: str) -> None:
+        """Set the character at absolute ``c`` (a one-character mark)."""
+        x, y = c
+        row = self.rows[y]
+        self.rows[y] = row[:x] + mark + row[x + 1 :]
+
+    def moved(self, by: Coord) -> BMap:
+        """The same map with every sector moved by ``by``: a player's bmap (in the player's
+        coordinates) laid on the whole game is moved by the player's origin."""
+        h, w = len(self.rows), len(self.rows[0]) if self.rows else 0
+        dx, dy = by
+        rows = [self.rows[(y - dy) % h] for y in range(h)]
+        return BMap(self.cnum, [r[(-dx) % w :] + r[: (-dx) % w] for r in rows])
+
+
+@dataclass
 class Fog:
     """What one country's view of the game leaves out (a world synced as a player).
 
@@ -332,6 +371,8 @@ class World:
     planes: dict[int, Plane] = field(default_factory=dict)
     telegrams: list[Telegram] = field(default_factory=list)
     news: list[NewsItem] = field(default_factory=list)
+    #: Each country's bmap where it is known (a player's sync stores its own).
+    bmaps: dict[int, BMap] = field(default_factory=dict)
     #: Rules given for one run (``--profile``, ``--option``): consulted first, never saved.
     overrides: dict[str, Any] = field(default_factory=dict)
     #: What the world does not know: ``None`` for the whole game (see :class:`Fog`).

@@ -259,12 +259,15 @@ def flight_path(c: Combat, given: str | None, start: Coord) -> str:
 
 
 def _fly_map(c: Combat, at: Coord) -> None:
-    """The seven sectors around ``at`` as the player's map shows them.
-
-    bellum keeps no per-country map of what each player has seen, so it
-    shows them unexplored (blanks), as the server does for a new country.
-    """
-    c.say("       \n        \n       ")
+    """The seven sectors around ``at`` as the aggressor's bmap shows them (the server's
+    ``fly_map``); a world without the country's bmap shows them unexplored (blanks),
+    as the server does for a new country."""
+    bmap = c.world.bmaps.get(c.aggressor)
+    x, y = at
+    around = [(x - 1, y - 1), (x + 1, y - 1), (x - 2, y), at, (x + 2, y), (x - 1, y + 1),
+              (x + 1, y + 1)]  # fmt: skip
+    v = [bmap.at(c.world.geometry.norm(*p)) if bmap else " " for p in around]
+    c.say(f"    {v[0]} {v[1]}\n   {v[2]} {v[3]} {v[4]}\n    {v[5]} {v[6]}")
 
 
 def _drop_zone(c: Combat, t: Sector) -> str | None:

@@ -30,6 +30,7 @@ from bellum.empire.world import (
     ITEMS,
     MISSIONS,
     RETREAT_ORDERS,
+    BMap,
     Fog,
     LandUnit,
     Nation,
@@ -270,9 +271,28 @@ def parse_world(
             )
         )
         e.finish()
+    for i, raw in enumerate(top.get("bmap", list, [])):
+        _read_bmap(world, _Entry(f"{source}:bmap[{i}]", raw), source)
     top.finish()
     _check_positions(world, source)
     return world
+
+
+def _read_bmap(world: World, e: _Entry, source: str) -> None:
+    """A country's bmap: one text row per map row, as wide as the map."""
+    cnum = e.int("country", lo=0)
+    e.where = f"{source}:bmap {cnum}"
+    if cnum in world.bmaps:
+        raise e.fail("country", "bmap given twice")
+    rows = e.get("rows", list)
+    geo = world.geometry
+    if len(rows) != geo.height or not all(
+        isinstance(r, str) and len(r) == geo.width and r.isprintable() for r in rows
+    ):
+        size = f"{geo.height} rows of {geo.width} printable characters"
+        raise e.fail("rows", f"expected {size} (the map's size)")
+    e.finish()
+    world.bmaps[cnum] = BMap(cnum, list(rows))
 
 
 def _read_map(w: _Entry, tables: Tables) -> tuple[World, SectorType, int]:
@@ -537,6 +557,7 @@ def world_to_data(world: World) -> dict[str, Any]:
     doc["plane"] = [_plane_data(p) for _, p in sorted(world.planes.items())]
     doc["telegram"] = [{"to": t.to, "text": t.text} for t in world.telegrams]
     doc["news"] = [{"actor": n.actor, "victim": n.victim, "text": n.text} for n in world.news]
+    doc["bmap"] = [{"country": c, "rows": list(b.rows)} for c, b in sorted(world.bmaps.items())]
     return {k: v for k, v in doc.items() if v != []}
 
 
@@ -760,7 +781,14 @@ def save_world(
 # -- rewriting a file in its own style -----------------------------------------------
 
 #: How the entries of each ``[[array]]`` are told apart (see :func:`_entry_id`).
-_ENTRY_KEYS = {"nation": "cnum", "sector": "at", "ship": "uid", "unit": "uid", "plane": "uid"}
+_ENTRY_KEYS = {
+    "nation": "cnum",
+    "sector": "at",
+    "ship": "uid",
+    "unit": "uid",
+    "plane": "uid",
+    "bmap": "country",
+}
 
 
 def update_text(text: str, world: World) -> str:

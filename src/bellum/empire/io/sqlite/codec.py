@@ -57,6 +57,7 @@ KINDS: dict[str, type] = {
     "plane": wm.Plane,
     "telegram": wm.Telegram,
     "news": wm.NewsItem,
+    "bmap": wm.BMap,
 }
 
 
@@ -260,6 +261,8 @@ def world_rows(world: wm.World) -> Rows:
         rows[("telegram", f"{i:08d}")] = canonical(encode(t))
     for i, item in enumerate(world.news):
         rows[("news", f"{i:08d}")] = canonical(encode(item))
+    for cnum, bmap in world.bmaps.items():
+        rows[("bmap", str(cnum))] = canonical(encode(bmap))
     return rows
 
 
@@ -321,6 +324,9 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
             world.planes[obj.uid] = obj
         elif kind == "telegram":
             world.telegrams.append(obj)
+        elif kind == "bmap":
+            _check_bmap(obj, geometry, named)
+            world.bmaps[obj.cnum] = obj
         else:
             world.news.append(obj)
     # A player's view (fog) knows only some sectors; a whole world has every one.  A world
@@ -352,6 +358,12 @@ def _fog(data: Any) -> wm.Fog:
     ):
         raise TypeError("fog hidden: expected lists of field names by object kind")
     return wm.Fog(viewer, {k: list(v) for k, v in hidden.items()})
+
+
+def _check_bmap(bmap: wm.BMap, geo: Geometry, where: str) -> None:
+    """A bmap has a row of the map's width for each row of the map."""
+    if len(bmap.rows) != geo.height or any(len(r) != geo.width for r in bmap.rows):
+        raise DamagedError(where, f"not a bmap of the {geo.width}x{geo.height} map")
 
 
 #: The fields that hold a place on the map, besides ``x`` and ``y``.
