@@ -110,6 +110,7 @@ def test_live_cli_json_without_check(game: EmpireGame, db: Path) -> None:
 
 def test_live_cli_a_wrong_count_is_reported_as_a_difference(game: EmpireGame, db: Path) -> None:
     """The count is bellum's only way to the seed: a wrong one shows where chance decides."""
+    game.deity("give m 0,0 50")  # whatever the fights before left there, a fight it is
     extra = ["--check", "--commands-run", str(game.seeds.commands + 5)]
     r = bellum("empire", "attack", "1,1", "--as", "1", "--db", str(db), "--live", game.address,
                *extra, stdin="10\n0\n", env=PASSWORDS)  # fmt: skip
