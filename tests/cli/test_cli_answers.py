@@ -148,7 +148,7 @@ def test_named_answers_are_kept_in_the_history_and_replay(tmp_path: Path) -> Non
     r = bellum("empire", "attack", "2,0", "--db", str(db), "--as", "1", "--seed", "4",
                "--mil", "0,0=150", "--unit", "0", "--move-in", "50", "--move-in-unit", "0")  # fmt: skip
     assert r.returncode == 0, r.stderr
-    (entry,) = json.loads(bellum("empire", "history", "--db", str(db), "--json").stdout)
+    (entry,) = json.loads(bellum("empire", "history", "--db", str(db), "--json").stdout)["commands"]
     assert entry["answers"] == ["150", "y", "n", "50", "y"]
     rep = bellum("empire", "replay", "1", "--db", str(db))
     assert rep.returncode == 0 and "reproduced" in rep.stdout

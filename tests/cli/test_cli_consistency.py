@@ -221,3 +221,12 @@ def test_the_five_combat_commands_list_their_options_alike() -> None:
 def test_a_file_of_the_other_game_is_named_as_such(argv: list[str], message: str) -> None:
     r = bellum(*argv)
     assert r.returncode == 1 and r.stderr == f"bellum: error: {message}\n"
+
+
+def test_sync_names_the_country_with_as_and_keeps_country_as_a_hidden_alias() -> None:
+    help_text = bellum("empire", "sync", "--help").stdout
+    assert "--as COUNTRY" in help_text and "--country" not in help_text
+    assert "missing option '--as'" in bellum("empire", "sync", "127.0.0.1:1").stderr
+    for name in ("--as", "--country"):  # both reach the password, after the address is read
+        r = bellum("empire", "sync", "127.0.0.1:1", name, "Nord", stdin="")
+        assert r.returncode == 1 and "no password for Nord" in r.stderr, r.stderr

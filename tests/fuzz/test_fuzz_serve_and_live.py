@@ -150,7 +150,7 @@ def live_line(draw: st.DrawFn) -> tuple[list[str], str]:
         args += ["--password-file", line.value(["pw.txt"], BAD_PATHS)]
     if draw(st.booleans()):
         args = ["empire", "sync", address, *args]
-        args += ["--country", line.value(["1", "North"], ["", "²", BIG])]
+        args += ["--as", line.value(["1", "North"], ["", "²", BIG])]
         if line.flag():
             args += ["--db", line.value(["g.db", "new.db"], BAD_PATHS)]
         if line.flag():

@@ -133,7 +133,7 @@ CASES = [
          "0"], 2, "is not a host name or address", files=_world("")),
     Case("an answer with no end (/dev/zero piped)", [*ATTACK, "--out", "o.toml"], 1,
          "an answer longer than 65,536 characters", "\x00" * 70_000, _world("")),
-    Case("--password-file /dev/zero", ["empire", "sync", "127.0.0.1:1", "--country", "1",
+    Case("--password-file /dev/zero", ["empire", "sync", "127.0.0.1:1", "--as", "1",
          "--password-file", "/dev/zero"], 1, "a device, not a password file"),
     Case("--password-file a FIFO nobody writes to", ["empire", "attack", "2,0", "--live",
          "127.0.0.1:1", "--as", "1", "--password-file", "fifo"], 1,
@@ -201,7 +201,7 @@ def test_answers_that_are_not_utf8_are_read_as_the_server_reads_bytes(
     r = _bellum(["empire", "attack", "6,0", *ON_DB], stdin=b"\xff\n20\n5\n", env=env, cwd=tmp_path)
     assert r.returncode in (0, 1) and b"Traceback" not in r.stderr, r.stderr
     r = _bellum(["empire", "history", "--db", "g.db", "--json"], env=env, cwd=tmp_path)
-    assert r.returncode == 0 and b'"answers": [\n      "\\ufffd"' in r.stdout
+    assert r.returncode == 0 and b'"answers": [\n        "\\ufffd"' in r.stdout
     r = _bellum(
         ["empire", "show", "--db", "g.db", "--as", "\udcff"],
         env={**env, "LC_ALL": "C.UTF-8"},

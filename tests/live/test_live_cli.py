@@ -20,6 +20,7 @@ from live_support import DEITY_PASSWORD, FRONTS, PARADROP, EmpireGame
 
 from bellum.empire.io.sqlite.store import Store
 from clirunner import Ran, bellum
+from jsonschemas import validate
 
 PASSWORDS = {"BELLUM_PASSWORD": "1", "BELLUM_DEITY_PASSWORD": DEITY_PASSWORD}
 
@@ -101,6 +102,7 @@ def test_live_cli_json_without_check(game: EmpireGame, db: Path) -> None:
     r = live(game, db, "attack", "-8,0", "--json", check=False)  # the deity's sea
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
+    validate(doc)
     assert (doc["schema"], doc["order"], doc["check"], doc["commands_run"]) == (
         "bellum.empire.live", "attack -8,0", None, None
     )  # fmt: skip

@@ -88,12 +88,12 @@ def test_live_sync_command_line(game: EmpireGame, tmp_path: Path) -> None:
     db = tmp_path / "w.db"
     password = tmp_path / "password"
     password.write_text("1\n")
-    r = bellum("empire", "sync", game.address, "--country", "1", "--password-file", str(password),
+    r = bellum("empire", "sync", game.address, "--as", "1", "--password-file", str(password),
                "--db", str(db))  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert r.stdout.startswith(f"{db}: synced as country #1: 32x16, 2 sectors,")
     assert "fog of war" in r.stdout
-    r = bellum("empire", "sync", game.address, "--country", DEITY, "--db", str(db),
+    r = bellum("empire", "sync", game.address, "--as", DEITY, "--db", str(db),
                env={"BELLUM_PASSWORD": DEITY_PASSWORD})  # fmt: skip
     assert r.returncode == 0 and "the whole game" in r.stdout
     r = bellum("empire", "history", "--db", str(db))
@@ -105,11 +105,11 @@ def test_live_sync_bad_password_is_one_line_and_writes_nothing(
     game: EmpireGame, tmp_path: Path
 ) -> None:
     db = tmp_path / "w.db"
-    r = bellum("empire", "sync", game.address, "--country", "1", "--db", str(db), stdin="nope\n")
+    r = bellum("empire", "sync", game.address, "--as", "1", "--db", str(db), stdin="nope\n")
     assert r.returncode == 1
     assert r.stderr == f"bellum: error: {game.address}: bad password for country 1\n"
     assert not db.exists()
-    r = bellum("empire", "sync", game.address, "--country", "Nobody", "--db", str(db),
+    r = bellum("empire", "sync", game.address, "--as", "Nobody", "--db", str(db),
                stdin="x\n")  # fmt: skip
     assert r.stderr == f"bellum: error: {game.address}: country Nobody does not exist\n"
 
@@ -118,7 +118,7 @@ def test_live_sync_refused_connection_is_one_line(tmp_path: Path) -> None:
     from live_support import free_port
 
     address = f"127.0.0.1:{free_port()}"
-    r = bellum("empire", "sync", address, "--country", "1", "--db", str(tmp_path / "w.db"),
+    r = bellum("empire", "sync", address, "--as", "1", "--db", str(tmp_path / "w.db"),
                env={"BELLUM_PASSWORD": "1"})  # fmt: skip
     assert (r.returncode, r.stderr) == (
         1,

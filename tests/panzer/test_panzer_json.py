@@ -10,30 +10,16 @@ from typing import Any
 import pytest
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import ValidationError
-from panzer_helpers import EXAMPLES, ROOT
-from referencing import Registry, Resource
+from panzer_helpers import EXAMPLES
 
 from bellum.cli import main
+from jsonschemas import validator as schema_validator
 
-SCHEMAS = ROOT / "docs" / "schemas"
 EXAMPLE_FILES = sorted(EXAMPLES.glob("*.toml"))
 
 
-def _registry() -> Registry:
-    resources = []
-    for path in sorted(SCHEMAS.glob("panzer-*.schema.json")):
-        schema = json.loads(path.read_text())
-        Draft202012Validator.check_schema(schema)
-        resources.append((schema["$id"], Resource.from_contents(schema)))
-    return Registry().with_resources(resources)
-
-
-REGISTRY = _registry()
-
-
 def validator(kind: str) -> Draft202012Validator:
-    schema = json.loads((SCHEMAS / f"panzer-{kind}.schema.json").read_text())
-    return Draft202012Validator(schema, registry=REGISTRY)
+    return schema_validator(f"bellum.panzer.{kind}")
 
 
 def document(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:

@@ -69,7 +69,7 @@ def test_store_attack_on_an_imported_smoke_dump(smoke_db: Path, tmp_path: Path) 
     after = bellum("empire", "show", "--db", str(smoke_db), "--as", "1", "13,-1")
     assert "   13,-1  oil field        1   8" in after.stdout
     hist = bellum("empire", "history", "--db", str(smoke_db), "--json")
-    (entry,) = json.loads(hist.stdout)
+    (entry,) = json.loads(hist.stdout)["commands"]
     assert entry["command"] == "attack" and entry["seed"] == 7 and entry["country"] == 1
     assert entry["args"] == SMOKE_ATTACK[:1] and entry["extra"] == {
         "support_args": SMOKE_ATTACK[1:]
@@ -420,7 +420,7 @@ def test_store_schema_2_history_is_read_as_orders_and_replays(tmp_path: Path) ->
     conn.execute("COMMIT")
     conn.close()
     hist = bellum("empire", "history", "--db", str(old), "--json")
-    (entry,) = json.loads(hist.stdout)
+    (entry,) = json.loads(hist.stdout)["commands"]
     assert entry["order"] == "attack 2,0 y y n n" and entry["args"] == ["2,0"]
     assert entry["server"] is None  # schema 4: not from a live game
     store = Store.open(old)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import re
 import sys
 from collections.abc import Callable
@@ -13,7 +12,7 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
-from bellum.cli.options import Whole
+from bellum.cli.options import Whole, echo_json
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import NamedAnswers, answer_ship, is_ship_key
@@ -213,10 +212,6 @@ def empire() -> None:
 json_option = shared.json_option()
 
 
-def _print_json(doc: dict[str, Any]) -> None:
-    click.echo(json.dumps({"schema_version": 1, **doc}, indent=2))
-
-
 def _rows(world: World, sectors: tuple[str, ...], n: Nation, mine: bool) -> list[Sector]:
     """The SECTORS named (each once, in order), else every sector (``mine``: yours)."""
     if sectors:
@@ -285,7 +280,7 @@ def show_cmd(
         ],
     }
     if as_json:
-        _print_json(doc)
+        echo_json("bellum.empire.show", 1, doc)
         return
     nat = doc["nation"]
     click.echo(
@@ -348,7 +343,7 @@ def strength_cmd(
         ]
     }
     if as_json:
-        _print_json(doc)
+        echo_json("bellum.empire.strength", 1, doc)
         return
     click.echo("DEFENSE STRENGTH               land  sect   sector  reacting    total")
     click.echo("  sect       eff  mil  units  mines  mult  defense     units  defense")
@@ -392,7 +387,9 @@ def rules_cmd(
     rows = describe()
     names = profile_names()
     if as_json:
-        _print_json(
+        echo_json(
+            "bellum.empire.rules",
+            1,
             {
                 "profile": current,
                 "rules": [
@@ -405,7 +402,7 @@ def rules_cmd(
                     }
                     for r in rows
                 ],
-            }
+            },
         )
         return
     head = "".join(f"{n:<13}" for n in names)
@@ -679,7 +676,7 @@ def play_order(
     if result.outcome not in ("refused", "usage"):
         _unused_warnings(named, source.world, nation.cnum)
     if as_json:
-        click.echo(json.dumps(result.to_json(), indent=2))
+        echo_json("bellum.empire.combat", 1, result.to_json())
     code = EXIT_BY_OUTCOME.get(result.outcome, 0)
     if code:
         sys.exit(code)

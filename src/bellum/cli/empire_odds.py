@@ -11,7 +11,6 @@ the work (:mod:`bellum.empire.odds`); this module reads options and prints.
 from __future__ import annotations
 
 import itertools
-import json
 import math
 import os
 import sys
@@ -33,7 +32,7 @@ from bellum.cli.empire import (
     rules_options,
     world_option,
 )
-from bellum.cli.options import SEED_MAX, Real, Whole
+from bellum.cli.options import SEED_MAX, Real, Whole, echo_json
 from bellum.cli.progress import progress_fraction
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.rules import apply_rules
@@ -78,6 +77,8 @@ def _order(words: tuple[str, ...]) -> Order:
 
 #: The most plans one command compares (each is solved in turn, and each is a row).
 MAX_PLANS = 100
+#: The ``--json`` document of one plan (docs/schemas/empire-odds.schema.json).
+ODDS_SCHEMA = "bellum.empire.odds"
 
 
 def _sweep(text: str) -> tuple[str, list[int]]:
@@ -346,12 +347,16 @@ def odds_cmd(
         if found.odds is None or found.plan is None:
             best = 100 * found.best.p_success
             raise_msg = f"even everything the command allows succeeds only {best:.2f}% of the time"
-            if as_json:
-                best_doc = to_json(found.best, world, cnum)
-                click.echo(json.dumps({"schema_version": best_doc["schema_version"],
-                                       "need": need, "found": None, "best": best_doc}))  # fmt: skip
-                return
-            click.echo(render(found.best, color=use_color()))
+            if as_json:  # the best plan's odds, with no mil found
+                doc = to_json(found.best, world, cnum)
+                doc["need"] = {
+                    "target": need,
+                    "mil": None,
+                    "sampled": found.best.samples is not None,
+                }
+                echo_json(ODDS_SCHEMA, 1, doc, indent=None)
+            else:
+                click.echo(render(found.best, color=use_color()))
             raise InputError(raise_msg)
         check_runs(found.plan)
         plans = [(f"{found.total} mil", found.plan)]
@@ -366,7 +371,9 @@ def odds_cmd(
     if len(results) > 1:
         if as_json:
             docs = [dict(to_json(o, world, cnum), label=label) for label, o in results]
-            click.echo(json.dumps({"schema_version": docs[0]["schema_version"], "plans": docs}))
+            for d in docs:
+                del d["schema_version"]  # the comparison's own is enough
+            echo_json("bellum.empire.comparison", 1, {"plans": docs}, indent=None)
         else:
             click.echo(comparison(results))
         return
@@ -385,7 +392,7 @@ def odds_cmd(
         doc = to_json(odds, world, cnum, resolver)
         if need is not None:
             doc["need"] = {"target": need, "mil": found.total, "sampled": odds.samples is not None}
-        click.echo(json.dumps(doc))
+        echo_json(ODDS_SCHEMA, 1, doc, indent=None)
         return
     if need is not None:
         click.echo(_need_line(found, odds))

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import math
 from pathlib import Path
 
 import click
 
 from bellum.cli.app import cli
-from bellum.cli.options import Whole, seed_option
+from bellum.cli.options import Whole, echo_json, seed_option
 from bellum.cli.progress import progress_fraction
 from bellum.errors import InputError, UsageError
 from bellum.odds import Method, Side, fight_odds
@@ -166,7 +165,7 @@ def fight(
             "att_mult": att_mult,
             "def_mult": def_mult,
         }
-        click.echo(json.dumps(doc))
+        echo_json("bellum.odds.fight", 1, doc, indent=None)
         return
     click.echo(
         f"attacker {att} troops x{att_mult:g} (strength {attacker.initial_strength:g}) vs "

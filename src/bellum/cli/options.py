@@ -8,8 +8,9 @@ every bounded real one a :class:`Real`.
 
 from __future__ import annotations
 
+import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
@@ -54,6 +55,24 @@ class Real(click.FloatRange):
         return number
 
 
+class HiddenAliases(click.Option):
+    """An option known by its first name; the others still work but are not shown.
+
+    A name an option had before it was renamed stays an alias, so scripts keep
+    working, while ``--help`` and the errors speak of one name only.
+    """
+
+    def get_help_record(self, ctx: click.Context) -> tuple[str, str] | None:
+        every, self.opts = self.opts, self.opts[:1]
+        try:
+            return super().get_help_record(ctx)
+        finally:
+            self.opts = every
+
+    def get_error_hint(self, ctx: click.Context | None) -> str:
+        return f"'{self.opts[0]}'"
+
+
 def seed_option(help: str = "Seed the random draws (printed when not given).") -> Callable[[F], F]:
     """``--seed N``, 0..2**32-1, ``None`` when not given."""
     return click.option("--seed", type=Whole(0, SEED_MAX), default=None, help=help)
@@ -64,4 +83,26 @@ def json_option(help: str = "Print the result as JSON.") -> Callable[[F], F]:
     return click.option("--json", "as_json", is_flag=True, help=help)
 
 
-__all__ = ["SEED_MAX", "Real", "Whole", "json_option", "seed_option"]
+def echo_json(
+    schema: str, version: int, body: Mapping[str, Any], *, indent: int | None = 2
+) -> None:
+    """Print one ``--json`` document: an object that names its kind in ``schema`` and its
+    version in ``schema_version``, before the keys of ``body`` (docs/cli.md, "JSON").
+
+    Every document has a JSON Schema, ``docs/schemas/`` plus the kind without its
+    ``bellum.`` and with ``-`` for ``.`` (``bellum.empire.show``: ``empire-show.schema.json``).
+    """
+    doc: dict[str, Any] = {"schema": schema, "schema_version": version}
+    doc.update((k, v) for k, v in body.items() if k not in doc)
+    click.echo(json.dumps(doc, indent=indent))
+
+
+__all__ = [
+    "SEED_MAX",
+    "HiddenAliases",
+    "Real",
+    "Whole",
+    "echo_json",
+    "json_option",
+    "seed_option",
+]

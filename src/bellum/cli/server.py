@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from bellum.cli.options import Real, Whole
+from bellum.cli.options import HiddenAliases, Real, Whole
 from bellum.empire.geometry import Geometry
 from bellum.empire.rules import apply_rules
 from bellum.empire.world import DEITY_NAME, World
@@ -124,7 +124,10 @@ def _file_option(name: str, text: str) -> Callable[[Callable[..., None]], Callab
 
 
 def login_options(f: Callable[..., None]) -> Callable[..., None]:
-    """How ``sync`` logs in: ``--country``, ``--password-file``, ``--timeout``, ``--verbose``."""
+    """How ``sync`` logs in: ``--as``, ``--password-file``, ``--timeout``, ``--verbose``.
+
+    ``--country``, the name ``sync`` had first, still works and is not shown.
+    """
     f = click.option(
         "--verbose",
         "-v",
@@ -137,7 +140,13 @@ def login_options(f: Callable[..., None]) -> Callable[..., None]:
         f"Read the password from this file's first line (else ${PASSWORD_ENV}, else ask).",
     )(f)
     return click.option(
-        "--country", required=True, help="The country to log in as (the deity's too)."
+        "--as",
+        "--country",
+        "country",
+        cls=HiddenAliases,
+        required=True,
+        metavar="COUNTRY",
+        help="The country to log in as: number or name (the deity's too).",
     )(f)
 
 

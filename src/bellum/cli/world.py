@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import click
 
 from bellum.cli.empire import CoordCommand
-from bellum.cli.options import Whole
+from bellum.cli.options import Whole, echo_json
 from bellum.cli.progress import progress
 from bellum.empire.geometry import Geometry
 from bellum.empire.io.sqlite.store import Store
@@ -209,7 +208,7 @@ def history_cmd(db: Path, as_json: bool) -> None:
     """List the commands stored in a world database, oldest first."""
     records = history(db)
     if as_json:
-        click.echo(json.dumps([r.to_json() for r in records], indent=2))
+        echo_json("bellum.empire.history", 1, {"commands": [r.to_json() for r in records]})
         return
     click.echo("  id  at (UTC)             command  as  seed        outcome     arguments")
     for r in records:
