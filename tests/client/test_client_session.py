@@ -57,7 +57,7 @@ def test_client_session_relays_questions_and_aborts_unanswered_ones() -> None:
         prompter = ScriptedPrompter(["50"])
         out = session.command("attack 2,0", prompter=prompter, sink=seen.append)
     assert server.errors == []
-    assert prompter.asked == [
+    assert [p.text for p in prompter.asked] == [
         "Number of mil from airfield at 0,0 (max 99) : ",
         "How many mil to move in from 0,0 (16 max)? ",
     ]

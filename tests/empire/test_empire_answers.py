@@ -11,10 +11,10 @@ from bellum.errors import UsageError
 
 
 def test_mil_is_answered_by_sector_or_ship() -> None:
-    named = NamedAnswers(mil={(0, 0): 150}, ship_mil={7: 24})
-    assert named.answer(Prompt("Number of mil from ... : ", "mil", at=(0, 0), max=199)) == "150"
-    assert named.answer(Prompt("Number of mil from ... : ", "mil", at=(2, 0), max=199)) is None
-    assert named.answer(Prompt("Number of mil from ship : ", "mil", ship=7, max=99)) == "24"
+    named = NamedAnswers(mil_at={(0, 0): 150}, ship_mil={7: 24})
+    assert named.ask(Prompt("Number of mil from ... : ", "mil", at=(0, 0), most=199)) == "150"
+    assert named.ask(Prompt("Number of mil from ... : ", "mil", at=(2, 0), most=199)) is None
+    assert named.ask(Prompt("Number of mil from ship : ", "mil", ship=7, most=99)) == "24"
     assert named.unused() == []
 
 
@@ -33,49 +33,45 @@ def test_the_commands_ship_is_named_by_its_number_or_the_word_ship() -> None:
 
 def test_the_ship_asked_for_later_takes_the_ship_answer() -> None:
     named = NamedAnswers(own_ship_mil=24)
-    assert named.answer(Prompt("Number of mil from ship : ", "mil", ship=7, max=99)) == "24"
+    assert named.ask(Prompt("Number of mil from ship : ", "mil", ship=7, most=99)) == "24"
     assert named.unused() == []
     assert NamedAnswers(own_ship_mil=24).unused() == [("ship", "ship")]
 
 
 def test_units_named_join_and_the_others_stay() -> None:
     named = NamedAnswers(units=frozenset({3}))
-    assert named.answer(Prompt("attack with ... [ynYNq?] ", "unit", uid=3, army="")) == "y"
-    assert named.answer(Prompt("attack with ... [ynYNq?] ", "unit", uid=4, army="a")) == "n"
-    assert NamedAnswers().answer(Prompt("...", "unit", uid=3, army="")) is None
-    assert NamedAnswers(units=frozenset()).answer(Prompt("...", "unit", uid=3, army="")) == "n"
+    assert named.ask(Prompt("attack with ... [ynYNq?] ", "unit", uid=3, army="")) == "y"
+    assert named.ask(Prompt("attack with ... [ynYNq?] ", "unit", uid=4, army="a")) == "n"
+    assert NamedAnswers().ask(Prompt("...", "unit", uid=3, army="")) is None
+    assert NamedAnswers(units=frozenset()).ask(Prompt("...", "unit", uid=3, army="")) == "n"
 
 
 def test_move_in_for_one_sector_wins_over_every_sector() -> None:
     named = NamedAnswers(move_in=0, move_in_at={(4, 0): 50})
-    ask = Prompt("How many mil to move in from 4,0 (97 max)? ", "move_in_mil", at=(4, 0), max=97)
-    other = Prompt("How many mil to move in from 0,0 (9 max)? ", "move_in_mil", at=(0, 0), max=9)
-    assert named.answer(ask) == "50"
-    assert named.answer(other) == "0"
+    ask = Prompt("How many mil to move in from 4,0 (97 max)? ", "move_in_mil", at=(4, 0), most=97)
+    other = Prompt("How many mil to move in from 0,0 (9 max)? ", "move_in_mil", at=(0, 0), most=9)
+    assert named.ask(ask) == "50"
+    assert named.ask(other) == "0"
 
 
 def test_yes_confirms_every_yes_no_question_and_nothing_else() -> None:
     named = NamedAnswers(yes=True)
     for kind in ("abort", "ally", "sneak"):
-        assert named.answer(Prompt("... [yn]? ", kind)) == "y"  # type: ignore[arg-type]
-    assert named.answer(Prompt("escort(s)? ", "argument")) is None
-    assert named.answer(Prompt("Sector :  ", "argument")) is None
-    assert NamedAnswers().answer(Prompt("Are you sure you want to attack [yn]? ", "abort")) is None
-
-
-def test_plain_text_is_never_answered() -> None:
-    assert NamedAnswers(yes=True, move_in=0).answer("Are you sure [yn]? ") is None
+        assert named.ask(Prompt("... [yn]? ", kind)) == "y"  # type: ignore[arg-type]
+    assert named.ask(Prompt("escort(s)? ", "argument")) is None
+    assert named.ask(Prompt("Sector :  ", "argument")) is None
+    assert NamedAnswers().ask(Prompt("Are you sure you want to attack [yn]? ", "abort")) is None
 
 
 def test_answers_no_question_asked_for_are_reported() -> None:
     named = NamedAnswers(
-        mil={(0, 0): 1, (2, 2): 5},
+        mil_at={(0, 0): 1, (2, 2): 5},
         units=frozenset({1, 2}),
         move_in_at={(4, 0): 1},
         move_in_units=frozenset({9}),
     )
-    named.answer(Prompt("...", "mil", at=(0, 0), max=9))
-    named.answer(Prompt("...", "unit", uid=2, army=""))
+    named.ask(Prompt("...", "mil", at=(0, 0), most=9))
+    named.ask(Prompt("...", "unit", uid=2, army=""))
     assert named.unused() == [
         ("mil", (2, 2)),
         ("unit", 1),

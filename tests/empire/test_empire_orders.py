@@ -60,7 +60,7 @@ def test_run_command_takes_an_order_a_name_or_a_prompter() -> None:
     w = load_world(EXAMPLES / "vector-a.toml")
     prompter = ScriptedPrompter(["150", "0"])
     r = empire.run_command(w, Order("attack", ("2,0",)), country="1", seed=1, prompter=prompter)
-    assert r.outcome == "captured" and prompter.asked[0].startswith("Number of mil from")
+    assert r.outcome == "captured" and prompter.asked[0].text.startswith("Number of mil from")
     with pytest.raises(InputError, match="no country '9'"):
         empire.run_command(w, "attack 2,0", country=9)
     with pytest.raises(InputError, match="unknown command 'bomb'"):

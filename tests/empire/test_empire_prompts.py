@@ -5,12 +5,13 @@ from __future__ import annotations
 import copy
 import pickle
 import re
+from dataclasses import replace
 
 import pytest
 from conftest import EXAMPLES
 
 from bellum import empire
-from bellum.empire.events import Prompt, ScriptedPrompter, parse_prompt
+from bellum.empire.events import Prompt, PromptKind, ScriptedPrompter, parse_prompt
 from bellum.empire.geometry import Geometry
 
 
@@ -21,8 +22,7 @@ class ByKind:
         self.answers = answers
         self.asked: list[Prompt] = []
 
-    def ask(self, prompt: str) -> str | None:
-        assert isinstance(prompt, Prompt)
+    def ask(self, prompt: Prompt) -> str | None:
         self.asked.append(prompt)
         return self.answers.get(prompt.kind)
 
@@ -34,9 +34,9 @@ def test_attack_prompts_carry_their_kind_and_numbers() -> None:
     kinds = [p.kind for p in asker.asked]
     assert kinds[:3] == ["mil", "unit", "unit"]
     mil = asker.asked[0]
-    assert mil.info == {"at": (0, 0), "max": 199}
+    assert (mil.at, mil.most) == ((0, 0), 199)
     assert str(mil) == "Number of mil from wilderness at 0,0 (max 199) : "
-    assert [p.info["uid"] for p in asker.asked[1:3]] == [0, 1]
+    assert [p.uid for p in asker.asked[1:3]] == [0, 1]
     assert "move_in_mil" in kinds
     assert result.outcome == "captured"
 
@@ -58,11 +58,12 @@ def test_a_missing_argument_is_asked_as_an_argument() -> None:
     assert [(str(p), p.kind) for p in asker.asked] == [("Sector :  ", "argument")]
 
 
-def test_a_prompt_is_its_text_and_survives_copies() -> None:
-    p = Prompt("Number of mil from x (max 3) : ", "mil", at=(0, 0), max=3)
-    assert p == "Number of mil from x (max 3) : " and p.startswith("Number")
+def test_a_prompt_prints_as_its_text_and_survives_copies() -> None:
+    p = Prompt("Number of mil from x (max 3) : ", PromptKind.MIL, at=(0, 0), most=3)
+    assert str(p) == p.text == "Number of mil from x (max 3) : "
+    assert Prompt("x", "mil").kind is PromptKind.MIL  # a kind's name is its value
     for twin in (copy.deepcopy(p), pickle.loads(pickle.dumps(p))):
-        assert (str(twin), twin.kind, twin.info) == (str(p), "mil", {"at": (0, 0), "max": 3})
+        assert twin == p and twin.kind is PromptKind.MIL
 
 
 class Generous(ScriptedPrompter):
@@ -72,14 +73,13 @@ class Generous(ScriptedPrompter):
     answering every question with its most asks every question the world has.
     """
 
-    def ask(self, prompt: str) -> str | None:
+    def ask(self, prompt: Prompt) -> str | None:
         if self.answers:
             return super().ask(prompt)
         self.asked.append(prompt)
-        kind = getattr(prompt, "kind", "other")
-        if kind in ("mil", "move_in_mil"):
-            return str(prompt.info["max"])  # type: ignore[attr-defined]
-        return "y" if kind in ("unit", "move_in_unit", "abort", "ally", "sneak") else None
+        if prompt.kind in ("mil", "move_in_mil"):
+            return str(prompt.most)
+        return "y" if prompt.kind in ("unit", "move_in_unit", "abort", "ally", "sneak") else None
 
 
 def example_orders() -> list[tuple[str, str, list[str], int]]:
@@ -108,13 +108,13 @@ def test_every_question_parses_back_from_its_text(
     asker = Generous(list(answers))
     empire.run_command(world, order, country=1, seed=seed, prompter=asker)
     for asked in asker.asked:
-        assert isinstance(asked, Prompt)
-        parsed = parse_prompt(str(asked), world.geometry)
-        expected = {k: v for k, v in asked.info.items() if k != "odds"}
-        if asked.kind == "other":  # plain text in the rules: an argument at most
-            assert parsed.kind in ("other", "argument") and parsed.info == {}, repr(asked)
+        parsed = parse_prompt(asked.text, world.geometry)
+        if asked.kind == "argument":  # the path's "<3: 2,0> " is no argument to a server
+            assert parsed.kind in ("other", "argument") and parsed == Prompt(
+                asked.text, parsed.kind
+            ), repr(asked)
         else:
-            assert (parsed.kind, parsed.info) == (asked.kind, expected), repr(asked)
+            assert parsed == replace(asked, odds=None), repr(asked)
 
 
 def test_question_kinds_seen_in_the_examples_cover_every_kind_with_numbers() -> None:
@@ -131,12 +131,12 @@ def test_question_kinds_seen_in_the_examples_cover_every_kind_with_numbers() -> 
 def test_server_wording_parses_with_player_coordinates() -> None:
     geo = Geometry(32, 16)
     p = parse_prompt("Number of mil from airfield at -2,0 (max 99) : ", geo)
-    assert (p.kind, p.info) == ("mil", {"at": (30, 0), "max": 99})
+    assert (p.kind, p.at, p.most) == ("mil", (30, 0), 99)
     p = parse_prompt("Number of mil from tt   troop transport (#4) (max 20) : ")
-    assert (p.kind, p.info) == ("mil", {"ship": 4, "max": 20})
+    assert (p.kind, p.ship, p.most) == ("mil", 4, 20)
     assert parse_prompt("Victim ship #?  ").kind == "argument"
     assert parse_prompt("escort(s)? ").kind == "argument"
     p = parse_prompt("Do you really want to sneak attack (it will cost you $100) [yn]? ")
-    assert (p.kind, p.info) == ("sneak", {"cost": 100})
+    assert (p.kind, p.cost) == ("sneak", 100)
     assert parse_prompt("Sector is owned by Bar, your ally, attack [yn]? ").kind == "ally"
     assert parse_prompt("<3: 2,0> ").kind == "other"

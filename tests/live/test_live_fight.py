@@ -37,7 +37,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def checked(
-    game: EmpireGame, db: Path, order: str, answers: list[str], asked: list[str] | None = None
+    game: EmpireGame, db: Path, order: str, answers: list[str], asked: list[Prompt] | None = None
 ) -> Played:
     """Play ``order`` as country 1 with a deity checking; the check must find no difference.
     The questions the server asked go to ``asked``."""
@@ -56,12 +56,11 @@ def checked(
 
 
 def test_live_fight_attack(game: EmpireGame, db: Path) -> None:
-    asked: list[str] = []
+    asked: list[Prompt] = []
     done = checked(game, db, "attack 2,0", ["50", "0"], asked)
     text = done.transcript.text()
     question = asked[0]  # the server's question, answered like the rules' own
-    assert isinstance(question, Prompt) and question.kind == "mil"
-    assert question.info == {"at": (0, 0), "max": 99}
+    assert question.kind == "mil" and (question.at, question.most) == ((0, 0), 99)
     assert text.startswith("2,0 is a 100% 2 highway with approximately 40 military.\n")
     assert "Number of mil from airfield at 0,0 (max 99) : 50\n" in text
     assert done.world.sector((2, 0)).owner == 1  # synced back

@@ -17,7 +17,7 @@ from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import NamedAnswers, answer_ship, is_ship_key
 from bellum.empire.combat.preview import strength
-from bellum.empire.events import Event, Prompt
+from bellum.empire.events import Event, EventKind, Prompt, PromptKind
 from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.orders import Order
 from bellum.empire.rules import apply_rules, describe, profile_names
@@ -52,18 +52,18 @@ class StreamPrompter:
         self,
         quiet: bool = False,
         named: NamedAnswers | None = None,
-        hint: Callable[[str], str] | None = None,
+        hint: Callable[[Prompt], str] | None = None,
     ) -> None:
         self.quiet = quiet
         self.echo = not sys.stdin.isatty()
         self.named = named or NamedAnswers()
         self.hint = hint
 
-    def ask(self, prompt: str) -> str | None:
+    def ask(self, prompt: Prompt) -> str | None:
         out = sys.stderr if self.quiet else sys.stdout
-        out.write(prompt)
+        out.write(prompt.text)
         out.flush()
-        answer = self.named.answer(prompt)
+        answer = self.named.ask(prompt)
         if answer is None:
             line = sys.stdin.readline(MAX_ANSWER + 1)
             if len(line.rstrip("\r\n")) > MAX_ANSWER:  # /dev/zero would fill the memory
@@ -77,7 +77,7 @@ class StreamPrompter:
                     return None
                 how = self.hint(prompt) if self.hint else "one more line of input"
                 raise UsageError(
-                    f"no answer to {prompt.strip()!r} on standard input: give {how};"
+                    f"no answer to {prompt.text.strip()!r} on standard input: give {how};"
                     " nothing was saved"
                 )
             answer = line.rstrip("\r\n")
@@ -88,7 +88,7 @@ class StreamPrompter:
 
 
 def _live(event: Event) -> None:
-    if event.kind == "text":
+    if event.kind is EventKind.TEXT:
         sys.stdout.write(event.text)
         sys.stdout.flush()
 
@@ -561,7 +561,7 @@ def named_answers(
             else:
                 named.ship_mil[ship] = n
         else:
-            named.mil[world.geometry.parse(key, nation.origin)] = n
+            named.mil_at[world.geometry.parse(key, nation.origin)] = n
     plain = [v for v in move_in if "=" not in v]
     if len(plain) > 1:
         raise UsageError("--move-in N given twice")
@@ -572,28 +572,28 @@ def named_answers(
     return named
 
 
-def answer_hint(world: World, cnum: int) -> Callable[[str], str]:
+def answer_hint(world: World, cnum: int) -> Callable[[Prompt], str]:
     """Which option answers a question, for the error when standard input runs out."""
 
     def at(xy: Coord) -> str:
         return world.fmt(xy, cnum)
 
-    def hint(prompt: str) -> str:
-        if not isinstance(prompt, Prompt):
-            return "one more line of input"
-        info, kind = prompt.info, prompt.kind
-        if kind == "mil":
-            return f"--mil {info['ship'] if 'ship' in info else at(info['at'])}=N"
-        if kind == "unit":
-            return f"--unit {info['uid']} or --no-units"
-        if kind == "move_in_mil":
-            return f"--move-in {at(info['at'])}=N or --move-in N"
-        if kind == "move_in_unit":
-            return f"--move-in-unit {info['uid']} or --no-move-in-units"
-        if kind in ("abort", "ally", "sneak"):
-            return "--yes"
-        if kind == "argument":
-            return "the missing argument on the command line"
+    def hint(prompt: Prompt) -> str:
+        match prompt.kind:
+            case PromptKind.MIL if prompt.ship is not None:
+                return f"--mil {prompt.ship}=N"
+            case PromptKind.MIL if prompt.at is not None:
+                return f"--mil {at(prompt.at)}=N"
+            case PromptKind.UNIT:
+                return f"--unit {prompt.uid} or --no-units"
+            case PromptKind.MOVE_IN_MIL if prompt.at is not None:
+                return f"--move-in {at(prompt.at)}=N or --move-in N"
+            case PromptKind.MOVE_IN_UNIT:
+                return f"--move-in-unit {prompt.uid} or --no-move-in-units"
+            case PromptKind.ABORT | PromptKind.ALLY | PromptKind.SNEAK:
+                return "--yes"
+            case PromptKind.ARGUMENT:
+                return "the missing argument on the command line"
         return "one more line of input"
 
     return hint

@@ -36,7 +36,15 @@ from bellum.client.events import (
 )
 from bellum.client.events import Event as ServerEvent
 from bellum.client.protocol import EOF, INTERRUPT, Awaiting, Connection, Phase
-from bellum.empire.events import Event, Prompter, Sink, parse_prompt, transcript
+from bellum.empire.events import (
+    Event,
+    EventKind,
+    Prompt,
+    Prompter,
+    Sink,
+    parse_prompt,
+    transcript,
+)
 from bellum.empire.geometry import Geometry
 from bellum.errors import UsageError
 from bellum.numbers import shown, to_int
@@ -124,7 +132,7 @@ class Transcript:
 
     @property
     def answers(self) -> list[str | None]:
-        return [e.answer for e in self.events if e.kind == "prompt"]
+        return [e.answer for e in self.events if e.kind is EventKind.PROMPT]
 
 
 class Session:
@@ -283,7 +291,7 @@ class Session:
         while True:
             event = self._next()
             if isinstance(event, Data):
-                emit(Event("text", event.text + "\n"))
+                emit(Event(EventKind.TEXT, event.text + "\n"))
             elif isinstance(event, ArgumentPrompt):
                 if self.conn.awaiting is Awaiting.ANSWER:
                     try:
@@ -294,7 +302,7 @@ class Session:
                         raise
                 else:  # asked after an abort: the server reads nothing
                     answer = None
-                emit(Event("prompt", event.text, answer=answer))
+                emit(Event(EventKind.PROMPT, event.text, answer=answer))
             elif isinstance(event, CommandPrompt):
                 out.btus = self.btus = event.btus
                 if self.seeds is not None:
@@ -305,7 +313,7 @@ class Session:
             else:
                 self._ended(event)
 
-    def _answer(self, question: str, prompter: Prompter | None) -> str | None:
+    def _answer(self, question: Prompt, prompter: Prompter | None) -> str | None:
         """Ask the prompter; no prompter, end of input or Ctrl-C abort the command."""
         if prompter is None:
             self._send(self.conn.send_interrupt())

@@ -28,9 +28,26 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bellum.empire.combat import CombatResult
+from bellum.empire.combat import CombatResult, Outcome
 from bellum.empire.combat.dispatch import run_command
-from bellum.empire.events import Event, Prompt, Prompter, ScriptedPrompter, Sink
+from bellum.empire.events import (
+    AnswersByKind,
+    Closing,
+    Event,
+    EventKind,
+    Fact,
+    PlaneStatus,
+    Prompt,
+    Prompter,
+    PromptKind,
+    Refusal,
+    ScoutReport,
+    ScriptedPrompter,
+    Sink,
+    Sneaking,
+    SourceNote,
+    UnitNote,
+)
 from bellum.empire.io.toml import load_world, save_world
 from bellum.empire.orders import COMMANDS, Order
 from bellum.empire.world import World
@@ -61,13 +78,25 @@ def attack(
 
 __all__ = [
     "COMMANDS",
+    "AnswersByKind",
+    "Closing",
     "CombatResult",
     "Event",
+    "EventKind",
+    "Fact",
     "Order",
+    "Outcome",
+    "PlaneStatus",
     "Prompt",
+    "PromptKind",
     "Prompter",
+    "Refusal",
+    "ScoutReport",
     "ScriptedPrompter",
     "Sink",
+    "Sneaking",
+    "SourceNote",
+    "UnitNote",
     "World",
     "attack",
     "load_world",

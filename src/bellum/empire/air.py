@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from bellum.empire.combat.state import Combat, ldround
+from bellum.empire.events import PlaneStatus
 from bellum.empire.geometry import Coord
 from bellum.empire.tables import (
     f32,
@@ -181,22 +182,22 @@ def pick(c: Combat, planes: list[Plane], ap: Sector, dist: int, job: Job) -> lis
         if p.owner != c.aggressor or p.mob <= 0:
             continue
         if p.eff < 40:
-            c.say(f"{p.name()} not efficient enough (must be 40%)")
+            c.say(f"{p.name()} not efficient enough (must be 40%)", PlaneStatus(p.uid, False))
             continue
         if not capable(p, job):
             continue
         to_ap = w.geometry.mapdist(p.xy, ap.xy)
         if to_ap > 4:
-            c.say(f"{p.name()} too far from assembly point")
+            c.say(f"{p.name()} too far from assembly point", PlaneStatus(p.uid, False))
             continue
         need = 2 * (to_ap + dist)
         reach = plane_range(p.type, p.tech)
         if reach < need:
-            c.say(f"{p.name()} out of range ({reach}:{need})")
+            c.say(f"{p.name()} out of range ({reach}:{need})", PlaneStatus(p.uid, False))
             continue
         if not airbase_ok(c, p, oneway=False, noisy=True):
             continue
-        c.say(f"{p.name()} standing by")
+        c.say(f"{p.name()} standing by", PlaneStatus(p.uid, True))
         p.mission = ""
         chosen.insert(0, Flight(p))
     return chosen
@@ -243,7 +244,7 @@ def equip(c: Combat, f: Flight, job: Job) -> bool:
     petrol = base.items.get("petrol", 0)
     if p.type.fuel > petrol:
         if job != "intercept":
-            c.say(f"{p.name()} not enough petrol there!")
+            c.say(f"{p.name()} not enough petrol there!", PlaneStatus(p.uid, False))
         return False
     load = 0
     if job == "paradrop":

@@ -4,7 +4,7 @@ A command's questions depend on the world: a sector without mobility is not
 asked for mil, scouts add "Are you sure...?", a second unit adds a prompt.
 Answers piped line by line then shift and land on the wrong question.
 :class:`NamedAnswers` answers a :class:`~bellum.empire.events.Prompt` by its
-:attr:`~bellum.empire.events.Prompt.kind` and numbers instead (the command
+:attr:`~bellum.empire.events.Prompt.kind` and fields instead (the command
 line's ``--mil 0,0=150``, ``--unit 3``, ``--no-units``, ``--move-in 0``,
 ``--yes``), and returns ``None`` for a question it has no answer for, which
 the caller then asks the player (or standard input).
@@ -19,19 +19,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from bellum.empire.events import Prompt, PromptKind
+from bellum.empire.events import AnswersByKind, Prompt
 from bellum.empire.geometry import Coord
 from bellum.empire.orders import Order
 from bellum.errors import UsageError
 from bellum.numbers import is_digits, parse_int, shown
 
-#: The kinds answered by ``yes``: every yes/no confirmation of a command.
-CONFIRMATIONS: frozenset[PromptKind] = frozenset({"abort", "ally", "sneak"})
-
 
 @dataclass
-class NamedAnswers:
-    """What to answer, by kind of question.  Coordinates are absolute.
+class NamedAnswers(AnswersByKind):
+    """What to answer, by kind of question (``None``: nothing was named for it).
+    Coordinates are absolute.
 
     ``units`` and ``move_in_units`` are ``None`` when nothing was said (the
     question is asked), else the complete set of units that go (others stay).
@@ -39,7 +37,7 @@ class NamedAnswers:
     sector's (it wins).
     """
 
-    mil: dict[Coord, int] = field(default_factory=dict)
+    mil_at: dict[Coord, int] = field(default_factory=dict)
     ship_mil: dict[int, int] = field(default_factory=dict)
     #: Mil from the command's ship when its number is not known yet (it will be asked).
     own_ship_mil: int | None = None
@@ -51,31 +49,28 @@ class NamedAnswers:
     #: The answers used so far, as ``(kind, key)``: see :meth:`unused`.
     used: set[tuple[str, object]] = field(default_factory=set)
 
-    def answer(self, prompt: str) -> str | None:
-        """The answer to ``prompt``, or ``None`` when none was named for it."""
-        if not isinstance(prompt, Prompt):
-            return None
-        info = prompt.info
-        kind = prompt.kind
-        if kind == "mil":
-            if "ship" in info:
-                if info["ship"] in self.ship_mil or self.own_ship_mil is None:
-                    return self._take("ship", info["ship"], self.ship_mil)
-                self.used.add(("ship", "ship"))
-                return str(self.own_ship_mil)
-            return self._take("mil", info.get("at"), self.mil)
-        if kind == "move_in_mil":
-            n = self._take("move_in", info.get("at"), self.move_in_at)
-            if n is None and self.move_in is not None:
-                n = str(self.move_in)
-            return n
-        if kind == "unit":
-            return self._choose("unit", info.get("uid"), self.units)
-        if kind == "move_in_unit":
-            return self._choose("move_in_unit", info.get("uid"), self.move_in_units)
-        if kind in CONFIRMATIONS and self.yes:
-            return "y"
-        return None
+    def mil(self, prompt: Prompt) -> str | None:
+        if prompt.ship is not None:
+            if prompt.ship in self.ship_mil or self.own_ship_mil is None:
+                return self._take("ship", prompt.ship, self.ship_mil)
+            self.used.add(("ship", "ship"))
+            return str(self.own_ship_mil)
+        return self._take("mil", prompt.at, self.mil_at)
+
+    def move_in_mil(self, prompt: Prompt) -> str | None:
+        n = self._take("move_in", prompt.at, self.move_in_at)
+        if n is None and self.move_in is not None:
+            n = str(self.move_in)
+        return n
+
+    def unit(self, prompt: Prompt) -> str | None:
+        return self._choose("unit", prompt.uid, self.units)
+
+    def move_in_unit(self, prompt: Prompt) -> str | None:
+        return self._choose("move_in_unit", prompt.uid, self.move_in_units)
+
+    def confirm(self, prompt: Prompt) -> str | None:
+        return "y" if self.yes else None
 
     def _take(self, kind: str, key: object, table: Mapping[Any, int]) -> str | None:
         if key not in table:
@@ -93,7 +88,7 @@ class NamedAnswers:
         """The named answers no question asked for, as ``(kind, key)``: a sector that
         had no mil to give, a unit that could not join, a typo in a coordinate."""
         named: list[tuple[str, object]] = [
-            *(("mil", xy) for xy in self.mil),
+            *(("mil", xy) for xy in self.mil_at),
             *(("ship", uid) for uid in self.ship_mil),
             *([("ship", "ship")] if self.own_ship_mil is not None else []),
             *(("unit", uid) for uid in sorted(self.units or ())),
@@ -137,4 +132,4 @@ def answer_ship(order: Order, key: str, option: str = "--mil") -> int | None:
     return number
 
 
-__all__ = ["CONFIRMATIONS", "NamedAnswers", "answer_ship", "is_ship_key"]
+__all__ = ["NamedAnswers", "answer_ship", "is_ship_key"]

@@ -14,7 +14,6 @@ classes here and get plain dicts, lists and dataclasses back.
 
 from __future__ import annotations
 
-import re
 import tempfile
 import threading
 import time
@@ -29,7 +28,21 @@ import numpy as np
 
 from bellum.dice import ServerRandom, new_seed
 from bellum.empire import run_command
-from bellum.empire.events import Event, Prompt
+from bellum.empire.combat.result import CombatResult, Outcome
+from bellum.empire.events import (
+    AnswersByKind,
+    Closing,
+    Event,
+    Fact,
+    PlaneStatus,
+    Prompt,
+    Refusal,
+    Sneaking,
+    SourceNote,
+    UnitNote,
+    said,
+)
+from bellum.empire.geometry import Coord
 from bellum.empire.io.sqlite import Store
 from bellum.empire.io.sqlite.store import UnknownCommand as UnknownCommand  # for the views
 from bellum.empire.io.toml import load_world
@@ -52,6 +65,8 @@ from bellum.panzer.scenario import Scenario, load_scenario
 from bellum.panzer.units import Unit
 
 COMMANDS = tuple(ORDER_SYNTAX)
+#: A line the command printed, and what it means.
+Said = tuple[str, Fact | None]
 SUPPORT_KINDS = ("forts", "ships", "arty", "planes")
 #: Plays of the real command asked for at once, to check the planner.
 PLAY_RUNS = 100
@@ -64,12 +79,12 @@ NEED = 0.9
 class NeedAnswer(Exception):
     """A command asked a question the request did not answer: show it, and stop there."""
 
-    def __init__(self, prompt: str) -> None:
-        super().__init__(prompt)
-        self.prompt = str(prompt)
-        self.kind = prompt.kind if isinstance(prompt, Prompt) else "other"
+    def __init__(self, prompt: Prompt) -> None:
+        super().__init__(prompt.text)
+        self.prompt = prompt.text
+        self.kind = prompt.kind
         #: The largest number the question takes, when it says (``move_in_mil``).
-        self.most: int | None = prompt.info.get("max") if isinstance(prompt, Prompt) else None
+        self.most = prompt.most
 
 
 class WorldChanged(CommandError):
@@ -126,14 +141,15 @@ class Plan:
         ]
 
 
-def _source_key(world: World, cnum: int, prompt: Prompt) -> str:
-    """The :attr:`Source.key` a mil question asks about."""
-    if "ship" in prompt.info:
-        return f"ship:{prompt.info['ship']}"
-    return world.geometry.fmt(prompt.info["at"], world.nations[cnum].origin)
+def _source_key(world: World, cnum: int, at: Coord | None, ship: int | None) -> str:
+    """The :attr:`Source.key` of a sector ``at`` or a ship."""
+    if ship is not None:
+        return f"ship:{ship}"
+    assert at is not None
+    return world.geometry.fmt(at, world.nations[cnum].origin)
 
 
-class PlanAnswers:
+class PlanAnswers(AnswersByKind):
     """Answers a command's force questions from a :class:`Plan` (by their kind), the
     rest from ``answers``; past them, :class:`NeedAnswer`."""
 
@@ -141,20 +157,20 @@ class PlanAnswers:
         self.world, self.cnum, self.plan = world, cnum, plan
         self.answers = list(answers)
 
-    def ask(self, prompt: str) -> str | None:
-        kind = prompt.kind if isinstance(prompt, Prompt) else "other"
-        if kind == "mil":
-            assert isinstance(prompt, Prompt)
-            return str(self.plan.mil.get(_source_key(self.world, self.cnum, prompt), 0))
-        if kind == "unit":
-            assert isinstance(prompt, Prompt)
-            return "y" if int(prompt.info["uid"]) in self.plan.units else "n"
+    def mil(self, prompt: Prompt) -> str | None:
+        key = _source_key(self.world, self.cnum, prompt.at, prompt.ship)
+        return str(self.plan.mil.get(key, 0))
+
+    def unit(self, prompt: Prompt) -> str | None:
+        return "y" if prompt.uid in self.plan.units else "n"
+
+    def other(self, prompt: Prompt) -> str | None:
         if self.answers:
             return self.answers.pop(0)
         raise NeedAnswer(prompt)
 
 
-class _Probe:
+class _Probe(AnswersByKind):
     """Answers a command so that it lists its force and stops: no mil, no units.
 
     Warnings (the scouts' "Are you sure", an ally's sector, a sneak attack's price) are
@@ -163,23 +179,23 @@ class _Probe:
 
     def __init__(self, world: World, cnum: int) -> None:
         self.world, self.cnum = world, cnum
-        self.mil: list[tuple[str, int]] = []
+        self.mil_asked: list[tuple[str, int]] = []
         self.units: list[int] = []
-        self.confirm: list[str] = []
+        self.confirms: list[str] = []
 
-    def ask(self, prompt: str) -> str | None:
-        if not isinstance(prompt, Prompt):
-            return None
-        if prompt.kind == "mil":
-            self.mil.append((_source_key(self.world, self.cnum, prompt), int(prompt.info["max"])))
-            return "0"
-        if prompt.kind == "unit":
-            self.units.append(int(prompt.info["uid"]))
-            return "n"
-        if prompt.kind in ("abort", "ally", "sneak"):
-            self.confirm.append(prompt.strip())
-            return "y"
-        return None
+    def mil(self, prompt: Prompt) -> str | None:
+        key = _source_key(self.world, self.cnum, prompt.at, prompt.ship)
+        self.mil_asked.append((key, prompt.most or 0))
+        return "0"
+
+    def unit(self, prompt: Prompt) -> str | None:
+        assert prompt.uid is not None
+        self.units.append(prompt.uid)
+        return "n"
+
+    def confirm(self, prompt: Prompt) -> str | None:
+        self.confirms.append(prompt.text.strip())
+        return "y"
 
 
 # --------------------------------------------------------------------------- the planner
@@ -346,28 +362,15 @@ class Way:
         return not self.refusal and bool(self.sources or self.units or self.planes)
 
 
-#: Probe lines that only say the probe committed nothing.
-_PROBE_NOISE = re.compile(
-    r"^(No troops for \w+\.\.\.|.* aborted|Air-Assault aborted|Trying to sneak on shore\.\.\.)$"
-)
-#: What the server prints after a refusal's reason.
-_FAILED = "command failed"
-_STANDING_BY = re.compile(r"#(\d+) standing by")
+#: Facts of lines that only say the probe committed nothing: it ends short, and with no
+#: mil and no units an assault's empty landing party "sneaks" ashore.
+_PROBE_NOISE = (Closing, Sneaking)
 
 
-def _lines(events: list[Event]) -> list[str]:
-    text = "".join(e.text for e in events if e.kind == "text")
-    return [line for line in text.split("\n") if line.strip()]
-
-
-def _reason(lines: list[str]) -> str:
-    """Why a command stopped: its last line before the server's "command failed"."""
-    said = [line for line in lines if line != _FAILED]
-    return said[-1] if said else ""
-
-
-def _refused(outcome: str) -> bool:
-    return outcome in ("refused", "usage")
+def _reason(result: CombatResult) -> str:
+    """Why a command stopped short: its refusal, else its last closing line."""
+    closing = [line for line, fact in said(result.events) if isinstance(fact, Closing)]
+    return result.refusal or (closing[-1] if closing else "")
 
 
 # --------------------------------------------------------------------------- the Empire game
@@ -567,29 +570,28 @@ class EmpireGame:
             "version": self.version(),
         }
 
-    def _probe(self, w: World, cnum: int, order: Order) -> tuple[_Probe, list[str], str]:
+    def _probe(self, w: World, cnum: int, order: Order) -> tuple[_Probe, list[Said], str]:
+        """The probe's questions, what it said (but its closing lines) and its refusal."""
         scratch = w.copy()
         probe = _Probe(scratch, cnum)
         result = run_command(scratch, order, country=cnum, seed=1, prompter=probe)
-        lines = [
-            line
-            for line in _lines(result.events)
-            if not _PROBE_NOISE.match(line) and line != _FAILED
+        lines: list[Said] = [
+            (line, f) for line, f in said(result.events) if not isinstance(f, _PROBE_NOISE)
         ]
-        return probe, lines, _reason(lines) if _refused(result.outcome) else ""
+        return probe, lines, result.refusal
 
     def _way(
         self,
         w: World,
         command: str,
         title: str,
-        probed: tuple[_Probe, list[str], str],
+        probed: tuple[_Probe, list[Said], str],
         units_here: list[LandUnit],
     ) -> Way:
         probe, lines, refusal = probed
         origin = w.nations[probe.cnum].origin
-        way = Way(command, title, refusal=refusal, confirm=probe.confirm)
-        for key, most in probe.mil:
+        way = Way(command, title, refusal=refusal, confirm=probe.confirms)
+        for key, most in probe.mil_asked:
             if key.startswith("ship:"):
                 label = w.ships[int(key[5:])].title()
             else:
@@ -599,16 +601,17 @@ class EmpireGame:
         for uid in probe.units:
             way.units.append(UnitChoice(uid, w.units[uid].name(), True))
         here = {u.uid: u.name() for u in units_here}
-        for line in lines:
-            if line == refusal:
+        sources = {s.key: s for s in way.sources}
+        for line, fact in lines:
+            if isinstance(fact, Refusal):
                 continue
-            unit = re.search(r"#(\d+)\b", line)
-            if unit and int(unit.group(1)) in here:
-                uid = int(unit.group(1))
-                if not any(u.uid == uid for u in way.units):
-                    way.units.append(UnitChoice(uid, here[uid], False, line))
+            if isinstance(fact, UnitNote) and fact.uid in here:
+                if not any(u.uid == fact.uid for u in way.units):
+                    way.units.append(UnitChoice(fact.uid, here[fact.uid], False, line))
                 continue
-            src = next((s for s in way.sources if _mentions(line, s.key)), None)
+            src = None
+            if isinstance(fact, SourceNote):
+                src = sources.get(_source_key(w, probe.cnum, fact.at, fact.ship))
             if src is not None:
                 src.notes.append(line)
             else:
@@ -657,14 +660,14 @@ class EmpireGame:
             # planes stand by, which are out of range, and whether the drop zone is legal.
             order = Order("paradrop", ("/".join(map(str, uids)), "", ap, key))
             _, lines, refusal = self._probe(w, cnum, order)
-            ready = {m.group(1) for line in lines if (m := _STANDING_BY.search(line))}
+            status = [(line, f) for line, f in lines if isinstance(f, PlaneStatus)]
             way = Way("paradrop", f"paradrop from {ap}", source=ap, refusal=refusal)
             for uid in uids:
                 way.planes.append(PlaneChoice(uid, w.planes[uid].name(), False))
             for uid in escorts:
                 way.planes.append(PlaneChoice(uid, w.planes[uid].name(), True))
-            way.notes = [line for line in lines if re.search(r"#\d+ (not|too|out|standing)", line)]
-            if not ready and not way.refusal:
+            way.notes = [line for line, _ in status]
+            if not any(f.ready for _, f in status) and not way.refusal:
                 way.refusal = "None of these planes can fly the mission (see above)."
             ways.append(way)
         return ways
@@ -750,9 +753,9 @@ class EmpireGame:
         except NeedAnswer:
             r = None
         if r is not None and (
-            _refused(r.outcome) or (r.outcome == "aborted" and not r.initial_attack)
+            r.outcome.refused or (r.outcome is Outcome.ABORTED and not r.initial_attack)
         ):
-            raise CommandError(_reason(_lines(r.events)) or f"the {plan.command} did not start")
+            raise CommandError(_reason(r) or f"the {plan.command} did not start")
         runs_ = planner_plays(w, cnum, order, plan.mil_words(), sorted(plan.units), runs, seed)
         att, dfd = list(runs_.attacker_losses), list(runs_.defender_losses)
         return {
@@ -851,12 +854,6 @@ class EmpireGame:
             "differences": report.differences,
             "transcript": report.transcript,
         }
-
-
-def _mentions(line: str, key: str) -> bool:
-    if key.startswith("ship:"):
-        return f"(#{key[5:]})" in line
-    return re.search(rf"(?<![\d,-]){re.escape(key)}(?![\d,])", line) is not None
 
 
 def _relation(w: World, me: int, other: int) -> str:

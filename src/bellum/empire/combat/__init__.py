@@ -26,6 +26,15 @@ from bellum.empire.combat.attack import attack
 from bellum.empire.combat.board import board, lboard
 from bellum.empire.combat.dispatch import run_order
 from bellum.empire.combat.paradrop import paradrop
-from bellum.empire.combat.result import CombatResult
+from bellum.empire.combat.result import CombatResult, Outcome
 
-__all__ = ["CombatResult", "assault", "attack", "board", "lboard", "paradrop", "run_order"]
+__all__ = [
+    "CombatResult",
+    "Outcome",
+    "assault",
+    "attack",
+    "board",
+    "lboard",
+    "paradrop",
+    "run_order",
+]

@@ -22,7 +22,7 @@ from bellum.empire.combat.flows import (
     initial_strength,
     run_flow,
 )
-from bellum.empire.combat.result import COMMAND_BTU, CombatResult
+from bellum.empire.combat.result import COMMAND_BTU, CombatResult, Outcome
 from bellum.empire.combat.state import (
     Combat,
     Failure,
@@ -31,7 +31,7 @@ from bellum.empire.combat.state import (
     UsageFailure,
     infected,
 )
-from bellum.empire.events import Prompter, Sink
+from bellum.empire.events import Prompter, Sink, Sneaking
 from bellum.empire.world import Relation, Sector, Ship, World
 from bellum.errors import UsageError
 from bellum.numbers import c_atoi as atoi
@@ -55,7 +55,9 @@ def assault(
     server prompt for them (§1.1).  The world is changed in place.
     """
     c = Combat(world, dice, prompter, aggressor, Mode.ASSAULT, sink=sink)
-    result = CombatResult(command="assault", seed=dice.seed, outcome="aborted", aggressor=aggressor)
+    result = CombatResult(
+        command="assault", seed=dice.seed, outcome=Outcome.ABORTED, aggressor=aggressor
+    )
     return run_flow(c, result, lambda: _flow(c, sector, ship, support_args or [], result))
 
 
@@ -109,7 +111,7 @@ def check_assault(c: Combat, uid: int, t: Sector) -> Ship:
     w = c.world
     sh = w.ships.get(uid)
     if sh is None or sh.owner != c.aggressor:
-        raise Failure(f"Ship #{uid} is not your ship!\nAssault aborted", ended_ok=True)
+        raise Failure(f"Ship #{uid} is not your ship!", aborted=True)
     flows.announce_mil(c, OffObject(ship=sh))
     problem: str | None
     if sh.xy != t.xy and not w.sector(sh.xy).type.is_sea:
@@ -119,7 +121,7 @@ def check_assault(c: Combat, uid: int, t: Sector) -> Ship:
     else:
         problem = target.passable_or_abort(c, t)
     if problem:
-        raise Failure(f"{problem}\nAssault aborted", ended_ok=True)
+        raise Failure(problem, aborted=True)
     return sh
 
 
@@ -139,18 +141,18 @@ def _reinforce(c: Combat, o: OffObject, result: CombatResult) -> None:
         c.say(f"You reinforce {c.target_name()} with {o.troops} troops")
     result.btu_charged = COMMAND_BTU
     if not (o.troops or c.a_units):
-        result.outcome = "aborted"
+        result.outcome = Outcome.ABORTED
         return
     move_in(c)
     c.world.nations[c.aggressor].btu -= COMMAND_BTU
-    result.outcome = "reinforced"
+    result.outcome = Outcome.REINFORCED
     result.world_changed = True
 
 
 def _sneak(c: Combat, t: Sector, sh: Ship, result: CombatResult) -> None:
     """§13.5: spies alone try to slip ashore unseen."""
     w = c.world
-    c.say("Trying to sneak on shore...")
+    c.say("Trying to sneak on shore...", Sneaking())
     d = t.owner
     for f in list(c.a_units):
         u = f.unit
@@ -171,7 +173,7 @@ def _sneak(c: Combat, t: Sector, sh: Ship, result: CombatResult) -> None:
             c.say(f"{u.name()} was spotted but made it OK.")
             c.tell(d, f"{c.name(c.aggressor)} spy spotted in {c.at(t.xy, d)}.")
     result.btu_charged = COMMAND_BTU
-    result.outcome = "landed" if c.a_units else "aborted"
+    result.outcome = Outcome.LANDED if c.a_units else Outcome.ABORTED
     if c.a_units:
         w.nations[c.aggressor].btu -= COMMAND_BTU
         result.world_changed = True

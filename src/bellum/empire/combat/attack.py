@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import conclude, flows, force, target
-from bellum.empire.combat.result import CombatResult
+from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import Aborted, Combat, Mode, UsageFailure, infected
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.geometry import Coord
@@ -31,7 +31,9 @@ def attack(
     that is worth saving.
     """
     c = Combat(world, dice, prompter, aggressor, Mode.ATTACK, sink=sink)
-    result = CombatResult(command="attack", seed=dice.seed, outcome="aborted", aggressor=aggressor)
+    result = CombatResult(
+        command="attack", seed=dice.seed, outcome=Outcome.ABORTED, aggressor=aggressor
+    )
 
     def flow() -> None:
         nation = world.nations[aggressor]

@@ -23,7 +23,7 @@ from bellum.empire.combat.flows import (
     initial_strength,
     run_flow,
 )
-from bellum.empire.combat.result import CombatResult
+from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import (
     Aborted,
     Combat,
@@ -95,15 +95,9 @@ def _boarding(
 ) -> CombatResult:
     c = Combat(world, dice, prompter, aggressor, mode, sink=sink)
     result = CombatResult(
-        command=mode.value, seed=dice.seed, outcome="aborted", aggressor=aggressor
+        command=mode.value, seed=dice.seed, outcome=Outcome.ABORTED, aggressor=aggressor
     )
     return run_flow(c, result, lambda: flow(c, victim, source, result))
-
-
-def _refuse(c: Combat, text: str) -> Failure:
-    """A legality check failed after the arguments were read (§1.2): the abort line follows."""
-    verb = "Board aborted" if c.mode is Mode.BOARD else "Land unit boarding aborted"
-    return Failure(f"{text}\n{verb}", ended_ok=True)
 
 
 def _own_sector(c: Combat, text: str, usage: str) -> Sector:
@@ -115,7 +109,7 @@ def _own_sector(c: Combat, text: str, usage: str) -> Sector:
         raise UsageFailure(usage) from None
     s = w.sector(xy)
     if s.owner != c.aggressor:
-        raise UsageFailure(f"You don't own {c.at(s.xy)}!\n{usage}")
+        raise UsageFailure(usage, reason=f"You don't own {c.at(s.xy)}!")
     return s
 
 
@@ -139,8 +133,8 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
         ]
         if s.mob <= 0 and not movers:
             raise UsageFailure(
-                f"You don't have any mobility (sector or land units) in {c.at(s.xy)}!\n"
-                + BOARD_USAGE
+                BOARD_USAGE,
+                reason=f"You don't have any mobility (sector or land units) in {c.at(s.xy)}!",
             )
         o = OffObject(sector=s, infected=infected(s.plague))
     else:  # a ship number, read with atoi: "1/2" is ship 1, a negative one a usage error
@@ -150,22 +144,22 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
         o = OffObject(ship=w.ships.get(snum))
     v = w.ships.get(vnum)
     if v is None or v.owner == 0:
-        raise _refuse(c, f"Ship #{vnum} is not in the same sector!")
+        raise Failure(f"Ship #{vnum} is not in the same sector!", aborted=True)
     if v.owner == a:
-        raise _refuse(c, "Boarding yourself?  Try using the 'tend' command.")
+        raise Failure("Boarding yourself?  Try using the 'tend' command.", aborted=True)
     sh = o.ship
     if o.sector is None:
         if sh is None or sh.owner != a:
-            raise _refuse(c, f"Ship #{snum} is not your ship!")
+            raise Failure(f"Ship #{snum} is not your ship!", aborted=True)
         o.infected = infected(sh.plague)
         announce_mil(c, o)
         if sh.xy != v.xy and not w.sector(sh.xy).type.is_sea:
-            raise _refuse(c, f"{sh.title()} can not board from that far inland!")
+            raise Failure(f"{sh.title()} can not board from that far inland!", aborted=True)
     else:
         announce_mil(c, o)
     problem = _cannot_board(c, o, v)
     if problem:
-        raise _refuse(c, problem)
+        raise Failure(problem, aborted=True)
     c.target_ship, c.defender = v, v.owner
     c.offs = [o]
     result.defender, result.target = v.owner, v.title()
@@ -223,19 +217,19 @@ def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: Comb
     unum = ask_number(c, victim, "Victim land unit #?  ", LBOARD_USAGE)
     src = ask_word(c, source, "Boarding party from? ", LBOARD_USAGE)
     if not _is_sector(src):
-        raise UsageFailure(f"You can only board land units from a sector.\n{LBOARD_USAGE}")
+        raise UsageFailure(LBOARD_USAGE, reason="You can only board land units from a sector.")
     s = _own_sector(c, src, LBOARD_USAGE)
     if s.mob <= 0:
-        raise UsageFailure(f"You don't have any mobility in {c.at(s.xy)}!\n{LBOARD_USAGE}")
+        raise UsageFailure(LBOARD_USAGE, reason=f"You don't have any mobility in {c.at(s.xy)}!")
     u = w.units.get(unum)
     if u is None or u.owner == 0 or u.loaded:
-        raise _refuse(c, f"Land unit #{unum} is not in the same sector!")
+        raise Failure(f"Land unit #{unum} is not in the same sector!", aborted=True)
     if u.owner == c.aggressor:
-        raise _refuse(c, "Boarding yourself?  Try using the 'load' command.")
+        raise Failure("Boarding yourself?  Try using the 'load' command.", aborted=True)
     o = OffObject(sector=s, infected=infected(s.plague))
     announce_mil(c, o)
     if u.xy != s.xy:
-        raise _refuse(c, f"Land unit #{unum} is not in the same sector!")
+        raise Failure(f"Land unit #{unum} is not in the same sector!", aborted=True)
     c.target_unit, c.defender = u, u.owner
     c.offs = [o]
     result.defender, result.target = u.owner, u.name()

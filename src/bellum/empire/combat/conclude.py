@@ -10,15 +10,15 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from bellum.empire.combat import capture, fight, movein, target
-from bellum.empire.combat.result import COMMAND_BTU, CombatResult
+from bellum.empire.combat.result import COMMAND_BTU, CombatResult, Outcome
 from bellum.empire.combat.state import Combat, Mode
 from bellum.empire.movement import attcost, unit_kind, unitcost
 from bellum.empire.world import LandUnit, Plague, Sector, Ship
 
 
 @dataclass(frozen=True)
-class Outcome:
-    """One row of the outcome table of §15 for a command."""
+class Ending:
+    """One row of the outcome table of §15 for a command: what is said, told and news."""
 
     won: str
     lost: str
@@ -32,7 +32,7 @@ class Outcome:
 
 
 OUTCOMES = {
-    Mode.ATTACK: Outcome(
+    Mode.ATTACK: Ending(
         "We have captured {t}, sir!",
         "You have been defeated!",
         "infantry capture {d} territory",
@@ -43,7 +43,7 @@ OUTCOMES = {
         "taking",
         "attacking",
     ),
-    Mode.ASSAULT: Outcome(
+    Mode.ASSAULT: Ending(
         "We have secured a beachhead at {t}, sir!",
         "You have been defeated!",
         "navy secures a beachhead on {d} territory",
@@ -54,7 +54,7 @@ OUTCOMES = {
         "assaulting and taking",
         "trying to assault",
     ),
-    Mode.PARADROP: Outcome(
+    Mode.PARADROP: Ending(
         "We have captured {t}, sir!",
         "All of your troops were destroyed",
         "paratroopers commandeer a sector from {d}",
@@ -65,7 +65,7 @@ OUTCOMES = {
         "air-assaulting and taking",
         "trying to air-assault",
     ),
-    Mode.BOARD: Outcome(
+    Mode.BOARD: Ending(
         "We have boarded {t}, sir!",
         "You have been repelled",
         "seadogs board one of {d}'s ships",
@@ -76,7 +76,7 @@ OUTCOMES = {
         "boarding",
         "trying to board",
     ),
-    Mode.LBOARD: Outcome(
+    Mode.LBOARD: Ending(
         "We have boarded {t}, sir!",
         "You have been repelled",
         "mercenaries board one of {d}'s land units",
@@ -216,7 +216,9 @@ def conclude(c: Combat, result: CombatResult) -> None:
     charge = COMMAND_BTU + int(0.015 * cas + 0.5)
     w.nations[c.aggressor].btu -= charge
     result.btu_charged = charge
-    result.outcome = "captured" if captured else "defeated" if not c.success else "unoccupied"
+    result.outcome = (
+        Outcome.CAPTURED if captured else Outcome.DEFEATED if not c.success else Outcome.UNOCCUPIED
+    )
     result.attacker_casualties, result.defender_casualties = c.a_cas, c.d_cas
     result.money_made = c.money_made
     result.world_changed = True

@@ -6,7 +6,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat.force import spy_value
 from bellum.empire.combat.state import Aborted, Combat, Fighter, ldround, roundint5, roundint10
 from bellum.empire.combat.strength import defense_total, defense_value, target_multiplier
-from bellum.empire.events import Prompt
+from bellum.empire.events import Prompt, PromptKind, ScoutReport
 from bellum.empire.movement import path_cost, unit_kind, unitcost
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_def
@@ -19,7 +19,7 @@ def report(c: Combat, dest: int, u: LandUnit, spy: int, prefix: str) -> None:
         return
     line, _ = _scout_line(c, u, spy + u.type.vis, prefix)
     if line is not None:
-        c.notify(dest, line)
+        c.notify(dest, line, ScoutReport())
 
 
 def scout_estimate(c: Combat) -> None:
@@ -37,7 +37,7 @@ def scout_estimate(c: Combat) -> None:
         line, saw_eff = _scout_line(c, u, c.a_spy + u.type.vis, "Scouts report defending unit:")
         e = 0.0
         if line is not None:
-            c.say(line)
+            c.say(line, ScoutReport())
             e = u.mil * u.eff / 100 if saw_eff else float(u.mil)
         if not u.loaded or u.type.has("marine"):
             e *= land_def(u.type, u.tech)
@@ -50,7 +50,7 @@ def scout_estimate(c: Combat) -> None:
     c.say(f"          Estimated defense strength: {est:8d}")
     c.say(f"                      Estimated odds: {pct:8d}%")
     c.say()
-    answer = c.ask(Prompt(f"Are you sure you want to {c.verb} [yn]? ", "abort", odds=pct))
+    answer = c.ask(Prompt(f"Are you sure you want to {c.verb} [yn]? ", PromptKind.ABORT, odds=pct))
     if answer is None or answer[:1] not in ("y", "Y"):
         raise Aborted(no_troops=False)
 

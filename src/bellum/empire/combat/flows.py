@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from bellum.empire.combat import defenders, fight, support
-from bellum.empire.combat.result import COMMAND_BTU, CombatResult
+from bellum.empire.combat.result import COMMAND_BTU, CombatResult, Outcome
 from bellum.empire.combat.state import (
     Aborted,
     Combat,
@@ -21,7 +21,15 @@ from bellum.empire.combat.state import (
     UsageFailure,
 )
 from bellum.empire.combat.strength import attack_value, defense_total, offense_total
-from bellum.empire.events import Prompt, prompt_of
+from bellum.empire.events import (
+    Closing,
+    EventKind,
+    Prompt,
+    PromptKind,
+    Refusal,
+    SourceNote,
+    UnitNote,
+)
 from bellum.errors import UsageError
 from bellum.numbers import c_atoi as atoi
 
@@ -53,32 +61,36 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     if nation is None:
         raise UsageError(f"there is no country {c.aggressor} in this world")
     if nation.btu < COMMAND_BTU and not c.world.option("BLITZ"):
-        c.say("You don't have the BTUs, bozo")
-        result.outcome = "refused"
+        c.say("You don't have the BTUs, bozo", Refusal())
+        result.outcome = Outcome.REFUSED
         result.events = c.events
         return result
     try:
         flow()
     except UsageFailure as exc:
-        c.say(str(exc))
-        result.outcome = "usage"
+        if exc.reason:
+            c.say(exc.reason, Refusal())
+        c.say(exc.usage, Refusal(usage=True))
+        result.outcome = Outcome.USAGE
     except Failure as exc:
-        c.say(str(exc))
-        if not exc.ended_ok:
-            c.say("command failed")
-        result.outcome = "refused"
+        c.say(exc.reason, Refusal())
+        if exc.aborted:
+            c.say(ABORT_LINE[c.mode], Closing())
+        elif not exc.ended_ok:
+            c.say("command failed", Closing())
+        result.outcome = Outcome.REFUSED
         result.btu_charged = COMMAND_BTU
         if result.world_changed:
             nation.btu -= COMMAND_BTU
     except Aborted as exc:
-        c.say(ABORT_LINE[c.mode])
+        c.say(ABORT_LINE[c.mode], Closing())
         if exc.no_troops:
             _no_troops_line(c)
-        result.outcome = "aborted"
+        result.outcome = Outcome.ABORTED
         result.btu_charged = COMMAND_BTU
         if result.world_changed:
             nation.btu -= COMMAND_BTU
-    if any(e.kind == "telegram" and e.to == c.aggressor for e in c.events):
+    if any(e.kind is EventKind.TELEGRAM and e.to == c.aggressor for e in c.events):
         # What the server says before the next prompt; the telegrams of one
         # command arrive within seconds and count as one.
         c.say("You have a new telegram waiting ...")
@@ -89,7 +101,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
 def ask_arg(c: Combat, given: str | None, prompt: str) -> str | None:
     """The server's ``getstarg``: the argument if one was given (not empty), else the
     answer to ``prompt``, ``None`` at end of input or an abort (§1.1)."""
-    return given if given else c.ask(prompt_of(prompt, "argument"))
+    return given if given else c.ask(Prompt(prompt, PromptKind.ARGUMENT))
 
 
 def ask_text(c: Combat, given: str | None, prompt: str, usage: str) -> str:
@@ -121,10 +133,11 @@ def ask_number(c: Combat, given: str | None, prompt: str, usage: str) -> int:
 def announce_mil(c: Combat, o: OffObject) -> None:
     """The server's first look at an off-object: ``No mil`` or ``Only 1 mil`` there."""
     where = f"on {o.ship.title()}" if o.ship is not None else f"in {c.at(o.xy)}"
+    about = SourceNote(ship=o.ship.uid) if o.ship is not None else SourceNote(at=o.xy)
     if o.mil == 0:
-        c.say(f"No mil {where}")
+        c.say(f"No mil {where}", about)
     elif o.mil == 1:
-        c.say(f"Only 1 mil {where}")
+        c.say(f"Only 1 mil {where}", about)
 
 
 def no_troops(c: Combat, where: str) -> None:
@@ -142,7 +155,7 @@ def _no_troops_line(c: Combat, where: str | None = None) -> None:
         where = c.at(target.xy, c.defender)
     if where is not None and c.defender != c.aggressor:
         c.tell(c.defender, f"{c.natid(c.aggressor)} considered {CONSIDERED[c.mode]} you @{where}")
-    c.say(f"No troops for {c.verb}...")
+    c.say(f"No troops for {c.verb}...", Closing())
 
 
 def ask_mil(c: Combat, o: OffObject, limit_of: Callable[[int], int], announce: bool = True) -> int:
@@ -162,14 +175,14 @@ def ask_mil(c: Combat, o: OffObject, limit_of: Callable[[int], int], announce: b
         return 0
     if o.ship is not None:
         text = f"Number of mil from {o.ship.title()} (max {limit}) : "
-        prompt = Prompt(text, "mil", ship=o.ship.uid, max=limit)
+        prompt = Prompt(text, PromptKind.MIL, ship=o.ship.uid, most=limit)
     else:
         assert o.sector is not None
         prompt = Prompt(
             f"Number of mil from {o.sector.type.name} at {c.at(o.xy)} (max {limit}) : ",
-            "mil",
+            PromptKind.MIL,
             at=o.xy,
-            max=limit,
+            most=limit,
         )
     answer = c.ask(prompt)
     n = atoi(answer)
@@ -187,7 +200,7 @@ def drop_powerless(c: Combat) -> None:
     ap = c.world.option("assault_penalty")
     for f in list(c.a_units):
         if attack_value(f.unit, c.mode, ap) < 1.0:
-            c.say(f"{f.unit.name()} has no offensive strength")
+            c.say(f"{f.unit.name()} has no offensive strength", UnitNote(f.unit.uid))
             c.a_units.remove(f)
 
 

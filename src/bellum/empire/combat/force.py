@@ -6,7 +6,7 @@ import math
 
 from bellum.empire.combat.state import Aborted, Combat, Fighter, Mode, OffObject, infected
 from bellum.empire.combat.strength import attack_value, sector_offense
-from bellum.empire.events import Prompt
+from bellum.empire.events import Prompt, PromptKind, SourceNote, UnitNote
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_frg
@@ -45,16 +45,19 @@ def ask_sector_mil(c: Combat, o: OffObject) -> None:
     s = o.sector
     assert s is not None and c.target is not None
     avail = max(0, s.mil - 1)
+    about = SourceNote(at=s.xy)
     if s.mil == 0:
-        c.say(f"No mil in {c.at(s.xy)}")
+        c.say(f"No mil in {c.at(s.xy)}", about)
     elif s.mil == 1:
-        c.say(f"Only 1 mil in {c.at(s.xy)}")
+        c.say(f"Only 1 mil in {c.at(s.xy)}", about)
     if avail == 0 or s.owner != c.aggressor:
         return
     cost = attcost(c.world, c.aggressor, c.target, MoveKind.MOVE)
     limit = 0 if s.mob <= 0 else int(s.mob / cost)
     if limit < avail:
-        c.say(f"Sector {c.at(s.xy)} has {s.mob} mobility which can only support {limit} mil,")
+        c.say(
+            f"Sector {c.at(s.xy)} has {s.mob} mobility which can only support {limit} mil,", about
+        )
     else:
         limit = avail
     if limit <= 0:
@@ -62,9 +65,9 @@ def ask_sector_mil(c: Combat, o: OffObject) -> None:
     answer = c.ask(
         Prompt(
             f"Number of mil from {s.type.name} at {c.at(s.xy)} (max {limit}) : ",
-            "mil",
+            PromptKind.MIL,
             at=s.xy,
-            max=limit,
+            most=limit,
         )
     )
     n = atoi(answer)
@@ -85,7 +88,7 @@ class ArmyAnswers:
         self.stored: dict[str, str] = {}
         self.quit = False
 
-    def choose(self, prompt: str, army: str) -> bool:
+    def choose(self, prompt: Prompt, army: str) -> bool:
         key = army or "~"
         stored = self.stored.get(key)
         if self.quit or stored == "N" or self.c.aborted:
@@ -140,20 +143,21 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers, most: int | None = 
             if not (v.has("supply") and not v.has("sub")) and not u.type.has("light"):
                 c.say("Only light land units can board this kind of ship")
                 continue
+        about = UnitNote(u.uid)
         barred = info_page_barred(c, u)
         if barred:
-            c.say(f"{u.name()} is {barred} unit, and cannot {verb}")
+            c.say(f"{u.name()} is {barred} unit, and cannot {verb}", about)
             continue
         if u.mob <= 0:
-            c.say(f"{u.name()} is out of mobility, and cannot {verb}")
+            c.say(f"{u.name()} is out of mobility, and cannot {verb}", about)
             continue
         if o.ship is not None and u.ship != o.ship.uid:
             continue
         if u.ship is not None and o.ship is None:
-            c.say(f"{u.name()} is on ship #{u.ship}, and cannot {verb}")
+            c.say(f"{u.name()} is on ship #{u.ship}, and cannot {verb}", about)
             continue
         if u.land is not None:
-            c.say(f"{u.name()} is on unit #{u.land}, and cannot {verb}")
+            c.say(f"{u.name()} is on unit #{u.land}, and cannot {verb}", about)
             continue
         if c.mode is not Mode.ATTACK:
             if not u.type.has("assault"):
@@ -165,22 +169,24 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers, most: int | None = 
             q = unitcost(u, p)
         whole_march = p >= 1.0 or c.world.option("info_march_mobility")
         if whole_march and u.mob < min(127, math.ceil(q)):
-            c.say(f"{u.name()} does not have enough mobility ({min(127, math.ceil(q))} needed)")
+            c.say(
+                f"{u.name()} does not have enough mobility ({min(127, math.ceil(q))} needed)", about
+            )
             continue
         av = attack_value(u, c.mode, c.world.option("assault_penalty"))
         if av < 1.0 and not (c.mode is Mode.ASSAULT and u.type.has("spy")):
-            c.say(f"{u.name()} has no offensive strength")
+            c.say(f"{u.name()} has no offensive strength", about)
             continue
         if not in_supply(w, u, dice=c.dice):
-            c.say(f"{u.name()} is out of supply, and cannot {verb}")
+            c.say(f"{u.name()} is out of supply, and cannot {verb}", about)
             continue
         if most is not None and not announced:
             c.say(f"You may board with a maximum of {most} land units")
             announced = True
-        c.say(f"{u.name()} has a base {verb} value of {av:.0f}")
+        c.say(f"{u.name()} has a base {verb} value of {av:.0f}", about)
         prompt = Prompt(
             f"{verb} with {u.name()} {_where(c, u)} ({u.army or '~'} {u.eff}%) [ynYNq?] ",
-            "unit",
+            PromptKind.UNIT,
             uid=u.uid,
             army=u.army,
         )

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from bellum.empire.combat import damage, missions
 from bellum.empire.combat.force import ArmyAnswers
 from bellum.empire.combat.state import BELL, Combat, Fighter, Mode
-from bellum.empire.events import Prompt
+from bellum.empire.events import Prompt, PromptKind
 from bellum.empire.movement import MoveKind, attcost, unit_kind, unitcost
 from bellum.empire.tables import land_spd
 from bellum.empire.world import LandUnit, NewsItem, Relation
@@ -70,7 +70,7 @@ def move_in_mil(c: Combat) -> None:
         if most <= 0:
             continue
         text = f"How many mil to move in from {c.at(s.xy)} ({most} max)? "
-        n = atoi(c.ask(Prompt(text, "move_in_mil", at=s.xy, max=most)))
+        n = atoi(c.ask(Prompt(text, PromptKind.MOVE_IN_MIL, at=s.xy, most=most)))
         if c.aborted:
             break
         if n <= 0:
@@ -219,7 +219,7 @@ def move_in_units(c: Combat) -> None:
             continue
         prompt = Prompt(
             f"Move in with {u.name()} ({u.army or '~'} {u.eff}%) [ynYNq?] ",
-            "move_in_unit",
+            PromptKind.MOVE_IN_UNIT,
             uid=u.uid,
             army=u.army,
         )

@@ -22,7 +22,7 @@ from bellum.empire.combat.flows import (
     initial_strength,
     run_flow,
 )
-from bellum.empire.combat.result import COMMAND_BTU, CombatResult
+from bellum.empire.combat.result import COMMAND_BTU, CombatResult, Outcome
 from bellum.empire.combat.state import (
     Combat,
     Failure,
@@ -31,7 +31,7 @@ from bellum.empire.combat.state import (
     UsageFailure,
     infected,
 )
-from bellum.empire.events import Prompter, Sink, prompt_of
+from bellum.empire.events import Prompt, Prompter, PromptKind, Sink
 from bellum.empire.geometry import Coord
 from bellum.empire.selection import parse_xy, select
 from bellum.empire.world import Plane, Relation, Sector, World
@@ -79,7 +79,7 @@ def paradrop(
 ) -> CombatResult:
     """``paradrop`` (spec §16.4); missing arguments are prompted for (§1.1)."""
     c = Combat(world, dice, prompter, aggressor, Mode.PARADROP, sink=sink)
-    result = CombatResult("paradrop", dice.seed, "aborted", aggressor)
+    result = CombatResult("paradrop", dice.seed, Outcome.ABORTED, aggressor)
     return run_flow(c, result, lambda: _flow(c, planes, escorts, ap, route, result))
 
 
@@ -164,7 +164,7 @@ def _lose(c: Combat, result: CombatResult, lost: int) -> None:
     The server says nothing about them; the result counts them as casualties.
     """
     result.attacker_casualties = lost
-    result.outcome = "aborted"
+    result.outcome = Outcome.ABORTED
     result.btu_charged = COMMAND_BTU
     result.world_changed = True
     c.world.nations[c.aggressor].btu -= COMMAND_BTU
@@ -176,7 +176,7 @@ def plane_list(c: Combat, given: str | None, prompt: str) -> list[Plane] | None:
     End of input is a usage error.  See :mod:`bellum.empire.selection` for
     the syntax; the server's complaints about a bad number list are printed.
     """
-    text = given if given is not None else c.ask(prompt_of(prompt, "argument"))
+    text = given if given is not None else c.ask(Prompt(prompt, PromptKind.ARGUMENT))
     if text is None:
         raise UsageFailure(PARADROP_USAGE)
     w = c.world
@@ -192,7 +192,7 @@ def plane_list(c: Combat, given: str | None, prompt: str) -> list[Plane] | None:
 def _assembly_point(c: Combat, given: str | None) -> Sector:
     """§1.2 paradrop item 1: A's or an ally's sector, or one holding A's or an ally's ship."""
     w = c.world
-    text = given if given else c.ask(prompt_of("assembly point? ", "argument"))
+    text = given if given else c.ask(Prompt("assembly point? ", PromptKind.ARGUMENT))
     if not text:
         raise UsageFailure(PARADROP_USAGE)
     xy = parse_xy(text, w.geometry, w.nations[c.aggressor].origin)
@@ -206,7 +206,7 @@ def _assembly_point(c: Combat, given: str | None) -> Sector:
     ships = [sh.owner for sh in w.ships.values() if sh.xy == xy and sh.owner]
     if friend(s.owner) or any(friend(owner) for owner in ships):
         return s
-    raise UsageFailure(f"Assembly point not owned by you or an ally!\n{PARADROP_USAGE}")
+    raise UsageFailure(PARADROP_USAGE, reason="Assembly point not owned by you or an ally!")
 
 
 def flight_path(c: Combat, given: str | None, start: Coord) -> str:
@@ -245,7 +245,7 @@ def flight_path(c: Combat, given: str | None, start: Coord) -> str:
             here = geo.step(here, key)
             done += 1
         _fly_map(c, here)
-        answer = c.ask(prompt_of(f"<{done}: {c.at(here)}> ", "argument"))
+        answer = c.ask(Prompt(f"<{done}: {c.at(here)}> ", PromptKind.ARGUMENT))
         if answer is None:
             raise UsageFailure(PARADROP_USAGE)
         if done + len(answer) + 1 >= MAX_PATH_LEN:

@@ -3,27 +3,48 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
-from bellum.empire.events import Event, transcript
+from bellum.empire.events import Event, EventKind, Refusal, transcript
 
 COMMAND_BTU = 3
+#: The version of :meth:`CombatResult.to_json`'s document.
+SCHEMA_VERSION = 1
+
+
+class Outcome(StrEnum):
+    """How a combat command ended (spec §15, §16)."""
+
+    CAPTURED = "captured"
+    DEFEATED = "defeated"
+    UNOCCUPIED = "unoccupied"
+    #: An assault on one's own sector.
+    REINFORCED = "reinforced"
+    #: Spies sneaked ashore.
+    LANDED = "landed"
+    ABORTED = "aborted"
+    #: A legality check failed.
+    REFUSED = "refused"
+    USAGE = "usage"
+
+    @property
+    def refused(self) -> bool:
+        """The command did not start: a refusal or a usage error."""
+        return self in (Outcome.REFUSED, Outcome.USAGE)
 
 
 @dataclass
 class CombatResult:
     """What a combat command did: its outcome, numbers, transcript and seed.
 
-    ``outcome`` is one of ``captured``, ``defeated``, ``unoccupied``,
-    ``reinforced`` (an assault on one's own sector), ``landed`` (spies sneaked
-    ashore), ``aborted``, ``refused`` (a legality check failed) or ``usage``.
     ``world_changed`` tells whether the world should be saved: only a
     command that reached the fight changes anything.
     """
 
     command: str
     seed: int
-    outcome: str
+    outcome: Outcome
     aggressor: int
     defender: int = 0
     target: str = ""
@@ -40,14 +61,23 @@ class CombatResult:
 
     @property
     def success(self) -> bool:
-        return self.outcome == "captured"
+        return self.outcome is Outcome.CAPTURED
 
     def transcript(self) -> str:
         return transcript(self.events)
 
+    @property
+    def refusal(self) -> str:
+        """Why the command refused, in its own words ('' if it did not): the last line
+        the rules marked as a refusal (its usage line after a usage error)."""
+        said = [e.text.strip() for e in self.events if isinstance(e.fact, Refusal)]
+        return said[-1] if said else ""
+
     def to_json(self) -> dict[str, Any]:
         """The documented ``--json`` schema (docs/empire-cli.md)."""
         return {
+            "schema": "bellum.empire.combat",
+            "schema_version": SCHEMA_VERSION,
             "command": self.command,
             "seed": self.seed,
             "outcome": self.outcome,
@@ -70,6 +100,6 @@ class CombatResult:
             "world_changed": self.world_changed,
             "transcript": self.transcript(),
             "telegrams": [
-                {"to": e.to, "text": e.text} for e in self.events if e.kind == "telegram"
+                {"to": e.to, "text": e.text} for e in self.events if e.kind is EventKind.TELEGRAM
             ],
         }

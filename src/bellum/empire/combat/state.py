@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 
 from bellum.dice import ServerRandom
-from bellum.empire.events import Event, Prompter, Sink, prompt_of
+from bellum.empire.events import Event, EventKind, Fact, Prompt, Prompter, Sink
 from bellum.empire.geometry import Coord
 from bellum.empire.world import (
     LandUnit,
@@ -53,19 +53,30 @@ class Aborted(Exception):
 
 
 class UsageFailure(Exception):
-    """The command line was malformed: ``Usage: ...`` and no BTUs charged."""
+    """The command line was malformed: ``Usage: ...`` and no BTUs charged.
+
+    ``reason``, when there is one, is printed before the usage line.
+    """
+
+    def __init__(self, usage: str, *, reason: str = "") -> None:
+        super().__init__(usage)
+        self.usage = usage
+        self.reason = reason
 
 
 class Failure(Exception):
-    """The command failed a legality check: its message, BTUs charged.
+    """The command failed a legality check: its reason, BTUs charged.
 
-    The server follows the message with ``command failed``, except for the
-    few checks after which a command ends normally (``ended_ok``).
+    The server follows the reason with ``command failed``, except for the
+    few checks after which a command ends normally (``ended_ok``) or is
+    aborted (``aborted``: the command's abort line follows).
     """
 
-    def __init__(self, text: str, *, ended_ok: bool = False) -> None:
-        super().__init__(text)
-        self.ended_ok = ended_ok
+    def __init__(self, reason: str, *, ended_ok: bool = False, aborted: bool = False) -> None:
+        super().__init__(reason)
+        self.reason = reason
+        self.ended_ok = ended_ok or aborted
+        self.aborted = aborted
 
 
 @dataclass
@@ -161,34 +172,33 @@ class Combat:
         if self.sink is not None:
             self.sink(event)
 
-    def say(self, text: str = "") -> None:
-        """A full line to the aggressor."""
-        self.emit(Event("text", text + "\n"))
+    def say(self, text: str = "", fact: Fact | None = None) -> None:
+        """A full line to the aggressor, and what it means (:mod:`~bellum.empire.events`)."""
+        self.emit(Event(EventKind.TEXT, text + "\n", fact=fact))
 
     def put(self, text: str) -> None:
         """Text without a newline (the ``!@`` stream)."""
-        self.emit(Event("text", text))
+        self.emit(Event(EventKind.TEXT, text))
 
     def tell(self, to: int, text: str) -> None:
         """A telegram to country ``to`` (nothing for the deity)."""
         if to == 0 or to not in self.world.nations:
             return
         self.world.telegrams.append(Telegram(to, text))
-        self.emit(Event("telegram", text, to=to))
+        self.emit(Event(EventKind.TELEGRAM, text, to=to))
 
-    def notify(self, owner: int, text: str) -> None:
+    def notify(self, owner: int, text: str, fact: Fact | None = None) -> None:
         """A message about ``owner``'s object: printed for the aggressor, else a telegram."""
         if owner == self.aggressor:
-            self.say(text)
+            self.say(text, fact)
         else:
             self.tell(owner, text)
 
-    def ask(self, prompt: str) -> str | None:
-        """Ask through the prompter; plain text becomes a :class:`Prompt` of kind ``other``."""
-        prompt = prompt_of(prompt)
+    def ask(self, prompt: Prompt) -> str | None:
+        """Ask through the prompter; the answer goes into the transcript after the question."""
         answer = self.prompter.ask(prompt)
         self.aborted = self.aborted or answer is None
-        self.emit(Event("prompt", prompt, answer=answer))
+        self.emit(Event(EventKind.PROMPT, prompt.text, answer=answer, fact=prompt))
         return answer
 
     def news(self, victim: int, text: str, goodwill: int, actor: int | None = None) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bellum.empire.combat.state import Aborted, Combat, Failure, Mode, roundint10
-from bellum.empire.events import Prompt
+from bellum.empire.events import Prompt, PromptKind
 from bellum.empire.world import Relation, Sector
 
 
@@ -33,7 +33,7 @@ def slow_war(c: Combat, target: Sector) -> bool:
     me = w.nations[c.aggressor]
     if me.rel(d) == Relation.ALLIED:
         text = f"Sector is owned by {c.name(d)}, your ally, {c.verb} [yn]? "
-        answer = c.ask(Prompt(text, "ally"))
+        answer = c.ask(Prompt(text, PromptKind.ALLY))
         if answer is None or answer[:1] not in ("y", "Y"):
             raise Aborted(no_troops=False)
     if me.rel(d) == Relation.AT_WAR:
@@ -44,7 +44,7 @@ def slow_war(c: Combat, target: Sector) -> bool:
     answer = c.ask(
         Prompt(
             f"Do you really want to sneak attack (it will cost you ${SNEAK_ATTACK_COST}) [yn]? ",
-            "sneak",
+            PromptKind.SNEAK,
             cost=SNEAK_ATTACK_COST,
         )
     )

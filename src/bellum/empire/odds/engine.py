@@ -34,10 +34,10 @@ import numpy as np
 from bellum.dice import new_seed
 from bellum.empire.combat.dispatch import run_order
 from bellum.empire.combat.flows import FightReached
-from bellum.empire.combat.result import CombatResult
+from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
-from bellum.empire.events import transcript
+from bellum.empire.events import Refusal, ScoutReport, said, transcript
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.odds.sides import SideGraph, TooManyStates, side_graph
@@ -170,9 +170,10 @@ def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
     """
     r = leaf.result
     lines = [ln for ln in r.transcript().splitlines() if ln.strip()]
-    if leaf.combat is None and r.outcome == "usage":
-        raise CommandUsage("\n".join(ln for ln in lines if ln.startswith("Usage:")) or lines[-1])
-    if leaf.combat is None and r.outcome == "refused":
+    if leaf.combat is None and r.outcome is Outcome.USAGE:
+        usage = [ln for ln, fact in said(r.events) if fact == Refusal(usage=True)]
+        raise CommandUsage("\n".join(usage) or lines[-1])
+    if leaf.combat is None and r.outcome is Outcome.REFUSED:
         raise CommandError("; ".join(lines[-2:]) if lines else f"{plan.order.name} refused")
     asked = leaf.prompter.asked
     for source, n in (plan.mil or {}).items():
@@ -188,7 +189,7 @@ def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
             raise CommandError(f"--mil {name}={n}: at most {most} mil can go from {where}")
     for uid in sorted((plan.units or frozenset()) - leaf.prompter.offered):
         raise CommandError(f"--unit {uid}: the command does not offer that unit")
-    if leaf.combat is None and r.outcome == "aborted" and not r.world_changed:
+    if leaf.combat is None and r.outcome is Outcome.ABORTED and not r.world_changed:
         raise CommandError(" / ".join(lines[-2:]) if lines else "the command was aborted")
 
 
@@ -398,12 +399,8 @@ def _lines(leaf: Leaf) -> list[str]:
     """What the command printed before its fight, without the prompts' echo."""
     if leaf.combat is None:
         return [ln for ln in leaf.result.transcript().splitlines()]
-    out = []
-    for e in leaf.combat.events:
-        if e.kind == "text" and e.text.strip():
-            out.extend(e.text.rstrip("\n").split("\n"))
     # The scouts' reports are random text (drawn once here, not branched on).
-    return [ln for ln in out if not ln.startswith(("Scouts report", "Scouts sight"))]
+    return [ln for ln, fact in said(leaf.combat.events) if not isinstance(fact, ScoutReport)]
 
 
 def world_model(world: World) -> str:

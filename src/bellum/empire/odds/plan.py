@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bellum.empire.answers import answer_ship, is_ship_key
-from bellum.empire.events import Prompt
+from bellum.empire.events import AnswersByKind, Prompt
 from bellum.empire.geometry import Coord
 from bellum.empire.orders import Order
 from bellum.empire.world import World
@@ -49,7 +49,7 @@ class Plan:
 
 
 @dataclass
-class PlanPrompter:
+class PlanPrompter(AnswersByKind):
     """Answers a command's prompts from a :class:`Plan`, by their kind."""
 
     plan: Plan
@@ -58,29 +58,30 @@ class PlanPrompter:
     #: The land units the command offered.
     offered: set[int] = field(default_factory=set)
 
-    def ask(self, prompt: str) -> str | None:
-        if not isinstance(prompt, Prompt):
+    def mil(self, prompt: Prompt) -> str | None:
+        source: MilSource | None = "ship" if prompt.ship is not None else prompt.at
+        if source is None or prompt.most is None:
             return None
-        kind, info = prompt.kind, prompt.info
-        if kind == "mil":
-            source: MilSource = "ship" if "ship" in info else info["at"]
-            most = int(info["max"])
-            self.asked[source] = most
-            if self.plan.mil is None:
-                return str(most)
-            return str(self.plan.mil.get(source, 0))
-        if kind == "unit":
-            uid = int(info["uid"])
-            self.offered.add(uid)
-            units = self.plan.units
-            return "y" if units is None or uid in units else "n"
-        if kind in ("abort", "ally", "sneak"):
-            return "y"
-        if kind == "move_in_mil":
-            return "0"
-        if kind == "move_in_unit":
-            return "n"
-        return None
+        self.asked[source] = prompt.most
+        if self.plan.mil is None:
+            return str(prompt.most)
+        return str(self.plan.mil.get(source, 0))
+
+    def unit(self, prompt: Prompt) -> str | None:
+        if prompt.uid is None:
+            return None
+        self.offered.add(prompt.uid)
+        units = self.plan.units
+        return "y" if units is None or prompt.uid in units else "n"
+
+    def confirm(self, prompt: Prompt) -> str | None:
+        return "y"
+
+    def move_in_mil(self, prompt: Prompt) -> str | None:
+        return "0"
+
+    def move_in_unit(self, prompt: Prompt) -> str | None:
+        return "n"
 
 
 def parse_mil(

@@ -70,7 +70,7 @@ def _init(job: tuple[WorldTemplate, int, Plan, list[int]]) -> None:
 def _play(lo: int, hi: int) -> list[tuple[str, int, int]]:
     assert _JOB is not None
     template, country, plan, seeds = _JOB
-    out = []
+    out: list[tuple[str, int, int]] = []
     for s in seeds[lo:hi]:
         w = template.scratch()
         r = run_order(w, plan.order, country, ServerRandom(s), PlanPrompter(plan))

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 import bellum
 from bellum.empire import world as wm
-from bellum.empire.events import Event
+from bellum.empire.events import Event, EventKind
 from bellum.empire.geometry import Geometry
 from bellum.empire.io._common import check_options
 from bellum.empire.io.xdump.syntax import Record, Table, split_fields
@@ -538,10 +538,25 @@ def command_row(
         str(world.option("profile")),
         result.outcome,
         canonical(result.to_json()),
-        json.dumps([e.__dict__ for e in result.events]),
+        events_json(result.events),
         result.transcript(),
         None,
     )
+
+
+def events_json(events: list[Event]) -> str:
+    """The events as the history keeps them: their text, not their facts (a replay
+    compares the text; the facts are the rules' to give again)."""
+    return json.dumps(
+        [{"kind": e.kind, "text": e.text, "to": e.to, "answer": e.answer} for e in events]
+    )
+
+
+def events_from_json(text: str) -> list[Event]:
+    return [
+        Event(EventKind(e["kind"]), e["text"], to=e["to"], answer=e["answer"])
+        for e in json.loads(text)
+    ]
 
 
 def entry_row(at: str, entry: ServerEntry, world: wm.World) -> tuple[Any, ...]:
@@ -564,7 +579,7 @@ def entry_row(at: str, entry: ServerEntry, world: wm.World) -> tuple[Any, ...]:
         "server",
         entry.outcome,
         canonical(entry.result),
-        json.dumps([e.__dict__ for e in entry.events]),
+        events_json(entry.events),
         entry.transcript,
         entry.server,
     )
@@ -616,7 +631,7 @@ def _record_of(row: tuple[Any, ...]) -> CommandRecord:
         profile,
         outcome,
         json.loads(result),
-        [Event(**e) for e in json.loads(events)],
+        events_from_json(events),
         transcript,
         server=server,
     )
