@@ -146,7 +146,7 @@ def _source_key(world: World, cnum: int, at: Coord | None, ship: int | None) -> 
     if ship is not None:
         return f"ship:{ship}"
     assert at is not None
-    return world.geometry.fmt(at, world.nations[cnum].origin)
+    return world.geometry.fmt(at, world.origin(cnum))
 
 
 class PlanAnswers(AnswersByKind):
@@ -297,7 +297,7 @@ def planner_need(
         chosen, p, reached = found.plan, found.odds.p_success, True
     else:
         chosen, p, reached = found.best.plan, found.best.p_success, False
-    origin = world.nations[cnum].origin
+    origin = world.origin(cnum)
     mil = {
         "ship" if src == "ship" else world.geometry.fmt(src, origin): n
         for src, n in (chosen.mil or {}).items()
@@ -469,6 +469,7 @@ class EmpireGame:
         """
         w = self.world()
         me = w.nations[cnum]
+        me_origin = w.origin(cnum)
         geo = w.geometry
         nations = [
             {"cnum": n.cnum, "name": n.name, "relation": _relation(w, cnum, n.cnum)}
@@ -476,7 +477,7 @@ class EmpireGame:
         ]
         sectors = []
         for xy, s in w.sectors.items():
-            rx, ry = geo.to_rel(xy, me.origin)
+            rx, ry = geo.to_rel(xy, me_origin)
             sectors.append(
                 {
                     "x": rx,
@@ -503,7 +504,7 @@ class EmpireGame:
                 "label": label,
                 "owner": x.owner,
                 "relation": _relation(w, cnum, x.owner),
-                "key": geo.fmt(x.xy, me.origin),
+                "key": geo.fmt(x.xy, me_origin),
                 "eff": x.eff,
                 "mob": x.mob,
                 **more,
@@ -533,12 +534,12 @@ class EmpireGame:
         refusals (not adjacent, no mobility...).  The result is thrown away.
         """
         w = self.world()
-        me = w.nations[cnum]
+        me_origin = w.origin(cnum)
         geo = w.geometry
         if kind == "sector":
-            xy = geo.parse(ident, me.origin)
+            xy = geo.parse(ident, me_origin)
             s = w.sector(xy)
-            key = geo.fmt(xy, me.origin)
+            key = geo.fmt(xy, me_origin)
             title = f"{key} {s.type.name}" + (f" of {w.name_of(s.owner)}" if s.owner else "")
             sector = ""
             ways = [self._probe_attack(w, cnum, key)]
@@ -551,7 +552,7 @@ class EmpireGame:
             if thing is None or thing.owner == cnum:
                 raise InputError(f"no enemy {kind} #{uid} in sight")
             name = thing.title() if isinstance(thing, Ship) else thing.name()
-            key = geo.fmt(thing.xy, me.origin)
+            key = geo.fmt(thing.xy, me_origin)
             title = f"{name} at {key}"
             ways = self._probe_boardings(w, cnum, kind, uid, thing.xy)
             # A unit on someone else's land goes with its sector: offer to plan that too.
@@ -589,7 +590,7 @@ class EmpireGame:
         units_here: list[LandUnit],
     ) -> Way:
         probe, lines, refusal = probed
-        origin = w.nations[probe.cnum].origin
+        origin = w.origin(probe.cnum)
         way = Way(command, title, refusal=refusal, confirm=probe.confirms)
         for key, most in probe.mil_asked:
             if key.startswith("ship:"):
@@ -648,7 +649,7 @@ class EmpireGame:
             if p.owner == cnum and p.type.has("para") and p.ship is None and p.land is None:
                 bases.setdefault(p.xy, []).append(p.uid)
         ways = []
-        origin = w.nations[cnum].origin
+        origin = w.origin(cnum)
         for base, uids in sorted(bases.items()):
             ap = w.geometry.fmt(base, origin)
             escorts = [
@@ -675,7 +676,7 @@ class EmpireGame:
     def _probe_boardings(
         self, w: World, cnum: int, kind: str, uid: int, xy: tuple[int, int]
     ) -> list[Way]:
-        origin = w.nations[cnum].origin
+        origin = w.origin(cnum)
         key = w.geometry.fmt(xy, origin)
         froms: list[str] = []
         if kind == "ship":

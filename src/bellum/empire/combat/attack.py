@@ -42,7 +42,7 @@ def attack(
             given = flows.ask_text(c, None, "Sector :  ", ATTACK_USAGE)
         if isinstance(given, str):
             try:
-                xy = world.geometry.parse(given, nation.origin)
+                xy = world.geometry.parse(given, world.origin(nation.cnum))
             except UsageError:
                 raise UsageFailure(ATTACK_USAGE) from None
         else:

@@ -30,6 +30,7 @@ from bellum.empire.events import (
     SourceNote,
     UnitNote,
 )
+from bellum.empire.world import known
 from bellum.errors import UsageError
 from bellum.numbers import c_atoi as atoi
 
@@ -60,7 +61,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     nation = c.world.nations.get(c.aggressor)
     if nation is None:
         raise UsageError(f"there is no country {c.aggressor} in this world")
-    if nation.btu < COMMAND_BTU and not c.world.option("BLITZ"):
+    if known(nation.btu, "the country's BTUs") < COMMAND_BTU and not c.world.option("BLITZ"):
         c.say("You don't have the BTUs, bozo", Refusal())
         result.outcome = Outcome.REFUSED
         result.events = c.events
@@ -81,7 +82,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         result.outcome = Outcome.REFUSED
         result.btu_charged = COMMAND_BTU
         if result.world_changed:
-            nation.btu -= COMMAND_BTU
+            c.world.charge_btus(c.aggressor, COMMAND_BTU)
     except Aborted as exc:
         c.say(ABORT_LINE[c.mode], Closing())
         if exc.no_troops:
@@ -89,7 +90,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         result.outcome = Outcome.ABORTED
         result.btu_charged = COMMAND_BTU
         if result.world_changed:
-            nation.btu -= COMMAND_BTU
+            c.world.charge_btus(c.aggressor, COMMAND_BTU)
     if any(e.kind is EventKind.TELEGRAM and e.to == c.aggressor for e in c.events):
         # What the server says before the next prompt; the telegrams of one
         # command arrive within seconds and count as one.

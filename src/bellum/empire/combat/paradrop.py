@@ -167,7 +167,7 @@ def _lose(c: Combat, result: CombatResult, lost: int) -> None:
     result.outcome = Outcome.ABORTED
     result.btu_charged = COMMAND_BTU
     result.world_changed = True
-    c.world.nations[c.aggressor].btu -= COMMAND_BTU
+    c.world.charge_btus(c.aggressor, COMMAND_BTU)
 
 
 def plane_list(c: Combat, given: str | None, prompt: str) -> list[Plane] | None:
@@ -180,7 +180,7 @@ def plane_list(c: Combat, given: str | None, prompt: str) -> list[Plane] | None:
     if text is None:
         raise UsageFailure(PARADROP_USAGE)
     w = c.world
-    origin = w.nations[c.aggressor].origin
+    origin = w.origin(c.aggressor)
     picked = select(w.planes, text.strip(), w.geometry, origin, lambda p: p.wing)
     for note in picked.notes:
         c.put(note)
@@ -195,7 +195,7 @@ def _assembly_point(c: Combat, given: str | None) -> Sector:
     text = given if given else c.ask(Prompt("assembly point? ", PromptKind.ARGUMENT))
     if not text:
         raise UsageFailure(PARADROP_USAGE)
-    xy = parse_xy(text, w.geometry, w.nations[c.aggressor].origin)
+    xy = parse_xy(text, w.geometry, w.origin(c.aggressor))
     if xy is None:
         raise UsageFailure(PARADROP_USAGE)
     s = w.sector(xy)
@@ -219,7 +219,7 @@ def flight_path(c: Combat, given: str | None, start: Coord) -> str:
     """
     w = c.world
     geo = w.geometry
-    origin = w.nations[c.aggressor].origin
+    origin = w.origin(c.aggressor)
     path = given or ""
     done = 0
     here = geo.norm(*start)
