@@ -27,8 +27,8 @@ demo: $(STAMP)
 	@echo 'To type `bellum` in this shell: export PATH="$$PWD/$(BIN):$$PATH"   (or: source $(BIN)/activate)'
 
 lint: $(STAMP)
-	$(BIN)/ruff check src tests conftest.py $(wildcard benchmarks)
-	$(BIN)/ruff format --check src tests conftest.py $(wildcard benchmarks)
+	$(BIN)/ruff check src tests tools conftest.py $(wildcard benchmarks)
+	$(BIN)/ruff format --check src tests tools conftest.py $(wildcard benchmarks)
 	$(BIN)/mypy
 
 test: lint

@@ -78,6 +78,8 @@ TARGETS: dict[tuple[str, str], tuple[float, str]] = {
 }
 
 ROWS: list[dict[str, Any]] = []
+#: The turn planner's rows (``--plan``, benchmarks/plan.py).
+PLAN_ROWS: list[dict[str, Any]] = []
 
 
 def note(text: str) -> None:
@@ -498,12 +500,32 @@ def markdown(command: str, total: float) -> str:
             + " | ".join(cells)
             + " |"
         )
+    if PLAN_ROWS:
+        lines += [
+            "",
+            "## Turn planner (`bellum empire plan`, benchmarks/plan.py)",
+            "",
+            "| case | seconds | target | candidates | options | curves s | solver s | gap |"
+            " plan value | greedy value | load | Dask speed-up vs 2 workers |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|",
+        ]
+        for r in PLAN_ROWS:
+            target = (
+                f"<= {r['target']:g} s {'✓' if r['target_met'] else '✗'}" if "target" in r else ""
+            )
+            gap = "" if r["gap"] is None else f"{100 * r['gap']:.3f} %"
+            lines.append(
+                f"| {r['case']} | {r['seconds']:.1f} | {target} | {r['candidates']} | "
+                f"{r['options']} | {r['curve_seconds']:.1f} | {r['solver_seconds']:.3f} | {gap} | "
+                f"{r['value']:,.0f} | {r['greedy_value']:,.0f} | {r['load']} | "
+                f"{r.get('speedup_vs_2_workers', '')} |"
+            )
     lines += [
         "",
         "## Raw results",
         "",
         "```json",
-        *(json.dumps(row) for row in ROWS),
+        *(json.dumps(row) for row in ROWS + PLAN_ROWS),
         "```",
         "",
     ]
@@ -519,6 +541,9 @@ def main() -> None:
     )
     parser.add_argument("--docs", type=Path, default=DOCS, help="where to write the report")
     parser.add_argument("--no-docs", action="store_true", help="do not write the report")
+    parser.add_argument(
+        "--plan", action="store_true", help="also time the turn planner (benchmarks/plan.py)"
+    )
     args = parser.parse_args()
     if args.numpy_only:
         os.environ["BELLUM_NO_NUMBA"] = "1"
@@ -538,6 +563,10 @@ def main() -> None:
     monte_carlo_case("server", backends)
     cli_case(["--help"])
     cli_case(["odds", "fight", "--att", "150", "--def", "40"])
+    if args.plan:
+        import plan
+
+        PLAN_ROWS.extend(plan.realistic_cases() + plan.big_cases())
     total = time.perf_counter() - start
     note(f"total {total:.1f} s")
     if not args.no_docs:

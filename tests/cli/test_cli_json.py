@@ -73,6 +73,16 @@ CASES: dict[str, tuple[list[str], str, int]] = {
         "bellum.empire.comparison",
         0,
     ),
+    "plan": (
+        ["empire", "plan", "--world", str(EX / "capital.toml"), "--as", "1", "--jobs", "1"],
+        "bellum.empire.plan",
+        0,
+    ),
+    "threats": (
+        ["empire", "threats", "--world", str(EX / "capital.toml"), "--as", "2", "--jobs", "1"],
+        "bellum.empire.threats",
+        0,
+    ),
 }  # fmt: skip
 
 

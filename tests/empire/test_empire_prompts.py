@@ -82,8 +82,8 @@ class Generous(ScriptedPrompter):
         return "y" if prompt.kind in ("unit", "move_in_unit", "abort", "ally", "sneak") else None
 
 
-def example_orders() -> list[tuple[str, str, list[str], int]]:
-    """The commands each example world's header shows: (file, order, answers, seed)."""
+def example_orders() -> list[tuple[str, str, list[str], int, str]]:
+    """The commands each example world's header shows: (file, order, answers, seed, country)."""
     found = []
     for path in sorted(EXAMPLES.glob("*.toml")):
         for line in path.read_text().splitlines():
@@ -93,22 +93,31 @@ def example_orders() -> list[tuple[str, str, list[str], int]]:
                 answers = (
                     m.group(1).encode().decode("unicode_escape").splitlines() if m.group(1) else []
                 )
-                found.append((path.name, f"{m.group(2)} {m.group(3)}", answers, int(m.group(4))))
+                who = re.search(r" --as (\S+)", line)
+                country = who.group(1) if who else "1"
+                order = f"{m.group(2)} {m.group(3)}"
+                found.append((path.name, order, answers, int(m.group(4)), country))
     return found
 
 
-@pytest.mark.parametrize(("name", "order", "answers", "seed"), example_orders())
+@pytest.mark.parametrize(("name", "order", "answers", "seed", "country"), example_orders())
 def test_every_question_parses_back_from_its_text(
-    name: str, order: str, answers: list[str], seed: int
+    name: str, order: str, answers: list[str], seed: int, country: str
 ) -> None:
     """What a live server asks is read back into the Prompt the rules would have asked:
     the same kind and numbers, from the wording alone (scouts' odds aside)."""
     world = empire.load_world(EXAMPLES / name)
     world.options["scout_estimate"] = True  # the abort question too
     asker = Generous(list(answers))
-    empire.run_command(world, order, country=1, seed=seed, prompter=asker)
+    empire.run_command(world, order, country=country, seed=seed, prompter=asker)
+    nation = world.find_nation(country)
+    assert nation is not None
+    ox, oy = nation.origin  # the text is in the country's coordinates
     for asked in asker.asked:
         parsed = parse_prompt(asked.text, world.geometry)
+        if parsed.at is not None:
+            x, y = parsed.at
+            parsed = replace(parsed, at=world.geometry.norm(x + ox, y + oy))
         if asked.kind == "argument":  # the path's "<3: 2,0> " is no argument to a server
             assert parsed.kind in ("other", "argument") and parsed == Prompt(
                 asked.text, parsed.kind
@@ -119,11 +128,11 @@ def test_every_question_parses_back_from_its_text(
 
 def test_question_kinds_seen_in_the_examples_cover_every_kind_with_numbers() -> None:
     seen: set[str] = set()
-    for name, order, answers, seed in example_orders():
+    for name, order, answers, seed, country in example_orders():
         world = empire.load_world(EXAMPLES / name)
         world.options["scout_estimate"] = True
         asker = Generous(list(answers))
-        empire.run_command(world, order, country=1, seed=seed, prompter=asker)
+        empire.run_command(world, order, country=country, seed=seed, prompter=asker)
         seen |= {parse_prompt(str(p), world.geometry).kind for p in asker.asked}
     assert {"mil", "unit", "move_in_mil", "move_in_unit", "abort"} <= seen
 

@@ -208,9 +208,12 @@ def _small_tmpfs(folder: Path, size: str) -> Iterator[Path]:
 
 
 def _fill(folder: Path, leave: int) -> None:
-    """Fill the file system of ``folder`` until ``leave`` bytes are free."""
+    """Fill the file system of ``folder`` until ``leave`` bytes are free.
+
+    Unbuffered, so closing the file has nothing left to flush: a buffered close would
+    raise the same ENOSPC again, or not, depending on where the disk happened to fill."""
     filler = folder / "filler"
-    with filler.open("wb") as f, contextlib.suppress(OSError):
+    with filler.open("wb", buffering=0) as f, contextlib.suppress(OSError):
         while True:
             f.write(b"\0" * 65536)
             f.flush()

@@ -48,6 +48,7 @@ def test_live_server_tests_skip_with_a_reason_without_the_tarball(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     monkeypatch.setattr(live_support, "TARBALL", tmp_path / "empire-4.4.1.tar.gz")
+    monkeypatch.delenv("BELLUM_REQUIRE_SHARED", raising=False)
     with pytest.raises(pytest.skip.Exception, match=r"tarball is not at .*live-server tests"):
         live_support.empire_install()
 

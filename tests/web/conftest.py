@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -57,3 +58,43 @@ def db_client(db_path: Path) -> Iterator[TestClient]:
 def panzer_client() -> Iterator[TestClient]:
     with client_for(create_app(scenario=PANZER / "bocage.toml")) as client:
         yield client
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Any]:
+    """Debian's Chromium under Playwright (1280 x 800 pages), for one test module: its
+    event loop must be gone before the next module runs an app in process."""
+    import shutil
+    import tempfile
+
+    from .browser_support import FLAGS, TIMEOUT_MS, chromium
+
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    exe = chromium()
+    profile = tempfile.mkdtemp(prefix="bellum-chromium-")
+    with sync_api.sync_playwright() as pw:
+        context = pw.chromium.launch_persistent_context(
+            profile,
+            executable_path=exe,
+            headless=True,
+            args=FLAGS,
+            timeout=60_000,
+            viewport={"width": 1280, "height": 800},
+        )
+        context.set_default_timeout(TIMEOUT_MS)
+        try:
+            yield context
+        finally:
+            context.close()
+            shutil.rmtree(profile, ignore_errors=True)
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    """A new page of the module's browser; a script error on it fails the test."""
+    p = browser.new_page()
+    errors: list[str] = []
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    yield p
+    p.close()
+    assert not errors, f"script errors: {errors}"

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 from pathlib import Path
+from typing import Any
 
 import pytest
 from starlette.testclient import TestClient
@@ -19,15 +21,34 @@ from bellum.web import create_app
 from .conftest import EMPIRE, b1_transcript, client_for
 
 
+def map_data(html: str) -> dict[str, Any]:
+    """The map the page's script draws, as the page carries it."""
+    m = re.search(r'<script type="application/json" id="map-data"[^>]*>(.*?)</script>', html, re.S)
+    assert m is not None
+    data: dict[str, Any] = json.loads(m.group(1))
+    return data
+
+
 def test_map_shows_every_sector_coloured_by_relation(world_client: TestClient) -> None:
     r = world_client.get("/empire?as=1")
     assert r.status_code == 200
-    keys = re.findall(r'<g class="sec ([^"]*)" data-key="([^"]+)"', r.text)
-    assert len(keys) == 64 * 32 // 2
-    by_key = dict((k, cls) for cls, k in keys)
-    assert "r-own" in by_key["0,0"]
-    assert "r-war" in by_key["2,0"]
-    assert "r-none" in by_key["4,0"]
+    data = map_data(r.text)
+    cols = data["sectors"]
+    assert len(cols["x"]) == len(cols["des"]) == 64 * 32 // 2
+    owner = {f"{x},{y}": o for x, y, o in zip(cols["x"], cols["y"], cols["owner"], strict=True)}
+    relation = {n["cnum"]: n["relation"] for n in data["nations"]}
+    assert relation[owner["0,0"]] == "own"
+    assert relation[owner["2,0"]] == "war"
+    assert owner["4,0"] == 0
+
+
+def test_the_page_is_light_and_compressed(world_client: TestClient) -> None:
+    """Item 10: the map is data (not one SVG group per sector) and the page is gzipped."""
+    r = world_client.get("/empire?as=1", headers={"accept-encoding": "gzip"})
+    assert r.headers["content-encoding"] == "gzip"
+    assert len(r.content) < 60_000 and r.text.count("<g ") == 0
+    raw = world_client.get("/empire?as=1", headers={"accept-encoding": "identity"})
+    assert "content-encoding" not in raw.headers
 
 
 def test_map_json_hides_what_show_hides(world_client: TestClient) -> None:
@@ -342,33 +363,26 @@ def test_paradrop_without_planes_is_a_400(world_client: TestClient) -> None:
 
 
 def test_owners_are_told_apart_without_colour(world_client: TestClient) -> None:
-    """Each relation has its pattern and the owner's number is written in the sector."""
+    """Each relation has its pattern in the legend, and the map data gives each sector's
+    owner (the page writes the number in the sector; the browser tests look at it)."""
     html = world_client.get("/empire?as=1").text
-    enemy = re.search(r'<g class="sec r-war" data-key="2,0"[^>]*>(.*?)</g>', html, re.S)
-    assert enemy and 'fill="url(#p-war)"' in enemy.group(1)
-    assert '<text class="own" y="-6.8">2</text>' in enemy.group(1)
-    mine = re.search(r'<g class="sec r-own" data-key="0,0"[^>]*>(.*?)</g>', html, re.S)
-    assert mine and "url(#p-" not in mine.group(1)  # yours: solid
     legend = re.search(r'<div class="legend".*?</div>', html, re.S)
     assert legend is not None
     for words in ("yours (solid)", "allied (dots)", "at war (stripes)", "hostile (cross-hatch)"):
         assert words in legend.group(0)
+    assert 'fill="url(#lg-war)"' in legend.group(0)
 
 
-def test_others_ships_and_units_are_markers_on_the_map() -> None:
-    """A hull or a counter with the owner's number: clicking it plans against it."""
+def test_others_ships_and_units_are_on_the_map() -> None:
+    """Their ships and land units are in the map data, where the page draws a marker."""
     with client_for(create_app(world=EMPIRE / "board.toml")) as client:
-        html = client.get("/empire?as=1").text
-    ship = re.search(r'<g class="thing r-war" data-kind="ship" data-id="1"[^>]*>(.*?)</g>', html)
-    assert ship and '<use href="#m-ship"/>' in ship.group(1) and ">2</text>" in ship.group(1)
+        data = map_data(client.get("/empire?as=1").text)
+    ship = next(s for s in data["ships"] if s["uid"] == 1)
+    assert ship["owner"] == 2 and ship["relation"] == "war"
     with client_for(create_app(world=EMPIRE / "scouts.toml")) as client:
-        html = client.get("/empire?as=1").text
-        sector = re.search(r'<g class="sec [^"]*" data-key="-14,2".*?</title>\n</g>', html, re.S)
-        assert sector is not None
-        # Each of its four units is a marker of its own.
-        assert re.findall(r'data-kind="unit" data-id="(\d+)"', sector.group(0)) == [
-            "22", "41", "42", "43"
-        ]  # fmt: skip
+        data = map_data(client.get("/empire?as=1").text)
+        here = [u["uid"] for u in data["units"] if u["key"] == "-14,2" and u["owner"] != 1]
+        assert here == [22, 41, 42, 43]
         panel = client.get("/empire/target.json?as=1&kind=unit&id=22").json()
     assert panel["at"] == "-14,2" and panel["sector"] == "-14,2"
     assert [w["command"] for w in panel["ways"]] == ["lboard"]

@@ -203,6 +203,14 @@ def rules_options(f: Callable[..., None]) -> Callable[..., None]:
             "bellum.cli.empire_odds:odds_cmd",
             "The odds of COMMAND before you make it: attack, assault, paradrop, board or lboard.",
         ),
+        "plan": (
+            "bellum.cli.empire_plan:plan_cmd",
+            "The best use of this turn's forces: what to attack, with what, in what order.",
+        ),
+        "threats": (
+            "bellum.cli.empire_plan:threats_cmd",
+            "Where the enemy can hurt you this turn: the strongest strike on each of yours.",
+        ),
     },
 )
 def empire() -> None:

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from bellum.empire.combat.dispatch import run_command
 from bellum.empire.combat.result import CombatResult
@@ -29,6 +30,9 @@ from bellum.empire.orders import Order, as_order
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
 from bellum.fileio import WORLD, check_overwrite, check_writable, same_file
+
+if TYPE_CHECKING:
+    from bellum.empire.plan.curves import CurveCache
 
 #: The database used when a command is given neither a world file nor a database.
 DEFAULT_DB = Path("bellum.db")
@@ -305,6 +309,14 @@ def _first_difference(recorded: str, replayed: str) -> str:
     return f"transcript length: recorded {len(a)} lines, replayed {len(b)} lines"
 
 
+def plan_cache(source: WorldSource) -> tuple[CurveCache | None, str]:
+    """Where the turn planner keeps its solved odds, and the world's version to key them by:
+    a database keeps them (a second plan of the same turn reuses them), a world file not."""
+    if isinstance(source, DatabaseSource):
+        return source.store, source.store.version()
+    return None, ""
+
+
 __all__ = [
     "DEFAULT_DB",
     "DatabaseSource",
@@ -313,6 +325,7 @@ __all__ = [
     "WorldSource",
     "history",
     "open_source",
+    "plan_cache",
     "record",
     "replay",
 ]

@@ -25,6 +25,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit
 import jinja2
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
+from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import (
     JSONResponse,
@@ -40,6 +41,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 import bellum
 from bellum.errors import BellumError, CommandError, InputError, UsageError
 from bellum.numbers import shown, to_int
+from bellum.web import hexmap
 from bellum.web.service import EmpireGame, PanzerGame, WorldChanged
 
 log = logging.getLogger("bellum.web")
@@ -281,6 +283,19 @@ class Guard:
         )
 
 
+class Compress:
+    """Gzip for what a browser fetches (the Empire page with its map data is ten times
+    smaller), but never for an event stream, which must reach the page as it is sent."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.plain = app
+        self.gzip = GZipMiddleware(app, minimum_size=1024)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        streaming = scope["type"] == "http" and scope["path"].endswith("/events")
+        await (self.plain if streaming else self.gzip)(scope, receive, send)
+
+
 def _plain(status: int, text: str) -> Response:
     return PlainTextResponse(f"bellum: {text}\n", status_code=status)
 
@@ -365,6 +380,7 @@ def create_app(
     env.filters["num"] = _num
     env.globals["version"] = bellum.__version__
     env.globals["tojson"] = lambda v: json.dumps(jsonable(v))
+    env.globals["map_data"] = hexmap.empire_data
     templates = Jinja2Templates(env=env)
 
     routes = _json_twins([("/", index, ["GET"]), *empire_views.ROUTES, *panzer_views.ROUTES])
@@ -387,6 +403,7 @@ def create_app(
         lifespan=lifespan,
     )
     app.state.bellum = AppState(empire, panzer, templates)
+    app.add_middleware(Compress)
     app.add_middleware(Guard, hosts=hosts, token=token)
     return app
 

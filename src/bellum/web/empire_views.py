@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bellum.numbers import shown
-from bellum.web import charts, hexmap
+from bellum.web import charts
 from bellum.web.app import Bad, Params, as_int, empire_of, respond
 from bellum.web.service import (
     COMMANDS,
@@ -76,51 +76,9 @@ def plan_of(p: Params) -> Plan:
 
 
 def map_context(game: EmpireGame, cnum: int) -> dict[str, Any]:
-    view = game.map_view(cnum)
-    w, h = view["width"], view["height"]
-    view["sectors"] = hexmap.place_empire(view["sectors"], w, h)
-    by_key: dict[str, dict[str, Any]] = {s["key"]: s for s in view["sectors"]}
-    for kind in ("units", "ships", "planes"):
-        for thing in view[kind]:
-            s = by_key.get(thing["key"])
-            if s is not None:
-                s.setdefault(kind, []).append(thing)
-    for s in view["sectors"]:
-        s["badges"] = _badges(s)
-        s["targets"] = _targets(s)
-        s["mine"] = any(
-            t["relation"] == "own" for k in ("units", "ships", "planes") for t in s.get(k, [])
-        )
-    view["layout"] = hexmap.empire_layout(w, h)
-    view["hex"] = hexmap.pointy_hex()
-    return view
-
-
-#: Where a sector's markers of others' ships and units go, left and right of its letter.
-TARGET_SLOTS = ((-6.3, -2.4), (6.3, -2.4), (-6.3, 3.0), (6.3, 3.0))
-
-
-def _targets(s: dict[str, Any]) -> list[dict[str, Any]]:
-    """Others' ships and land units in a sector (not aboard), each a marker to click."""
-    others = [
-        {**t, "kind": kind[:-1]}
-        for kind in ("ships", "units")
-        for t in s.get(kind, [])
-        if t["relation"] != "own" and not t.get("aboard")
-    ]
-    return [{**t, "x": x, "y": y} for t, (x, y) in zip(others, TARGET_SLOTS, strict=False)]
-
-
-def _badges(s: dict[str, Any]) -> str:
-    """``u2 S1 p1``: how many units, ships and planes are in a sector; capitals are others'."""
-    counts: dict[str, int] = {}
-    for kind, letter in (("units", "u"), ("ships", "s"), ("planes", "p")):
-        for thing in s.get(kind, []):
-            if thing.get("aboard"):
-                continue
-            mark = letter if thing["relation"] == "own" else letter.upper()
-            counts[mark] = counts.get(mark, 0) + 1
-    return " ".join(f"{k}{n}" for k, n in counts.items())
+    """The world as the country sees it (``map_view``); the page draws it from
+    :func:`hexmap.empire_data`, its JSON twin lists every sector as an object."""
+    return game.map_view(cnum)
 
 
 async def page(request: Request) -> Response:
@@ -139,6 +97,7 @@ async def page(request: Request) -> Response:
             ],
             "map": map_context(game, cnum),
             "target": p.get("target"),
+            "kind": p.get("kind") if p.get("kind") in ("ship", "unit") else "sector",
             "version": game.version(),
         }
 
@@ -146,13 +105,14 @@ async def page(request: Request) -> Response:
 
 
 async def map_fragment(request: Request) -> Response:
+    """The map's data for the page's script (``/empire/map``), or as objects (``.json``)."""
     game = empire_of(request)
     p = await Params.of(request)
 
     def build() -> dict[str, Any]:
         return {"map": map_context(game, _country(game, p)), "version": game.version()}
 
-    return respond(request, "_map.html", await run_in_threadpool(build))
+    return respond(request, "_mapdata.html", await run_in_threadpool(build))
 
 
 async def target(request: Request) -> Response:
@@ -168,6 +128,7 @@ async def target(request: Request) -> Response:
         cnum = _country(game, p)
         ctx = game.ways(cnum, kind, ident)
         ctx["as"] = cnum
+        ctx["writes"] = not game.scratch  # a fight on a database asks to be confirmed
         ctx["others"] = _others_here(game, cnum, kind, ident)
         return ctx
 
@@ -236,6 +197,27 @@ async def play(request: Request) -> Response:
     return respond(request, "_odds.html", await run_in_threadpool(build))
 
 
+async def order(request: Request) -> Response:
+    """The order a Fight sends, as typed, and its force: what the page asks the player
+    to confirm before a fight is written to a database."""
+    game = empire_of(request)
+    p = await Params.of(request)
+    plan = plan_of(p)
+
+    def build() -> dict[str, Any]:
+        _country(game, p)
+        return {
+            "order": plan.order().text(),
+            "mil": {k: n for k, n in sorted(plan.mil.items()) if n},
+            "units": sorted(plan.units),
+            "seed": p.integer("seed"),
+            "writes": None if game.scratch else game.label,
+            "version": game.version(),
+        }
+
+    return respond(request, "_confirm.html", await run_in_threadpool(build))
+
+
 async def fight(request: Request) -> Response:
     """Run the order for real (see :meth:`EmpireGame.fight`): a question, or the outcome."""
     game = empire_of(request)
@@ -281,9 +263,16 @@ async def _from_history(game: EmpireGame, build: Callable[[], dict[str, Any]]) -
 
 
 async def command(request: Request) -> Response:
+    """A command of the history; the page's script gets it as a fight's outcome."""
     game = empire_of(request)
     cid = _cid(request)
     page = await _from_history(game, lambda: {"command": game.command(cid), "replay": None})
+    if request.headers.get("x-bellum-fragment") == "1" and not request.url.path.endswith(".json"):
+        c = page["command"]
+        done = {"state": "done", "order": c["order"], "seed": c["seed"], "id": c["id"],
+                "outcome": c["outcome"], "world_changed": c["changes"] > 0,
+                "transcript": c["transcript"]}  # fmt: skip
+        return respond(request, "_fight.html", {"fight": done, "keep": [], "as": c["country"]})
     return respond(request, "command.html", page)
 
 
@@ -303,6 +292,7 @@ ROUTES = [
     ("/empire/odds", odds, ["GET"]),
     ("/empire/need", need, ["GET"]),
     ("/empire/play", play, ["GET"]),
+    ("/empire/order", order, ["GET"]),
     ("/empire/fight", fight, ["POST"]),
     ("/empire/history", history, ["GET"]),
     ("/empire/history/{cid}", command, ["GET"]),

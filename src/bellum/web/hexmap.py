@@ -1,15 +1,15 @@
-"""Where hexes go on the page: SVG coordinates for the two games' maps.
+"""What the two games' maps are drawn from.
 
-Empire's sectors are pointy-topped hexes on a grid where x + y is even: a step of 2 in x
-is one hex to the right, a step of 1 in y is a row down, shifted half a hex.  Panzer's
-map is flat-topped hexes in columns, odd columns half a hex lower.  No rules here:
-only pixels.
+Empire's map is drawn by the page's script on a canvas (a big world has tens of
+thousands of sectors); this module packs it as compact data (:func:`empire_data`).
+Panzer's battlefield is small and drawn as SVG here: flat-topped hexes in columns, odd
+columns half a hex lower.  No rules here: only data and pixels.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 SQRT3 = math.sqrt(3.0)
@@ -26,43 +26,42 @@ def _points(cx: float, cy: float, angle0: float) -> str:
     )
 
 
-def pointy_hex() -> str:
-    """The corners of a pointy-topped hex around (0, 0), for a ``<symbol>``."""
-    return _points(0.0, 0.0, 30.0)
-
-
 def flat_hex() -> str:
     """The corners of a flat-topped hex around (0, 0)."""
     return _points(0.0, 0.0, 0.0)
 
 
-def empire_layout(width: int, height: int) -> dict[str, float]:
-    """The SVG size of a ``width`` x ``height`` Empire world seen from its centre."""
-    return {
-        "w": width * SQRT3 * R / 2 + 2 * MARGIN,
-        "h": height * 1.5 * R + 2 * MARGIN,
-        "dx": SQRT3 * R / 2,
-        "dy": 1.5 * R,
-    }
+#: The columns of a sector in the page's map data, in this order.
+SECTOR_FIELDS = ("x", "y", "owner", "eff", "mil", "civ", "mob", "mines")
 
 
-def empire_centre(x: int, y: int, width: int, height: int) -> tuple[float, float]:
-    """The centre of the sector a country sees at ``x,y`` (relative coordinates)."""
-    return (
-        MARGIN + (x + width // 2) * SQRT3 * R / 2 + SQRT3 * R / 4,
-        MARGIN + (y + height // 2) * 1.5 * R + R / 2,
-    )
+def empire_data(view: Mapping[str, Any]) -> dict[str, Any]:
+    """The map as the page's script draws it (``bellum.js``, ``EmpireMap``).
 
-
-def place_empire(
-    sectors: Iterable[Mapping[str, Any]], width: int, height: int
-) -> list[dict[str, Any]]:
-    """The sectors with their centres (``cx``, ``cy``) added."""
-    out = []
+    Columns, not one object per sector: a 256 x 128 world is 16,384 sectors, and as
+    objects its JSON would be ten times the size.  ``des`` is a string of designation
+    letters, one per sector; ``designations`` names each letter once.  Ships, units
+    and planes stay objects (a world has a few hundred).
+    """
+    sectors = view["sectors"]
+    designations: dict[str, dict[str, Any]] = {}
     for s in sectors:
-        cx, cy = empire_centre(int(s["x"]), int(s["y"]), width, height)
-        out.append({**s, "cx": round(cx, 2), "cy": round(cy, 2)})
-    return out
+        if s["des"] not in designations:
+            designations[s["des"]] = {"name": s["des_name"], "sea": s["sea"],
+                                      "impassable": s["impassable"]}  # fmt: skip
+    columns: dict[str, Any] = {k: [s[k] for s in sectors] for k in SECTOR_FIELDS}
+    columns["des"] = "".join(s["des"] for s in sectors)
+    return {
+        "width": view["width"],
+        "height": view["height"],
+        "country": view["country"],
+        "nations": view["nations"],
+        "designations": designations,
+        "sectors": columns,
+        "units": view["units"],
+        "ships": view["ships"],
+        "planes": view["planes"],
+    }
 
 
 def panzer_centre(col: int, row: int) -> tuple[float, float]:

@@ -1,5 +1,5 @@
 // bellum planning table: the little the server cannot do for the page.
-// Pan and zoom the map, pick a target, ask for odds as a plan changes, send fights.
+// Pick a target on the map (empire-map.js), ask for odds as a plan changes, send fights.
 // Every fragment comes rendered from the server; this script only swaps them in.
 "use strict";
 
@@ -18,169 +18,21 @@ function formQuery(form, extra = {}) {
   return data;
 }
 
-// ---------------------------------------------------------------- map: pan and zoom
-
-function setupMap(table) {
-  const svg = document.getElementById("map");
-  if (!svg) return;
-  const full = { x: 0, y: 0, w: +svg.dataset.w, h: +svg.dataset.h };
-  let view = table._view || homeView(svg, full);
-  let frame = 0;
-  const apply = () => {
-    frame = 0;
-    svg.setAttribute("viewBox", `${view.x.toFixed(2)} ${view.y.toFixed(2)} ${view.w.toFixed(2)} ${view.h.toFixed(2)}`);
-    table._view = view;
-  };
-  const schedule = () => { if (!frame) frame = requestAnimationFrame(apply); };
-  apply();
-
-  const toMap = (clientX, clientY) => {
-    const r = svg.getBoundingClientRect();
-    // preserveAspectRatio="xMidYMid meet": one scale for both axes
-    const s = Math.max(view.w / r.width, view.h / r.height);
-    const ox = (r.width * s - view.w) / 2, oy = (r.height * s - view.h) / 2;
-    return { x: view.x - ox + (clientX - r.left) * s, y: view.y - oy + (clientY - r.top) * s, s };
-  };
-  const zoom = (factor, cx, cy) => {
-    const w = Math.min(full.w * 1.5, Math.max(full.w / 16, view.w * factor));
-    const k = w / view.w;
-    if (cx === undefined) { cx = view.x + view.w / 2; cy = view.y + view.h / 2; }
-    view = { x: cx - (cx - view.x) * k, y: cy - (cy - view.y) * k, w, h: view.h * k };
-    schedule();
-  };
-  table._zoom = zoom;
-  table._fit = () => { view = { ...full }; schedule(); };
-
-  svg.addEventListener("wheel", (e) => {
-    e.preventDefault();
-    const p = toMap(e.clientX, e.clientY);
-    zoom(Math.exp(e.deltaY * 0.0015), p.x, p.y);
-  }, { passive: false });
-
-  let drag = null;
-  svg.addEventListener("pointerdown", (e) => {
-    if (e.button !== 0) return;
-    drag = { x: e.clientX, y: e.clientY, view: { ...view }, moved: false, id: e.pointerId };
-  });
-  svg.addEventListener("pointermove", (e) => {
-    if (!drag) return;
-    const dx = e.clientX - drag.x, dy = e.clientY - drag.y;
-    if (!drag.moved && Math.hypot(dx, dy) < 4) return;
-    if (!drag.moved) { drag.moved = true; svg.setPointerCapture(drag.id); svg.classList.add("dragging"); }
-    const s = toMap(0, 0).s;
-    view = { ...drag.view, x: drag.view.x - dx * s, y: drag.view.y - dy * s };
-    schedule();
-  });
-  const end = (e) => {
-    if (!drag) return;
-    const wasDrag = drag.moved;
-    drag = null;
-    svg.classList.remove("dragging");
-    if (!wasDrag && e.type === "pointerup" && e.target.closest) {
-      // Someone's ship or land unit drawn in a sector is a target of its own.
-      const thing = e.target.closest(".thing");
-      const sec = e.target.closest(".sec");
-      if (thing) pick(table, thing.dataset.kind, thing.dataset.id);
-      else if (sec) pick(table, "sector", sec.dataset.key);
-    }
-  };
-  svg.addEventListener("pointerup", end);
-  svg.addEventListener("pointercancel", end);
-
-  // keyboard: arrows move a cursor over the sectors, Enter picks, +/- zoom
-  svg.addEventListener("keydown", (e) => {
-    const W = +svg.dataset.width, H = +svg.dataset.height;
-    let [x, y] = (table._cursor || "0,0").split(",").map(Number);
-    const moves = { ArrowLeft: [-2, 0], ArrowRight: [2, 0], ArrowUp: [-1, -1], ArrowDown: [1, 1] };
-    if (e.key in moves) {
-      e.preventDefault();
-      if (e.shiftKey) {  // pan
-        const [mx, my] = moves[e.key];
-        view = { ...view, x: view.x + mx * view.w / 16, y: view.y + my * view.h / 16 };
-        schedule();
-        return;
-      }
-      let [dx, dy] = moves[e.key];
-      if (e.key === "ArrowUp" && !sector(svg, x + dx, y + dy)) dx = 1;
-      if (e.key === "ArrowDown" && !sector(svg, x + dx, y + dy)) dx = -1;
-      x = wrap(x + dx, W); y = wrap(y + dy, H);
-      table._cursor = `${x},${y}`;
-      mark(svg, "cursor", table._cursor, true);
-      say(svg, table._cursor);
-    } else if (e.key === "Enter" || e.key === " ") {
-      e.preventDefault();
-      pick(table, "sector", table._cursor || "0,0");
-    } else if (e.key === "+" || e.key === "=") { zoom(1 / 1.25); }
-    else if (e.key === "-") { zoom(1.25); }
-    else if (e.key === "0") { table._fit(); }
-  });
-  svg.addEventListener("focus", () => {
-    if (!table._cursor) table._cursor = "0,0";
-    mark(svg, "cursor", table._cursor, false);
-    say(svg, table._cursor);
-  });
-  svg.addEventListener("blur", () => document.getElementById("cursor").setAttribute("visibility", "hidden"));
-  if (table._picked) mark(svg, "picked", table._picked, false);
-}
-
-// Start on the country's own sectors (at least a third of the world wide), not the whole world.
-function homeView(svg, full) {
-  const own = [...svg.querySelectorAll(".sec.r-own, .sec[data-mine]")].map((g) => g.transform.baseVal.consolidate().matrix);
-  if (!own.length) return { ...full };
-  const xs = own.map((m) => m.e), ys = own.map((m) => m.f);
-  const cx = (Math.min(...xs) + Math.max(...xs)) / 2, cy = (Math.min(...ys) + Math.max(...ys)) / 2;
-  const w = Math.min(full.w, Math.max(full.w / 3, Math.max(...xs) - Math.min(...xs) + 80));
-  const h = Math.min(full.h, Math.max(full.h / 3, Math.max(...ys) - Math.min(...ys) + 80));
-  return { x: cx - w / 2, y: cy - h / 2, w, h };
-}
-
-function wrap(v, size) {
-  const half = size / 2;
-  return ((v + half) % size + size) % size - half;
-}
-
-function sector(svg, x, y) {
-  return svg.querySelector(`.sec[data-key="${x},${y}"]`);
-}
-
-// Tell a screen reader what is under the keyboard cursor: the sector's own tooltip.
-function say(svg, key) {
-  const sec = sector(svg, ...key.split(",").map(Number));
-  const out = document.getElementById("cursor-say");
-  if (sec && out) out.textContent = sec.querySelector(":scope > title").textContent.replace(/\s+/g, " ").trim();
-}
-
-function mark(svg, id, key, follow) {
-  const el = document.getElementById(id);
-  const sec = svg.querySelector(`.sec[data-key="${CSS.escape(key)}"]`);
-  if (!el || !sec) return;
-  el.setAttribute("transform", sec.getAttribute("transform"));
-  el.setAttribute("visibility", "visible");
-  if (follow) {
-    const t = sec.transform.baseVal.consolidate().matrix;
-    const vb = svg.viewBox.baseVal;
-    if (t.e < vb.x || t.e > vb.x + vb.width || t.f < vb.y || t.f > vb.y + vb.height) {
-      svg.closest(".table")._view = { x: t.e - vb.width / 2, y: t.f - vb.height / 2, w: vb.width, h: vb.height };
-      svg.setAttribute("viewBox", `${t.e - vb.width / 2} ${t.f - vb.height / 2} ${vb.width} ${vb.height}`);
-    }
-  }
-}
-
 // ---------------------------------------------------------------- the target panel
 
-async function pick(table, kind, id) {
+async function pick(table, kind, id, restore = null) {
   const panel = document.getElementById("panel");
   const as = table.dataset.as;
-  const svg = document.getElementById("map");
+  const map = table._map;
+  table._pickedAt = performance.now();
   if (kind === "sector") {
-    table._picked = id;
-    mark(svg, "picked", id, false);
+    map.setPicked(id);
+    map.cursor = id;  // the keyboard goes on from what the mouse picked
   }
-  svg.querySelectorAll(".thing.chosen").forEach((t) => t.classList.remove("chosen"));
-  if (kind !== "sector") {
-    svg.querySelector(`.thing[data-kind="${kind}"][data-id="${CSS.escape(id)}"]`)?.classList.add("chosen");
-  }
+  map.setChosen(kind === "sector" ? null : { kind, id });
+  map.setPlan(null);
   table._target = { kind, id };
+  panel.querySelectorAll("form[data-plan]").forEach((f) => f._feed?.stop());
   panel.setAttribute("aria-busy", "true");
   const q = new URLSearchParams({ as, kind, id });
   const r = await fetchFragment(`/empire/target?${q}`);
@@ -188,113 +40,263 @@ async function pick(table, kind, id) {
   panel.innerHTML = r.html;
   panel.removeAttribute("aria-busy");
   panel.dataset.loaded = `${kind}:${id}`;
-  const at = panel.querySelector("#panel-title")?.dataset.at;
-  if (at && kind !== "sector") { table._picked = at; mark(svg, "picked", at, false); }
-  panel.querySelectorAll("form[data-plan]").forEach(setupPlan);
   const title = document.getElementById("panel-title");
-  if (title) { title.tabIndex = -1; }
-  history.replaceState(null, "", `/empire?as=${as}${kind === "sector" ? `&target=${encodeURIComponent(id)}` : ""}`);
+  const at = title?.dataset.at;
+  if (at && kind !== "sector") map.setPicked(at);
+  if (title) title.tabIndex = -1;
+  keepInUrl(table, kind === "sector" ? { target: id } : { kind, target: id });
+  const ways = [...panel.querySelectorAll("section.way")];
+  const chosen = restore && ways.find((s) => s.dataset.command === restore.get("command")
+    && s.dataset.source === (restore.get("source") || ""));
+  ways.forEach((section) => setupWay(section, table, section === chosen ? restore : null));
 }
 
-function setupPlan(form) {
-  const odds = form.querySelector(".odds");
-  // One request at a time per plan, the latest wish wins: the odds while a control
-  // moves, and again once it rests (the server keeps each plan's, so that one is quick).
-  // The server never queues stale work.
-  let inflight = false, want = null, lastInput = 0, liveTimer = 0, restTimer = 0;
+// The plan in the address bar: a reload (or a link) comes back to the same target,
+// the same force and the same fight's result.
+function keepInUrl(table, fields) {
+  const q = new URLSearchParams({ as: table.dataset.as });
+  for (const [k, v] of fields instanceof URLSearchParams ? fields : Object.entries(fields)) {
+    if (k !== "as") q.append(k, v);
+  }
+  history.replaceState(null, "", `/empire?${q}`);
+}
 
-  const pump = async () => {
-    if (inflight || !want) return;
-    const live = want === "live";
-    want = null;
-    inflight = true;
-    const started = performance.now(), asked = lastInput;
-    clearErrors(form);
-    odds.querySelector(".odds-box")?.classList.add("stale");
-    try {
-      const r = await fetchFragment(`/empire/odds?${formQuery(form, { live: live ? "1" : "0" })}`);
-      if (!r.ok) { showError(form, odds, r.html); return; }
-      odds.innerHTML = r.html;
-      const now = performance.now(), ms = Math.round(now - started);
-      const box = odds.querySelector(".odds-box");
-      box.dataset.latency = ms;
-      box.querySelector(".latency").textContent = `Answered in ${ms} ms.`;
-      form.dataset[live ? "movingMs" : "restMs"] = ms;
-      box.dataset.request = live ? "live" : "rest";
-      if (asked) form.dataset.sinceInputMs = Math.round(now - asked);
-      form.dataset.updates = (+form.dataset.updates || 0) + 1;
-    } finally {
-      inflight = false;
-      pump();
-    }
-  };
-  const ask = (live) => {
-    if (!live || want !== "rest") want = live ? "live" : "rest";
-    pump();
-  };
+function planQuery(form) {
+  const q = new URLSearchParams();
+  for (const [k, v] of new FormData(form)) if (k !== "seed") q.append(k, v);
+  return q;
+}
+
+// The fight shown under a plan stays in the address until another one replaces it.
+function urlOfPlan(table, form) {
+  const q = planQuery(form);
+  if (table._target?.kind && table._target.kind !== "sector") q.set("kind", table._target.kind);
+  const seed = form.elements.seed?.value.trim();
+  if (seed) q.set("seed", seed);
+  if (form.dataset.fight) q.set("fight", form.dataset.fight);
+  return q;
+}
+
+// A control set from the address bar: the sliders within their bounds, the boxes as listed.
+function restorePlan(section, form, q) {
+  for (const range of form.querySelectorAll("input[type=range]")) {
+    if (!q.has(range.name)) continue;
+    range.value = Math.max(0, Math.min(+range.max, Math.round(+q.get(range.name) || 0)));
+    range.closest(".slider").querySelector(".mirror").value = range.value;
+  }
+  for (const box of form.querySelectorAll("input[type=checkbox]:not(:disabled)")) {
+    if (box.name === "support" && !q.has("support_given")) continue;
+    box.checked = q.getAll(box.name).includes(box.value);
+  }
+  if (q.has("profile")) form.elements.profile.value = q.get("profile");
+  if (q.get("options")) { form.elements.options.value = q.get("options"); form.querySelector("details.rules").open = true; }
+  if (q.has("seed")) form.elements.seed.value = q.get("seed");
+}
+
+function setupWay(section, table, restore) {
+  if (restore?.get("fight")) showPastFight(section, restore.get("fight"));
+  const form = section.querySelector("form[data-plan]");
+  if (!form) return;
+  form.dataset.fight = restore?.get("fight") || "";
+  form.dataset.version = document.getElementById("panel-title")?.dataset.version || table.dataset.version;
+  if (restore) restorePlan(section, form, restore);
+  const feed = (form._feed = oddsFeed(section, form, table));
 
   form.querySelectorAll(".slider").forEach((s) => {
     const range = s.querySelector("input[type=range]");
     const number = s.querySelector("input.mirror");
     range.addEventListener("input", () => { number.value = range.value; });
     number.addEventListener("input", () => {
-      const v = Math.max(0, Math.min(+range.max, Math.round(+number.value || 0)));
-      range.value = v;
+      range.value = Math.max(0, Math.min(+range.max, Math.round(+number.value || 0)));
     });
     number.addEventListener("change", () => { number.value = range.value; });
   });
-  form.addEventListener("input", (e) => {
-    if (e.target.name === "seed") return;
-    lastInput = performance.now();
-    clearTimeout(liveTimer);
-    clearTimeout(restTimer);
-    liveTimer = setTimeout(() => ask(true), 30);
-  });
-  form.addEventListener("change", (e) => {
-    if (e.target.name === "seed") return;
-    lastInput = lastInput || performance.now();
-    clearTimeout(restTimer);
-    restTimer = setTimeout(() => ask(false), 250);
-  });
-  form.addEventListener("click", async (e) => {
-    const b = e.target.closest("button[data-action]");
-    if (!b) return;
-    const action = b.dataset.action;
-    const out = action === "need" ? form.querySelector(".need") : odds;
-    b.disabled = true;
-    out.innerHTML = `<p class="note">${action === "need" ? "Searching for the force…" : "Playing the command…"}</p>`;
-    const r = await fetchFragment(`/empire/${action}?${formQuery(form)}`);
-    b.disabled = false;
-    if (!r.ok) { showError(form, out, r.html); return; }
-    out.innerHTML = r.html;
-  });
-  form.querySelector(".need").addEventListener("click", (e) => {
-    const b = e.target.closest("button[data-use-mil]");
-    if (!b) return;
-    for (const [key, n] of Object.entries(JSON.parse(b.dataset.useMil))) {
-      const range = form.querySelector(`input[type=range][name="mil.${CSS.escape(key)}"]`);
-      if (range) { range.value = n; range.closest(".slider").querySelector(".mirror").value = n; }
+  form.addEventListener("input", () => feed.want());
+  form.addEventListener("change", () => feed.want());
+  // Enter in a box takes its value and nothing more: only the Fight button fights (it
+  // is no submit button, and the form never submits).
+  section.addEventListener("keydown", (e) => {
+    if (e.key !== "Enter" || e.target.closest("form[data-answer]")) return;
+    if (e.target.matches("input, select")) {
+      e.preventDefault();
+      if (e.target.classList.contains("mirror")) e.target.dispatchEvent(new Event("change", { bubbles: true }));
     }
-    ask(false);
   });
-  form.addEventListener("submit", async (e) => {
-    e.preventDefault();
-    await fight(form, formQuery(form));
+  form.addEventListener("submit", (e) => e.preventDefault());
+  section.addEventListener("click", async (e) => {
+    const b = e.target.closest("button[data-action]");
+    if (b && b.dataset.action === "need") need(section, form, b, feed);
+    else if (b && b.dataset.action === "play") play(section, form, b, feed);
+    else if (b && b.dataset.action === "fight" && !b.disabled) {
+      if (await confirmFight(section, form, table)) await fight(section, form, formQuery(form), table);
+    }
+    const use = e.target.closest("button[data-use-mil]");
+    if (use) {
+      for (const [key, n] of Object.entries(JSON.parse(use.dataset.useMil))) {
+        const range = form.querySelector(`input[type=range][name="mil.${CSS.escape(key)}"]`);
+        if (range) { range.value = n; range.closest(".slider").querySelector(".mirror").value = n; }
+      }
+      feed.want();
+    }
   });
-  ask(false);
+  feed.want();
 }
 
-async function fight(form, body) {
-  const section = form.closest(".way");
+// The odds of a plan as its controls move. Throttled, not debounced: a change is asked
+// for at once when nothing is on its way, else it waits for the answer in flight and
+// only the latest wish is sent (the ones it overtook never are). The figures shown are
+// greyed while newer ones are being worked out; leaving the plan aborts its request.
+function oddsFeed(section, form, table) {
+  const head = section.querySelector(".odds");
+  const more = section.querySelector(".odds-more");
+  let wanted = null, shown = null, inflight = null, stopped = false;
+  const since = new Map();  // a plan's query -> when a control first asked for it
+  const grey = () => head.querySelector(".odds-box")?.classList.toggle("stale", wanted !== shown);
+
+  const want = () => {
+    table._map.setPlan(planOnMap(form, table._map));
+    wanted = planQuery(form).toString();
+    if (!since.has(wanted)) since.set(wanted, performance.now());
+    grey();
+    pump();
+  };
+  const pump = async () => {
+    if (stopped || inflight || wanted === null || wanted === shown) return;
+    const q = wanted;
+    inflight = new AbortController();
+    let r;
+    try {
+      r = await fetchFragment(`/empire/odds?${q}`, { signal: inflight.signal });
+    } catch (err) {
+      if (err.name !== "AbortError") head.innerHTML = `<p class="error" role="alert">No answer from the server (${err.message}).</p>`;
+      return;
+    } finally {
+      inflight = null;
+    }
+    if (stopped || !form.isConnected) return;
+    shown = q;
+    clearErrors(form);
+    if (!r.ok) showError(form, head, r.html);
+    else render(r.html, q);
+    grey();
+    pump();
+  };
+  const render = (html, q) => {
+    const tmp = document.createElement("template");
+    tmp.innerHTML = html;
+    const box = tmp.content.querySelector(".odds-box");
+    head.replaceChildren(box);
+    more.replaceChildren(...tmp.content.querySelectorAll(".odds-detail"));
+    const now = performance.now(), ms = Math.round(now - (since.get(q) ?? now));
+    for (const key of [...since.keys()]) if (key === q || key !== wanted) since.delete(key);
+    box.dataset.latency = ms;
+    more.querySelector(".latency")?.replaceChildren(`Shown ${ms} ms after the change.`);
+    form.dataset.updates = (+form.dataset.updates || 0) + 1;
+    timings.odds.push({ ms, at: Math.round(now) });
+    if (table._pickedAt) {
+      timings.clickToOdds.push(Math.round(now - table._pickedAt));
+      table._pickedAt = 0;
+    }
+    keepInUrl(table, urlOfPlan(table, form));
+    section.dispatchEvent(new CustomEvent("bellum:odds", { bubbles: true, detail: { ms } }));
+  };
+  return {
+    want,
+    stop: () => { stopped = true; inflight?.abort(); },
+    forget: () => { shown = null; },
+  };
+}
+
+// Where a plan's force comes from, for the map: the sectors and ships whose mil go, the
+// land units that go, a paradrop's assembly point; and the sector it goes to.
+function planOnMap(form, map) {
+  const where = (list, id) => list.find((t) => String(t.uid) === String(id))?.key;
+  const sources = [];
+  for (const range of form.querySelectorAll("input[type=range]")) {
+    if (+range.value <= 0) continue;
+    const key = range.name.slice("mil.".length);
+    sources.push(key.startsWith("ship:") ? where(map.data.ships, key.slice(5)) : key);
+  }
+  for (const box of form.querySelectorAll("input[name=unit]:checked")) sources.push(where(map.data.units, box.value));
+  const source = form.elements.source.value;
+  if (source.startsWith("ship:")) sources.push(where(map.data.ships, source.slice(5)));
+  else if (source) sources.push(source);
+  const target = document.getElementById("panel-title")?.dataset.at || form.elements.target.value;
+  return { target, sources: [...new Set(sources.filter(Boolean))] };
+}
+
+// A long request keeps its button busy and says how long it has been working, next to it.
+function busy(button, out, text) {
+  const label = button.textContent;
+  const started = performance.now();
+  button.disabled = true;
+  button.setAttribute("aria-busy", "true");
+  out.innerHTML = `<p class="note working" role="status">${text} <span class="elapsed">0 s</span></p>`;
+  const tick = setInterval(() => {
+    const s = Math.round((performance.now() - started) / 1000);
+    out.querySelector(".elapsed")?.replaceChildren(`${s} s`);
+    button.textContent = `${label.replace(/…$/, "")} (${s} s)…`;
+  }, 1000);
+  return () => {
+    clearInterval(tick);
+    button.textContent = label;
+    button.disabled = false;
+    button.removeAttribute("aria-busy");
+  };
+}
+
+async function need(section, form, button, feed) {
+  const out = section.querySelector(".need");
+  const done = busy(button, out, "Searching for the least force that gives 90 %…");
+  const r = await fetchFragment(`/empire/need?${formQuery(form)}`).finally(done);
+  if (!r.ok) { showError(form, out, r.html); return; }
+  out.innerHTML = r.html;
+}
+
+async function play(section, form, button, feed) {
+  const out = section.querySelector(".need");
+  const done = busy(button, out, "Playing the real command 100 times…");
+  const r = await fetchFragment(`/empire/play?${formQuery(form)}`).finally(done);
+  if (!r.ok) { showError(form, out, r.html); return; }
+  out.innerHTML = "";
+  const tmp = document.createElement("template");
+  tmp.innerHTML = r.html;
+  section.querySelector(".odds").replaceChildren(...tmp.content.querySelectorAll(".odds-box"));
+  section.querySelector(".odds-more").replaceChildren(...tmp.content.querySelectorAll(".odds-detail"));
+  feed.forget();  // the next change asks the planner again
+}
+
+// Before a fight is written to a database (or when the plan is stale), the exact order
+// and its force are shown, and nothing happens unless the player says so.
+async function confirmFight(section, form, table) {
+  const stale = form.dataset.version !== table.dataset.version;
+  if (table.dataset.writes !== "1" && !stale) return true;
+  const r = await fetchFragment(`/empire/order?${formQuery(form)}`);
+  if (!r.ok) { showError(form, section.querySelector(".need"), r.html); return false; }
+  const dialog = document.getElementById("confirm");
+  dialog.querySelector(".body").innerHTML = r.html;
+  dialog.querySelector(".stale-warning").hidden = !stale;
+  dialog.returnValue = "";
+  dialog.showModal();
+  dialog.querySelector("button[value=cancel]").focus();
+  await new Promise((ok) => dialog.addEventListener("close", ok, { once: true }));
+  return dialog.returnValue === "fight";
+}
+
+async function fight(section, form, body, table) {
   const out = section.querySelector(".fight-out");
   const button = section.querySelector("button.fight");
   if (button) button.disabled = true;
-  out.innerHTML = `<p class="note">Fighting…</p>`;
+  out.innerHTML = `<p class="note working" role="status">Fighting…</p>`;
   const r = await fetchFragment("/empire/fight", {
     method: "POST", body, headers: { "Content-Type": "application/x-www-form-urlencoded" },
   });
   if (button) button.disabled = false;
-  if (!r.ok) { out.innerHTML = r.html; return; }
+  if (!r.ok) {
+    out.innerHTML = r.html;
+    if (r.status === 409) await worldChanged(table);  // show the world the answer missed
+    return;
+  }
   const shown = out._shown || "";
   out.innerHTML = r.html;
   const result = out.querySelector(".fight-result");
@@ -312,7 +314,7 @@ async function fight(form, body) {
         next.delete("answer");
         all.forEach((a) => next.append("answer", a));
       }
-      fight(form, next);
+      fight(section, form, next, table);
     });
     answer.querySelector("input[name=answer]:not([type=hidden])").focus();
   }
@@ -320,13 +322,19 @@ async function fight(form, body) {
   out._shown = answer ? pre.textContent : "";
   await typeOut(pre, shown);
   if (answer) return;
-  if (result.dataset.changed === "1") {
-    await refreshMap();
-    // The odds above were for the world before the fight.
-    section.querySelectorAll(".odds-box").forEach((b) => b.classList.add("stale"));
-  }
+  form.dataset.fight = result.dataset.id;
+  keepInUrl(table, urlOfPlan(table, form));
+  if (result.dataset.changed === "1") await worldChanged(table);
   result.querySelector(".outcome")?.setAttribute("tabindex", "-1");
   result.querySelector(".outcome")?.focus();
+}
+
+async function showPastFight(section, id) {
+  const r = await fetchFragment(`/empire/history/${encodeURIComponent(id)}`);
+  if (!r.ok) return;
+  const out = section.querySelector(".fight-out");
+  out.innerHTML = r.html;
+  out.querySelector("pre.transcript").dataset.done = "1";
 }
 
 // The transcript appears line by line, as the terminal shows it (what was already on
@@ -349,14 +357,32 @@ async function typeOut(pre, shown = "") {
   pre.dataset.done = "1";
 }
 
-async function refreshMap() {
-  const table = document.querySelector(".table.em");
+// The world changed (a fight here or elsewhere): redraw the map, refresh the header,
+// and mark the plans on the panel as made on the old world.
+async function worldChanged(table) {
   const r = await fetchFragment(`/empire/map?as=${table.dataset.as}`);
   if (!r.ok) return;
-  document.getElementById("map-wrap").innerHTML = r.html;
-  setupMap(table);
-  const svg = document.getElementById("map");
-  table.dataset.version = svg.dataset.version;
+  const tmp = document.createElement("template");
+  tmp.innerHTML = r.html;
+  const { data, version } = readMapData(tmp.content);
+  table._map.load(data);
+  table.dataset.version = version;
+  const stat = document.querySelector("header .stat");
+  if (stat) stat.textContent = `$${data.country.money.toLocaleString("en-US")} · ${data.country.btu} BTU`;
+  markStale(table);
+}
+
+function markStale(table) {
+  for (const form of document.querySelectorAll("#panel form[data-plan]")) {
+    const stale = form.dataset.version !== table.dataset.version;
+    const section = form.closest(".way");
+    section.classList.toggle("stale-plan", stale);
+    section.querySelectorAll(".odds-box").forEach((b) => b.classList.toggle("stale", stale));
+    if (stale && !section.querySelector(".stale-note")) {
+      section.querySelector(".odds").insertAdjacentHTML("beforebegin",
+        '<p class="stale-note" role="status"><span class="tag">stale</span> The world changed since this plan was made. <button type="button" data-replan>Plan again</button></p>');
+    }
+  }
 }
 
 function clearErrors(form) {
@@ -391,23 +417,44 @@ function autosubmit(select) {
   select.addEventListener("blur", () => { if (keyed) go(); });
 }
 
+// "x,y" as a player types it (spaces allowed) and within the world as the country sees
+// it: x from -W/2 to W/2-1, y likewise, x + y even.  Empire would wrap 999,999 round the
+// world; a typing slip should be said, not silently moved.
+function parseSector(text, W, H) {
+  const m = text.replace(/\s+/g, "").match(/^(-?\d{1,6}),(-?\d{1,6})$/);
+  if (!m) return { error: `'${text.trim()}' is not a sector: type x,y (such as 2,0)` };
+  const x = +m[1], y = +m[2];
+  if (x < -W / 2 || x >= W / 2 || y < -H / 2 || y >= H / 2) {
+    return { error: `${x},${y} is off the map: x runs from ${-W / 2} to ${W / 2 - 1}, y from ${-H / 2} to ${H / 2 - 1}` };
+  }
+  if ((x + y) % 2) return { error: `${x},${y} is not a sector: x + y is even on an Empire map` };
+  return { key: `${x},${y}` };
+}
+
 // ---------------------------------------------------------------- start
 
 document.addEventListener("DOMContentLoaded", () => {
   document.querySelectorAll("select[data-autosubmit]").forEach(autosubmit);
   const table = document.querySelector(".table.em");
   if (table) {
-    setupMap(table);
+    const { data, version } = readMapData(document);
+    table.dataset.version = version;
+    const map = (table._map = new EmpireMap(document.getElementById("map"), data, (kind, id) => pick(table, kind, id)));
+    window.bellum = { map, timings };
     document.querySelector(".toolbar").addEventListener("click", (e) => {
       const b = e.target.closest("button[data-zoom]");
       if (!b) return;
-      if (b.dataset.zoom === "in") table._zoom(1 / 1.4);
-      else if (b.dataset.zoom === "out") table._zoom(1.4);
-      else table._fit();
+      if (b.dataset.zoom === "in") map.zoom(1.4);
+      else if (b.dataset.zoom === "out") map.zoom(1 / 1.4);
+      else map.setView(map.wholeWorld());
     });
-    document.querySelector("form[data-goto]").addEventListener("submit", (e) => {
+    const goto = document.querySelector("form[data-goto]");
+    goto.addEventListener("submit", (e) => {
       e.preventDefault();
-      pick(table, "sector", new FormData(e.target).get("id").replace(/\s/g, ""));
+      const found = parseSector(goto.elements.id.value, map.W, map.H);
+      goto.querySelector(".err").textContent = found.error || "";
+      goto.elements.id.setAttribute("aria-invalid", found.error ? "true" : "false");
+      if (found.key) { goto.elements.id.value = found.key; pick(table, "sector", found.key); }
     });
     document.getElementById("panel").addEventListener("click", (e) => {
       const b = e.target.closest("button[data-pick]");
@@ -416,7 +463,8 @@ document.addEventListener("DOMContentLoaded", () => {
         pick(table, table._target.kind, table._target.id);
       }
     });
-    if (table.dataset.target) pick(table, "sector", table.dataset.target);
+    const start = new URLSearchParams(location.search);
+    if (table.dataset.target) pick(table, table.dataset.kind || "sector", table.dataset.target, start);
   }
   const pz = document.querySelector(".pz-table");
   if (pz && window.bellumPanzer) window.bellumPanzer(pz);
@@ -428,6 +476,7 @@ window.bellumPanzer = (table) => {
   const form = document.getElementById("pz-form");
   const planBox = document.getElementById("pz-plan");
   const resultBox = document.getElementById("pz-result");
+  const explainBox = document.getElementById("pz-explain");
   const wrap = document.getElementById("map-wrap");
   const before = wrap.innerHTML;
   let first = JSON.parse(table.dataset.units || "[]");
@@ -447,10 +496,15 @@ window.bellumPanzer = (table) => {
     if (!form.target.value) { planBox.innerHTML = '<p class="note">Choose the hex to assault.</p>'; return; }
     if (wrap.innerHTML !== before) wrap.innerHTML = before;
     markAttackers();  // the units just chosen, not the page's first ones, while it loads
+    planBox.querySelector(".odds-box")?.classList.add("stale");
     resultBox.innerHTML = "";
     planBox.setAttribute("aria-busy", "true");
     const r = await fetchFragment(`/panzer/plan?${query(pickAll)}`);
-    planBox.innerHTML = r.html;
+    const tmp = document.createElement("template");
+    tmp.innerHTML = r.html;
+    const head = tmp.content.querySelector(".pz-head");
+    planBox.replaceChildren(...(head ? [head] : tmp.content.childNodes));
+    explainBox.replaceChildren(...tmp.content.querySelectorAll(".pz-detail"));
     planBox.removeAttribute("aria-busy");
     table.dataset.plans = (+table.dataset.plans || 0) + 1;
     markAttackers();
@@ -459,6 +513,7 @@ window.bellumPanzer = (table) => {
     const svg = wrap.querySelector("svg");
     svg.setAttribute("viewBox", svg.dataset.full);
   });
+  form.addEventListener("submit", (e) => e.preventDefault());  // Enter never reloads or resolves
   form.target.addEventListener("change", () => load(true));
   planBox.addEventListener("change", () => load(false));
   wrap.addEventListener("click", (e) => {

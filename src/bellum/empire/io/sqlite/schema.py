@@ -86,7 +86,19 @@ ALTER TABLE command ADD COLUMN server TEXT;
 UPDATE schema_version SET version = 4;
 """
 
-MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4)
+#: Version 5: the turn planner's solved odds (``bellum empire plan``), by the version of
+#: the world they were solved on (a digest of its objects) and the plan solved.
+_V5 = """
+CREATE TABLE curve (
+    version TEXT NOT NULL,
+    key TEXT NOT NULL,
+    data TEXT NOT NULL,
+    PRIMARY KEY (version, key)
+) WITHOUT ROWID;
+UPDATE schema_version SET version = 5;
+"""
+
+MIGRATIONS: tuple[str, ...] = (_V1, _V2, _V3, _V4, _V5)
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -21,11 +21,12 @@ from __future__ import annotations
 
 import contextlib
 import glob
+import hashlib
 import json
 import os
 import sqlite3
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
@@ -311,7 +312,8 @@ class Store:
             current = version_of(c)
             if current == 0:
                 migrate(c, 0)
-            for table in ("change", "command", "dump_record", "dump_table", "object", "meta"):
+            tables = ("change", "command", "dump_record", "dump_table", "object", "meta", "curve")
+            for table in tables:
                 c.execute(f"DELETE FROM {table}")
             store._put_meta(c, "created", datetime.now(UTC).isoformat(timespec="seconds"))
             store._put_meta(c, "source", dump.source if dump else "bellum")
@@ -516,6 +518,32 @@ class Store:
                 else:
                     rows[(kind, key)] = before
         return rows_world(rows, stock(), str(self.path))
+
+    # -- the planner's cache ----------------------------------------------------
+
+    def version(self) -> str:
+        """A digest of the world's objects: equal worlds, equal versions (the curve key)."""
+        with self._read() as c:
+            h = hashlib.sha256()
+            for kind, key, data in c.execute("SELECT kind, key, data FROM object ORDER BY 1, 2"):
+                h.update(f"{kind}\0{key}\0{data}\0".encode("utf-8", "surrogatepass"))
+        return h.hexdigest()[:32]
+
+    def get_curves(self, version: str, keys: Sequence[str]) -> dict[str, str]:
+        """The planner's solved points for ``keys`` under ``version`` (those it has)."""
+        wanted = set(keys)
+        with self._read() as c:
+            rows = c.execute("SELECT key, data FROM curve WHERE version = ?", (version,))
+            return {str(k): str(d) for k, d in rows if k in wanted}
+
+    def put_curves(self, version: str, items: dict[str, str]) -> None:
+        """Keep solved points; points of other versions go (a world has one turn at a time)."""
+        with _guard(self.path), self._write() as c:
+            c.execute("DELETE FROM curve WHERE version NOT LIKE ?", (version.split("|")[0] + "%",))
+            c.executemany(
+                "INSERT OR REPLACE INTO curve (version, key, data) VALUES (?, ?, ?)",
+                [(version, k, d) for k, d in items.items()],
+            )
 
     def summary(self) -> dict[str, Any]:
         """What ``world show`` prints: the schema, the world's size and contents, the history."""

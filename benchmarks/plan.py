@@ -1,0 +1,159 @@
+"""The turn planner's benchmark: ``python benchmarks/plan.py`` (issue 27's targets).
+
+One JSON line per case on standard output, remarks on standard error.  Cases:
+
+* one turn plan per world of ``benchmarks/worlds/`` (the realistic suite made with
+  the server's fairland), when that folder holds worlds, target ≤ 10 s on 2 cores;
+* a 256×128 world with at least 300 candidate targets (:func:`big_world`: a front
+  of two countries along the whole map), target ≤ 60 s on 2 cores, its curves solved
+  by the local process pool and by Dask with 2 and then 4 workers (the speed-up);
+* for every plan: HiGHS's optimality gap (target ≤ 1 %) and its expected value
+  against greedy's on the same options.
+
+``benchmarks/run.py --plan`` runs the same cases and puts them in docs/benchmarks.md.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from bellum.empire.geometry import Geometry
+from bellum.empire.plan.curves import DaskPool, LocalPool
+from bellum.empire.plan.planner import Settings, TurnPlan, plan_turn
+from bellum.empire.world import LandUnit, Nation, Relation, Sector, World
+
+ROOT = Path(__file__).resolve().parents[1]
+WORLDS = ROOT / "benchmarks" / "worlds"
+TARGETS = {"realistic": 10.0, "big": 60.0, "gap": 0.01}
+
+
+def note(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def big_world(
+    seed: int = 1, width: int = 256, height: int = 128, fronts: int = 4, rows: int = 40
+) -> World:
+    """Two countries at war along ``fronts`` vertical bands (two edges each); country 1's
+    mil stand on the first ``rows`` rows of every edge (about 8 candidate targets per row
+    for 4 fronts).  Garrisons, mil and mobility are drawn from ``seed``."""
+    from bellum.empire import geometry
+
+    geometry.MAX_SIDE = max(geometry.MAX_SIDE, width, height)
+    rng = np.random.default_rng(seed)
+    world = World(geometry=Geometry(width, height))
+    t = world.tables
+    for cnum, other in ((1, 2), (2, 1)):
+        world.nations[cnum] = Nation(cnum=cnum, name=f"C{cnum}", money=50000, btu=640)
+        world.nations[cnum].relations[other] = Relation.AT_WAR
+    band = width // fronts
+    des = ("wilderness", "mine", "harbor", "warehouse", "agribusiness", "bank")
+    for y in range(height):
+        for x in range(y % 2, width, 2):
+            owner = 1 if (x % band) < band // 2 else 2
+            edge = min(abs((x % band) - band // 2), abs(x % band))
+            kind = t.sector(str(rng.choice(des)) if owner == 2 else "wilderness")
+            s = Sector(x=x, y=y, type=kind,
+                       owner=owner, oldowner=owner, eff=int(rng.integers(20, 101)),
+                       mob=int(rng.integers(40, 128)))  # fmt: skip
+            if owner == 1:
+                armed = edge <= 2 and y < rows
+                s.items = {"mil": int(rng.integers(20, 150)) if armed else 1, "civ": 50}
+            else:
+                s.items = {"mil": int(rng.integers(0, 30)) if edge <= 2 else 5,
+                           "civ": int(rng.integers(0, 400))}  # fmt: skip
+            world.sectors[s.xy] = s
+    inf = t.land["inf"]
+    mine = [s for s in world.sectors.values() if s.owner == 1 and s.mil > 5]
+    for uid in range(40):
+        s = mine[int(rng.integers(len(mine)))]
+        world.units[uid] = LandUnit(uid=uid, type=inf, owner=1, x=s.x, y=s.y, mob=100,
+                                    items={"mil": 10})  # fmt: skip
+    return world
+
+
+def row(
+    case: str, plan: TurnPlan, seconds: float, target: float | None, **extra: Any
+) -> dict[str, Any]:
+    (wave,) = plan.waves
+    out: dict[str, Any] = {
+        "case": case,
+        "seconds": round(seconds, 3),
+        "candidates": wave.candidates,
+        "options": wave.options,
+        "curve_seconds": round(wave.curve_seconds, 3),
+        "solver_seconds": round(wave.allocation.seconds, 4),
+        "gap": wave.allocation.gap,
+        "status": wave.allocation.status,
+        "value": round(wave.allocation.value, 2),
+        "greedy_value": round(wave.greedy.value, 2),
+        "attacks": len(wave.attacks),
+        "load": round(os.getloadavg()[0], 2),
+    }
+    if target is not None:
+        out["target"] = target
+        out["target_met"] = seconds <= target
+    out.update(extra)
+    print(json.dumps(out), flush=True)
+    return out
+
+
+def timed_plan(world: World, country: int, **kw: Any) -> tuple[TurnPlan, float]:
+    start = time.perf_counter()
+    plan = plan_turn(world, country, Settings(), **kw)
+    return plan, time.perf_counter() - start
+
+
+def realistic_cases() -> list[dict[str, Any]]:
+    from bellum.empire.io.sqlite.store import Store
+
+    rows = []
+    for db in sorted(WORLDS.glob("*.db")) if WORLDS.is_dir() else []:
+        store = Store.open(db)
+        world = store.world()
+        store.close()
+        for country in sorted(c for c in world.nations if c):
+            plan, seconds = timed_plan(world, country, pool=LocalPool(2))
+            rows.append(row(f"{db.stem} as {country}", plan, seconds, TARGETS["realistic"]))
+    if not rows:
+        note(f"no worlds in {WORLDS}: the realistic cases are skipped")
+    return rows
+
+
+def big_cases(dask: bool = True) -> list[dict[str, Any]]:
+    world = big_world()
+    plan, seconds = timed_plan(world, 1, pool=LocalPool(2))
+    rows = [row("256x128, local pool of 2", plan, seconds, TARGETS["big"])]
+    if not dask:
+        return rows
+    try:
+        import distributed
+    except ImportError:
+        note("Dask not installed: the Dask cases are skipped")
+        return rows
+    curves: dict[int, float] = {}
+    for workers in (2, 4):
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, host="127.0.0.1",
+                                      dashboard_address=None) as cluster, \
+                distributed.Client(cluster) as client:  # fmt: skip
+            plan, seconds = timed_plan(world, 1, pool=DaskPool(client))
+        curves[workers] = plan.waves[0].curve_seconds
+        extra = {"speedup_vs_2_workers": round(curves[2] / curves[workers], 3)}
+        rows.append(row(f"256x128, Dask {workers} workers", plan, seconds, TARGETS["big"], **extra))
+    return rows
+
+
+def main() -> None:
+    realistic_cases()
+    big_cases()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

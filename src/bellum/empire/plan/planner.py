@@ -1,0 +1,334 @@
+"""The turn plan: candidates → curves → one integer program → ranked attacks (issue 27).
+
+:func:`plan_turn` lists every target the country can fight for
+(:mod:`.candidates`), solves each option's odds (:mod:`.curves`), prices
+prizes and losses (:mod:`.value`) and lets HiGHS choose (:mod:`.allocate`),
+with greedy's plan beside it.  The plan's assumptions (docs/plan.md):
+
+* every attack's odds are those of the world at the start of its wave;
+* no source is used twice: the mil and mobility a sector sends add up to at
+  most what it has, and each land unit and ship joins one attack;
+* a sector captured in a wave is not a source in that wave; ``waves=2`` plans
+  a second wave on the world the first wave's printed orders leave (played
+  with their seeds; survivors move into what they took).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bellum.dice import SEED_MAX, ServerRandom
+from bellum.empire.combat.dispatch import run_order
+from bellum.empire.events import Prompt
+from bellum.empire.odds import Plan, PlanPrompter
+from bellum.empire.orders import Order
+from bellum.empire.plan.allocate import (
+    DEFAULT_GAP,
+    DEFAULT_TIME_LIMIT,
+    Allocation,
+    Objective,
+    Option,
+    Problem,
+    greedy,
+    solve,
+)
+from bellum.empire.plan.candidates import (
+    DEFAULT_LEVELS,
+    Force,
+    candidates,
+    capacities,
+    forces,
+)
+from bellum.empire.plan.curves import CurveCache, Point, Pool, solve_points
+from bellum.empire.plan.value import Weights, sector_value, ship_value, unit_value
+from bellum.empire.world import World
+from bellum.errors import InputError
+
+Progress = Callable[[str, float], None]
+
+#: The JSON document's name and version (docs/schemas/empire-plan.schema.json).
+SCHEMA = "bellum.empire.plan"
+SCHEMA_VERSION = 1
+
+
+@dataclass(frozen=True)
+class Settings:
+    """What the player asks of the plan (the ``bellum empire plan`` options)."""
+
+    objective: Objective = "value"
+    #: With ``count``: the least P(success) an attack may have.
+    min_p: float = 0.5
+    weights: Weights = field(default_factory=Weights)
+    #: Prize overrides in dollars, by target key (``sector:x,y`` absolute).
+    values: Mapping[str, float] = field(default_factory=dict)
+    levels: int = DEFAULT_LEVELS
+    seed: int = 1
+    waves: int = 1
+    gap: float = DEFAULT_GAP
+    time_limit: float = DEFAULT_TIME_LIMIT
+
+
+@dataclass(frozen=True)
+class Attack:
+    """One order of the plan, with its figures."""
+
+    wave: int
+    order: Order
+    target: str
+    where: str
+    plan: Plan
+    point: Point
+    prize: float
+    cost: float
+    uses: Mapping[str, float]
+    #: The seed the printed order plays with.
+    seed: int
+
+    @property
+    def value(self) -> float:
+        return self.prize * self.point.p - self.cost
+
+
+@dataclass(frozen=True)
+class Wave:
+    number: int
+    attacks: tuple[Attack, ...]
+    allocation: Allocation
+    greedy: Allocation
+    greedy_attacks: tuple[Attack, ...]
+    candidates: int
+    options: int
+    solved: int
+    curve_seconds: float
+
+
+@dataclass(frozen=True)
+class TurnPlan:
+    country: int
+    settings: Settings
+    waves: tuple[Wave, ...]
+    seconds: float
+
+    @property
+    def attacks(self) -> tuple[Attack, ...]:
+        return tuple(a for w in self.waves for a in w.attacks)
+
+
+def prize(world: World, target: str, values: Mapping[str, float]) -> float:
+    """What taking ``target`` is worth: the override, else the formula (docs/plan.md)."""
+    if target in values:
+        return values[target]
+    kind, _, ident = target.partition(":")
+    if kind == "sector":
+        x, y = (int(v) for v in ident.split(","))
+        return sector_value(world, world.sector((x, y)))
+    if kind == "ship":
+        return ship_value(world.ships[int(ident)])
+    return unit_value(world.units[int(ident)])
+
+
+def shown_target(world: World, country: int, target: str) -> str:
+    kind, _, ident = target.partition(":")
+    if kind == "sector":
+        x, y = (int(v) for v in ident.split(","))
+        return world.fmt((x, y), country)
+    return f"{kind} #{ident}"
+
+
+def cost(f: Force, point: Point, w: Weights) -> float:
+    """What an option spends and is expected to lose, in dollars."""
+    units = sum(1 for r in f.uses if r.startswith("unit:"))
+    mob = sum(n for r, n in f.uses.items() if r.startswith("mob:"))
+    return w.mil * point.attacker + w.unit * units + w.btu * f.uses.get("btu", 0) + w.mob * mob
+
+
+def _wave(
+    world: World,
+    country: int,
+    s: Settings,
+    number: int,
+    first_seed: int,
+    *,
+    pool: Pool | None,
+    cache: CurveCache | None,
+    version: str,
+    progress: Progress | None,
+) -> Wave:
+    cands = candidates(world, country)
+    options = forces(cands, s.levels)
+    start = time.perf_counter()
+
+    def tick(f: float) -> None:
+        if progress is not None:
+            progress(f"wave {number}: {len(options)} options", f)
+
+    points, solved = solve_points(
+        world, country, [f.plan for f in options], seed=s.seed, pool=pool, cache=cache,
+        version=version, progress=tick,
+    )  # fmt: skip
+    curve_seconds = time.perf_counter() - start
+    kept: list[tuple[Force, Point, float, float]] = []
+    for f, pt in zip(options, points, strict=True):
+        if pt is not None:
+            worth = prize(world, f.candidate.target, s.values)
+            kept.append((f, pt, worth, cost(f, pt, s.weights)))
+    problem = Problem(
+        [
+            Option(f.candidate.target, worth * pt.p - c, f.uses, pt.p, f.plan.order.text())
+            for f, pt, worth, c in kept
+        ],
+        capacities(world, country),
+    )
+    best = solve(problem, s.objective, s.min_p, gap=s.gap, time_limit=s.time_limit)
+    base = greedy(problem, s.objective, s.min_p)
+
+    def attacks(chosen: tuple[int, ...]) -> tuple[Attack, ...]:
+        ranked = sorted(chosen, key=lambda i: -problem.options[i].value)
+        out = []
+        for k, i in enumerate(ranked):
+            f, pt, worth, c = kept[i]
+            where = shown_target(world, country, f.candidate.target)
+            seed = (first_seed + k) % (SEED_MAX + 1)
+            out.append(Attack(number, f.plan.order, f.candidate.target, where, f.plan, pt,
+                              worth, c, f.uses, seed))  # fmt: skip
+        return tuple(out)
+
+    return Wave(number, attacks(best.chosen), best, base, attacks(base.chosen), len(cands),
+                len(kept), solved, curve_seconds)  # fmt: skip
+
+
+class _Player(PlanPrompter):
+    """Answers as the printed order does: the plan's mil and units, survivors move in."""
+
+    def move_in_mil(self, prompt: Prompt) -> str | None:
+        if prompt.at is None:
+            return "0"
+        return str((self.plan.mil or {}).get(prompt.at, 0))
+
+
+def play_wave(world: World, country: int, wave: Wave) -> None:
+    """Play ``wave``'s orders on ``world`` as the printed script does, seed for seed."""
+    for a in wave.attacks:
+        run_order(world, a.order, country, ServerRandom(a.seed), _Player(a.plan))
+
+
+def plan_turn(
+    world: World,
+    country: int,
+    settings: Settings | None = None,
+    *,
+    pool: Pool | None = None,
+    cache: CurveCache | None = None,
+    version: str = "",
+    progress: Progress | None = None,
+) -> TurnPlan:
+    """The best use of ``country``'s forces this turn (see the module notes).
+
+    ``version`` names the world's state for ``cache`` (the store's digest of
+    its objects); without it nothing is cached.  ``world`` is not changed.
+    """
+    s = settings or Settings()
+    if s.waves not in (1, 2):
+        raise InputError(f"a plan has 1 or 2 waves, not {s.waves}")
+    if not 1 <= s.levels <= 20:
+        raise InputError(f"force levels must be from 1 to 20, not {s.levels}")
+    start = time.perf_counter()
+    waves = [_wave(world, country, s, 1, s.seed, pool=pool, cache=cache, version=version,
+                   progress=progress)]  # fmt: skip
+    if s.waves == 2:
+        after = world.copy()
+        play_wave(after, country, waves[0])
+        waves.append(
+            _wave(after, country, s, 2, s.seed + len(waves[0].attacks), pool=pool, cache=cache,
+                  version=f"{version}|after wave 1" if version else "", progress=progress)
+        )  # fmt: skip
+    return TurnPlan(country, s, tuple(waves), time.perf_counter() - start)
+
+
+def _round(x: float) -> float:
+    return float(f"{x:.6g}")
+
+
+def attack_json(world: World, country: int, a: Attack) -> dict[str, Any]:
+    mil = {
+        ("ship" if src == "ship" else world.fmt(src, country)): n
+        for src, n in (a.plan.mil or {}).items()
+    }
+    return {
+        "wave": a.wave,
+        "order": a.order.text(),
+        "target": a.where,
+        "mil": mil,
+        "units": sorted(a.plan.units or ()),
+        "p_success": _round(a.point.p),
+        "standard_error": _round(a.point.se),
+        "method": a.point.method,
+        "expected_losses": {
+            "attacker": _round(a.point.attacker),
+            "defender": _round(a.point.defender),
+        },
+        "prize": _round(a.prize),
+        "cost": _round(a.cost),
+        "value": _round(a.value),
+        "seed": a.seed,
+        "uses": dict(sorted(a.uses.items())),
+    }
+
+
+def to_json(world: World, plan: TurnPlan) -> dict[str, Any]:
+    """The plan as the JSON document of docs/schemas/empire-plan.schema.json."""
+    s = plan.settings
+    waves = []
+    for w in plan.waves:
+        waves.append(
+            {
+                "wave": w.number,
+                "candidates": w.candidates,
+                "options": w.options,
+                "solved": w.solved,
+                "curve_seconds": _round(w.curve_seconds),
+                "plan": {
+                    "method": w.allocation.method,
+                    "status": w.allocation.status,
+                    "expected_value": _round(w.allocation.value),
+                    "bound": None if w.allocation.bound is None else _round(w.allocation.bound),
+                    "gap": None if w.allocation.gap is None else _round(w.allocation.gap),
+                    "solver_seconds": _round(w.allocation.seconds),
+                },
+                "greedy": {
+                    "expected_value": _round(w.greedy.value),
+                    "attacks": len(w.greedy.chosen),
+                },
+                "attacks": [attack_json(world, plan.country, a) for a in w.attacks],
+            }
+        )
+    return {
+        "schema": SCHEMA,
+        "schema_version": SCHEMA_VERSION,
+        "country": plan.country,
+        "objective": s.objective,
+        "min_p": s.min_p if s.objective == "count" else None,
+        "weights": s.weights.as_dict(),
+        "seed": s.seed,
+        "levels": s.levels,
+        "seconds": _round(plan.seconds),
+        "expected_value": _round(sum(w.allocation.value for w in plan.waves)),
+        "waves": waves,
+    }
+
+
+__all__ = [
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "Attack",
+    "Settings",
+    "TurnPlan",
+    "Wave",
+    "plan_turn",
+    "play_wave",
+    "prize",
+    "to_json",
+]

@@ -1,0 +1,184 @@
+"""The turn plan on generated worlds: against greedy, against `bellum empire odds`, played.
+
+Every world here is made by :func:`planworlds.front` from a fixed seed.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from pathlib import Path
+
+import pytest
+from planworlds import front
+
+from bellum.empire.io.sqlite.store import Store
+from bellum.empire.plan.curves import LocalPool
+from bellum.empire.plan.planner import Settings, plan_turn
+from clirunner import bellum
+from jsonschemas import validate
+
+
+def _used(plan_attacks: list[dict[str, object]]) -> dict[str, float]:
+    used: dict[str, float] = {}
+    for a in plan_attacks:
+        for r, n in a["uses"].items():  # type: ignore[attr-defined]
+            used[r] = used.get(r, 0.0) + n
+    return used
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2, 3])
+def test_never_worse_than_greedy_and_within_every_limit(seed: int) -> None:
+    world = front(seed)
+    plan = plan_turn(world, 1, Settings(levels=3), pool=LocalPool(1))
+    (wave,) = plan.waves
+    assert wave.allocation.value >= wave.greedy.value - 1e-9
+    assert wave.allocation.gap is not None and wave.allocation.gap <= 0.01
+    assert len({a.target for a in wave.attacks}) == len(wave.attacks)
+    mil: dict[tuple[int, int], int] = {}
+    units: list[int] = []
+    for a in wave.attacks:
+        for src, n in (a.plan.mil or {}).items():
+            assert src != "ship"
+            mil[src] = mil.get(src, 0) + n
+        units += sorted(a.plan.units or ())
+    for src, n in mil.items():
+        assert n <= world.sector(src).mil - 1
+    assert len(units) == len(set(units))
+    assert world.nations[1].btu >= 3 * len(wave.attacks)
+
+
+def _db(tmp_path: Path, seed: int) -> Path:
+    db = tmp_path / "front.db"
+    Store.create(db, front(seed)).close()
+    return db
+
+
+def _run(line: str, cwd: Path) -> object:
+    words = shlex.split(line)
+    assert words[0] == "bellum"
+    return bellum(*words[1:], cwd=cwd)
+
+
+def test_printed_orders_agree_with_their_odds_and_run(tmp_path: Path) -> None:
+    db = _db(tmp_path, 2)
+    ran = bellum("empire", "plan", "--db", str(db), "--as", "1", "--jobs", "1", "--json",
+                 cwd=tmp_path)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    doc = json.loads(ran.stdout)
+    attacks = doc["waves"][0]["attacks"]
+    assert len(attacks) >= 3
+    for a in attacks:
+        odds = _run(a["odds_command"] + " --json", tmp_path)
+        assert odds.returncode == 0, odds.stderr  # type: ignore[attr-defined]
+        got = json.loads(odds.stdout)  # type: ignore[attr-defined]
+        assert got["p_attacker_wins"] == pytest.approx(a["p_success"], rel=1e-5, abs=1e-9)
+        assert got["expected_losses"]["attacker"] == pytest.approx(
+            a["expected_losses"]["attacker"], rel=1e-5, abs=1e-6
+        )
+    again = bellum("empire", "plan", "--db", str(db), "--as", "1", "--jobs", "1", "--json",
+                   cwd=tmp_path)  # fmt: skip
+    redo = json.loads(again.stdout)
+    assert redo["waves"][0]["solved"] == 0  # every curve came from the store's cache
+    assert redo["waves"][0]["attacks"] == attacks
+    for a in attacks:
+        played = _run(a["command"], tmp_path)
+        assert played.returncode == 0, played.stderr  # type: ignore[attr-defined]
+        assert "warning" not in played.stderr  # type: ignore[attr-defined]
+
+
+def test_second_wave_is_planned_on_what_the_first_leaves(tmp_path: Path) -> None:
+    db = _db(tmp_path, 0)
+    ran = bellum("empire", "plan", "--db", str(db), "--as", "1", "--jobs", "1", "--waves", "2",
+                 "--json", cwd=tmp_path)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    first, second = json.loads(ran.stdout)["waves"]
+    for a in first["attacks"]:
+        assert _run(a["command"], tmp_path).returncode == 0  # type: ignore[attr-defined]
+    assert second["attacks"], "the first wave's survivors can strike again"
+    for a in second["attacks"]:
+        got = json.loads(_run(a["odds_command"] + " --json", tmp_path).stdout)  # type: ignore[attr-defined]
+        assert got["p_attacker_wins"] == pytest.approx(a["p_success"], rel=1e-5, abs=1e-9)
+
+
+def test_count_objective_takes_the_most_sure_targets(tmp_path: Path) -> None:
+    world = front(1)
+    s = Settings(objective="count", min_p=0.9, levels=3)
+    plan = plan_turn(world, 1, s, pool=LocalPool(1))
+    value = plan_turn(world, 1, Settings(levels=3), pool=LocalPool(1))
+    assert all(a.point.p >= 0.9 for a in plan.attacks)
+    sure = [a for a in value.attacks if a.point.p >= 0.9]
+    assert len(plan.attacks) >= len(sure)
+
+
+def test_value_overrides_the_formula(tmp_path: Path) -> None:
+    db = _db(tmp_path, 1)
+    base = json.loads(bellum("empire", "plan", "--db", str(db), "--as", "1", "--jobs", "1",
+                             "--json", cwd=tmp_path).stdout)  # fmt: skip
+    targets = {a["target"] for a in base["waves"][0]["attacks"]}
+    dropped = sorted(targets)[0]
+    ran = bellum("empire", "plan", "--db", str(db), "--as", "1", "--jobs", "1", "--json",
+                 "--value", f"{dropped}=0", cwd=tmp_path)  # fmt: skip
+    doc = json.loads(ran.stdout)
+    assert dropped not in {a["target"] for a in doc["waves"][0]["attacks"]}
+    assert doc["waves"][0]["solved"] == 0
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--value", "4,0"], "--value needs SECT=N"),
+        (["--weight", "gold=3"], "--weight needs NAME=N"),
+        (["--weight", "mil=-1"], "--weight needs NAME=N"),
+        (["--dask", "tcp://127.0.0.1:1", "--jobs", "2"], "--jobs is for local processes"),
+        (["--levels", "0"], "--levels"),
+    ],
+)
+def test_mistakes_are_one_line(tmp_path: Path, args: list[str], message: str) -> None:
+    db = _db(tmp_path, 0)
+    ran = bellum("empire", "plan", "--db", str(db), "--as", "1", *args, cwd=tmp_path)
+    assert ran.returncode == 2
+    assert message in ran.stderr and "Traceback" not in ran.stderr
+
+
+def test_script_is_written_and_holds_the_orders(tmp_path: Path) -> None:
+    db = _db(tmp_path, 0)
+    script = tmp_path / "turn.sh"
+    ran = bellum("empire", "plan", "--db", str(db), "--as", "1", "--jobs", "1",
+                 "--script", str(script), cwd=tmp_path)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    orders = [ln for ln in script.read_text().splitlines() if ln.startswith("bellum ")]
+    assert orders and all(o in ran.stdout for o in orders)
+    note = tmp_path / "note.txt"
+    note.write_text("mine\n")
+    refused = bellum("empire", "plan", "--db", str(db), "--as", "1", "--script", str(note),
+                     cwd=tmp_path)  # fmt: skip
+    assert refused.returncode == 2 and note.read_text() == "mine\n"
+
+
+def test_threats_name_the_likeliest_strike(tmp_path: Path) -> None:
+    db = _db(tmp_path, 0)
+    ran = bellum("empire", "threats", "--db", str(db), "--as", "2", "--jobs", "1", "--json",
+                 cwd=tmp_path)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    doc = json.loads(ran.stdout)
+    threats = doc["threats"]
+    assert threats and all(t["enemy"] == 1 for t in threats)
+    ps = [t["p_success"] for t in threats]
+    assert ps == sorted(ps, reverse=True)
+    top = threats[0]
+    odds = bellum("empire", "odds", *shlex.split(top["order"]), "--db", str(db), "--as", "1",
+                  "--seed", "1", "--json", cwd=tmp_path)  # fmt: skip
+    assert json.loads(odds.stdout)["p_attacker_wins"] == pytest.approx(top["p_success"], rel=1e-5)
+    text = bellum("empire", "threats", "--db", str(db), "--as", "2", "--jobs", "1", cwd=tmp_path)
+    assert top["target"] in text.stdout and "likeliest first" in text.stdout
+
+
+def test_json_documents_follow_their_schemas(tmp_path: Path) -> None:
+    db = _db(tmp_path, 3)
+    for command in ("plan", "threats"):
+        ran = bellum("empire", command, "--db", str(db), "--as", "1", "--jobs", "1", "--json",
+                     cwd=tmp_path)  # fmt: skip
+        doc = json.loads(ran.stdout)
+        assert doc["schema"] == f"bellum.empire.{command}"
+        validate(doc)
