@@ -16,12 +16,12 @@ The priors (docs/fog.md says why each was chosen):
   rule bounds.  So a number seen ``a`` updates ago is widened by a factor
   ``(1 + drift) ** a`` both ways (``drift`` 0.25 by default: ``--assume
   drift=...``); one seen since the last update is taken as seen.
-* **A field never seen** of an object seen: what the object's type says it
-  holds (a unit's mil at its efficiency, a ship's crew, the nation's tech as
-  ``report`` shows it), spread as the table in docs/fog.md says.
-* **Missions** are never shown to another country: each foreign unit, ship and
-  plane that could join the fight is on the mission that makes it join with
-  probability ``missions`` (0.5: the most uncertain), else on none.
+* **What no report shows** (missions, a unit's fortification, efficiency and
+  load, a ship's crew and guns, a fort's guns and shells where no spy counted
+  them): like the country's own objects, each as likely; a country plays as
+  its enemies do more than any other guess says.  Without own objects to go
+  by: what the type allows, uniformly (missions: 1/2).
+* **The tech** of another country: its ``report`` band.
 * **Sectors never seen** near the target are like the sectors of the same
   owner that were seen (a random one of them, with its units), if the bmap
   shows land there; without any such sector, they are empty.
@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -46,8 +46,10 @@ from bellum.empire.world import (
     Nation,
     Plague,
     Plane,
+    Relation,
     Sector,
     Ship,
+    UnknownSector,
     World,
 )
 from bellum.errors import InputError
@@ -55,8 +57,6 @@ from bellum.numbers import to_int
 
 #: How much a number seen may have changed per update since, each way (a factor).
 DRIFT = 0.25
-#: The chance a foreign unit, ship or plane is on the mission that makes it join.
-MISSIONS = 0.5
 #: How far from the target foreign objects matter (sectors): forts, reserves, ships
 #: and artillery in range of it.
 REACH = 8
@@ -90,6 +90,15 @@ class Dist:
         vs = tuple(values)
         return cls(vs, (1.0,) * len(vs))
 
+    @classmethod
+    def of(cls, values: Sequence[Any]) -> Dist:
+        """Each of ``values`` as likely as the others (a value given twice, twice as likely)."""
+        counts: dict[Any, int] = {}
+        for v in values:
+            counts[v] = counts.get(v, 0) + 1
+        keys = sorted(counts)
+        return cls(tuple(keys), tuple(float(counts[k]) for k in keys))
+
     @property
     def certain(self) -> bool:
         return len(self.values) == 1
@@ -107,10 +116,15 @@ class Dist:
     def describe(self) -> str:
         if self.certain:
             return f"{self.values[0]}"
-        if all(w == self.weights[0] for w in self.weights) and all(
-            isinstance(v, int) and not isinstance(v, bool) for v in self.values
-        ):
-            return f"uniform {self.values[0]}..{self.values[-1]}"
+        same = all(w == self.weights[0] for w in self.weights)
+        numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in self.values)
+        lo, hi = self.values[0], self.values[-1]
+        if same and numbers and list(self.values) == list(range(lo, hi + 1)):
+            return f"uniform {lo}..{hi}"
+        if numbers:
+            return f"one of {len(self.values)} values from {lo} to {hi}"
+        if len(self.values) > 6:
+            return f"one of {len(self.values)} cases"
         parts = [
             f"{v} ({w / sum(self.weights):.0%})"
             for v, w in zip(self.values, self.weights, strict=True)
@@ -226,7 +240,8 @@ class Assumptions:
 
     values: dict[str, str] = field(default_factory=dict)
     drift: float = DRIFT
-    missions: float = MISSIONS
+    #: The chance of a mission that joins the fight; ``None``: the viewer's own share.
+    missions: float | None = None
     unseen: str = "like-seen"
 
     def take(self, name: str) -> str | None:
@@ -242,7 +257,8 @@ def parse_assumptions(items: Sequence[str]) -> Assumptions:
     ``drift`` (a factor per update, >= 0), ``missions`` (a probability),
     ``unseen`` (``like-seen`` or ``empty``)."""
     values: dict[str, str] = {}
-    drift, missions, unseen = DRIFT, MISSIONS, "like-seen"
+    drift, unseen = DRIFT, "like-seen"
+    missions: float | None = None
     for item in items:
         name, sep, value = item.partition("=")
         name, value = name.strip(), value.strip()
@@ -284,10 +300,12 @@ class _Builder:
     assume: Assumptions
     turn: int
     belief: Belief = field(init=False)
+    own: _Own = field(init=False)
     used: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
         self.belief = Belief(_complete(self.world, self.country))
+        self.own = _Own.of(self.world, self.country)
 
     @property
     def geo(self) -> Any:
@@ -409,6 +427,73 @@ def _fill_own(s: Sector) -> None:
     s.plague = Plague.HEALTHY if s.plague is None else s.plague
 
 
+# -- what the country's own objects suggest ---------------------------------------------
+
+
+@dataclass
+class _Own:
+    """What no report shows of another country (missions, fortification, a unit's or a
+    ship's load, a fort's guns) is drawn from the viewer's own objects: the country's
+    own doctrine is the best evidence it has of how its enemies play."""
+
+    values: dict[str, list[int]] = field(default_factory=dict)
+    shares: dict[str, list[float]] = field(default_factory=dict)
+    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, world: World, country: int) -> _Own:
+        own = cls()
+        units = [u for u in world.units.values() if u.owner == country and not u.loaded]
+        own.values["unit eff"] = [u.eff for u in units]
+        own.values["unit fort"] = [u.fort for u in units]
+        own.shares["unit mil"] = [u.mil / u.type.milit for u in units if u.type.milit]
+        reacting = [u for u in units if u.type.rad > 0 and not u.type.has("spy")]
+        own.counts["reserve"] = (sum(u.mission == "reserve" for u in reacting), len(reacting))
+        ships = [sh for sh in world.ships.values() if sh.owner == country]
+        own.values["ship eff"] = [sh.eff for sh in ships]
+        for item in ("mil", "gun", "shell"):
+            own.shares[f"ship {item}"] = [
+                sh.items.get(item, 0) / sh.type.cargo[_cargo(item)]
+                for sh in ships
+                if sh.type.cargo.get(_cargo(item))
+            ]
+        planes = [p for p in world.planes.values() if p.owner == country
+                  and (p.type.has("tactical") or p.type.has("bomber"))]  # fmt: skip
+        supporting = sum(p.mission in ("support", "osupport", "dsupport") for p in planes)
+        own.counts["support"] = (supporting, len(planes))
+        forts = [s for s in world.sectors.values() if s.owner == country and s.type.has("fortress")]
+        own.values["fort gun"] = [s.get("gun") for s in forts]
+        own.values["fort shell"] = [s.get("shell") for s in forts]
+        own.values["defense"] = [s.defense for s in world.sectors.values() if s.owner == country]
+        return own
+
+    def like(self, key: str, fallback: Dist) -> Dist:
+        """The viewer's own values of ``key``, each as likely; ``fallback`` without any."""
+        vs = self.values.get(key, [])
+        return Dist.of(vs) if vs else fallback
+
+    def share(self, key: str, most: int) -> Dist:
+        """``most`` times a share of the viewer's own; uniform up to ``most`` without any."""
+        shares = self.shares.get(key, [])
+        if not shares:
+            return Dist.uniform(0, most)
+        return Dist.of([min(most, max(0, round(f * most))) for f in shares])
+
+    def chance(self, key: str, given: float | None) -> float:
+        """The share of the viewer's own objects doing ``key`` (``given`` overrides; 1/2
+        without any)."""
+        if given is not None:
+            return given
+        n, total = self.counts.get(key, (0, 0))
+        return n / total if total else 0.5
+
+    def why(self, key: str, fallback: str) -> str:
+        n = len(self.values.get(key, self.shares.get(key, [])))
+        if key in self.counts:
+            n = self.counts[key][1]
+        return f"like the country's own {n}" if n else fallback
+
+
 # -- the objects seen ------------------------------------------------------------------
 
 
@@ -429,7 +514,8 @@ def believe(
     """
     assume = assume or Assumptions()
     now = turn if turn is not None else (world.fog.turn if world.fog is not None else 0)
-    b = _Builder(world, country, world.geometry.norm(*target), assume, now)
+    target = world.geometry.norm(*target)
+    b = _Builder(world, country, target, assume, now)
     for o in sorted(world.observations.values(), key=lambda o: (o.kind, o.ident)):
         if o.kind == "sector":
             _sector_seen(b, o)
@@ -495,8 +581,9 @@ def _sector_seen(b: _Builder, o: Observation) -> None:
                  "the mil of the owner's sectors seen", 32767)  # fmt: skip
     if is_target or fortress:
         b.number(f"{at}.eff", seen_eff, Dist.uniform(0, 100), setter("eff"), "any efficiency", 100)
-        b.number(f"{at}.defense", o.get("defense"), Dist.fixed(0), setter("defense"),
-                 "not improved", 100)  # fmt: skip
+        defense = b.own.like("defense", Dist.fixed(0))
+        b.number(f"{at}.defense", o.get("defense"), defense, setter("defense"),
+                 b.own.why("defense", "not improved"), 100)  # fmt: skip
     if fortress:
         for item in ("gun", "shell"):
             b.number(f"{at}.{item}", o.get(item), _item_prior(b, owner, item), setter(item),
@@ -512,7 +599,8 @@ def _mil_prior(b: _Builder, owner: int) -> Dist:
 
 
 def _item_prior(b: _Builder, owner: int, item: str) -> Dist:
-    return _like_seen(b, owner, item, Dist.uniform(0, 50 if item == "gun" else 100), forts=True)
+    fallback = b.own.like(f"fort {item}", Dist.uniform(0, 50 if item == "gun" else 100))
+    return _like_seen(b, owner, item, fallback, forts=True)
 
 
 def _like_seen(b: _Builder, owner: int, item: str, fallback: Dist, forts: bool = False) -> Dist:
@@ -527,7 +615,7 @@ def _like_seen(b: _Builder, owner: int, item: str, fallback: Dist, forts: bool =
             values.append(v.value)
     if not values:
         return fallback
-    return Dist(tuple(sorted(values)), (1.0,) * len(values))
+    return Dist.of(values)
 
 
 def _thing_seen(b: _Builder, o: Observation) -> None:
@@ -548,7 +636,7 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
         lt = tables.land[mnemonic]
         u = LandUnit(uid=uid, type=lt, owner=owner, x=xy[0], y=xy[1], tech=tech, eff=100,
                      mob=127)  # fmt: skip
-        u.items = {"mil": lt.milit}
+        u.items = full_load(lt.cargo)
         w.units[uid] = u
         if not b.near(xy):
             return
@@ -566,24 +654,27 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
 
             return put
 
-        b.number(f"{name}.eff", o.get("eff"), Dist.uniform(10, 100), put_unit("eff"),
-                 "any efficiency a unit keeps", 100)  # fmt: skip
-        b.number(f"{name}.mil", o.get("mil"), Dist.uniform(0, lt.milit), put_unit("mil"),
-                 "up to what the type holds", lt.milit)  # fmt: skip
+        own = b.own
+        eff = own.like("unit eff", Dist.uniform(10, 100))
+        b.number(f"{name}.eff", o.get("eff"), eff, put_unit("eff"),
+                 own.why("unit eff", "any efficiency a unit keeps"), 100)  # fmt: skip
+        b.number(f"{name}.mil", o.get("mil"), own.share("unit mil", lt.milit), put_unit("mil"),
+                 own.why("unit mil", "up to what the type holds"), lt.milit)  # fmt: skip
         b.number(f"{name}.tech", tech_seen, _tech_prior(b, owner, lt.tech), put_unit("tech"),
                  "the owner's tech as report shows it", 1000)  # fmt: skip
-        b.add(f"{name}.fort", Dist.uniform(0, 127), put_unit("fort"), None,
-              "never shown: uniform 0..127")  # fmt: skip
+        fort = own.like("unit fort", Dist.uniform(0, 127))
+        b.add(f"{name}.fort", fort, put_unit("fort"), None,
+              f"never shown: {own.why('unit fort', 'uniform 0..127')}")  # fmt: skip
         if lt.rad > 0 and not lt.has("spy"):
-            p = b.assume.missions
+            p = own.chance("reserve", b.assume.missions)
             b.add(f"{name}.mission", Dist(("reserve", ""), (p, 1 - p)), put_unit("mission"), None,
-                  f"never shown: reserve with probability {p:g}")  # fmt: skip
+                  f"never shown: reserve with probability {p:.2f}"
+                  f" ({own.why('reserve', 'the most uncertain')})")  # fmt: skip
     elif o.kind == "ship" and mnemonic in tables.ships:
         st = tables.ships[mnemonic]
         sh = Ship(uid=uid, type=st, owner=owner, x=xy[0], y=xy[1], tech=tech or st.tech, eff=100,
                   mob=127)  # fmt: skip
-        sh.items = {k: v for k, v in ((i, st.cargo.get(_cargo(i), 0)) for i in ("mil", "gun",
-                    "shell")) if v}  # fmt: skip
+        sh.items = full_load(st.cargo)
         w.ships[uid] = sh
         if not b.near(xy):
             return
@@ -598,13 +689,15 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
 
             return put
 
-        b.number(f"{name}.eff", o.get("eff"), Dist.uniform(60, 100), put_ship("eff"),
-                 "a ship at sea is at least 60% (below, it cannot fire)", 100)  # fmt: skip
+        own = b.own
+        b.number(f"{name}.eff", o.get("eff"), own.like("ship eff", Dist.uniform(60, 100)),
+                 put_ship("eff"), own.why("ship eff", "60% or more"), 100)  # fmt: skip
         for item in ("mil", "gun", "shell"):
             most = st.cargo.get(_cargo(item), 0)
             if most:
-                b.number(f"{name}.{item}", o.get(item), Dist.uniform(0, most), put_ship(item),
-                         "up to what the type holds", most)  # fmt: skip
+                b.number(f"{name}.{item}", o.get(item), own.share(f"ship {item}", most),
+                         put_ship(item), own.why(f"ship {item}", "up to what the type holds"),
+                         most)  # fmt: skip
     elif o.kind == "plane" and mnemonic in tables.planes:
         pt = tables.planes[mnemonic]
         pl = Plane(uid=uid, type=pt, owner=owner, x=xy[0], y=xy[1], tech=tech or pt.tech, eff=100,
@@ -617,13 +710,24 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
                 plane.mission = str(v)
                 plane.op_center, plane.op_radius = (plane.xy, pt.range) if v else (None, 0)
 
-            p = b.assume.missions
+            p = b.own.chance("support", b.assume.missions)
             b.add(f"{name}.mission", Dist(("support", ""), (p, 1 - p)), put_mission, None,
-                  f"never shown: support with probability {p:g}")  # fmt: skip
+                  f"never shown: support with probability {p:.2f}"
+                  f" ({b.own.why('support', 'the most uncertain')})")  # fmt: skip
 
 
 def _cargo(item: str) -> str:
     return {"mil": "milit", "gun": "gun", "shell": "shell"}[item]
+
+
+#: The world's item names of the type tables' cargo names that differ.
+_ITEM_OF_CARGO = {"milit": "mil", "civil": "civ"}
+
+
+def full_load(cargo: dict[str, int]) -> dict[str, int]:
+    """What a unit or ship of a type holding ``cargo`` carries when full: the prior of
+    the supplies nobody can see (a unit's guns and shells, its food)."""
+    return {_ITEM_OF_CARGO.get(k, k): v for k, v in cargo.items() if v > 0}
 
 
 def _tech_prior(b: _Builder, owner: int, least: int) -> Dist:
@@ -652,45 +756,134 @@ def _nation_seen(b: _Builder, o: Observation) -> None:
              "never shown", 1000)  # fmt: skip
 
 
+def _as_drawn(world: World, value: Any) -> None:
+    """An input already in the world as drawn (listed for what it assumes)."""
+
+
+def _likely_owner(b: _Builder) -> int | None:
+    """Whose the target is when it was never seen: the owner of the nearest foreign sector
+    seen (a country at war with the viewer first)."""
+    best: tuple[bool, int, str] | None = None
+    owner = None
+    for o in b.world.observations.values():
+        if o.kind != "sector":
+            continue
+        who = int(_seen_value(o, "owner", 0))
+        if who in (0, b.country):
+            continue
+        at_war = (
+            b.world.nations.get(b.country) is not None
+            and who in b.world.nations
+            and (b.world.nations[b.country].relations.get(who) == Relation.AT_WAR)
+        )
+        key = (not at_war, b.geo.mapdist(_xy_of(o.ident, b), b.target), o.ident)
+        if best is None or key < best:
+            best, owner = key, who
+    return owner
+
+
+#: How far from the target a sector the bmap shows nothing of may hide what joins the
+#: fight (a fort's reach, a reserve's): beyond, such sectors are left empty.
+BLANK_REACH = 4
+#: Numbers given to the units copied into sectors never seen (far above any real one).
+COPY_UIDS = 1_000_000
+
+
 def _unseen(b: _Builder) -> None:
-    """Sectors near the target never seen but where the bmap shows land of some use
-    (``?`` or a designation): like a random sector seen of the target's owner."""
-    if b.assume.unseen == "empty":
-        return
+    """Sectors near the target never seen, and the target itself if never seen: like a
+    random sector seen of the target's owner (the likeliest owner when the target was not
+    seen either), with the units seen in that sector.  A sector the bmap shows as land of
+    some use (``?`` or a designation) is such land; one it shows nothing of (within
+    :data:`BLANK_REACH`) is land with the chance that a sector the bmap shows is land,
+    else sea."""
     w = b.belief.base
-    target_owner = w.sectors[b.target].owner
+    target_seen = b.target in b.world.sectors or f"sector {b.target[0]},{b.target[1]}" in (
+        b.world.observations
+    )
+    owner = w.sectors[b.target].owner if target_seen else _likely_owner(b)
     seen = [
         o for o in b.world.observations.values()
-        if o.kind == "sector" and int(_seen_value(o, "owner", -1)) == target_owner
-        and target_owner not in (0, b.country)
+        if o.kind == "sector" and owner not in (None, 0, b.country)
+        and int(_seen_value(o, "owner", -1)) == owner
     ]  # fmt: skip
-    bmap = b.world.bmaps.get(b.country)
-    if not seen or bmap is None:
+    if not seen or owner is None:
+        if not target_seen:
+            raise UnknownSector(
+                f"sector {b.world.fmt(b.target, b.country)} is unknown: country {b.country} has"
+                " seen neither it nor any other country's sector to judge it by (sync with"
+                " --spend-btus or --risk-spies to look, docs/fog.md)"
+            )
         return
+    if b.assume.unseen == "empty" and target_seen:
+        return
+    bmap = b.world.bmaps.get(b.country)
+    marks = [c for row in (bmap.rows if bmap else []) for c in row if c.strip()]
+    land = sum(c != "." for c in marks) / len(marks) if marks else 0.5
+    units_at = _units_seen_at(b)
+    p_reserve = b.own.chance("reserve", b.assume.missions)
     for xy in list(w.geometry.within(b.target, REACH)):
         if xy in b.world.sectors or f"sector {xy[0]},{xy[1]}" in b.world.observations:
             continue
-        mark = bmap.at(xy)
-        if mark in (" ", ".", "^", "~", "\\", "-") or not mark.strip():
+        mark = bmap.at(xy) if bmap is not None else " "
+        blank = not mark.strip()
+        if xy != b.target and (
+            mark in ".^~\\-" or b.assume.unseen == "empty" or (blank and bmap is None)
+            or (blank and b.geo.mapdist(xy, b.target) > BLANK_REACH)
+        ):  # fmt: skip
             continue
         at = b.world.fmt(xy, b.country)
-        choices = tuple(range(len(seen) + 1))
-        weights = (1.0,) * len(seen) + (0.0,)
+        share = 1.0 if not blank or xy == b.target else land
+        choices: list[tuple[int, bool]] = [(-1, False)] if share < 1 else []
+        weights: list[float] = [1 - share] if share < 1 else []
+        for i, o in enumerate(seen):
+            if units_at.get(o.ident):
+                choices += [(i, True), (i, False)]
+                weights += [share * p_reserve / len(seen), share * (1 - p_reserve) / len(seen)]
+            else:
+                choices.append((i, False))
+                weights.append(share / len(seen))
 
-        def put(world: World, i: Any, xy: Coord = xy) -> None:
-            src = seen[int(i)]
+        def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner) -> None:
+            i, reserve = pick
+            if i < 0:
+                world.sectors[xy] = Sector(x=xy[0], y=xy[1], type=world.tables.sector("sea"))
+                return
+            src = seen[i]
             kind = world.tables.sector(str(_seen_value(src, "type", "wilderness")))
-            sect = Sector(x=xy[0], y=xy[1], type=kind, owner=target_owner, oldowner=target_owner)
+            sect = Sector(x=xy[0], y=xy[1], type=kind, owner=owner, oldowner=owner)
             sect.eff = int(_seen_value(src, "eff", 100))
             for item in ITEMS:
                 v = src.get(item)
                 if v is not None and isinstance(v.value, int):
                     sect.put(item, v.value)
             world.sectors[xy] = sect
+            for n, unit in enumerate(units_at.get(src.ident, [])):
+                copy = world.units.get(unit)
+                if copy is None:
+                    continue
+                uid = COPY_UIDS + len(world.units) + n
+                u = replace(copy, uid=uid, x=xy[0], y=xy[1], items=dict(copy.items))
+                u.mission = "reserve" if reserve else ""
+                u.op_center, u.op_radius = (u.xy, u.type.rad) if reserve else (None, 0)
+                world.units[uid] = u
 
-        b.add(f"{at}.like", Dist(choices, weights), put, None,
-              f"never seen ({mark!r} on the bmap): like one of the {len(seen)} sectors of"
-              f" {w.name_of(target_owner)} seen")  # fmt: skip
+        where = f"{mark!r} on the bmap" if not blank else f"land {share:.0%}, like the bmap's"
+        b.add(f"{at}.like", Dist(tuple(choices), tuple(weights)), put, None,
+              f"never seen ({where}): like one of the {len(seen)} sectors of"
+              f" {w.name_of(owner)} seen, with their units")  # fmt: skip
+        if xy == b.target:
+            b.add(f"{at}.mines", Dist.fixed(0), _as_drawn, None,
+                  "never shown to a country that is not its old owner: assumed 0")  # fmt: skip
+
+
+def _units_seen_at(b: _Builder) -> dict[str, list[int]]:
+    """The foreign units seen, by the sector they were seen in."""
+    out: dict[str, list[int]] = {}
+    for o in b.world.observations.values():
+        at = o.get("at")
+        if o.kind == "unit" and at is not None and isinstance(at.value, str):
+            out.setdefault(at.value, []).append(int(o.ident))
+    return out
 
 
 _ = (Iterator, Nation)

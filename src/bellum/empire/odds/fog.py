@@ -29,6 +29,9 @@ from bellum.odds.result import LossDistribution
 
 #: Complete worlds solved at most (every combination when there are no more).
 DRAWS = 40
+#: Paths to the fight sampled in all, over every world drawn, when a world's events before
+#: its fight are too many to visit (each world gets its share, at least 3).
+SAMPLE_BUDGET = 240
 Progress = Callable[[float], None]
 
 
@@ -109,9 +112,10 @@ def fog_odds(
     seed = new_seed() if seed is None else seed
     rows = list(belief.draws(draws, seed))
     exhaustive = belief.combinations() <= draws
+    options.setdefault("max_samples", max(3, SAMPLE_BUDGET // len(rows)))
     parts: list[tuple[float, EmpireOdds]] = []
     for i, (values, weight) in enumerate(rows):
-        done = plan_odds(belief.world(values), country, plan, seed=seed, **options)
+        done = plan_odds(belief.world(values), country, plan, seed=seed + i, **options)
         parts.append((weight, done))
         if progress is not None:
             progress((i + 1) / len(rows))
