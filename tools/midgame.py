@@ -149,12 +149,13 @@ class Midgame:
         raise KeyError(key)
 
 
-def fairland_args(width: int, height: int) -> tuple[int, ...]:
+def fairland_args(width: int, height: int, countries: int | None = None) -> tuple[int, ...]:
     """fairland's ``NC SC NI IS SP PM`` for a world of this size: about a quarter of
-    it land, in 3 continents (one country each) on 32x16, 4 on 48x24, 8 from 96x48 up;
-    as many islands, a quarter of a continent's size; 10 % spikes and 5 % mountains."""
+    it land, in one continent per country (``countries``, else 3 on 32x16, 4 on 48x24,
+    8 from 96x48 up); as many islands, a quarter of a continent's size; 10 % spikes and
+    5 % mountains."""
     sectors = width * height // 2
-    continents = max(2, min(8, round(math.sqrt(sectors) / 6)))
+    continents = countries or max(2, min(8, round(math.sqrt(sectors) / 6)))
     size = max(12, sectors // 4 * 3 // 4 // continents)
     islands = continents
     return continents, size, islands, max(4, size // 4), 10, 5
@@ -165,9 +166,12 @@ def make_midgame(
     seed: int,
     mix: Mix | None = None,
     *,
+    countries: int | None = None,
     progress: Callable[[str], None] | None = None,
 ) -> Midgame:
-    """Make ``game`` (not yet created) a mid-game: fairland, newcap, then the set-up.
+    """Make ``game`` (not yet created) a mid-game: fairland, newcap, then the set-up;
+    ``countries`` (at least 2, at most :data:`NAMES`) or as many as the size suggests
+    (:func:`fairland_args`).
 
     Leaves the server running.  ``progress`` hears a line per stage.
     """
@@ -177,16 +181,18 @@ def make_midgame(
         game.econfig.setdefault(key, value)
     game.create()
     width, height = game.size
-    args = fairland_args(width, height)
+    if countries is not None and not 2 <= countries <= len(NAMES):
+        raise ValueError(f"countries: from 2 to {len(NAMES)}, not {countries}")
+    args = fairland_args(width, height, countries)
     say(f"fairland -R {seed} {' '.join(map(str, args))} on {width}x{height}")
     script = game.fairland(seed, *args)
     game.launch()
-    countries, start = newcap(script)
+    players, start = newcap(script)
     game.deity(*start)
     world = deity_world(game)
-    made = plan_setup(world, countries, seed, mix)
+    made = plan_setup(world, players, seed, mix)
     made.commands[:0] = start
-    say(f"{len(countries)} countries; {len(made.commands)} deity commands")
+    say(f"{len(players)} countries; {len(made.commands)} deity commands")
     game.deity(*made.commands[len(start) :])
     return made
 

@@ -43,7 +43,7 @@ from typing import Any
 
 import tomli_w
 from empire_server import DEITY, DEITY_PASSWORD, EmpireGame, ServerError, empire_install
-from midgame import Midgame, Mix, make_midgame
+from midgame import NAMES, Midgame, Mix, make_midgame
 
 from bellum.client.live import sync
 from bellum.empire import run_command
@@ -51,6 +51,7 @@ from bellum.empire.answers import NamedAnswers
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.events import Prompt
 from bellum.empire.geometry import Coord
+from bellum.empire.io.sqlite.codec import world_rows
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import dumps, world_to_data
 from bellum.empire.io.xdump.mapping import dump_to_world, read_dump, world_to_dump
@@ -79,12 +80,32 @@ MAX_CANDIDATES = 60
 
 @dataclass(frozen=True)
 class WorldSpec:
-    """A benchmark world: its name (the dump's file name), size and seed."""
+    """A world to make: its name (the dump's file name), size, seed and how many
+    countries (``None``: as many as the size suggests, :func:`midgame.fairland_args`)."""
 
     name: str
     width: int
     height: int
     seed: int
+    countries: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> WorldSpec:
+        """``NAME:WxH:SEED[:COUNTRIES]``, e.g. ``mine:64x32:7`` or ``duel:32x16:3:2``."""
+        parts = text.split(":")
+        size = parts[1].lower().split("x") if len(parts) > 1 else []
+        numbers = [*size, *parts[2:]]
+        if not 3 <= len(parts) <= 4 or len(size) != 2 or not all(n.isdigit() for n in numbers):
+            raise ValueError(f"expected NAME:WxH:SEED[:N] such as mine:64x32:7, not {text!r}")
+        width, height = int(size[0]), int(size[1])
+        if not parts[0].isidentifier():
+            raise ValueError(f"{parts[0]!r}: a world's name is letters, digits and _")
+        if width % 2 or height % 2 or width < 16 or height < 8:
+            raise ValueError(f"{parts[1]}: the size must be even and at least 16x8")
+        countries = int(parts[3]) if len(parts) == 4 else None
+        if countries is not None and not 2 <= countries <= len(NAMES):
+            raise ValueError(f"{countries} countries: from 2 to {len(NAMES)}")
+        return cls(parts[0], width, height, int(parts[2]), countries)
 
 
 WORLDS = (
@@ -156,8 +177,9 @@ class Plan:
     ``command`` is the order with the answers ``bellum empire odds`` takes too
     (``--mil``, ``--unit``); ``answers`` the rest that the command needs to run
     without a terminal (``--no-units``, the move-in).  ``seed`` is the seed the
-    server ran it with; ``kinds`` what took part in that run; ``transcript`` what
-    the server printed (kept in :data:`TRANSCRIPTS`).
+    server ran it with; ``kinds`` what took part in that run; ``target`` what it
+    fights (the target sector's type, ``ship`` or ``land unit``); ``transcript``
+    what the server printed (kept in :data:`TRANSCRIPTS`).
     """
 
     id: str
@@ -171,6 +193,7 @@ class Plan:
     support: dict[str, list[float]] = field(default_factory=dict)
     #: ``"same"`` when the server printed what bellum printed; else what differed.
     server: str = "unchecked"
+    target: str = ""
     transcript: str = ""
 
     @property
@@ -190,6 +213,7 @@ class Plan:
             "answers": self.answers,
             "seed": self.seed,
             "outcome": self.outcome,
+            "target": self.target,
             "kinds": self.kinds,
             "server": self.server,
         }
@@ -200,10 +224,19 @@ class Plan:
     @classmethod
     def from_toml(cls, doc: dict[str, Any], transcript: str = "") -> Plan:
         return cls(
-            doc["id"], doc["world"], doc["as"], doc["command"], doc.get("answers", ""), doc["seed"],
-            list(doc.get("kinds", [])), doc.get("outcome", ""), dict(doc.get("support", {})),
-            doc.get("server", "unchecked"), transcript,
-        )  # fmt: skip
+            id=doc["id"],
+            world=doc["world"],
+            country=doc["as"],
+            command=doc["command"],
+            answers=doc.get("answers", ""),
+            seed=doc["seed"],
+            kinds=list(doc.get("kinds", [])),
+            outcome=doc.get("outcome", ""),
+            support=dict(doc.get("support", {})),
+            server=doc.get("server", "unchecked"),
+            target=doc.get("target", ""),
+            transcript=transcript,
+        )
 
 
 def load_plans(path: Path = DEFAULT_OUT / PLANS) -> tuple[dict[str, dict[str, Any]], list[Plan]]:
@@ -452,28 +485,56 @@ def evaluate(world: World, plan: Plan) -> Plan | None:
         return None
     if result.outcome in ("refused", "usage"):
         return None
+    if result.outcome == "aborted" and not (set(support_kinds(result)) - {"morale"}):
+        return None  # no force to send, or it stopped before anything happened
     plan.outcome = result.outcome
+    plan.target = target_of(world, plan)
     plan.kinds = support_kinds(result)
     plan.support = support_values(result.transcript())
     return plan
 
 
+def target_of(world: World, plan: Plan) -> str:
+    """What ``plan`` fights: the target sector's type, ``ship`` or ``land unit``."""
+    order, cnum, _ = plan_order(world, plan)
+    if order.name in ("board", "lboard"):
+        return "ship" if order.name == "board" else "land unit"
+    where = order.args[3] if order.name == "paradrop" else order.args[0]
+    xy = world.geometry.parse(where, world.nations[cnum].origin)
+    return world.sectors[xy].type.name
+
+
+#: Targets worth a plan of their own (the odds of an attack on a fortress, a capital).
+TARGETS = ("fortress", "capital")
+
+
+def features(plan: Plan) -> set[str]:
+    """What :func:`choose` covers: the kinds of support, a target of :data:`TARGETS`,
+    and escorts on a paradrop."""
+    found = set(plan.kinds)
+    if plan.target in TARGETS:
+        found.add(f"target {plan.target}")
+    if plan.name == "paradrop" and shlex.split(plan.command)[2] != ".":
+        found.add("escorted")
+    return found
+
+
 def choose(plans: Sequence[Plan], most: int = MAX_PLANS) -> list[Plan]:
-    """The fewest plans that show every kind these plans show (greedily, at most
-    ``most``), preferring plans that come to a fight (captured or defeated) to those
-    that end before it; at least one plan that fights when any does."""
+    """The fewest plans that show every :func:`features` these plans show (greedily, at
+    most ``most``), preferring plans that come to a fight (captured or defeated) to
+    those that end before it; at least one plan that fights when any does."""
 
     def fights(p: Plan) -> bool:
         return p.outcome in ("captured", "defeated")
 
-    left = set().union(*(p.kinds for p in plans)) if plans else set()
+    left = set().union(*(features(p) for p in plans)) if plans else set()
     chosen: list[Plan] = []
     while left and len(chosen) < most:
-        best = max(plans, key=lambda p: (len(left & set(p.kinds)), fights(p), -plans.index(p)))
-        if not left & set(best.kinds):
+        best = max(plans, key=lambda p: (len(left & features(p)), fights(p), -plans.index(p)))
+        if not left & features(best):
             break
         chosen.append(best)
-        left -= set(best.kinds)
+        left -= features(best)
     fought = [p for p in plans if fights(p)]
     if fought and not any(fights(p) for p in chosen):
         chosen.append(fought[0])
@@ -543,7 +604,11 @@ def make_world(
     game = EmpireGame(install or empire_install(), {"WORLD_X": spec.width, "WORLD_Y": spec.height})
     try:
         made = make_midgame(
-            game, spec.seed, Mix(), progress=lambda line: log(f"[{spec.name}] {line}")
+            game,
+            spec.seed,
+            Mix(),
+            countries=spec.countries,
+            progress=lambda line: log(f"[{spec.name}] {line}"),
         )
         dump = out / f"{spec.name}.xdump"
         with tempfile.TemporaryDirectory(prefix="bellum-sync-") as scratch:
@@ -557,7 +622,7 @@ def make_world(
             finally:
                 store.close()
         dump.write_text(text, encoding="ascii")
-        log(f"[{spec.name}] wrote {dump} ({len(text) // 1024} KB)")
+        log(f"[{spec.name}] dump {dump.name}: {len(text) // 1024} KB")
         world = load_world(dump)
         with snapshot_game(game) as snap:
             seed = server_seed(game, snap, made)
@@ -650,27 +715,34 @@ def strip_controls(text: str) -> str:
     return "".join(ch for ch in text if ch in "\n\t" or ch >= " ")
 
 
-def write_plans(out: Path, worlds: list[tuple[WorldSpec, Midgame]], plans: list[Plan]) -> Path:
+def world_entry(spec: WorldSpec, made: Midgame) -> dict[str, Any]:
+    """A world's ``[[world]]`` table in ``plans.toml``."""
+    return {
+        "name": spec.name,
+        "dump": f"{spec.name}.xdump",
+        "size": f"{spec.width}x{spec.height}",
+        "seed": spec.seed,
+        "countries": [
+            {"cnum": c.cnum, "name": c.name, "password": c.password} for c in made.countries
+        ],
+        "wars": [list(w) for w in made.wars],
+        "alliances": [list(a) for a in made.alliances],
+        "deity_commands": len(made.commands),
+    }
+
+
+def write_plans(out: Path, worlds: list[dict[str, Any]], plans: list[Plan]) -> Path:
+    """``plans.toml`` and ``transcripts.toml`` in ``out``, worlds in :data:`WORLDS` order."""
+    order = {s.name: i for i, s in enumerate(WORLDS)}
+    worlds = sorted(worlds, key=lambda w: order.get(w["name"], len(order)))
+    rank = {w["name"]: i for i, w in enumerate(worlds)}
+    plans = sorted(plans, key=lambda p: rank[p.world])  # stable: commands keep their order
     doc = {
         "about": (
             "Realistic worlds made by the Empire 4.4.1 server (tools/realistic.py);"
             " format: benchmarks/worlds/README.md"
         ),
-        "world": [
-            {
-                "name": spec.name,
-                "dump": f"{spec.name}.xdump",
-                "size": f"{spec.width}x{spec.height}",
-                "seed": spec.seed,
-                "countries": [
-                    {"cnum": c.cnum, "name": c.name, "password": c.password} for c in made.countries
-                ],
-                "wars": [list(w) for w in made.wars],
-                "alliances": [list(a) for a in made.alliances],
-                "deity_commands": len(made.commands),
-            }
-            for spec, made in worlds
-        ],
+        "world": worlds,
         "plan": [p.to_toml() for p in plans],
     }
     path = out / PLANS
@@ -714,15 +786,31 @@ def write_example(path: Path, out: Path, name: str = EXAMPLE_WORLD) -> None:
     path.write_text(header + dumps(world_to_data(load_world(out / doc["dump"]))))
 
 
+def same_world(new: Path, old: Path) -> bool:
+    """Whether dump ``new`` holds the world ``old`` already holds: a world made again
+    keeps its file, whose only difference is the server's timestamps."""
+    if new.suffix != ".xdump" or not old.exists():
+        return False
+    return world_rows(load_world(new)) == world_rows(load_world(old))
+
+
 def _wrap(text: str) -> list[str]:
     return textwrap.wrap(text, 86, break_on_hyphens=False)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="folder to write to")
+    parser.add_argument(
+        "--out", type=Path, help=f"folder to write to (default: {DEFAULT_OUT.relative_to(ROOT)})"
+    )
     parser.add_argument(
         "--only", action="append", metavar="NAME", help="make only this world (repeatable)"
+    )
+    parser.add_argument(
+        "--world",
+        action="append",
+        metavar="NAME:WxH:SEED[:N]",
+        help="make this world (N countries) instead of the benchmark ones (repeatable)",
     )
     parser.add_argument(
         "--no-check", action="store_true", help="do not play the plans on the server"
@@ -734,32 +822,55 @@ def main(argv: Sequence[str] | None = None) -> int:
         help=f"where to write {EXAMPLE_WORLD} as a world file (default: %(default)s)",
     )
     args = parser.parse_args(argv)
-    specs = [s for s in WORLDS if not args.only or s.name in args.only]
+    try:
+        own = [WorldSpec.parse(text) for text in args.world or ()]
+    except ValueError as exc:
+        parser.error(f"--world: {exc}")
+    if own and args.only:
+        parser.error("give --world or --only, not both")
+    if own and args.out is None:
+        parser.error(f"--world: give --out for your own worlds ({DEFAULT_OUT} is the benchmarks')")
+    args.out = args.out or DEFAULT_OUT
+    specs = own or [s for s in WORLDS if not args.only or s.name in args.only]
     unknown = set(args.only or ()) - {s.name for s in WORLDS}
     if unknown:
         parser.error(
             f"no world {', '.join(sorted(unknown))}; worlds: {', '.join(s.name for s in WORLDS)}"
         )
     args.out.mkdir(parents=True, exist_ok=True)
-    try:
-        install = empire_install()
-        made, plans = [], []
-        for spec in specs:
-            m, p = make_world(spec, args.out, check=not args.no_check, install=install)
-            made.append((spec, m))
-            plans += p
-    except ServerError as exc:
-        print(f"realistic: {exc}", file=sys.stderr)
-        return 1
-    except KeyboardInterrupt:
-        print("realistic: interrupted; the worlds written so far are kept", file=sys.stderr)
-        return 130
-    path = write_plans(args.out, made, plans)
-    if any(spec.name == EXAMPLE_WORLD for spec, _ in made) and not args.no_check:
+    with tempfile.TemporaryDirectory(prefix="bellum-worlds-") as scratch:
+        new = Path(scratch)
+        try:
+            install = empire_install()
+            worlds, plans = [], []
+            for spec in specs:
+                made, found = make_world(spec, new, check=not args.no_check, install=install)
+                worlds.append(world_entry(spec, made))
+                plans += found
+        except ServerError as exc:
+            print(f"realistic: {str(exc).rstrip()}; nothing was written", file=sys.stderr)
+            return 1
+        except KeyboardInterrupt:
+            print("realistic: interrupted; nothing was written", file=sys.stderr)
+            return 130
+        # The worlds not made again this time stay as they were.
+        if (args.out / PLANS).exists():
+            old_worlds, old_plans = load_plans(args.out / PLANS)
+            made_now = {w["name"] for w in worlds}
+            worlds += [w for name, w in old_worlds.items() if name not in made_now]
+            plans += [p for p in old_plans if p.world not in made_now]
+        write_plans(new, worlds, plans)
+        for f in sorted(new.iterdir()):
+            if not same_world(f, args.out / f.name):
+                shutil.move(f, args.out / f.name)
+    if EXAMPLE_WORLD in {s.name for s in specs} and not args.no_check:
         write_example(args.example, args.out)
         log(f"wrote {args.example}")
     bad = [p for p in plans if p.server not in ("same", BELL, "unchecked")]
-    log(f"wrote {path}: {len(plans)} plans, {len(bad)} where bellum differs from the server")
+    log(
+        f"wrote {args.out / PLANS}: {len(plans)} plans,"
+        f" {len(bad)} where bellum differs from the server"
+    )
     return 0
 
 

@@ -12,6 +12,7 @@ from bellum.client import SeedCounter, Session
 from bellum.client.errors import RemoteProtocolError
 from bellum.client.live import compare, sync
 from bellum.empire.io.sqlite.store import Store
+from bellum.empire.rules import Rules
 from bellum.empire.world import Relation
 
 
@@ -28,7 +29,7 @@ def test_client_sync_of_a_player_from_a_recorded_conversation(tmp_path: Path) ->
     assert sorted(world.sectors) == [(0, 0), (22, 0)]
     assert list(world.planes) == [0] and world.units == {}
     assert world.nations[1].relations == {2: Relation.AT_WAR}
-    assert world.option("BLITZ") is True
+    assert Rules.of(world.options).BLITZ is True
     assert world.bmaps[1].rows == [" " * 32] * 16
     tech = world.observations["nation 2"].fields["tech"]
     assert (tech.lo, tech.hi, tech.source) == (90, 111, "report")

@@ -10,6 +10,7 @@ from bellum.empire.combat import attack
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world
+from bellum.empire.rules import Rules
 
 
 def test_reaction_mines_and_unsupplied_engineer_b3_item_4() -> None:
@@ -76,7 +77,7 @@ def test_cavalry_in_allied_fortress_b3_item_9() -> None:
 
 def test_strength_preview() -> None:
     w = load_world(EXAMPLES / "reaction.toml")
-    rows = strength(w, 2, list(w.sectors.values()))
+    rows = strength(w, 2, list(w.sectors.values()), Rules.of(w.options))
     by_xy = {r.sector.xy: r for r in rows}
     r = by_xy[(2, 0)]
     assert int(r.units) == 57  # 50 mil x 1.92426 x 60 %

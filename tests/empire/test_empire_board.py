@@ -12,6 +12,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, board, lboard
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world, save_world
+from bellum.empire.rules import Rules
 from bellum.empire.world import LandUnit, World
 
 B36_BOARD = """\
@@ -520,8 +521,8 @@ def test_info_page_reduces_land_units_aboard_a_captured_ship() -> None:
         cargo = w.ships[1]
         w.units[90] = LandUnit(uid=90, type=w.tables.land["inf"], owner=cargo.owner,
                                x=cargo.x, y=cargo.y, eff=80, ship=cargo.uid)  # fmt: skip
-        w.overrides["info_capture"] = switch
-        r = board(w, "1", "0", 1, ServerRandom(1), ScriptedPrompter(["50"]))
+        rules = Rules.of(w.options, overrides={"info_capture": switch})
+        r = board(w, "1", "0", 1, ServerRandom(1), ScriptedPrompter(["50"]), rules=rules)
         assert r.success
         results[switch] = (w.units[90].owner, w.units[90].eff)
     assert results[False] == (1, 80)

@@ -28,7 +28,7 @@ from bellum.empire.odds.report import z_scores
 from bellum.empire.odds.sides import SideGraph
 from bellum.empire.odds.solver import per_casualty_ends, server_ends
 from bellum.empire.orders import Order
-from bellum.empire.rules import apply_rules
+from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
 from bellum.errors import CommandError, UsageError
@@ -158,8 +158,7 @@ def test_odds_agree_under_the_info_page_profile(
     name: str, order: str, mil: list[str], units: list[int]
 ) -> None:
     world = load_world(EXAMPLES / f"{name}.toml")
-    apply_rules(world, "info-page")
-    plan = make_plan(world, 1, Order.parse(order), mil, units)
+    plan = make_plan(world, 1, Order.parse(order), mil, units, Rules.of(profile="info-page"))
     odds = plan_odds(world, 1, plan, seed=5)
     assert odds.model == "per-casualty"
     runs = resolver_runs(world, 1, plan, RUNS, seed=13)

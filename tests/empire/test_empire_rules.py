@@ -9,7 +9,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat import CombatResult, attack
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world
-from bellum.empire.rules import apply_rules
+from bellum.empire.rules import Rules, parse_options
 from bellum.empire.world import Relation, World
 from bellum.errors import UsageError
 
@@ -22,8 +22,8 @@ def run(
     seed: int = 1,
     options: list[str] | None = None,
 ) -> CombatResult:
-    apply_rules(w, profile, options)
-    return attack(w, target, 1, ServerRandom(seed), ScriptedPrompter(list(answers)))
+    rules = Rules.for_world(w, profile, options or [])
+    return attack(w, target, 1, ServerRandom(seed), ScriptedPrompter(list(answers)), rules=rules)
 
 
 ARTILLERY = """
@@ -223,13 +223,13 @@ def test_units_on_missions_fire_support_only_on_the_server() -> None:
 def test_unknown_profile_and_option_names_list_the_valid_ones() -> None:
     w = world_from("")
     with pytest.raises(UsageError, match=r"profiles: server-4\.4\.1, info-page"):
-        apply_rules(w, "wargame")
+        Rules.for_world(w, "wargame")
     with pytest.raises(UsageError, match=r"unknown option 'SLOWWAR'; options: .*SLOW_WAR"):
-        apply_rules(w, None, ["SLOWWAR=1"])
+        Rules.for_world(w, None, ["SLOWWAR=1"])
     with pytest.raises(UsageError, match="takes on/off"):
-        apply_rules(w, None, ["SLOW_WAR=maybe"])
-    apply_rules(w, None, ["SLOW_WAR=on", "combat_mob=7.5"])
-    assert w.option("SLOW_WAR") is True and w.option("combat_mob") == 7.5
+        Rules.for_world(w, None, ["SLOW_WAR=maybe"])
+    rules = Rules.for_world(w, None, ["SLOW_WAR=on", "combat_mob=7.5"])
+    assert rules.SLOW_WAR is True and rules.combat_mob == 7.5
 
 
 def test_scouts_estimate_aborts_like_the_seed() -> None:
@@ -258,8 +258,8 @@ def test_the_server_profile_never_shows_the_scouts_estimate(
 ) -> None:
     """4.4.1 never estimates nor asks; a replay's next answer would be eaten if bellum did."""
     w = load_world(EXAMPLES / "failed.toml")
-    apply_rules(w, profile, options)
-    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["29", "y"]))
+    rules = Rules.for_world(w, profile, options)
+    r = attack(w, "2,0", 1, ServerRandom(1), ScriptedPrompter(["29", "y"]), rules=rules)
     assert ("Estimated odds:        2%" in r.transcript()) is estimated
     assert ("Are you sure you want to attack [yn]? y" in r.transcript()) is estimated
     assert r.outcome == "defeated"
@@ -280,8 +280,8 @@ def test_rules_lists_what_each_profile_sets(capsys: pytest.CaptureFixture[str]) 
 
 def test_scouts_estimate_off_goes_straight_to_the_fight() -> None:
     w = load_world(EXAMPLES / "scouts.toml")
-    apply_rules(w, None, ["scout_estimate=off"])
-    r = attack(w, "-14,2", 1, ServerRandom(1), ScriptedPrompter(["10", "y", "n"]))
+    rules = Rules.for_world(w, None, ["scout_estimate=off"])
+    r = attack(w, "-14,2", 1, ServerRandom(1), ScriptedPrompter(["10", "y", "n"]), rules=rules)
     assert "Estimated" not in r.transcript()
     assert r.outcome == "defeated"
 
@@ -310,7 +310,7 @@ money = 1000
 
 def peace_world(options: list[str]) -> World:
     w = world_from(PEACE)
-    apply_rules(w, None, options)
+    w.options.update(parse_options(options)[1])  # the world's own options
     return w
 
 
@@ -385,7 +385,7 @@ def test_info_page_fight_recomputes_the_odds_every_casualty() -> None:
 @pytest.mark.parametrize("value", ["nan", "inf", "-1"])
 def test_command_line_numbers_must_be_usable(value: str) -> None:
     with pytest.raises(UsageError, match="option combat_mob"):
-        apply_rules(world_from(""), None, [f"combat_mob={value}"])
+        Rules.for_world(world_from(""), None, [f"combat_mob={value}"])
 
 
 def test_info_page_unit_needs_the_mobility_of_its_whole_march() -> None:
@@ -406,8 +406,8 @@ def _mined_landing(profile: str) -> str:
 
     w = load_world(EXAMPLES / "landing.toml")
     w.sector((0, 0)).mines = 500
-    apply_rules(w, profile)
-    r = assault(w, "0,0", "0", 1, ServerRandom(1), ScriptedPrompter(["0", "y", "y"]))
+    answers = ScriptedPrompter(["0", "y", "y"])
+    r = assault(w, "0,0", "0", 1, ServerRandom(1), answers, rules=Rules.of(profile=profile))
     assert r.outcome == "captured"
     return r.transcript()
 
@@ -429,8 +429,7 @@ def test_info_page_charges_the_mil_move_in_mobility(vector_a_path: object) -> No
         moved_in[profile] = w.sector((0, 0)).mob
     assert moved_in["info-page"] < moved_in["server-4.4.1"]
     w = load_world(vector_a_path)  # type: ignore[arg-type]
-    apply_rules(w, "info-page", ["fix_movein_mobility=off"])
-    assert w.option("fix_movein_mobility") is False
+    assert Rules.for_world(w, "info-page", ["fix_movein_mobility=off"]).fix_movein_mobility is False
 
 
 @pytest.mark.parametrize(

@@ -9,6 +9,7 @@ what the server printed, show the kinds of support recorded, and end the same wa
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 
 import pytest
@@ -85,6 +86,8 @@ def test_plans_cover_the_five_commands_and_every_kind_of_support() -> None:
     assert kinds["assault"] >= {"fort", "ship", "unit", "plane", "mines", "reaction"}
     assert kinds["paradrop"] >= {"fort", "unit", "mines", "reaction", "interception", "flak"}
     assert "approach" in kinds["board"]
+    assert "fortress" in {p.target for p in by_command["attack"]}
+    assert any(shlex.split(p.command)[2] != "." for p in by_command["paradrop"])  # escorted
     assert all(p.server != "unchecked" for p in PLANS)
     for c in ("attack", "assault", "paradrop", "board"):
         assert {"captured", "defeated"} & {p.outcome for p in by_command[c]}, c

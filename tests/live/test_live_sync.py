@@ -9,6 +9,7 @@ from live_support import DEITY, DEITY_PASSWORD, FRONT, EmpireGame
 
 from bellum.client.live import sync
 from bellum.empire.io.sqlite.store import Store
+from bellum.empire.rules import Rules
 from bellum.empire.world import Relation, UnknownSector
 from clirunner import bellum
 
@@ -42,7 +43,7 @@ def test_live_sync_as_the_deity_stores_the_whole_game(game: EmpireGame, tmp_path
     assert (unit.owner, unit.xy, unit.mil, unit.type.mnemonic) == (2, (2, 0), 30, "inf")
     assert world.nations[1].relations[2] is Relation.AT_WAR
     assert world.nations[2].money == 25000 and world.nations[2].capital == (10, 0)
-    assert world.option("BLITZ") is True  # the game's own configuration (pconfig's default)
+    assert Rules.of(world.options).BLITZ is True  # the game's own configuration (pconfig's default)
     store = Store.open(db)
     try:
         (entry,) = store.history()

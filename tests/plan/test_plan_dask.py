@@ -14,6 +14,7 @@ from planworlds import front
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.plan.candidates import candidates, forces
 from bellum.empire.plan.curves import DaskPool, LocalPool, solve_points
+from bellum.empire.rules import Rules
 from bellum.errors import CommandError
 from clirunner import bellum
 
@@ -34,7 +35,7 @@ def cluster() -> object:
 
 def test_dask_gives_the_local_figures(cluster: object) -> None:
     world = front(5)
-    plans = [f.plan for f in forces(candidates(world, 1), 2)]
+    plans = [f.plan for f in forces(candidates(world, 1, Rules.of(world.options)), 2)]
     assert len(plans) > 8  # more than one chunk, so both workers get some
     local, _ = solve_points(world, 1, plans, seed=3, pool=LocalPool(1))
     with distributed.Client(cluster) as client:
@@ -54,6 +55,6 @@ def test_plan_dask_address(cluster: object, tmp_path: Path) -> None:
 
 def test_unreachable_scheduler_is_one_error() -> None:
     world = front(5)
-    plans = [f.plan for f in forces(candidates(world, 1), 1)]
+    plans = [f.plan for f in forces(candidates(world, 1, Rules.of(world.options)), 1)]
     with pytest.raises(CommandError, match="cannot reach the Dask scheduler"):
         solve_points(world, 1, plans, seed=1, pool=DaskPool("tcp://127.0.0.1:9", timeout=1.0))

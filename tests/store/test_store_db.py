@@ -22,6 +22,7 @@ from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import load_world
 from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
 from bellum.empire.orders import Order
+from bellum.empire.rules import Rules
 from bellum.empire.service import replay
 from bellum.errors import CommandError, InputError
 from clirunner import bellum, bellum_process
@@ -286,8 +287,7 @@ def test_store_out_with_db_writes_a_world_file_and_leaves_the_database(tmp_path:
 def test_store_codec_covers_every_field_of_the_world() -> None:
     """A new World attribute must be stored too: extend codec.world_rows, then this list.
 
-    ``overrides`` holds one run's --profile/--option and is deliberately not stored
-    (the command's record keeps the options it ran under).
+    The rules one order ran under are not the world's: its record keeps them.
     """
     import dataclasses
 
@@ -295,7 +295,7 @@ def test_store_codec_covers_every_field_of_the_world() -> None:
 
     assert {f.name for f in dataclasses.fields(World)} == {
         "geometry", "tables", "options", "nations", "sectors", "units", "ships", "planes",
-        "telegrams", "news", "overrides", "fog", "deity_name", "bmaps", "observations",
+        "telegrams", "news", "fog", "deity_name", "bmaps", "observations",
     }  # fmt: skip
 
 
@@ -319,15 +319,34 @@ def test_store_replay_runs_under_the_options_the_command_had(tmp_path: Path) -> 
     Store.create(db, load_world(VECTOR_A)).close()
     store = Store.open(db)
     session = store.begin_command()
-    session.world.options["fix_movein_mobility"] = True  # as --option on the command line
+    rules = Rules.for_world(session.world, None, ["fix_movein_mobility=on"])  # as --option
     prompter = RecordingPrompter(ScriptedPrompter(["150", "40"]))
-    result = attack(session.world, "2,0", 1, ServerRandom(1), prompter, [])
+    result = attack(session.world, "2,0", 1, ServerRandom(1), prompter, [], rules=rules)
     cid = session.commit(Order("attack", ("2,0",)), prompter.answers, result)
     rec = store.command(cid)
     assert rec.options["fix_movein_mobility"] is True and rec.options["land_mob_max"] == 127
-    assert ("world", "options") in rec.changes
+    assert rec.rules == rules and ("world", "options") not in rec.changes  # not the world's
     assert replay(store, cid).ok
     store.close()
+
+
+def test_store_replay_keeps_a_run_option_that_overrides_the_worlds_own(tmp_path: Path) -> None:
+    """A world that estimates, run once without the scouts' estimate: the record keeps the
+    run's value, not the world's, so the replay asks nothing the original did not."""
+    db = tmp_path / "a.db"
+    world = load_world(ROOT / "examples" / "empire" / "failed.toml")
+    world.options["scout_estimate"] = True
+    Store.create(db, world).close()
+    with service.open_source(None, db, write=True) as source:
+        rules = Rules.for_world(source.world, None, ["scout_estimate=off"])
+        r = source.run("attack 2,0", country=1, seed=1, answers=["29", "y"], rules=rules)
+    assert "Estimated" not in r.transcript()
+    store = Store.open(db)
+    try:
+        assert store.command(1).rules.scout_estimate is False
+        assert replay(store, 1).ok
+    finally:
+        store.close()
 
 
 def test_store_new_database_killed_midway_can_be_made_again(tmp_path: Path) -> None:

@@ -352,9 +352,9 @@ def test_plays_refuse_a_plan_that_does_not_start(world_client: TestClient) -> No
     assert r.status_code == 422 and "No troops for attack" in r.json()["error"]
     ok = world_client.get("/empire/play.json?as=1&target=2,0&mil.0,0=150&runs=5")
     assert ok.status_code == 200
-    # The plays switch the scouts off on their copies, never on the world all requests share.
+    # A plan's rules are its own: the world all requests share keeps its options.
     game = world_client.app.state.bellum.empire  # type: ignore[attr-defined]
-    assert game.world().overrides == {}
+    assert "scout_estimate" not in game.world().options
 
 
 def test_paradrop_without_planes_is_a_400(world_client: TestClient) -> None:

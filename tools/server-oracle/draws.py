@@ -24,6 +24,7 @@ from bellum.empire.combat import run_order
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world
 from bellum.empire.orders import Order
+from bellum.empire.rules import Rules
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -45,7 +46,12 @@ def server_draws(name: str, vector: dict[str, Any]) -> list[Draw]:
     log = work / "draws.log"
     log.unlink(missing_ok=True)
     env = dict(os.environ, EMPIRE_PREFIX=str(TRACE), EMP_DRAWLOG=str(log))
-    subprocess.run([str(HERE / "scenario.sh"), str(work)], env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, str(HERE / "scenario.py"), str(work)],
+        env=env,
+        check=True,
+        capture_output=True,
+    )
     rows = [line.split() for line in log.read_text().splitlines()]
     seeds = [i for i, r in enumerate(rows) if r[0] == "seed" and float(r[1]) == vector["seed"]]
     start = seeds[-1] + 1
@@ -90,7 +96,8 @@ def bellum_draws(vector: dict[str, Any]) -> list[Draw]:
     try:
         world = load_world(ROOT / vector["world"])
         prompter = ScriptedPrompter(list(vector["answers"]))
-        run_order(world, Order.parse(vector["command"]), 1, ServerRandom(vector["seed"]), prompter)
+        order, dice = Order.parse(vector["command"]), ServerRandom(vector["seed"])
+        run_order(world, order, 1, dice, prompter, rules=Rules.of(world.options))
     finally:
         ServerRandom.chance, ServerRandom.roll0 = chance, roll0  # type: ignore[method-assign]
     return found

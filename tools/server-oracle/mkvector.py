@@ -113,7 +113,7 @@ def main(argv: list[str]) -> None:
     )
     lines = [f"__cmd added -{int(seed) - 1} 0 0", command, *answers]
     (work / "cmds").write_text("\n".join(lines) + "\n")
-    subprocess.run([str(HERE / "scenario.sh"), str(work)], check=True)
+    subprocess.run([sys.executable, str(HERE / "scenario.py"), str(work)], check=True)
     size = tuple(int(v) for v in (work / "size").read_text().split())
     before = dump_to_world(read_dump(work / "initial.xdump"), size)
     meant = load_world(ROOT / world)

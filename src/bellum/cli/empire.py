@@ -20,7 +20,7 @@ from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event, EventKind, Prompt, PromptKind
 from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.orders import Order
-from bellum.empire.rules import apply_rules, describe, profile_names
+from bellum.empire.rules import Rules, describe, profile_names
 from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
 from bellum.empire.world import Nation, Sector, World
 from bellum.errors import InputError, UsageError
@@ -330,9 +330,9 @@ def strength_cmd(
 ) -> None:
     """Preview the defense of your sectors (all of them, or the SECTORS given as x,y)."""
     world = open_world(world_path, db).world
-    apply_rules(world, profile, list(options))
+    rules = Rules.for_world(world, profile, options)
     n = _country(world, country)
-    rows = strength(world, n.cnum, _rows(world, sectors, n, mine=False))
+    rows = strength(world, n.cnum, _rows(world, sectors, n, mine=False), rules)
     doc = {
         "sectors": [
             {
@@ -390,8 +390,8 @@ def rules_cmd(
     what that profile sets ('-': it leaves the option alone).
     """
     w = open_world(world_path, db).world if world_path or db else World(geometry=Geometry())
-    apply_rules(w, profile, list(options))
-    current = w.option("profile")
+    rules = Rules.for_world(w, profile, options)
+    current = rules.profile
     rows = describe()
     names = profile_names()
     if as_json:
@@ -404,7 +404,7 @@ def rules_cmd(
                     {
                         "kind": r.kind,
                         "name": r.name,
-                        "value": r.name == current if r.kind == "profile" else w.option(r.name),
+                        "value": r.name == current if r.kind == "profile" else rules.value(r.name),
                         "by_profile": dict(r.by_profile),
                         "text": r.description,
                     }
@@ -423,7 +423,7 @@ def rules_cmd(
         if r.kind == "profile":
             value, sets = "*" if r.name == current else "", ""
         else:
-            value = cell(w.option(r.name))
+            value = cell(rules.value(r.name))
             sets = "".join(f"{cell(r.by_profile.get(n, '-')):<13}" for n in names)
         sets = sets or " " * len(head)
         click.echo(f"{r.kind:<8} {r.name:<22} {value:<5} {sets}{r.description}")
@@ -669,7 +669,7 @@ def play_order(
         )
         sys.exit(code)
     source = open_world(world_path, db, write=True, out=out, force=force)
-    apply_rules(source.world, profile, list(options))
+    rules = Rules.for_world(source.world, profile, options)
     nation = _country(source.world, country)
     named = named_answers(source.world, nation, order, **answers)
     result = source.run(
@@ -680,8 +680,9 @@ def play_order(
             quiet=as_json, named=named, hint=answer_hint(source.world, nation.cnum)
         ),
         sink=None if as_json else _live,
+        rules=rules,
     )
-    if result.outcome not in ("refused", "usage"):
+    if not result.outcome.refused:
         _unused_warnings(named, source.world, nation.cnum)
     if as_json:
         echo_json("bellum.empire.combat", 1, result.to_json())

@@ -15,6 +15,7 @@ import math
 import os
 import sys
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -35,7 +36,7 @@ from bellum.cli.empire import (
 from bellum.cli.options import SEED_MAX, Real, Whole, echo_json
 from bellum.cli.progress import progress_fraction
 from bellum.empire.orders import COMMANDS, Order
-from bellum.empire.rules import apply_rules
+from bellum.empire.rules import Rules
 from bellum.errors import CommandError, InputError, UsageError
 from bellum.numbers import shown, to_int
 from bellum.term import use_color
@@ -108,8 +109,10 @@ def _plans(
     mil: tuple[str, ...],
     units: tuple[int, ...],
     sweep: str | None,
+    rules: Rules,
 ) -> list[tuple[str, Any]]:
-    """One plan, or several when a source is given several values (or swept)."""
+    """One plan, or several when a source is given several values (or swept), each
+    under ``rules``."""
     from bellum.empire.odds.plan import Plan, parse_mil, parse_units
     from bellum.empire.odds.questions import sources_in_order
 
@@ -126,7 +129,7 @@ def _plans(
         ((source, _),) = parse_mil(world, cnum, [f"{where}=0"], order).items()
         if source in by_source:
             raise UsageError(f"--sweep {where}: that source is also given with --mil")
-        most = sources_in_order(world, cnum, Plan(order, None, chosen if units else None))
+        most = sources_in_order(world, cnum, Plan(order, None, chosen if units else None, rules))
         if source not in most:
             raise CommandError(f"--sweep {where}: {order} never asks for mil from {where}")
         if values_[-1] > most[source]:
@@ -138,7 +141,7 @@ def _plans(
             )
         by_source[source] = [(where, n) for n in values_]
     if not by_source and not units:
-        return [("everything", Plan(order))]
+        return [("everything", Plan(order, rules=rules))]
     sources = list(by_source)
     count = math.prod(len(by_source[s]) for s in sources)
     if count > MAX_PLANS:
@@ -149,7 +152,12 @@ def _plans(
     for combo in itertools.product(*(by_source[s] for s in sources)):
         label = " ".join(f"{name}={n}" for name, n in combo) or "units only"
         plans.append(
-            (label, Plan(order, {s: n for s, (_, n) in zip(sources, combo, strict=True)}, chosen))
+            (
+                label,
+                Plan(
+                    order, {s: n for s, (_, n) in zip(sources, combo, strict=True)}, chosen, rules
+                ),
+            )
         )
     return plans
 
@@ -325,13 +333,13 @@ def odds_cmd(
     if prior is not None and not defense_as_seen:
         raise UsageError("--prior goes with --defense-as-seen")
     world = open_world(world_path, db).world
-    apply_rules(world, profile, list(options))
+    rules = Rules.for_world(world, profile, options)
     if model is not None:
-        world.overrides["info_fight"] = model == "per-casualty"
+        rules = replace(rules, info_fight=model == "per-casualty")
     cnum = _country(world, country).cnum
     view = _Fog(world, cnum, order, assume, fog_draws, defense_as_seen, resolver_runs)
     world = view.check_world
-    plans = _plans(world, cnum, order, mil, units, sweep)
+    plans = _plans(world, cnum, order, mil, units, sweep, rules)
     if need is not None and len(plans) > 1:
         raise UsageError("--need finds one plan: give each --mil source once and no --sweep")
     if len(plans) > 1 and (plot is not None or resolver_runs is not None):
@@ -515,14 +523,13 @@ def _check(world: Any, cnum: int, plans: list[tuple[str, Any]], need: bool) -> N
     command's own refusals (its ``Usage:`` line as the command prints it, exit status
     2) and answers it never asks for."""
     from bellum.empire.odds.engine import CommandUsage, check_plan
-    from bellum.empire.odds.plan import Plan
     from bellum.empire.odds.questions import need_sources
 
     try:
         if need:
             (_, plan), *_ = plans
             # --need sets the counts itself: check the command and the sources named.
-            check_plan(world, cnum, Plan(plan.order, None, plan.units))
+            check_plan(world, cnum, replace(plan, mil=None))
             need_sources(world, cnum, plan, list(plan.mil) if plan.mil else None)
             return
         for _, plan in plans:

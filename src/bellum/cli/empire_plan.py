@@ -26,7 +26,7 @@ from bellum.cli.empire import (
 )
 from bellum.cli.options import SEED_MAX, Real, Whole
 from bellum.cli.progress import progress_fraction
-from bellum.empire.rules import apply_rules
+from bellum.empire.rules import Rules
 from bellum.errors import UsageError
 from bellum.fileio import check_writable, write_atomic
 from bellum.numbers import shown, to_int
@@ -294,7 +294,7 @@ def plan_cmd(
 
     source = open_world(world_path, db)
     world = source.world
-    apply_rules(world, profile, list(options))
+    rules = Rules.for_world(world, profile, options)
     cnum = _country(world, country).cnum
     settings = Settings(
         objective="count" if objective == "count" else "value",
@@ -306,6 +306,7 @@ def plan_cmd(
         waves=waves,
         gap=gap,
         time_limit=time_limit,
+        rules=rules,
     )
     pool = _pool(jobs, dask)
     if script is not None:
@@ -373,13 +374,13 @@ def threats_cmd(
 
     source = open_world(world_path, db)
     world = source.world
-    apply_rules(world, profile, list(options))
+    rules = Rules.for_world(world, profile, options)
     cnum = _country(world, country).cnum
     pool = _pool(jobs, dask)
     cache, version = plan_cache(source)
     with progress_fraction("threats") as bar:
         tm = threat_map(world, cnum, seed=seed, pool=pool, cache=cache, version=version,
-                        progress=lambda _label, f: bar(f))  # fmt: skip
+                        progress=lambda _label, f: bar(f), rules=rules)  # fmt: skip
     if as_json:
         click.echo(json.dumps(to_json(world, tm), indent=2))
         return

@@ -24,8 +24,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from bellum.cli.options import HiddenAliases, Real, Whole
-from bellum.empire.geometry import Geometry
-from bellum.empire.rules import apply_rules
+from bellum.empire.rules import parse_options
 from bellum.empire.world import DEITY_NAME, World
 from bellum.errors import InputError, UsageError
 from bellum.fileio import read_input
@@ -280,8 +279,7 @@ def play_live(
 
     if (profile or options) and not request.check:
         raise UsageError("--profile and --option go with --live only for --check's resolution")
-    scratch = World(geometry=Geometry())
-    apply_rules(scratch, profile, list(options))
+    run_profile, overrides = parse_options(options, profile)  # checked before connecting
 
     password = read_password(
         country, request.password_file, PASSWORD_ENV, "--password-file", stdin_ok=False
@@ -306,7 +304,12 @@ def play_live(
                 request.address, request.deity, deity_password, request.timeout, seeds
             ) as god:
                 done = game.play(
-                    order, prompter=prompter, sink=sink, check=god, rules=scratch.overrides
+                    order,
+                    prompter=prompter,
+                    sink=sink,
+                    check=god,
+                    profile=run_profile,
+                    overrides=overrides,
                 )
     report(done, db, seeds, as_json=as_json)
     return 1 if done.check is not None and not done.check.same else 0

@@ -24,6 +24,7 @@ caller decides how to connect and when to disconnect; they send only reads
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +40,7 @@ from bellum.empire.io.sqlite import ServerEntry
 from bellum.empire.io.xdump.mapping import dump_to_world
 from bellum.empire.io.xdump.syntax import Dump, parse_dump
 from bellum.empire.orders import Order, as_order
+from bellum.empire.rules import Rules
 from bellum.empire.service import record
 from bellum.empire.world import World
 from bellum.errors import BellumError, UsageError
@@ -184,10 +186,18 @@ def compare(server: str, local: str, limit: int = 10) -> list[str]:
     return out[:limit]
 
 
-def resolve(world: World, order: Order, country: int, seed: int, answers: list[str | None]) -> str:
+def resolve(
+    world: World,
+    order: Order,
+    country: int,
+    seed: int,
+    answers: list[str | None],
+    rules: Rules | None = None,
+) -> str:
     """bellum's transcript of ``order`` on ``world`` with the server's ``seed`` and the
-    player's ``answers``, under the world's rules (the game's own options)."""
-    return run_command(world, order, country=country, seed=seed, answers=answers).transcript()
+    player's ``answers``, under ``rules`` (by default the world's: the game's own options)."""
+    r = run_command(world, order, country=country, seed=seed, answers=answers, rules=rules)
+    return r.transcript()
 
 
 class LiveGame:
@@ -217,7 +227,8 @@ class LiveGame:
         prompter: Prompter | None = None,
         sink: Sink | None = None,
         check: Session | None = None,
-        rules: dict[str, Any] | None = None,
+        profile: str | None = None,
+        overrides: Mapping[str, Any] | None = None,
     ) -> Played:
         """Send ``order`` to the server as the account, relaying its questions to
         ``prompter`` (none: they are aborted) as :class:`~bellum.empire.events.Prompt`
@@ -225,11 +236,12 @@ class LiveGame:
         sync the world back and record the order with the server's transcript.
 
         With ``check`` (see the module notes) bellum resolves the order too;
-        ``rules`` are options for that resolution only (``--profile``, ``--option``).
+        ``profile`` and ``overrides`` are rules for that resolution only (``--profile``,
+        ``--option``), on top of the game's own.
         If the connection fails during the order, nothing about it is written.
         """
         parsed = as_order(order)
-        truth, seed = None, None
+        truth, rules, seed = None, None, None
         if check is not None:
             seeds = self.session.seeds
             if seeds is None or check.seeds is not seeds:
@@ -238,7 +250,7 @@ class LiveGame:
                     " SeedCounter (a server in test mode seeds each command with it)"
                 )
             truth = read_world(XdumpReader(check))[0]
-            truth.overrides.update(rules or {})
+            rules = Rules.of(truth.options, profile=profile, overrides=overrides)
             if self.country in self.world.bmaps and self.country in truth.nations:
                 origin = truth.origin(self.country)
                 truth.bmaps[self.country] = self.world.bmaps[self.country].moved(origin)
@@ -247,8 +259,8 @@ class LiveGame:
             parsed.text(), prompter=prompter, sink=sink, geometry=self.world.geometry
         )
         verdict = None
-        if truth is not None and seed is not None:
-            verdict = _check(truth, parsed, self.country, seed, done)
+        if truth is not None and rules is not None and seed is not None:
+            verdict = _check(truth, rules, parsed, self.country, seed, done)
         self.world, dump = read_world(self._reader)
         entry = ServerEntry(
             self.session.address,
@@ -274,11 +286,13 @@ def play(session: Session, db: Path, order: str | Order, **how: Any) -> Played:
     return LiveGame(session, db).play(parsed, **how)
 
 
-def _check(truth: World, order: Order, country: int, seed: int, done: Transcript) -> Check:
+def _check(
+    truth: World, rules: Rules, order: Order, country: int, seed: int, done: Transcript
+) -> Check:
     if done.seed != seed:
         return Check(seed, "", [f"the server ran the order with seed {done.seed}, not {seed}"])
     try:
-        local = resolve(truth, order, country, seed, done.answers)
+        local = resolve(truth, order, country, seed, done.answers, rules)
     except BellumError as exc:
         return Check(seed, "", [f"bellum cannot resolve it: {exc}"])
     return Check(seed, local, compare(done.text(), local))

@@ -50,6 +50,7 @@ from bellum.empire.events import (
 )
 from bellum.empire.io.toml import load_world, save_world
 from bellum.empire.orders import COMMANDS, Order
+from bellum.empire.rules import Rules
 from bellum.empire.world import World
 
 
@@ -91,6 +92,7 @@ __all__ = [
     "PromptKind",
     "Prompter",
     "Refusal",
+    "Rules",
     "ScoutReport",
     "ScriptedPrompter",
     "Sink",

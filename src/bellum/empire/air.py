@@ -362,7 +362,7 @@ def hostile(c: Combat, owner: int, intruder: int) -> bool:
 def flak_damage(c: Combat, guns: int, p: Plane) -> int:
     """One plane's share of a volley of ``guns`` (one ``roll(8)``)."""
     margin = guns - plane_def(p.type, p.tech) - (0 if p.type.has("tactical") else 1)
-    mult = f32(FLAK_TABLE[max(-8, min(9, margin)) + 8] * c.world.option("flakscale"))
+    mult = f32(FLAK_TABLE[max(-8, min(9, margin)) + 8] * c.rules.flakscale)
     return min(100, int((c.dice.roll(8) + 2) * mult))
 
 

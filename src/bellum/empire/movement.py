@@ -8,6 +8,7 @@ from dataclasses import replace
 from enum import Enum
 
 from bellum.empire.geometry import Coord
+from bellum.empire.rules import Rules
 from bellum.empire.tables import land_spd, techfact
 from bellum.empire.world import LandUnit, Sector, World
 
@@ -32,13 +33,13 @@ def _has_rail(world: World, s: Sector) -> bool:
     )
 
 
-def mcost(world: World, s: Sector, kind: MoveKind) -> float:
+def mcost(world: World, s: Sector, kind: MoveKind, *, rules: Rules) -> float:
     """Cost to enter ``s``; negative means impassable."""
     b0 = s.type.mob0
     if b0 < 0:
         return -1.0
     if kind is MoveKind.RAIL:
-        if world.option("RAILWAYS"):
+        if rules.RAILWAYS:
             if not _has_rail(world, s):
                 return -1.0
             kind = MoveKind.MARCH
@@ -56,9 +57,9 @@ def mcost(world: World, s: Sector, kind: MoveKind) -> float:
     return max(cost, 0.02)
 
 
-def attcost(world: World, aggressor: int, target: Sector, kind: MoveKind) -> float:
+def attcost(world: World, aggressor: int, target: Sector, kind: MoveKind, *, rules: Rules) -> float:
     """The aggressor's view of entering the target: owned by it, with no mobility."""
-    return mcost(world, replace(target, owner=aggressor, mob=0), kind)
+    return mcost(world, replace(target, owner=aggressor, mob=0), kind, rules=rules)
 
 
 def unit_kind(u: LandUnit) -> MoveKind:
@@ -73,7 +74,9 @@ def unitcost(u: LandUnit, cost: float) -> float:
     return cost * 5.0 * 480 / (e + techfact(u.tech, e))
 
 
-def path_cost(world: World, start: Coord, goal: Coord, country: int, kind: MoveKind) -> float:
+def path_cost(
+    world: World, start: Coord, goal: Coord, country: int, kind: MoveKind, *, rules: Rules
+) -> float:
     """Cheapest cost through ``country``'s sectors (start is free); -1 if there is none."""
     geo = world.geometry
     start, goal = geo.norm(*start), geo.norm(*goal)
@@ -91,7 +94,7 @@ def path_cost(world: World, start: Coord, goal: Coord, country: int, kind: MoveK
             s = world.sectors.get(n)
             if s is None or s.owner != country:
                 continue
-            step = mcost(world, s, kind)
+            step = mcost(world, s, kind, rules=rules)
             if step < 0:
                 continue
             nd = d + step

@@ -3,21 +3,177 @@
 A *profile* is a named set of rule switches.  ``server-4.4.1`` (the default)
 is the real server, bit for bit: it prints what 4.4.1 prints and draws what it
 draws; ``info-page`` takes the seed document literally wherever the server
-changed it, scouts' estimate included.  *Options* are independent
-switches and econfig values.  Everything ends up in the world's option
-table, with this precedence (later wins): stock defaults, the profile, the
-world file's ``[options]``, then ``--option NAME=VALUE`` on the command line.
+changed it, scouts' estimate included.  *Options* are independent switches
+and econfig values.
+
+A :class:`Rules` value holds them all, typed and checked once.  An order runs
+under one (``run_order(..., rules=...)``) and the history keeps it with the
+order.  Precedence, later wins: stock defaults, the profile, the world's own
+``[options]``, then what one run gives (``--profile``, then ``--option``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING, Any
 
-from bellum.empire.world import DEFAULT_OPTIONS, PROFILE_SWITCHES, World, check_option
 from bellum.errors import InputError, UsageError
 from bellum.numbers import shown, to_int
+
+if TYPE_CHECKING:
+    from bellum.empire.world import World
+
+#: The default profile: the real server.
+SERVER = "server-4.4.1"
+
+
+@dataclass(frozen=True)
+class Rules:
+    """Every rule one order runs under: the profile, its switches, the econfig values.
+
+    Make one with :meth:`of` or :meth:`for_world`, which check every value; the
+    fields are then plain typed attributes (``rules.land_mob_max``).  ``Rules()`` is
+    the stock server.
+    """
+
+    profile: str = SERVER
+    land_mob_max: int = 127
+    combat_mob: float = 5.0
+    assault_penalty: float = 0.5
+    etu_per_update: int = 60
+    land_mob_scale: float = 1.0
+    morale_base: int = 42
+    people_damage: float = 1.0
+    unit_damage: float = 0.3
+    collateral_dam: float = 0.1
+    fire_range_factor: float = 1.0
+    flakscale: float = 1.75
+    max_btus: int = 640
+    INTERDICT_ATT: bool = True
+    MOB_ACCESS: bool = False
+    NOFOOD: bool = True
+    NO_FORT_FIRE: bool = False
+    RAILWAYS: bool = True
+    HIDDEN: bool = False
+    MARKET: bool = False
+    BLITZ: bool = False
+    fix_movein_mobility: bool = False
+    scout_estimate: bool = False
+    SLOW_WAR: bool = False
+    SNEAK_ATTACK: bool = False
+    info_attackers: bool = False
+    info_reaction: bool = False
+    info_mission_fire: bool = False
+    info_unit_mobility: bool = False
+    info_sector_mobility: bool = False
+    info_efficiency: bool = False
+    info_fight: bool = False
+    info_capture: bool = False
+    info_march_mobility: bool = False
+    info_no_landing_mines: bool = False
+    info_lrange: bool = False
+
+    @classmethod
+    def of(
+        cls,
+        options: Mapping[str, Any] | None = None,
+        *,
+        profile: str | None = None,
+        overrides: Mapping[str, Any] | None = None,
+    ) -> Rules:
+        """The rules of a world whose own options are ``options`` (its ``[options]``,
+        profile included), with a ``profile`` and ``overrides`` for one run on top.
+
+        A run's profile replaces the world's: its switches win over the world's own
+        options, which win over the world profile's switches.  An unknown option, or a
+        value of the wrong type or out of range, is an :class:`InputError` naming it.
+        """
+        own = dict(options or {})
+        chosen = profile or own.get("profile") or SERVER
+        _check_profile(chosen)
+        values = {**PROFILE_SWITCHES[chosen], **own}
+        if profile is not None:
+            values.update(PROFILE_SWITCHES[profile])
+        values.update(overrides or {})
+        values["profile"] = chosen
+        return cls(**check_options(values, "rules"))
+
+    @classmethod
+    def for_world(
+        cls, world: World, profile: str | None = None, options: Sequence[str] = ()
+    ) -> Rules:
+        """``world``'s own rules with ``--profile`` and ``--option NAME=VALUE`` words on top."""
+        run_profile, overrides = parse_options(options, profile)
+        return cls.of(world.options, profile=run_profile, overrides=overrides)
+
+    def to_dict(self) -> dict[str, Any]:
+        """Every value by name, the profile's too: what the history keeps with an order."""
+        return asdict(self)
+
+    def value(self, name: str) -> Any:
+        """The value of option ``name`` (see :data:`DEFAULT_OPTIONS`)."""
+        return getattr(self, name)
+
+
+#: Stock econfig values and options (spec §0.4), by name: the fields of :class:`Rules`.
+DEFAULT_OPTIONS: dict[str, Any] = {f.name: f.default for f in fields(Rules)}
+
+#: Where the seed document and the 4.4.1 server disagree (spec §18.3).
+INFO_SWITCHES = tuple(name for name in DEFAULT_OPTIONS if name.startswith("info_"))
+#: What each rule profile sets: the info-page switches, and the scouts' estimate that
+#: 4.4.1 never prints (spec §18.1) but the seed's info page shows.
+PROFILE_SWITCHES: dict[str, dict[str, bool]] = {
+    SERVER: {"scout_estimate": False, **dict.fromkeys(INFO_SWITCHES, False)},
+    "info-page": {
+        "scout_estimate": True,
+        "fix_movein_mobility": True,
+        **dict.fromkeys(INFO_SWITCHES, True),
+    },
+}
+
+#: No econfig value of a real game comes near this; larger ones overflow the rules' arithmetic.
+OPTION_MAX = 1e6
+
+#: Econfig values that must be positive (a zero would divide or freeze the rules).
+POSITIVE_OPTIONS = ("land_mob_max", "etu_per_update", "land_mob_scale", "max_btus")
+
+
+def check_option(key: str, value: Any) -> str | None:
+    """What is wrong with ``value`` for option ``key``, or None if it is fine."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if value != value or value in (float("inf"), float("-inf")):
+        return f"{value} is not a number bellum can use"
+    if value < 0:
+        return f"{value} is negative"
+    if key in POSITIVE_OPTIONS and value == 0:
+        return "must be more than 0"
+    if value > OPTION_MAX:
+        return f"{value} is too large (at most {OPTION_MAX:g})"
+    return None
+
+
+def check_options(opts: dict[str, Any], where: str) -> dict[str, Any]:
+    """``opts`` if every one is a rule option with a value of its type and range; else one
+    :class:`InputError` line naming ``where`` and the option."""
+    for k, v in opts.items():
+        if k not in DEFAULT_OPTIONS:
+            raise InputError(f"{where}: {shown(k)}: unknown option")
+        default = DEFAULT_OPTIONS[k]
+        if type(v) is not type(default) and not (isinstance(default, float) and type(v) is int):
+            raise InputError(f"{where}: {k}: expected {type(default).__name__}")
+        problem = check_option(k, v)
+        if problem:
+            raise InputError(f"{where}: {k}: {problem}")
+        if k == "profile" and v not in PROFILE_SWITCHES:
+            raise InputError(f"{where}: profile: unknown profile '{shown(v)}'")
+    return opts
+
+
+def _check_profile(name: str) -> None:
+    if name not in PROFILE_SWITCHES:
+        raise UsageError(f"unknown profile '{name}'; profiles: {', '.join(PROFILE_SWITCHES)}")
 
 
 @dataclass(frozen=True)
@@ -141,35 +297,32 @@ def econfig_options(values: Mapping[str, str], where: str) -> dict[str, Any]:
     return options
 
 
-def apply_rules(world: World, profile: str | None = None, options: list[str] | None = None) -> None:
-    """Rules for this run only: ``profile`` and then ``options`` override the world's own.
-
-    They go into ``world.overrides``, which is never saved, so a world file or
-    database keeps its own rules.  ``profile=NAME`` among the options is the
-    profile, as in a world file's ``[options]``: it applies before the others.
-    """
-    named = [
-        v.strip() for k, _, v in (o.partition("=") for o in options or []) if k.strip() == "profile"
-    ]
-    options = [o for o in options or [] if o.partition("=")[0].strip() != "profile"]
+def parse_options(
+    words: Sequence[str], profile: str | None = None
+) -> tuple[str | None, dict[str, Any]]:
+    """A run's ``--profile`` and ``--option NAME=VALUE`` words, checked: the profile (or
+    ``None``) and the typed options.  ``profile=NAME`` among the options is the profile,
+    as in a world file's ``[options]``."""
+    named = [v.strip() for k, _, v in (w.partition("=") for w in words) if k.strip() == "profile"]
     if named:
         if len(set(named)) > 1 or (profile is not None and profile != named[0]):
             raise UsageError("give the profile once (--profile or --option profile=NAME)")
         profile = named[0]
     if profile is not None:
-        if profile not in PROFILES:
-            raise UsageError(f"unknown profile '{profile}'; profiles: {', '.join(PROFILES)}")
-        world.overrides.update(PROFILES[profile][1])
-        world.overrides["profile"] = profile
-    for item in options:
+        _check_profile(profile)
+    options: dict[str, Any] = {}
+    for item in words:
         key, sep, value = item.partition("=")
         key = key.strip()
+        if key == "profile":
+            continue
         if not sep:
             raise UsageError(f"--option needs NAME=VALUE, not '{item}'")
-        if key not in DEFAULT_OPTIONS or key == "profile":
+        if key not in DEFAULT_OPTIONS:
             valid = ", ".join(sorted(k for k in DEFAULT_OPTIONS if k != "profile"))
             raise UsageError(f"unknown option '{key}'; options: {valid}")
-        world.overrides[key] = parse_value(key, value)
+        options[key] = parse_value(key, value)
+    return profile, options
 
 
 @dataclass(frozen=True)

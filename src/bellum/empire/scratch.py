@@ -111,14 +111,12 @@ class WorldTemplate:
         self._shared: dict[int, object] = {}
         buf = io.BytesIO()
         w = self.frozen
-        _Pickler(buf, self._shared).dump(
-            (w.options, w.nations, w.units, w.ships, w.planes, w.overrides)
-        )
+        _Pickler(buf, self._shared).dump((w.options, w.nations, w.units, w.ships, w.planes))
         self._rest = buf.getvalue()
 
     def scratch(self) -> World:
         """A world equal to the template's, sharing nothing a command can change."""
-        options, nations, units, ships, planes, overrides = _Unpickler(
+        options, nations, units, ships, planes = _Unpickler(
             io.BytesIO(self._rest), self._shared
         ).load()
         w = self.frozen
@@ -131,5 +129,4 @@ class WorldTemplate:
             units=units,
             ships=ships,
             planes=planes,
-            overrides=overrides,
         )

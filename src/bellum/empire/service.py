@@ -11,7 +11,6 @@ with no terminal in it: edges decide only where questions and output go.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +26,7 @@ from bellum.empire.io.sqlite.store import Session, Store
 from bellum.empire.io.toml import read_world_file, save_world
 from bellum.empire.io.xdump.syntax import Dump
 from bellum.empire.orders import Order, as_order
+from bellum.empire.rules import Rules
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
 from bellum.fileio import WORLD, check_overwrite, check_writable, same_file
@@ -56,13 +56,21 @@ class WorldSource:
         answers: Sequence[str | None] = (),
         prompter: Prompter | None = None,
         sink: Sink | None = None,
+        rules: Rules | None = None,
     ) -> CombatResult:
         """Run ``order`` on :attr:`world` (see :func:`~bellum.empire.run_command`) and keep
-        its effect, whatever the outcome; every answer given is recorded for replay."""
+        its effect, whatever the outcome; every answer given, and the rules, are recorded
+        for replay."""
         parsed = as_order(order)
         recorder = RecordingPrompter(prompter or ReplayPrompter(list(answers)))
         result = run_command(
-            self.world, parsed, country=country, seed=seed, prompter=recorder, sink=sink
+            self.world,
+            parsed,
+            country=country,
+            seed=seed,
+            prompter=recorder,
+            sink=sink,
+            rules=rules,
         )
         self._keep(parsed, recorder.answers, result)
         return result
@@ -263,16 +271,14 @@ def replay(store: Store, cid: int) -> ReplayReport:
         )
     world = store.world_before(cid)
     before = world_rows(world)
-    # The order ran under the options recorded with it (a profile or --option given
-    # on its command line included); what it left in the world's options is an input
-    # too, so it is put back as recorded rather than compared.
-    stored_options = rec.changes.get(("world", "options"), (None, None))[1]
-    kept = json.loads(stored_options) if stored_options is not None else dict(world.options)
-    world.options = dict(rec.options)
     result = run_command(
-        world, rec.order, country=rec.country, seed=rec.seed, prompter=ReplayPrompter(rec.answers)
+        world,
+        rec.order,
+        country=rec.country,
+        seed=rec.seed,
+        prompter=ReplayPrompter(rec.answers),
+        rules=rec.rules,  # as recorded: a profile or --option of its command line included
     )
-    world.options = kept
     changed = changes(before, world_rows(world) if result.world_changed else before)
     text = result.transcript()
     diffs = []

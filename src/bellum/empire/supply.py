@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from bellum.dice import ServerRandom
 from bellum.empire.movement import MoveKind, path_cost
+from bellum.empire.rules import Rules
 from bellum.empire.tables import techfact
 from bellum.empire.world import LandUnit, Sector, Ship, World
 
@@ -30,10 +31,10 @@ def _food_need(people: int) -> int:
     return math.ceil(60 * 0.0005 * people)
 
 
-def basic_load(world: World, u: LandUnit) -> dict[str, int]:
+def basic_load(u: LandUnit, rules: Rules) -> dict[str, int]:
     """What ``u`` must carry to count as supplied."""
     need = {"shell": min(u.type.ammo, u.type.cargo.get("shell", 0))}
-    if not world.option("NOFOOD"):
+    if not rules.NOFOOD:
         people = u.items.get("civ", 0) + u.mil + u.items.get("uw", 0)
         need["food"] = min(_food_need(people), u.type.cargo.get("food", 0))
     return need
@@ -49,13 +50,13 @@ class _Source:
     pathcost: float
     packing: int = 1
 
-    def spare(self, world: World, item: str) -> int:
+    def spare(self, item: str, rules: Rules) -> int:
         have = self.items.get(item, 0)
         if item == "food" and isinstance(self.holder, Sector | Ship):
             people = sum(self.items.get(k, 0) for k in ("civ", "mil", "uw"))
             have -= _food_need(people)
         if isinstance(self.holder, LandUnit):
-            have -= basic_load(world, self.holder).get(item, 0)
+            have -= basic_load(self.holder, rules).get(item, 0)
         return max(0, have)
 
 
@@ -65,7 +66,7 @@ def _packing(world: World, s: Sector, item: str) -> int:
     return it.packing.get(cls, 1)
 
 
-def _sources(world: World, u: LandUnit) -> Iterator[_Source]:
+def _sources(world: World, u: LandUnit, rules: Rules) -> Iterator[_Source]:
     here = world.sector(u.xy)
     if not u.loaded and here.owner == u.owner:
         yield _Source(here, here.items, None, 0.0)
@@ -78,7 +79,7 @@ def _sources(world: World, u: LandUnit) -> Iterator[_Source]:
             continue
         if s.type.name == "headquarters" and s.dist == s.xy:
             continue
-        pc = path_cost(world, xy, u.xy, u.owner, MoveKind.MOVE)
+        pc = path_cost(world, xy, u.xy, u.owner, MoveKind.MOVE, rules=rules)
         if pc < 0:
             continue
         if s.type.name == "harbor":
@@ -95,30 +96,35 @@ def _sources(world: World, u: LandUnit) -> Iterator[_Source]:
             continue
         if geo.mapdist(v.xy, u.xy) > reach:
             continue
-        pc = path_cost(world, v.xy, u.xy, u.owner, MoveKind.MOVE)
+        pc = path_cost(world, v.xy, u.xy, u.owner, MoveKind.MOVE, rules=rules)
         if pc >= 0:
             yield _Source(v, v.items, v, pc)
 
 
 def in_supply(
-    world: World, u: LandUnit, resupply: bool = True, dice: ServerRandom | None = None
+    world: World,
+    u: LandUnit,
+    resupply: bool = True,
+    dice: ServerRandom | None = None,
+    *,
+    rules: Rules,
 ) -> bool:
     """True if ``u`` has its basic load, pulling what is missing when ``resupply``.
 
     Mobility for a haul is randomly rounded by ``dice`` (the combat's generator);
     without one the cost is rounded to nearest.
     """
-    if world.option("NOFOOD") and u.type.ammo == 0:
+    if rules.NOFOOD and u.type.ammo == 0:
         return True
     ok = True
-    for item, need in basic_load(world, u).items():
+    for item, need in basic_load(u, rules).items():
         missing = need - u.items.get(item, 0)
         if missing <= 0:
             continue
-        for src in _sources(world, u):
+        for src in _sources(world, u, rules):
             if missing <= 0:
                 break
-            take = min(missing, src.spare(world, item))
+            take = min(missing, src.spare(item, rules))
             if take <= 0:
                 continue
             cost_each = 0.0

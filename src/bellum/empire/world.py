@@ -395,6 +395,8 @@ class World:
 
     geometry: Geometry
     tables: Tables = field(default_factory=stock)
+    #: The world's own rule options (a world file's ``[options]``): see
+    #: :meth:`bellum.empire.rules.Rules.of`.
     options: dict[str, Any] = field(default_factory=dict)
     nations: dict[int, Nation] = field(default_factory=dict)
     sectors: dict[Coord, Sector] = field(default_factory=dict)
@@ -408,8 +410,6 @@ class World:
     #: A player's view: what the country saw of the objects that are not its own, by
     #: key (``sector 3,1``, ``unit 12``; see :mod:`bellum.empire.intel.model`).
     observations: dict[str, Observation] = field(default_factory=dict)
-    #: Rules given for one run (``--profile``, ``--option``): consulted first, never saved.
-    overrides: dict[str, Any] = field(default_factory=dict)
     #: What the world does not know: ``None`` for the whole game (see :class:`Fog`).
     fog: Fog | None = None
     #: The deity's country name, which the server prints as the owner of unowned land.
@@ -516,83 +516,6 @@ class World:
         """Country ``cnum``'s origin, which its coordinates are relative to."""
         return known(self.nations[cnum].origin, f"country {cnum}'s origin")
 
-    def option(self, key: str) -> Any:
-        """A rule's value: this run's overrides, the world's options, its profile, stock."""
-        if key in self.overrides:
-            return self.overrides[key]
-        if key in self.options:
-            return self.options[key]
-        profile = self.overrides.get("profile") or self.options.get("profile")
-        switches = PROFILE_SWITCHES.get(profile or "", {})
-        if key in switches:
-            return switches[key]
-        return DEFAULT_OPTIONS[key]
-
-
-#: Stock econfig values and options the combat code reads (spec §0.4).
-DEFAULT_OPTIONS: dict[str, Any] = {
-    "land_mob_max": 127,
-    "combat_mob": 5.0,
-    "assault_penalty": 0.5,
-    "etu_per_update": 60,
-    "land_mob_scale": 1.0,
-    "morale_base": 42,
-    "people_damage": 1.0,
-    "unit_damage": 0.3,
-    "collateral_dam": 0.1,
-    "fire_range_factor": 1.0,
-    "flakscale": 1.75,
-    "max_btus": 640,
-    "INTERDICT_ATT": True,
-    "MOB_ACCESS": False,
-    "NOFOOD": True,
-    "NO_FORT_FIRE": False,
-    "RAILWAYS": True,
-    "HIDDEN": False,
-    "MARKET": False,
-    "BLITZ": False,
-    "fix_movein_mobility": False,
-    "profile": "server-4.4.1",
-    "scout_estimate": False,
-    "SLOW_WAR": False,
-    "SNEAK_ATTACK": False,
-    "info_attackers": False,
-    "info_reaction": False,
-    "info_mission_fire": False,
-    "info_unit_mobility": False,
-    "info_sector_mobility": False,
-    "info_efficiency": False,
-    "info_fight": False,
-    "info_capture": False,
-    "info_march_mobility": False,
-    "info_no_landing_mines": False,
-    "info_lrange": False,
-}
-
-#: Where the seed document and the 4.4.1 server disagree (spec §18.3); see rules.py.
-INFO_SWITCHES = (
-    "info_attackers",
-    "info_reaction",
-    "info_mission_fire",
-    "info_unit_mobility",
-    "info_sector_mobility",
-    "info_efficiency",
-    "info_fight",
-    "info_capture",
-    "info_march_mobility",
-    "info_no_landing_mines",
-    "info_lrange",
-)
-#: What each rule profile sets: the info-page switches, and the scouts' estimate that
-#: 4.4.1 never prints (spec §18.1) but the seed's info page shows.
-PROFILE_SWITCHES: dict[str, dict[str, bool]] = {
-    "server-4.4.1": {"scout_estimate": False, **dict.fromkeys(INFO_SWITCHES, False)},
-    "info-page": {
-        "scout_estimate": True,
-        "fix_movein_mobility": True,
-        **dict.fromkeys(INFO_SWITCHES, True),
-    },
-}
 
 #: Retreat orders (a ship's ``rflags``): the letter of the server's ``retreat`` command,
 #: in the server's flag order, and the flag's name in dumps.
@@ -619,24 +542,3 @@ MISSIONS = (
     "escort",
     "air-defense",
 )
-
-#: No econfig value of a real game comes near this; larger ones overflow the rules' arithmetic.
-OPTION_MAX = 1e6
-
-#: Econfig values that must be positive (a zero would divide or freeze the rules).
-POSITIVE_OPTIONS = ("land_mob_max", "etu_per_update", "land_mob_scale", "max_btus")
-
-
-def check_option(key: str, value: Any) -> str | None:
-    """What is wrong with ``value`` for option ``key``, or None if it is fine."""
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    if value != value or value in (float("inf"), float("-inf")):
-        return f"{value} is not a number bellum can use"
-    if value < 0:
-        return f"{value} is negative"
-    if key in POSITIVE_OPTIONS and value == 0:
-        return "must be more than 0"
-    if value > OPTION_MAX:
-        return f"{value} is too large (at most {OPTION_MAX:g})"
-    return None

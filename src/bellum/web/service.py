@@ -48,7 +48,7 @@ from bellum.empire.io.sqlite.store import UnknownCommand as UnknownCommand  # fo
 from bellum.empire.io.toml import load_world
 from bellum.empire.orders import COMMANDS as ORDER_SYNTAX
 from bellum.empire.orders import Order
-from bellum.empire.rules import apply_rules, profile_names
+from bellum.empire.rules import Rules, profile_names
 from bellum.empire.service import DatabaseSource
 from bellum.empire.service import history as stored_history
 from bellum.empire.service import replay as replay_command
@@ -113,6 +113,10 @@ class Plan:
     support: tuple[bool, bool, bool, bool] = (True, True, True, True)
     profile: str | None = None
     options: list[str] = field(default_factory=list)
+
+    def rules(self, world: World) -> Rules:
+        """The rules the plan runs under in ``world``: its own, with the plan's on top."""
+        return Rules.for_world(world, self.profile or None, self.options)
 
     def order(self) -> Order:
         """The command as a player types it."""
@@ -253,12 +257,14 @@ class Memo:
             self._items.clear()
 
 
-def _odds_plan(world: World, cnum: int, order: Order, mil: list[str], units: list[int]) -> Any:
+def _odds_plan(
+    world: World, cnum: int, order: Order, mil: list[str], units: list[int], rules: Rules
+) -> Any:
     """The planner's plan: ``mil`` as ``SECT=N`` (``ship=N``), nothing named sends nothing."""
     from bellum.empire.odds.plan import Plan as OddsPlan
     from bellum.empire.odds.plan import parse_mil, parse_units
 
-    return OddsPlan(order, parse_mil(world, cnum, mil, order), parse_units(units))
+    return OddsPlan(order, parse_mil(world, cnum, mil, order), parse_units(units), rules)
 
 
 def planner_odds(
@@ -267,6 +273,7 @@ def planner_odds(
     order: Order,
     mil: list[str],
     units: list[int],
+    rules: Rules,
     *,
     memo: Memo,
     key: Hashable,
@@ -280,7 +287,7 @@ def planner_odds(
 
     planned: PlannedOdds | None = memo.get(key)
     if planned is None:
-        plan = _odds_plan(world, cnum, order, mil, units)
+        plan = _odds_plan(world, cnum, order, mil, units, rules)
         inputs: list[dict[str, Any]] = []
         if world.fog is not None:  # a player's view: the odds from what the country saw
             fog = fog_odds(world, cnum, plan, draws=FOG_DRAWS, seed=PLANNER_SEED)
@@ -294,7 +301,7 @@ def planner_odds(
 
 
 def planner_need(
-    world: World, cnum: int, order: Order, units: list[int], goal: float
+    world: World, cnum: int, order: Order, units: list[int], rules: Rules, goal: float
 ) -> tuple[dict[str, int], float, bool]:
     """The least mil, from the command's sources in the order it asks for them, whose
     chance of success reaches ``goal`` (``bellum empire odds --need``): each source's mil
@@ -305,7 +312,7 @@ def planner_need(
     def odds(plan: Any) -> Any:
         return plan_odds(world, cnum, plan, seed=PLANNER_SEED)
 
-    found = need(world, cnum, _odds_plan(world, cnum, order, [], units), goal, odds)
+    found = need(world, cnum, _odds_plan(world, cnum, order, [], units, rules), goal, odds)
     if found.plan is not None and found.odds is not None:
         chosen, p, reached = found.plan, found.odds.p_success, True
     else:
@@ -319,12 +326,20 @@ def planner_need(
 
 
 def planner_plays(
-    world: World, cnum: int, order: Order, mil: list[str], units: list[int], runs: int, seed: int
+    world: World,
+    cnum: int,
+    order: Order,
+    mil: list[str],
+    units: list[int],
+    rules: Rules,
+    runs: int,
+    seed: int,
 ) -> Any:
     """``runs`` plays of the real command as the plan says, on copies of ``world``."""
     from bellum.empire.odds import resolver_runs
 
-    return resolver_runs(world, cnum, _odds_plan(world, cnum, order, mil, units), runs, seed)
+    plan = _odds_plan(world, cnum, order, mil, units, rules)
+    return resolver_runs(world, cnum, plan, runs, seed)
 
 
 # --------------------------------------------------------------------------- target panel
@@ -728,11 +743,11 @@ class EmpireGame:
     def odds(self, cnum: int, plan: Plan) -> dict[str, Any]:
         """The planner's odds of a plan (kept per plan and world)."""
         started = time.perf_counter()
-        version, w = self._planning_world(plan)
+        version, w, rules = self._planning(plan)
         order = plan.order()
         mil, units = plan.mil_words(), sorted(plan.units)
-        key = (version, cnum, order, tuple(mil), tuple(units), plan.profile, tuple(plan.options))
-        planned = planner_odds(w, cnum, order, mil, units, memo=self._plans, key=key)
+        key = (version, cnum, order, tuple(mil), tuple(units), rules)
+        planned = planner_odds(w, cnum, order, mil, units, rules, memo=self._plans, key=key)
         doc = _odds_doc(planned.result)
         doc.update(
             command=plan.command,
@@ -744,19 +759,16 @@ class EmpireGame:
         )
         return doc
 
-    def _planning_world(self, plan: Plan) -> tuple[tuple[int, str], World]:
-        """The world under the plan's rules (the shared snapshot when they are the world's)."""
+    def _planning(self, plan: Plan) -> tuple[tuple[int, str], World, Rules]:
+        """The shared snapshot of the world, its version, and the plan's rules in it."""
         version, w = self._snapshot()
-        if plan.profile or plan.options:
-            w = w.copy()
-            apply_rules(w, plan.profile or None, plan.options)
-        return version, w
+        return version, w, plan.rules(w)
 
     def need(self, cnum: int, plan: Plan, goal: float = NEED) -> dict[str, Any]:
         """The least mil, from the command's sources in the order it asks for them, for a
         chance of success of at least ``goal``; or everything, when even that falls short."""
-        w = self._planning_world(plan)[1]
-        mil, p, reached = planner_need(w, cnum, plan.order(), sorted(plan.units), goal)
+        _, w, rules = self._planning(plan)
+        mil, p, reached = planner_need(w, cnum, plan.order(), sorted(plan.units), rules, goal)
         ship = plan.source if plan.source.startswith("ship:") else ""
         mil = {(ship if k == "ship" else k): n for k, n in mil.items()}
         return {"reached": reached, "goal": goal, "mil": mil, "total": sum(mil.values()),
@@ -766,20 +778,21 @@ class EmpireGame:
         """Play the real command ``runs`` times on copies of the world (support, morale and
         all), to check what the planner says."""
         started = time.perf_counter()
-        w = self._planning_world(plan)[1]
+        _, w, rules = self._planning(plan)
         order = plan.order()
         # One run first: a plan that does not start is the command's refusal, in its words.
         scratch = w.copy()
         prompter = PlanAnswers(scratch, cnum, plan, [])
         try:
-            r = run_command(scratch, order, country=cnum, seed=seed, prompter=prompter)
+            r = run_command(scratch, order, country=cnum, seed=seed, prompter=prompter, rules=rules)
         except NeedAnswer:
             r = None
         if r is not None and (
             r.outcome.refused or (r.outcome is Outcome.ABORTED and not r.initial_attack)
         ):
             raise CommandError(_reason(r) or f"the {plan.command} did not start")
-        runs_ = planner_plays(w, cnum, order, plan.mil_words(), sorted(plan.units), runs, seed)
+        mil, units = plan.mil_words(), sorted(plan.units)
+        runs_ = planner_plays(w, cnum, order, mil, units, rules, runs, seed)
         att, dfd = list(runs_.attacker_losses), list(runs_.defender_losses)
         return {
             "command": plan.command,
@@ -822,11 +835,15 @@ class EmpireGame:
                         "the world changed while you answered (another command was fought);"
                         " start the command again"
                     )
-                apply_rules(source.world, plan.profile or None, plan.options)
                 prompter = PlanAnswers(source.world, cnum, plan, answers)
                 try:
                     result = source.run(
-                        order, country=cnum, seed=used, prompter=prompter, sink=events.append
+                        order,
+                        country=cnum,
+                        seed=used,
+                        prompter=prompter,
+                        sink=events.append,
+                        rules=plan.rules(source.world),
                     )
                 except NeedAnswer as q:
                     return {

@@ -32,6 +32,7 @@ from bellum.empire.combat.state import (
     infected,
 )
 from bellum.empire.events import Prompter, Sink, Sneaking
+from bellum.empire.rules import Rules
 from bellum.empire.world import Relation, Sector, Ship, World
 from bellum.errors import UsageError
 from bellum.numbers import c_atoi as atoi
@@ -48,16 +49,18 @@ def assault(
     prompter: Prompter,
     support_args: list[str] | None = None,
     sink: Sink | None = None,
+    *,
+    rules: Rules | None = None,
 ) -> CombatResult:
     """``assault`` (spec §16.2): take (or reinforce) a coastal sector from a ship.
 
     ``sector`` and ``ship`` are the command-line arguments; ``None`` makes the
     server prompt for them (§1.1).  The world is changed in place.
     """
-    c = Combat(world, dice, prompter, aggressor, Mode.ASSAULT, sink=sink)
-    result = CombatResult(
-        command="assault", seed=dice.seed, outcome=Outcome.ABORTED, aggressor=aggressor
+    c = Combat(
+        world, dice, prompter, aggressor, Mode.ASSAULT, rules or Rules.of(world.options), sink=sink
     )
+    result = CombatResult("assault", dice.seed, Outcome.ABORTED, aggressor, rules=c.rules)
     return run_flow(c, result, lambda: _flow(c, sector, ship, support_args or [], result))
 
 

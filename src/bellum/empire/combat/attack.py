@@ -8,6 +8,7 @@ from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import Aborted, Combat, Mode, UsageFailure, infected
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.geometry import Coord
+from bellum.empire.rules import Rules
 from bellum.empire.world import World
 from bellum.errors import UsageError
 
@@ -22,18 +23,20 @@ def attack(
     prompter: Prompter,
     support_args: list[str] | None = None,
     sink: Sink | None = None,
+    *,
+    rules: Rules | None = None,
 ) -> CombatResult:
     """``attack <SECT>`` (spec §16.1): take an adjacent sector with mil and land units.
 
     ``sector`` is the player's ``x,y`` text (relative to the aggressor's origin)
     or absolute coordinates; ``None`` asks for it like the server (``Sector :``).
     The world is changed in place; the result says whether anything happened
-    that is worth saving.
+    that is worth saving.  ``rules`` default to the world's own.
     """
-    c = Combat(world, dice, prompter, aggressor, Mode.ATTACK, sink=sink)
-    result = CombatResult(
-        command="attack", seed=dice.seed, outcome=Outcome.ABORTED, aggressor=aggressor
+    c = Combat(
+        world, dice, prompter, aggressor, Mode.ATTACK, rules or Rules.of(world.options), sink=sink
     )
+    result = CombatResult("attack", dice.seed, Outcome.ABORTED, aggressor, rules=c.rules)
 
     def flow() -> None:
         nation = world.nations[aggressor]

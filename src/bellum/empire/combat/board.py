@@ -37,6 +37,7 @@ from bellum.empire.combat.state import (
     roundint10,
 )
 from bellum.empire.events import Prompter, Sink
+from bellum.empire.rules import Rules
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import techfact
 from bellum.empire.world import LandUnit, Relation, Sector, Ship, World
@@ -57,11 +58,14 @@ def board(
     dice: ServerRandom,
     prompter: Prompter,
     sink: Sink | None = None,
+    *,
+    rules: Rules | None = None,
 ) -> CombatResult:
     """``board <to-SHIP> [<from-SHIP>|<from-sector>]`` (spec §16.3)."""
-    return _boarding(
-        Mode.BOARD, _board_flow, world, victim, source, aggressor, dice, prompter, sink
+    c = Combat(
+        world, dice, prompter, aggressor, Mode.BOARD, rules or Rules.of(world.options), sink=sink
     )
+    return _boarding(c, _board_flow, victim, source)
 
 
 def lboard(
@@ -72,31 +76,21 @@ def lboard(
     dice: ServerRandom,
     prompter: Prompter,
     sink: Sink | None = None,
+    *,
+    rules: Rules | None = None,
 ) -> CombatResult:
     """``lboard <to-LAND> [<from-sector>]`` (spec §16.3): board an enemy land unit."""
-    return _boarding(
-        Mode.LBOARD, _lboard_flow, world, victim, source, aggressor, dice, prompter, sink
+    c = Combat(
+        world, dice, prompter, aggressor, Mode.LBOARD, rules or Rules.of(world.options), sink=sink
     )
+    return _boarding(c, _lboard_flow, victim, source)
 
 
 Flow = Callable[[Combat, str | None, str | None, CombatResult], None]
 
 
-def _boarding(
-    mode: Mode,
-    flow: Flow,
-    world: World,
-    victim: str | None,
-    source: str | None,
-    aggressor: int,
-    dice: ServerRandom,
-    prompter: Prompter,
-    sink: Sink | None,
-) -> CombatResult:
-    c = Combat(world, dice, prompter, aggressor, mode, sink=sink)
-    result = CombatResult(
-        command=mode.value, seed=dice.seed, outcome=Outcome.ABORTED, aggressor=aggressor
-    )
+def _boarding(c: Combat, flow: Flow, victim: str | None, source: str | None) -> CombatResult:
+    result = CombatResult(c.verb, c.dice.seed, Outcome.ABORTED, c.aggressor, rules=c.rules)
     return run_flow(c, result, lambda: flow(c, victim, source, result))
 
 
@@ -275,7 +269,7 @@ def _fight(c: Combat, aboard: list[LandUnit], result: CombatResult) -> None:
         if u.owner != c.defender:
             continue
         defenders.report(c, c.aggressor, u, 0, "Scouts report defending unit:")
-        supplied = in_supply(c.world, u)
+        supplied = in_supply(c.world, u, rules=c.rules)
         c.d_spy = max(c.d_spy, force.spy_value(u))
         c.d_units.insert(0, Fighter(unit=u, supplied=supplied))
     defenders.report_attackers(c)

@@ -20,7 +20,7 @@ def damage_target(c: Combat) -> None:
     assert t is not None
     old = t.eff
     x = (c.d_cas + c.a_cas) // 10
-    t.eff = c.dice.damage(t.eff, x if c.world.option("info_efficiency") else pct(x))
+    t.eff = c.dice.damage(t.eff, x if c.rules.info_efficiency else pct(x))
     delta = old - t.eff
     if delta > 0:
         t.road = max(0, int(t.road - t.road * delta / 100))
@@ -66,7 +66,7 @@ def occupy(c: Combat, unit_cost: Callable[[LandUnit], float] | None = None) -> b
     f = c.a_units[0]
     u = f.unit
     if unit_cost is None:
-        cost = unitcost(u, attcost(c.world, c.aggressor, t, unit_kind(u)))
+        cost = unitcost(u, attcost(c.world, c.aggressor, t, unit_kind(u), rules=c.rules))
     else:
         cost = unit_cost(u)
     u.mob = int(max(-127.0, u.mob - cost))
@@ -143,7 +143,7 @@ def take_sector(c: Combat, s: Sector) -> None:
             c.say(f"We have captured {u.name()}!")
             c.tell(d, f"{u.name()} captured when {c.name(a)} took {c.at(s.xy, d)}!")
             u.owner, u.mob, u.off, u.fort = a, min(u.mob, 0), True, 0
-            u.retreat = w.option("morale_base")
+            u.retreat = c.rules.morale_base
             u.mission, u.op_center, u.army = "", None, ""
     s.avail = 0
     loyalty, held = known(s.loyalty, "the loyalty"), known(s.che, "the che")
@@ -168,7 +168,7 @@ def take_sector(c: Combat, s: Sector) -> None:
     else:
         s.loyalty = 50
     s.owner = a
-    s.mob = -(w.option("etu_per_update") // 2) if w.option("MOB_ACCESS") else 0
+    s.mob = -(c.rules.etu_per_update // 2) if c.rules.MOB_ACCESS else 0
     if s.type.has("capital") or s.type.is_mountain:
         sack_capital(c, s, d)
 

@@ -95,7 +95,7 @@ BOARD_COST = {True: 10.0, False: 40.0}
 
 def assault_cost(c: Combat, u: LandUnit, ship: Ship | None) -> float:
     """§13.3: an update's worth of mobility (marines half); more from a non-landing ship."""
-    gain = c.world.option("etu_per_update") * c.world.option("land_mob_scale")
+    gain = c.rules.etu_per_update * c.rules.land_mob_scale
     cost = gain / 2 if u.type.has("marine") else gain
     if ship is not None and not ship.type.has("land"):
         cost = max(cost, u.mob - 0.0) if u.type.has("marine") else max(cost, u.mob + cost)
@@ -108,7 +108,7 @@ def unit_movein_cost(c: Combat, u: LandUnit, target: Sector | None = None) -> fl
     if c.mode is Mode.ATTACK:
         target = target or c.target
         assert target is not None
-        return unitcost(u, attcost(c.world, c.aggressor, target, unit_kind(u)))
+        return unitcost(u, attcost(c.world, c.aggressor, target, unit_kind(u), rules=c.rules))
     if c.mode in (Mode.BOARD, Mode.LBOARD):
         return BOARD_COST[u.type.has("marine")]
     ship = c.offs[0].ship if c.offs else None
@@ -123,7 +123,7 @@ def pay(u: LandUnit, cost: float) -> None:
 
 def sector_mob_loss(c: Combat, mob: int, newmob: int) -> int:
     """§11/§12: the server caps the loss at 20; the info page makes 20 the minimum."""
-    if c.world.option("info_sector_mobility"):
+    if c.rules.info_sector_mobility:
         return min(mob, max(20, mob - newmob))
     return min(20, mob - newmob)
 
@@ -188,7 +188,7 @@ def conclude(c: Combat, result: CombatResult) -> None:
     if c.target_infected and victim.plague == Plague.HEALTHY:
         victim.plague = Plague.EXPOSED
     # 9. the off-objects pay their mobility (step 12)
-    floor = -127 if w.option("MOB_ACCESS") else 0
+    floor = -127 if c.rules.MOB_ACCESS else 0
     for o in c.offs:
         if o.sector is not None:
             o.sector.mob = max(floor, o.sector.mob - o.pending)
@@ -287,7 +287,7 @@ def take_vessel(c: Combat) -> bool:
         for _, u in sorted(w.units.items()):
             if u.ship == ship.uid and u.owner == d:
                 _take_unit(c, u)
-                if w.option("info_capture"):
+                if c.rules.info_capture:
                     u.eff = 10
     else:
         assert unit is not None
@@ -302,7 +302,7 @@ def _take_unit(c: Combat, u: LandUnit) -> None:
     """A captured land unit: A's, orders wiped, mobility at most 0, no fortification."""
     u.owner = c.aggressor
     u.mob, u.fort, u.off = min(u.mob, 0), 0, True
-    u.retreat = c.world.option("morale_base")
+    u.retreat = c.rules.morale_base
     u.mission, u.op_center, u.op_radius, u.army = "", None, 0, ""
 
 

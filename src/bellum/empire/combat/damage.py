@@ -28,7 +28,7 @@ def items(c: Combat, goods: dict[str, int], p: int) -> None:
         n = goods.get(item, 0)
         lose = c.dice.roundavg(n * p * 0.01)
         if item in PEOPLE:
-            lose = ldround(c.world.option("people_damage") * lose)
+            lose = ldround(c.rules.people_damage * lose)
         if n or lose:
             goods[item] = n - lose if n >= lose else 0
 
@@ -49,9 +49,7 @@ def sector(c: Combat, s: Sector, dam: int) -> int:
         if s.mob > 0:
             s.mob = c.dice.damage(s.mob, p)
         items(c, s.items, p)
-    d2 = ldround(
-        100.0 * (d1 * c.world.option("unit_damage")) / (d1 * c.world.option("unit_damage") + 100.0)
-    )
+    d2 = ldround(100.0 * (d1 * c.rules.unit_damage) / (d1 * c.rules.unit_damage + 100.0))
     if d2 <= 0:
         return p
     w = c.world
@@ -110,4 +108,4 @@ def plane(c: Combat, p: Plane, dam: int) -> None:
 def people(c: Combat, n: int, dam: int) -> int:
     """``commdamage`` for mil: how many of ``n`` survive a hit of ``dam``."""
     lost = n - c.dice.damage(n, pct(dam))
-    return n - ldround(lost * c.world.option("people_damage"))
+    return n - ldround(lost * c.rules.people_damage)

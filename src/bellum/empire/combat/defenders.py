@@ -8,6 +8,7 @@ from bellum.empire.combat.state import Aborted, Combat, Fighter, ldround, roundi
 from bellum.empire.combat.strength import defense_total, defense_value, target_multiplier
 from bellum.empire.events import Prompt, PromptKind, ScoutReport
 from bellum.empire.movement import path_cost, unit_kind, unitcost
+from bellum.empire.rules import Rules
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_def
 from bellum.empire.world import LandUnit, Sector, World
@@ -85,7 +86,7 @@ def present_defenders(c: Combat, report_units: bool = True) -> None:
             continue
         if report_units:
             report(c, c.aggressor, u, 0, "Scouts report defending unit:")
-        supplied = in_supply(c.world, u, dice=c.dice)
+        supplied = in_supply(c.world, u, dice=c.dice, rules=c.rules)
         c.d_spy = max(c.d_spy, spy_value(u))
         c.d_units.insert(0, Fighter(unit=u, supplied=supplied))
 
@@ -97,27 +98,29 @@ def reaction_cost(
     defender: int,
     resupply: bool,
     dice: ServerRandom | None = None,
+    *,
+    rules: Rules,
 ) -> float | None:
     """§4.2 items 1-7: the mobility ``u`` would pay to react to ``t``, or None if it can't.
 
     Under the info page (§4.5) the player's ``lrange`` caps the type's radius before
     the HQ and reserve bonuses, and an ``lrange`` of 0 keeps the unit home.
     """
-    info = bool(w.option("info_reaction"))
+    info = rules.info_reaction
     if u.owner != defender or u.xy == t.xy or u.loaded:
         return None
     if not info and u.mission != "reserve":
         return None
     if info and u.eff <= u.retreat:
         return None
-    if defense_value(u, w.option("land_mob_max")) < 1 or u.type.has("supply"):
+    if defense_value(u, rules.land_mob_max) < 1 or u.type.has("supply"):
         return None
-    if not in_supply(w, u, resupply, dice):
+    if not in_supply(w, u, resupply, dice, rules=rules):
         return None
     geo = w.geometry
     here = w.sector(u.xy)
     rng = u.type.rad
-    if w.option("info_lrange") and u.lrange is not None:
+    if rules.info_lrange and u.lrange is not None:
         if u.lrange == 0:
             return None
         rng = min(rng, u.lrange)
@@ -128,7 +131,7 @@ def reaction_cost(
         return None
     if geo.mapdist(t.xy, u.xy) > rng:
         return None
-    pc = path_cost(w, u.xy, t.xy, defender, unit_kind(u))
+    pc = path_cost(w, u.xy, t.xy, defender, unit_kind(u), rules=rules)
     if pc < 0 or u.mob < unitcost(u, pc):
         return None
     return unitcost(u, pc)
@@ -147,10 +150,10 @@ def react(c: Combat) -> None:
     for _, u in sorted(c.world.units.items()):
         if not dtotal0 + added * e < limit:
             break
-        cost = reaction_cost(c.world, u, t, c.defender, resupply=True, dice=c.dice)
+        cost = reaction_cost(c.world, u, t, c.defender, resupply=True, dice=c.dice, rules=c.rules)
         if cost is None:
             continue
-        added += defense_value(u, c.world.option("land_mob_max"))
+        added += defense_value(u, c.rules.land_mob_max)
         u.mob -= ldround(cost)
         origin = u.xy
         u.x, u.y = t.xy

@@ -18,6 +18,7 @@ from bellum.empire.combat.paradrop import paradrop
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.events import Prompter, ReplayPrompter, Sink
 from bellum.empire.orders import Order, as_order
+from bellum.empire.rules import Rules
 from bellum.empire.world import World
 from bellum.errors import InputError
 
@@ -31,13 +32,15 @@ def run_command(
     answers: Sequence[str | None] = (),
     prompter: Prompter | None = None,
     sink: Sink | None = None,
+    rules: Rules | None = None,
 ) -> CombatResult:
     """Run ``order`` (``"attack 2,0 y y n n"`` or an :class:`Order`) as ``country``.
 
     ``country`` is a number or a name.  Prompts are answered from ``answers``
     (then end of input), or by your own ``prompter``; ``sink`` sees every
     event as it happens.  Without ``seed`` a fresh one is drawn; it is in
-    ``result.seed`` for replay.  ``world`` is changed in place.
+    ``result.seed`` for replay.  ``rules`` default to the world's own
+    (:meth:`Rules.of` its options).  ``world`` is changed in place.
     """
     parsed = as_order(order)
     nation = world.find_nation(str(country))
@@ -50,7 +53,13 @@ def run_command(
         raise InputError(f"answers are the text typed at each prompt (str), not {bad[0]!r}")
     dice = ServerRandom(new_seed() if seed is None else seed)
     return run_order(
-        world, parsed, nation.cnum, dice, prompter or ReplayPrompter(list(answers)), sink=sink
+        world,
+        parsed,
+        nation.cnum,
+        dice,
+        prompter or ReplayPrompter(list(answers)),
+        sink=sink,
+        rules=rules or Rules.of(world.options),
     )
 
 
@@ -61,18 +70,23 @@ def run_order(
     dice: ServerRandom,
     prompter: Prompter,
     sink: Sink | None = None,
+    *,
+    rules: Rules,
 ) -> CombatResult:
-    """Run ``order`` as country ``aggressor``; missing arguments are asked for (§1.1)."""
-    a = order.slots()
+    """Run ``order`` as country ``aggressor`` under ``rules``; missing arguments are
+    asked for (§1.1)."""
+    a, more = order.slots(), order.support()
     match order.name:
         case "attack":
-            return attack(world, a[0], aggressor, dice, prompter, order.support(), sink=sink)
+            return attack(world, a[0], aggressor, dice, prompter, more, sink, rules=rules)
         case "assault":
-            return assault(world, a[0], a[1], aggressor, dice, prompter, order.support(), sink=sink)
+            return assault(world, a[0], a[1], aggressor, dice, prompter, more, sink, rules=rules)
         case "paradrop":
-            return paradrop(world, a[0], a[1], a[2], a[3], aggressor, dice, prompter, sink=sink)
+            return paradrop(
+                world, a[0], a[1], a[2], a[3], aggressor, dice, prompter, sink, rules=rules
+            )
         case "board":
-            return board(world, a[0], a[1], aggressor, dice, prompter, sink=sink)
+            return board(world, a[0], a[1], aggressor, dice, prompter, sink, rules=rules)
         case "lboard":
-            return lboard(world, a[0], a[1], aggressor, dice, prompter, sink=sink)
+            return lboard(world, a[0], a[1], aggressor, dice, prompter, sink, rules=rules)
     raise AssertionError(f"no flow for {order.name}")  # Order checks the name

@@ -70,7 +70,7 @@ def fight(c: Combat) -> None:
     Under the info page's rules (``info_fight``) the odds are simply the
     current strengths' ratio, recomputed after every casualty.
     """
-    per_casualty = bool(c.world.option("info_fight"))
+    per_casualty = c.rules.info_fight
     p = c.odds0 if per_casualty else _jitter(c, c.odds0)
     countdown = 0 if per_casualty else 7 + c.dice.roll(43)
     while not c.success and c.ototal > 0:
@@ -162,7 +162,11 @@ def unit_casualty(c: Combat, f: Fighter, k: int, mode: Mode) -> int:
         most = -1
         for n in w.geometry.neighbours(u.xy):
             s = w.sector(n)
-            if s.owner != u.owner or s.type.is_mountain or mcost(w, s, unit_kind(u)) < 0:
+            if (
+                s.owner != u.owner
+                or s.type.is_mountain
+                or mcost(w, s, unit_kind(u), rules=c.rules) < 0
+            ):
                 continue
             if s.civ > most:
                 best, most = s, s.civ
@@ -170,7 +174,7 @@ def unit_casualty(c: Combat, f: Fighter, k: int, mode: Mode) -> int:
             nowhere = True
         else:
             u.x, u.y = best.xy
-            cost = int(unitcost(u, mcost(w, best, unit_kind(u))))
+            cost = int(unitcost(u, mcost(w, best, unit_kind(u), rules=c.rules)))
             u.mob = max(-127, u.mob - cost)
             c.notify(
                 u.owner, f"{u.name()} retreats at {u.eff}% efficiency to {c.at(u.xy, u.owner)}!"
@@ -195,8 +199,8 @@ def unit_casualty(c: Combat, f: Fighter, k: int, mode: Mode) -> int:
 
 def unit_mobility(c: Combat) -> None:
     """§8: every unit still fighting loses ``combat_mob`` x its side's loss factor."""
-    info = bool(c.world.option("info_unit_mobility"))
-    cm = 10.0 if info else c.world.option("combat_mob")
+    info = c.rules.info_unit_mobility
+    cm = 10.0 if info else c.rules.combat_mob
     for cas, bodies, units, defending in (
         (c.d_cas, c.d_bodies, c.d_units, True),
         (c.a_cas, c.a_bodies, c.a_units, False),

@@ -61,7 +61,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     nation = c.world.nations.get(c.aggressor)
     if nation is None:
         raise UsageError(f"there is no country {c.aggressor} in this world")
-    if known(nation.btu, "the country's BTUs") < COMMAND_BTU and not c.world.option("BLITZ"):
+    if known(nation.btu, "the country's BTUs") < COMMAND_BTU and not c.rules.BLITZ:
         c.say("You don't have the BTUs, bozo", Refusal())
         result.outcome = Outcome.REFUSED
         result.events = c.events
@@ -198,7 +198,7 @@ def ask_mil(c: Combat, o: OffObject, limit_of: Callable[[int], int], announce: b
 
 def drop_powerless(c: Combat) -> None:
     """§3.4 re-validation: units without offensive strength leave (spies in an assault)."""
-    ap = c.world.option("assault_penalty")
+    ap = c.rules.assault_penalty
     for f in list(c.a_units):
         if attack_value(f.unit, c.mode, ap) < 1.0:
             c.say(f"{f.unit.name()} has no offensive strength", UnitNote(f.unit.uid))
@@ -224,7 +224,7 @@ def defend_and_fight(
     With the scouts' estimate on (§18.1, not for paradrop) the defenders are
     looked at once, by the estimate, and the player may back out.
     """
-    estimate = bool(c.world.option("scout_estimate")) and c.mode is not Mode.PARADROP
+    estimate = c.rules.scout_estimate and c.mode is not Mode.PARADROP
     if estimate:
         defenders.scout_estimate(c)
     defenders.present_defenders(c, report_units=not estimate)

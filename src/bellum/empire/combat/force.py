@@ -52,7 +52,7 @@ def ask_sector_mil(c: Combat, o: OffObject) -> None:
         c.say(f"Only 1 mil in {c.at(s.xy)}", about)
     if avail == 0 or s.owner != c.aggressor:
         return
-    cost = attcost(c.world, c.aggressor, c.target, MoveKind.MOVE)
+    cost = attcost(c.world, c.aggressor, c.target, MoveKind.MOVE, rules=c.rules)
     limit = 0 if s.mob <= 0 else int(s.mob / cost)
     if limit < avail:
         c.say(
@@ -165,19 +165,19 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers, most: int | None = 
             p = q = 0.0
         else:
             assert c.target is not None
-            p = attcost(w, c.aggressor, c.target, unit_kind(u))
+            p = attcost(w, c.aggressor, c.target, unit_kind(u), rules=c.rules)
             q = unitcost(u, p)
-        whole_march = p >= 1.0 or c.world.option("info_march_mobility")
+        whole_march = p >= 1.0 or c.rules.info_march_mobility
         if whole_march and u.mob < min(127, math.ceil(q)):
             c.say(
                 f"{u.name()} does not have enough mobility ({min(127, math.ceil(q))} needed)", about
             )
             continue
-        av = attack_value(u, c.mode, c.world.option("assault_penalty"))
+        av = attack_value(u, c.mode, c.rules.assault_penalty)
         if av < 1.0 and not (c.mode is Mode.ASSAULT and u.type.has("spy")):
             c.say(f"{u.name()} has no offensive strength", about)
             continue
-        if not in_supply(w, u, dice=c.dice):
+        if not in_supply(w, u, dice=c.dice, rules=c.rules):
             c.say(f"{u.name()} is out of supply, and cannot {verb}", about)
             continue
         if most is not None and not announced:
@@ -205,7 +205,7 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers, most: int | None = 
 
 def info_page_barred(c: Combat, u: LandUnit) -> str:
     """Under the info-page rules security, flak and artillery units stay home (§2.6)."""
-    if not c.world.option("info_attackers"):
+    if not c.rules.info_attackers:
         return ""
     if u.type.has("security"):
         return "a security"

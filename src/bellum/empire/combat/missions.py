@@ -390,7 +390,7 @@ def collateral(c: Combat, at: Coord, dam: int) -> int:
     s = c.world.sector(at)
     if not dam or not s.owner:
         return 0
-    coll = ldround(dam * c.world.option("collateral_dam"))
+    coll = ldround(dam * c.rules.collateral_dam)
     if coll == 0:
         return 0
     c.notify(s.owner, f"{c.at(at, s.owner)} takes {coll}% collateral damage")

@@ -36,7 +36,7 @@ def interdict_mil(c: Combat, n: int) -> int:
     """§14.1: how many of ``n`` moving mil survive the move-in."""
     t = c.target
     assert t is not None
-    if not c.world.option("INTERDICT_ATT"):
+    if not c.rules.INTERDICT_ATT:
         return n
     weight = n * c.world.tables.items["m"].lbs
     dam = 0
@@ -65,7 +65,7 @@ def move_in_mil(c: Combat) -> None:
         s = o.sector
         if s is None or o.troops <= 0 or s.mob == 0:
             continue
-        cost = attcost(c.world, c.aggressor, t, MoveKind.MOVE)
+        cost = attcost(c.world, c.aggressor, t, MoveKind.MOVE, rules=c.rules)
         most = min(o.troops, int(s.mob / cost))
         if most <= 0:
             continue
@@ -81,7 +81,7 @@ def move_in_mil(c: Combat) -> None:
             continue
         s.mil -= n
         o.troops -= n
-        if c.world.option("fix_movein_mobility"):
+        if c.rules.fix_movein_mobility:
             s.mob = max(0, s.mob - max(1, int(n * cost)))
         t.mil += interdict_mil(c, n)
 
@@ -142,8 +142,8 @@ def move_land(
             u.ship = None
         moving.append(u)
     if t is not None:
-        landing_mines = c.mode is Mode.ATTACK or not w.option("info_no_landing_mines")
-        if w.option("INTERDICT_ATT") and landing_mines:
+        landing_mines = c.mode is Mode.ATTACK or not c.rules.info_no_landing_mines
+        if c.rules.INTERDICT_ATT and landing_mines:
             mine_checks(c, moving)
         where = f"now occupies {c.at(t.xy)}"
     else:
@@ -230,11 +230,14 @@ def move_in_units(c: Combat) -> None:
     if not movers:
         return
     before = {f.unit.uid: f.unit.eff for f in movers}
-    if c.world.option("INTERDICT_ATT"):
+    if c.rules.INTERDICT_ATT:
         hard = easiest_target(c, [f.unit for f in movers])
         dam = missions.unit_interdict(c, t.xy, c.aggressor, "land units", hard)
         if dam >= 0:
             _share_hits(c, movers, dam)
     move_land(
-        c, movers, lambda u: unitcost(u, attcost(c.world, c.aggressor, t, unit_kind(u))), before
+        c,
+        movers,
+        lambda u: unitcost(u, attcost(c.world, c.aggressor, t, unit_kind(u), rules=c.rules)),
+        before,
     )

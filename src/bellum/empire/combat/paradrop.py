@@ -33,6 +33,7 @@ from bellum.empire.combat.state import (
 )
 from bellum.empire.events import Prompt, Prompter, PromptKind, Sink
 from bellum.empire.geometry import Coord
+from bellum.empire.rules import Rules
 from bellum.empire.selection import parse_xy, select
 from bellum.empire.world import Plane, Relation, Sector, World
 
@@ -76,10 +77,14 @@ def paradrop(
     dice: ServerRandom,
     prompter: Prompter,
     sink: Sink | None = None,
+    *,
+    rules: Rules | None = None,
 ) -> CombatResult:
     """``paradrop`` (spec §16.4); missing arguments are prompted for (§1.1)."""
-    c = Combat(world, dice, prompter, aggressor, Mode.PARADROP, sink=sink)
-    result = CombatResult("paradrop", dice.seed, Outcome.ABORTED, aggressor)
+    c = Combat(
+        world, dice, prompter, aggressor, Mode.PARADROP, rules or Rules.of(world.options), sink=sink
+    )
+    result = CombatResult("paradrop", dice.seed, Outcome.ABORTED, aggressor, rules=c.rules)
     return run_flow(c, result, lambda: _flow(c, planes, escorts, ap, route, result))
 
 

@@ -7,6 +7,7 @@ from enum import StrEnum
 from typing import Any
 
 from bellum.empire.events import Event, EventKind, Refusal, transcript
+from bellum.empire.rules import Rules
 
 COMMAND_BTU = 3
 #: The version of :meth:`CombatResult.to_json`'s document.
@@ -58,6 +59,8 @@ class CombatResult:
     money_made: int = 0
     world_changed: bool = False
     events: list[Event] = field(default_factory=list)
+    #: The rules it ran under (the history keeps them with the order).
+    rules: Rules = field(default_factory=Rules)
 
     @property
     def success(self) -> bool:

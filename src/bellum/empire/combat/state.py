@@ -13,6 +13,7 @@ from enum import Enum
 from bellum.dice import ServerRandom
 from bellum.empire.events import Event, EventKind, Fact, Prompt, Prompter, Sink
 from bellum.empire.geometry import Coord
+from bellum.empire.rules import Rules
 from bellum.empire.world import (
     LandUnit,
     NewsItem,
@@ -132,6 +133,7 @@ class Combat:
     prompter: Prompter
     aggressor: int
     mode: Mode
+    rules: Rules
     sink: Sink | None = None
     events: list[Event] = field(default_factory=list)
     target: Sector | None = None

@@ -81,7 +81,7 @@ def unit_weight(c: Combat, u: LandUnit) -> float:
 
 def offense_total(c: Combat, osup: float | None = None) -> int:
     """``ototal`` (§3.4): off-objects in order, then units in list order."""
-    ap = c.world.option("assault_penalty")
+    ap = c.rules.assault_penalty
     total = 0.0
     for o in c.offs:
         total += o.troops * o.om
@@ -95,7 +95,7 @@ def defense_total(c: Combat, dsup: float | None = None) -> int:
     dm = target_multiplier(c)
     total = c.d_troops * dm
     for f in c.d_units:
-        dv = defense_value(f.unit, c.world.option("land_mob_max"))
+        dv = defense_value(f.unit, c.rules.land_mob_max)
         if not f.supplied:
             dv /= 2
         total += dv * dm

@@ -40,14 +40,14 @@ def fort_range(c: Combat, s: Sector) -> float:
     if not s.type.has("fortress") or s.eff < 5:
         return -1.0
     tech = c.world.tech(s.owner)
-    rng = techfact(int(tech), int(14 * c.world.option("fire_range_factor")) / 2.0)
+    rng = techfact(int(tech), int(14 * c.rules.fire_range_factor) / 2.0)
     return rng + (1 if s.eff >= 60 else 0)
 
 
 def fort_damage(c: Combat, victim: int, helped: int) -> int:
     """§5.3 forts: every helping sector within 8 rolls its range; real forts fire."""
     w = c.world
-    if w.option("NO_FORT_FIRE") or helped == 0 or victim == helped:
+    if c.rules.NO_FORT_FIRE or helped == 0 or victim == helped:
         return 0
     assert c.target is not None
     p = c.target.xy
@@ -124,7 +124,7 @@ def ship_damage(
             continue
         if sh.type.has("sub") and not approach:
             continue
-        if sh.mission and w.option("info_mission_fire"):
+        if sh.mission and c.rules.info_mission_fire:
             continue
         if ship_range(c, sh) < dist:
             continue
@@ -169,7 +169,7 @@ def unit_fire(c: Combat, u: LandUnit) -> int:
     g = min(land_dam(u.type, u.tech), u.items.get("gun", 0))
     if g <= 0:
         return -1
-    in_supply(c.world, u, dice=c.dice)
+    in_supply(c.world, u, dice=c.dice, rules=c.rules)
     shells = u.items.get("shell", 0)
     if shells <= 0:
         return -1
@@ -192,7 +192,7 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
     for _, u in sorted(w.units.items()):
         if u.xy == p or not w.helps(u.owner, helped, victim):
             continue
-        if u.mission and w.option("info_mission_fire"):
+        if u.mission and c.rules.info_mission_fire:
             continue
         if w.geometry.mapdist(u.xy, p) > unit_range(c, u):
             continue

@@ -28,7 +28,7 @@ def slow_war(c: Combat, target: Sector) -> bool:
     """§18.2: with SLOW_WAR only enemies at war may be attacked; True for a sneak attack."""
     w = c.world
     d = target.owner
-    if not w.option("SLOW_WAR") or d == 0 or target.oldowner == c.aggressor:
+    if not c.rules.SLOW_WAR or d == 0 or target.oldowner == c.aggressor:
         return False
     me = w.nations[c.aggressor]
     if me.rel(d) == Relation.ALLIED:
@@ -38,7 +38,7 @@ def slow_war(c: Combat, target: Sector) -> bool:
             raise Aborted(no_troops=False)
     if me.rel(d) == Relation.AT_WAR:
         return False
-    if not w.option("SNEAK_ATTACK") or me.war_steps.get(d) or c.mode is Mode.PARADROP:
+    if not c.rules.SNEAK_ATTACK or me.war_steps.get(d) or c.mode is Mode.PARADROP:
         raise Failure("You're not at war with them!", ended_ok=True)
     c.say("You're not at war with them!")
     answer = c.ask(

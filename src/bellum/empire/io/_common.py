@@ -7,13 +7,8 @@ signed byte...) and complete the map the same way.
 
 from __future__ import annotations
 
-from typing import Any
-
-from bellum.empire.rules import PROFILES
 from bellum.empire.tables import SectorType
-from bellum.empire.world import DEFAULT_OPTIONS, Sector, World, check_option
-from bellum.errors import InputError
-from bellum.numbers import shown
+from bellum.empire.world import Sector, World
 
 #: Efficiency, and the road, rail and defense percentages of a sector.
 PERCENT = (0, 100)
@@ -38,20 +33,3 @@ def fill_map(world: World, fill: SectorType, eff: int = 0) -> None:
 def unownable(s: Sector) -> str | None:
     """Why ``s`` cannot have an owner (sea and the like), or ``None``."""
     return f"a {s.type.name} sector cannot be owned" if s.type.is_sea and s.owner else None
-
-
-def check_options(opts: dict[str, Any], where: str) -> dict[str, Any]:
-    """``opts`` if every one is a rule option with a value of its type and range; else one
-    :class:`InputError` line naming ``where`` and the option."""
-    for k, v in opts.items():
-        if k not in DEFAULT_OPTIONS:
-            raise InputError(f"{where}: {shown(k)}: unknown option")
-        default = DEFAULT_OPTIONS[k]
-        if type(v) is not type(default) and not (isinstance(default, float) and type(v) is int):
-            raise InputError(f"{where}: {k}: expected {type(default).__name__}")
-        problem = check_option(k, v)
-        if problem:
-            raise InputError(f"{where}: {k}: {problem}")
-        if k == "profile" and v not in PROFILES:
-            raise InputError(f"{where}: profile: unknown profile '{shown(v)}'")
-    return opts

@@ -22,10 +22,10 @@ from bellum.empire.io._common import (
     MOBILITY,
     PERCENT,
     STOCK,
-    check_options,
     fill_map,
     unownable,
 )
+from bellum.empire.rules import check_options
 from bellum.empire.tables import SectorType, Tables, stock
 from bellum.empire.world import (
     DEITY_NAME,

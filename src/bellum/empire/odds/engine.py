@@ -42,6 +42,7 @@ from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_siz
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.odds.sides import SideGraph, TooManyStates, side_graph
 from bellum.empire.odds.solver import GraphEnds, per_casualty_ends, server_ends
+from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
@@ -137,12 +138,13 @@ class _Runner:
         self.template = WorldTemplate(world)
         self.country = country
         self.plan = plan
+        self.rules = plan.rules_in(world)
 
     def __call__(self, dice: BranchingDice) -> Leaf:
         w = self.template.scratch()
         prompter = PlanPrompter(self.plan)
         try:
-            result = run_order(w, self.plan.order, self.country, dice, prompter)
+            result = run_order(w, self.plan.order, self.country, dice, prompter, rules=self.rules)
         except FightReached as stop:
             return Leaf(stop.result, stop.combat, prompter, len(dice.widths))
         return Leaf(result, None, prompter, len(dice.widths))
@@ -403,9 +405,9 @@ def _lines(leaf: Leaf) -> list[str]:
     return [ln for ln, fact in said(leaf.combat.events) if not isinstance(fact, ScoutReport)]
 
 
-def world_model(world: World) -> str:
-    """The fight the world's rules use: the server's loop or the info page's."""
-    return "per-casualty" if world.option("info_fight") else "server"
+def world_model(rules: Rules) -> str:
+    """The fight the rules use: the server's loop or the info page's."""
+    return "per-casualty" if rules.info_fight else "server"
 
 
 def plan_odds(
@@ -434,7 +436,7 @@ def plan_odds(
     would refuse, and for answers it never asks for.
     """
     start = time.perf_counter()
-    model = world_model(world)
+    model = world_model(plan.rules_in(world))
     runner = _Runner(world, country, plan)
     first = runner(BranchingDice())
     _check_plan(world, country, plan, first)

@@ -21,6 +21,7 @@ from bellum.empire.answers import answer_ship, is_ship_key
 from bellum.empire.events import AnswersByKind, Prompt
 from bellum.empire.geometry import Coord
 from bellum.empire.orders import Order
+from bellum.empire.rules import Rules
 from bellum.empire.world import World
 from bellum.errors import UsageError
 from bellum.numbers import shown, to_int
@@ -35,12 +36,18 @@ class Plan:
 
     ``mil`` maps each source to the number of mil it sends (sources not named
     send none); ``None`` sends as many as each prompt allows.  ``units`` are
-    the land units that join; ``None`` takes every unit offered.
+    the land units that join; ``None`` takes every unit offered.  ``rules`` are
+    those the command runs under; ``None``: the world's own.
     """
 
     order: Order
     mil: Mapping[MilSource, int] | None = None
     units: frozenset[int] | None = None
+    rules: Rules | None = None
+
+    def rules_in(self, world: World) -> Rules:
+        """The rules the plan runs under in ``world``."""
+        return self.rules if self.rules is not None else Rules.of(world.options)
 
     @property
     def everything(self) -> bool:
@@ -122,11 +129,18 @@ def parse_units(units: list[int]) -> frozenset[int]:
     return frozenset(seen)
 
 
-def make_plan(world: World, country: int, order: Order, mil: list[str], units: list[int]) -> Plan:
+def make_plan(
+    world: World,
+    country: int,
+    order: Order,
+    mil: list[str],
+    units: list[int],
+    rules: Rules | None = None,
+) -> Plan:
     """The plan from the command line: nothing named means everything the command offers."""
     if not mil and not units:
-        return Plan(order)
-    return Plan(order, parse_mil(world, country, mil, order), parse_units(units))
+        return Plan(order, rules=rules)
+    return Plan(order, parse_mil(world, country, mil, order), parse_units(units), rules)
 
 
 __all__ = ["MilSource", "Plan", "PlanPrompter", "make_plan", "parse_mil", "parse_units"]

@@ -46,7 +46,7 @@ class Need:
 
 def sources_in_order(world: World, country: int, plan: Plan) -> dict[MilSource, int]:
     """The mil prompts of ``plan``'s command in the order it asks them, with their limits."""
-    leaf = _Runner(world, country, Plan(plan.order, None, plan.units))(
+    leaf = _Runner(world, country, replace(plan, mil=None))(
         BranchingDice(rng=np.random.default_rng(0))
     )
     return dict(leaf.prompter.asked)
@@ -104,7 +104,7 @@ def need(
     units = plan.units if plan.units is not None else frozenset()
 
     def plan_of(total: int) -> Plan:
-        return Plan(plan.order, {**fixed, **_fill(order, total)}, units)
+        return replace(plan, mil={**fixed, **_fill(order, total)}, units=units)
 
     hi = sum(order.values())
     best = odds(plan_of(hi))

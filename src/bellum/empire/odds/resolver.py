@@ -70,10 +70,11 @@ def _init(job: tuple[WorldTemplate, int, Plan, list[int]]) -> None:
 def _play(lo: int, hi: int) -> list[tuple[str, int, int]]:
     assert _JOB is not None
     template, country, plan, seeds = _JOB
+    rules = plan.rules_in(template.frozen)
     out: list[tuple[str, int, int]] = []
     for s in seeds[lo:hi]:
         w = template.scratch()
-        r = run_order(w, plan.order, country, ServerRandom(s), PlanPrompter(plan))
+        r = run_order(w, plan.order, country, ServerRandom(s), PlanPrompter(plan), rules=rules)
         out.append((r.outcome, r.attacker_casualties, r.defender_casualties))
     return out
 
@@ -121,11 +122,15 @@ def seconds_per_run(
     per job, are left out of the mean.  ``world`` is left unchanged.
     """
     template = WorldTemplate(world)
+    rules = plan.rules_in(world)
     times: list[float] = []
     spent = 0.0
     for s in np.random.SeedSequence(seed).generate_state(31):
         started = time.perf_counter()
-        run_order(template.scratch(), plan.order, country, ServerRandom(int(s)), PlanPrompter(plan))
+        prompter = PlanPrompter(plan)
+        run_order(
+            template.scratch(), plan.order, country, ServerRandom(int(s)), prompter, rules=rules
+        )
         took = time.perf_counter() - started
         times.append(took)
         spent += took

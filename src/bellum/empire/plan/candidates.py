@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bellum.empire.combat.dispatch import run_order
 from bellum.empire.combat.flows import FightReached
@@ -30,6 +30,7 @@ from bellum.empire.movement import MoveKind, attcost
 from bellum.empire.odds.branching import BranchingDice
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.orders import Order
+from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import Relation, World, known
 from bellum.errors import BellumError
@@ -51,6 +52,8 @@ class Candidate:
     ship: int | None = None
     #: Mobility a sector spends per mil sent (attack), else 0.
     mob_per_mil: float = 0.0
+    #: The rules the command runs under.
+    rules: Rules = field(default_factory=Rules)
 
 
 @dataclass(frozen=True)
@@ -111,12 +114,12 @@ def orders(world: World, country: int) -> Iterator[tuple[Order, str]]:
 
 
 def probe(
-    world: World, template: WorldTemplate, country: int, order: Order, target: str
+    world: World, template: WorldTemplate, country: int, order: Order, target: str, rules: Rules
 ) -> Candidate | None:
     """Run ``order`` up to its fight, everything offered taken; ``None`` if it cannot fight."""
-    prompter = PlanPrompter(Plan(order))
+    prompter = PlanPrompter(Plan(order, rules=rules))
     try:
-        run_order(template.scratch(), order, country, BranchingDice(), prompter)
+        run_order(template.scratch(), order, country, BranchingDice(), prompter, rules=rules)
     except FightReached:
         pass
     except BellumError:  # a sector the view does not show (fog of war), for one
@@ -129,13 +132,14 @@ def probe(
     mob = 0.0
     if order.name == "attack":
         x, y = (int(v) for v in target.split(":")[1].split(","))
-        mob = attcost(world, country, world.sector((x, y)), MoveKind.MOVE)
+        mob = attcost(world, country, world.sector((x, y)), MoveKind.MOVE, rules=rules)
     ship = order.ship
-    return Candidate(order, target, sources, tuple(sorted(prompter.offered)), ship, mob)
+    return Candidate(order, target, sources, tuple(sorted(prompter.offered)), ship, mob, rules)
 
 
-def candidates(world: World, country: int) -> list[Candidate]:
-    """Every target ``country`` can fight for this turn, one candidate per order."""
+def candidates(world: World, country: int, rules: Rules) -> list[Candidate]:
+    """Every target ``country`` can fight for this turn under ``rules``, one candidate per
+    order."""
     template = WorldTemplate(world)
     out = []
     seen: set[Order] = set()
@@ -143,7 +147,7 @@ def candidates(world: World, country: int) -> list[Candidate]:
         if order in seen:
             continue
         seen.add(order)
-        c = probe(world, template, country, order, target)
+        c = probe(world, template, country, order, target, rules)
         if c is not None:
             out.append(c)
     return out
@@ -188,7 +192,7 @@ def _force(c: Candidate, mil: dict[MilSource, int], units: frozenset[int]) -> Fo
         uses[f"ship:{c.ship}"] = 1.0
     for uid in units:
         uses[f"unit:{uid}"] = 1.0
-    return Force(c, Plan(c.order, mil, units), uses)
+    return Force(c, Plan(c.order, mil, units, c.rules), uses)
 
 
 def capacities(world: World, country: int) -> dict[str, float]:

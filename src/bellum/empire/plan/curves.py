@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 from bellum.empire.odds import Plan, plan_odds
 from bellum.empire.odds.engine import world_model
+from bellum.empire.rules import Rules
 from bellum.empire.world import World
 from bellum.errors import BellumError, CommandError
 
@@ -70,12 +71,10 @@ def plan_key(plan: Plan, seed: int) -> str:
     return f"{CURVE_VERSION}|{plan.order.text()}|{mil}|{units}|{seed}"
 
 
-def rules_digest(world: World) -> str:
-    """What of the rules the odds depend on, for the cache's version."""
+def rules_digest(rules: Rules) -> str:
+    """The rules the odds depend on, for the cache's version."""
     text = json.dumps(
-        {"options": world.options, "overrides": world.overrides, "model": world_model(world)},
-        sort_keys=True,
-        default=str,
+        {"rules": rules.to_dict(), "model": world_model(rules)}, sort_keys=True, default=str
     )
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
@@ -195,7 +194,9 @@ def solve_points(
 ) -> tuple[list[Point | None], int]:
     """Every plan's point, from ``cache`` where it has them; and how many were solved now."""
     keys = [plan_key(p, seed) for p in plans]
-    version = f"{version}|{rules_digest(world)}|{country}"
+    rules = {p.rules_in(world) for p in plans}
+    digest = "|".join(sorted(rules_digest(r) for r in rules))
+    version = f"{version}|{digest}|{country}"
     known = cache.get_curves(version, keys) if cache is not None and version else {}
     points: list[Point | None] = [None] * len(plans)
     todo: list[int] = []

@@ -44,6 +44,7 @@ from bellum.empire.plan.candidates import (
 )
 from bellum.empire.plan.curves import CurveCache, Point, Pool, solve_points
 from bellum.empire.plan.value import Weights, sector_value, ship_value, unit_value
+from bellum.empire.rules import Rules
 from bellum.empire.world import World
 from bellum.errors import InputError
 
@@ -69,6 +70,8 @@ class Settings:
     waves: int = 1
     gap: float = DEFAULT_GAP
     time_limit: float = DEFAULT_TIME_LIMIT
+    #: The rules the attacks run under; ``None``: the world's own.
+    rules: Rules | None = None
 
 
 @dataclass(frozen=True)
@@ -157,7 +160,7 @@ def _wave(
     version: str,
     progress: Progress | None,
 ) -> Wave:
-    cands = candidates(world, country)
+    cands = candidates(world, country, s.rules or Rules.of(world.options))
     options = forces(cands, s.levels)
     start = time.perf_counter()
 
@@ -212,7 +215,8 @@ class _Player(PlanPrompter):
 def play_wave(world: World, country: int, wave: Wave) -> None:
     """Play ``wave``'s orders on ``world`` as the printed script does, seed for seed."""
     for a in wave.attacks:
-        run_order(world, a.order, country, ServerRandom(a.seed), _Player(a.plan))
+        rules = a.plan.rules_in(world)
+        run_order(world, a.order, country, ServerRandom(a.seed), _Player(a.plan), rules=rules)
 
 
 def plan_turn(

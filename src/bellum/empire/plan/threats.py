@@ -23,6 +23,7 @@ from bellum.empire.orders import Order
 from bellum.empire.plan.candidates import candidates
 from bellum.empire.plan.curves import CurveCache, Point, Pool, solve_points
 from bellum.empire.plan.planner import prize, shown_target
+from bellum.empire.rules import Rules
 from bellum.empire.world import Relation, World
 
 Progress = Callable[[str, float], None]
@@ -94,14 +95,17 @@ def threat_map(
     cache: CurveCache | None = None,
     version: str = "",
     progress: Progress | None = None,
+    rules: Rules | None = None,
 ) -> ThreatMap:
-    """Every threatened sector, ship and land unit of ``country``, likeliest strike first."""
+    """Every threatened sector, ship and land unit of ``country``, likeliest strike first,
+    under ``rules`` (by default the world's own)."""
     view, notes = enemy_view(world, country)
+    chosen = rules or Rules.of(world.options)
     best: dict[str, Threat] = {}
     strikes = solved = 0
     for enemy in enemies_of(view, country):
-        mine = [c for c in candidates(view, enemy) if _owner(view, c.target) == country]
-        plans = [Plan(c.order) for c in mine]
+        mine = [c for c in candidates(view, enemy, chosen) if _owner(view, c.target) == country]
+        plans = [Plan(c.order, rules=c.rules) for c in mine]
         strikes += len(plans)
 
         def tick(f: float, enemy: int = enemy) -> None:

@@ -34,9 +34,9 @@ from bellum.empire.events import Event, EventKind
 from bellum.empire.geometry import Geometry
 from bellum.empire.intel.model import KINDS as OBSERVED
 from bellum.empire.intel.model import Observation
-from bellum.empire.io._common import check_options
 from bellum.empire.io.xdump.syntax import Record, Table, split_fields
 from bellum.empire.orders import Order
+from bellum.empire.rules import Rules, check_options
 from bellum.empire.tables import LandType, PlaneType, SectorType, ShipType, Tables
 from bellum.errors import InputError
 from bellum.numbers import shown, to_int
@@ -481,6 +481,11 @@ class CommandRecord:
     server: str | None = None
 
     @property
+    def rules(self) -> Rules:
+        """The rules the order ran under (a sync: the game's own)."""
+        return Rules.of(self.options)
+
+    @property
     def command(self) -> str:
         """The command's name: the order's, or ``sync``."""
         return self.order.name if self.order is not None else SYNC
@@ -535,9 +540,9 @@ class ServerEntry:
     transcript: str = ""
 
 
-def _options(world: wm.World) -> str:
-    """Every option ``world`` runs under, defaults included."""
-    return canonical({k: world.option(k) for k in wm.DEFAULT_OPTIONS} | world.options)
+def _options(rules: Rules) -> str:
+    """Every option of ``rules``, defaults and profile included."""
+    return canonical(rules.to_dict())
 
 
 def _order_columns(order: Order) -> tuple[str, str, str, str | None]:
@@ -551,9 +556,8 @@ def command_row(
     order: Order,
     answers: list[str | None],
     result: CombatResult,
-    world: wm.World,
 ) -> tuple[Any, ...]:
-    """The history row of ``order``, run on ``world`` with ``answers``, as
+    """The history row of ``order``, run with ``answers`` (under the result's rules), as
     ``COMMAND_COLUMNS`` describe."""
     return (
         at,
@@ -561,9 +565,9 @@ def command_row(
         result.aggressor,
         result.seed,
         json.dumps(answers),
-        _options(world),
+        _options(result.rules),
         bellum.__version__,
-        str(world.option("profile")),
+        result.rules.profile,
         result.outcome,
         canonical(result.to_json()),
         events_json(result.events),
@@ -602,7 +606,7 @@ def entry_row(at: str, entry: ServerEntry, world: wm.World) -> tuple[Any, ...]:
         entry.country,
         entry.seed,
         json.dumps(entry.answers),
-        _options(world),
+        _options(Rules.of(world.options)),
         bellum.__version__,
         "server",
         entry.outcome,

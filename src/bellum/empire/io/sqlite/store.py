@@ -601,7 +601,8 @@ class Session:
         result: CombatResult,
         hook: Callable[[str], None] | None = None,
     ) -> int:
-        """Record the command and write the objects it changed; returns its history id.
+        """Record the command (with the rules it ran under) and write the objects it
+        changed; returns its history id.
 
         A result that did not change the world (refused, aborted) is recorded
         with no changes, like a world file that is not rewritten.  ``hook`` is
@@ -612,7 +613,7 @@ class Session:
         at = datetime.now(UTC).isoformat(timespec="milliseconds")
         with _guard(self.store.path):
             try:
-                row = command_row(at, order, answers, result, self.world)
+                row = command_row(at, order, answers, result)
                 cid = self.store._insert(c, row, self.before, after, hook)
                 if hook:
                     hook("commit")

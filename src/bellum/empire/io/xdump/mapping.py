@@ -36,7 +36,6 @@ from bellum.empire.io._common import (
     MOBILITY,
     PERCENT,
     STOCK,
-    check_options,
     fill_map,
     unownable,
 )
@@ -53,7 +52,7 @@ from bellum.empire.io.xdump.syntax import (
     unescape,
     unquote,
 )
-from bellum.empire.rules import econfig_options
+from bellum.empire.rules import check_options, econfig_options
 from bellum.empire.tables import Tables, stock
 from bellum.empire.world import (
     ITEMS,
