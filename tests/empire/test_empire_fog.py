@@ -20,6 +20,7 @@ from bellum.empire.world import UnknownSector, World
 from bellum.errors import InputError
 from clirunner import bellum
 from fogviews import TURN, spied, view
+from jsonschemas import validate
 
 
 @pytest.fixture
@@ -118,6 +119,7 @@ def test_the_command_line_lists_the_inputs(world: World, tmp_path) -> None:  # t
     r = bellum(*args, "--json")
     assert r.returncode == 0, r.stderr
     doc = json.loads(r.stdout)
+    validate(doc)
     assert doc["fog"] == {"viewer": 1, "turn": TURN, "draws": 4, "every_combination": False}
     names = [i["name"] for i in doc["inputs"]]
     assert names[:3] == ["2,0.mil", "2,0.eff", "2,0.defense"] and "2,0.mines" in names
