@@ -60,9 +60,11 @@ from bellum.errors import BellumError
 
 #: The worlds: small enough to set up in seconds, big enough for every kind of fight.
 SIZE = {"WORLD_X": 48, "WORLD_Y": 24}
-#: Complete worlds the fog odds solve per attack (each with one sampled path to its fight:
-#: the variance is the unknowns', not the paths').
-DRAWS = 48
+#: Complete worlds the fog odds solve per attack, each with one sampled path to its fight
+#: (the variance is the unknowns', not the paths').
+DRAWS = 32
+#: The god's-eye odds are sampled until their standard error is this small.
+GOD_ERROR = 0.02
 #: Attacks whose fog-aware P is below or above these are kept only with this chance: they
 #: are many (hopeless or certain) and say little; selecting on the prediction leaves the
 #: outcome's frequency at each prediction as it was.
@@ -217,7 +219,7 @@ def world_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: 
                 view = source.world
             p_fog, inputs, error, is_fresh = None, 0, "", False
             try:
-                f = fog_odds(view, a.country, a.plan(view), draws=draws, seed=seed, max_samples=1)
+                f = fog_odds(view, a.country, a.plan(view), draws=draws, seed=seed, samples=1)
                 p_fog, inputs = f.p_success, len(f.inputs)
                 lo, hi = EXTREME
                 if not lo <= p_fog <= hi and rng.random() > KEEP_EXTREME:
@@ -226,7 +228,8 @@ def world_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: 
             except BellumError as exc:
                 error = str(exc)
             try:
-                p_god = plan_odds(god, a.country, a.plan(god), seed=seed).p_success
+                p_god = plan_odds(god, a.country, a.plan(god), seed=seed,
+                                  target_error=GOD_ERROR).p_success  # fmt: skip
                 outcome, success, same = play(game, snapshot, made, god, a, folder)
             except BellumError as exc:
                 log(f"  skipped {a.order} as {a.name}: {exc}")

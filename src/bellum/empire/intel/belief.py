@@ -4,8 +4,9 @@ A player's world (:class:`~bellum.empire.world.World` with fog) holds the
 country's own objects exactly and, in ``observations``, what it saw of the
 others.  :func:`believe` turns that into a :class:`Belief`: one complete world
 with a placeholder for every unknown, and the list of :class:`Unknown` values
-(each a finite distribution and how it was chosen).  :meth:`Belief.worlds`
-draws complete worlds from it, on which the rules run as on any world.
+(each a finite distribution and how it was chosen).  :meth:`Belief.draws` and
+:meth:`Belief.world` give complete worlds from it, on which the rules run as on
+any world.
 
 The priors (docs/fog.md says why each was chosen):
 
@@ -23,8 +24,9 @@ The priors (docs/fog.md says why each was chosen):
   by: what the type allows, uniformly (missions: 1/2).
 * **The tech** of another country: its ``report`` band.
 * **Sectors never seen** near the target are like the sectors of the same
-  owner that were seen (a random one of them, with its units), if the bmap
-  shows land there; without any such sector, they are empty.
+  owner that were seen (a random one of them, with its units): where the bmap
+  shows land, and where it shows nothing (close to the target) with the chance
+  that a sector it shows is land.
 
 ``--assume NAME=VALUE`` (:func:`parse_assumptions`) fixes any of them.
 """
@@ -480,12 +482,13 @@ class _Own:
         return Dist.of([min(most, max(0, round(f * most))) for f in shares])
 
     def chance(self, key: str, given: float | None) -> float:
-        """The share of the viewer's own objects doing ``key`` (``given`` overrides; 1/2
-        without any)."""
+        """The chance of ``key`` from the viewer's own objects doing it, ``n`` of
+        ``total``: ``(n + 1) / (total + 2)`` (Laplace's rule: a few own units say
+        something, never certainty; 1/2 without any).  ``given`` overrides."""
         if given is not None:
             return given
         n, total = self.counts.get(key, (0, 0))
-        return n / total if total else 0.5
+        return (n + 1) / (total + 2)
 
     def why(self, key: str, fallback: str) -> str:
         n = len(self.values.get(key, self.shares.get(key, [])))
@@ -885,5 +888,3 @@ def _units_seen_at(b: _Builder) -> dict[str, list[int]]:
             out.setdefault(at.value, []).append(int(o.ident))
     return out
 
-
-_ = (Iterator, Nation)

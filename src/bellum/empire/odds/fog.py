@@ -112,7 +112,8 @@ def fog_odds(
     seed = new_seed() if seed is None else seed
     rows = list(belief.draws(draws, seed))
     exhaustive = belief.combinations() <= draws
-    options.setdefault("max_samples", max(3, SAMPLE_BUDGET // len(rows)))
+    if "samples" not in options:
+        options.setdefault("max_samples", max(3, SAMPLE_BUDGET // len(rows)))
     parts: list[tuple[float, EmpireOdds]] = []
     for i, (values, weight) in enumerate(rows):
         done = plan_odds(belief.world(values), country, plan, seed=seed + i, **options)
@@ -171,15 +172,19 @@ def _mix(parts: list[tuple[float, EmpireOdds]], exhaustive: bool, n: int) -> Emp
 
 
 def inputs_text(inputs: list[Input], turn: int) -> str:
-    """The list of inputs as the report prints it: seen or not, when, how treated."""
-    lines = [
-        f"inputs (now: update {turn}; known: seen since the update, stale: before it,"
-        " unknown: never seen)"
-    ]
-    width = max((len(i.name) for i in inputs), default=4)
+    """The list of inputs as the report prints it: seen or not, when, how treated.  Inputs
+    treated alike (the sectors never seen around the target) share a line."""
+    lines = [f"inputs (now: update {turn}; known: seen since the update, stale: before it,"
+             " unknown: never seen)"]  # fmt: skip
+    groups: dict[tuple[str, str, str], list[str]] = {}
     for i in inputs:
         when = "never seen" if i.turn is None else f"{i.source}, update {i.turn}"
-        lines.append(f"  {i.name:<{width}}  {i.status:<7}  {when:<22}  {i.treatment}")
+        groups.setdefault((i.status, when, i.treatment), []).append(i.name)
+    shown = {k: names[0] if len(names) == 1 else f"{names[0]} and {len(names) - 1} more"
+             for k, names in groups.items()}  # fmt: skip
+    width = max((len(n) for n in shown.values()), default=4)
+    for (status, when, treatment), name in shown.items():
+        lines.append(f"  {name:<{width}}  {status:<7}  {when:<22}  {treatment}")
     return "\n".join(lines)
 
 
