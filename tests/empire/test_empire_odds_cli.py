@@ -143,3 +143,13 @@ def test_a_sampled_need_says_it_was_sampled() -> None:
 def test_an_exact_need_is_not_qualified() -> None:
     r = odds("vector-a.toml", "attack", "2,0", "--need", "0.9")
     assert r.returncode == 0 and r.stdout.splitlines()[0].endswith(" mil")
+
+
+def test_a_sweep_table_rounds_as_a_table_and_says_its_units() -> None:
+    r = odds("vector-a.toml", "attack", "2,0", "--sweep", "0,0=20:140:40")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split("  ")[0] == "plan" and "att. losses (mil)" in lines[0]
+    assert all(line == line.rstrip() for line in lines)
+    assert "99.999" not in r.stdout and "e-" not in r.stdout
+    assert lines[1].split()[:7] == ["0,0=20", "<", "0.01", "%", "<", "0.01", "%"]

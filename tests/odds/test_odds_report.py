@@ -21,6 +21,13 @@ def test_percent_never_rounds_a_near_certainty_to_certainty() -> None:
     assert percent(1e-9) == "1e-07 %"
 
 
+def test_a_table_cell_has_its_places_and_still_never_shows_certainty() -> None:
+    assert percent(0.99999999999998, 2) == "> 99.99 %"
+    assert percent(1.9e-12, 2) == "< 0.01 %"
+    assert (percent(0.6911, 2), percent(0.9999, 2)) == ("69.11 %", "99.99 %")
+    assert (percent(1.0, 2), percent(0.0, 2)) == ("100 %", "0 %")
+
+
 def test_quantiles_are_the_smallest_value_reaching_the_level() -> None:
     d = LossDistribution(np.array([1, 2, 5]), np.array([0.25, 0.5, 0.25]))
     assert d.quantiles((0.05, 0.25, 0.5, 0.75, 0.95)) == {

@@ -33,30 +33,20 @@ from bellum.cli.empire import (
     rules_options,
     world_option,
 )
-from bellum.cli.options import SEED_MAX, Real, Whole, echo_json
+from bellum.cli.options import RESOLVER_RUNS_MAX, SEED_MAX, Real, Whole, echo_json
 from bellum.cli.progress import progress_fraction
-from bellum.empire.orders import COMMANDS, Order
+from bellum.empire.combat import COMMANDS
+from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
 from bellum.errors import CommandError, InputError, UsageError
 from bellum.numbers import shown, to_int
 from bellum.term import use_color
 
-#: Each command as it is typed, for the errors that show how.
-EXAMPLES = {
-    "attack": "attack 2,0",
-    "assault": "assault 2,0 5",
-    "paradrop": "paradrop 0/1 . 0,0 4,0",
-    "board": "board 5 0,0",
-    "lboard": "lboard 3 0,0",
-}
-#: The command's argument names, as its own ``--help`` shows them.
-SLOT_NAMES = {"source": "FROM", "ap": "AP"}
-
 
 def _order(words: tuple[str, ...]) -> Order:
     """The order to plan.  The odds cannot ask for a missing argument as the command
     would, so a missing one is a usage error naming it."""
-    names = ", ".join(EXAMPLES)
+    names = ", ".join(COMMANDS)
     if not words:
         raise UsageError(f"give the command to plan ({names}), e.g. `attack 2,0`")
     name, *args = words
@@ -68,11 +58,11 @@ def _order(words: tuple[str, ...]) -> Order:
         order = Order(name, tuple(a.strip() for a in args))
     except InputError as exc:
         raise UsageError(str(exc)) from None
-    slots = zip(order.syntax.slots, order.slots(), strict=True)
-    missing = [n for n, word in slots if word is None]
+    spec = COMMANDS[name]
+    missing = [m for m, word in zip(spec.metavars, order.slots(), strict=True) if word is None]
     if missing:
-        shown = " ".join(SLOT_NAMES.get(n, n.upper()) for n in missing)
-        raise UsageError(f"{name} needs {shown} on the command line, e.g. `{EXAMPLES[name]}`")
+        shown = " ".join(missing)
+        raise UsageError(f"{name} needs {shown} on the command line, e.g. `{spec.example}`")
     return order
 
 
@@ -180,7 +170,7 @@ def _plans(
     "--unit",
     "units",
     multiple=True,
-    type=Whole(),
+    type=Whole(0),
     metavar="ID",
     help="A land unit that joins; repeatable (a unit named twice is an error).",
 )
@@ -237,7 +227,7 @@ def _plans(
 )
 @click.option(
     "--resolver-runs",
-    type=Whole(1, 1_000_000),
+    type=Whole(1, RESOLVER_RUNS_MAX),
     default=None,
     help="Also play the real command N times and show the agreement (z-scores).",
 )
@@ -417,7 +407,7 @@ def odds_cmd(
     odds = view.plain(found_odds)
     resolver = None
     if resolver_runs is not None:
-        with progress_fraction(f"{resolver_runs} runs") as bar:
+        with progress_fraction("resolver runs", total=resolver_runs) as bar:
             resolver = play(
                 world, cnum, odds.plan, resolver_runs, used_seed, jobs=jobs, progress=bar
             )

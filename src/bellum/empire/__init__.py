@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bellum.empire.combat import CombatResult, Outcome
+from bellum.empire.combat import COMMANDS, CombatResult, CommandSpec, Outcome
 from bellum.empire.combat.dispatch import run_command
 from bellum.empire.events import (
     AnswersByKind,
@@ -49,7 +49,7 @@ from bellum.empire.events import (
     UnitNote,
 )
 from bellum.empire.io.toml import load_world, save_world
-from bellum.empire.orders import COMMANDS, Order
+from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
 
@@ -82,6 +82,7 @@ __all__ = [
     "AnswersByKind",
     "Closing",
     "CombatResult",
+    "CommandSpec",
     "Event",
     "EventKind",
     "Fact",

@@ -26,6 +26,16 @@ from bellum.errors import UsageError
 from bellum.numbers import is_digits, parse_int, shown
 
 
+class AboveMost(UsageError):
+    """A number named for a question above the most the question allows."""
+
+    def __init__(self, prompt: Prompt, n: int, most: int) -> None:
+        super().__init__(f"{n} where {str(prompt).strip()!r} allows at most {most}")
+        self.prompt = prompt
+        self.n = n
+        self.most = most
+
+
 @dataclass
 class NamedAnswers(AnswersByKind):
     """What to answer, by kind of question (``None``: nothing was named for it).
@@ -35,6 +45,12 @@ class NamedAnswers(AnswersByKind):
     question is asked), else the complete set of units that go (others stay).
     ``move_in`` answers every sector's move-in question, ``move_in_at`` one
     sector's (it wins).
+
+    A number of mil to send above the most the question allows is refused
+    (:class:`AboveMost`): the server would take the most instead, or read a number
+    past its ``int`` as another one.  A move-in answer is given as named: how many
+    may move in depends on the fight's casualties, and the server moves in the most
+    it allows when the answer is more, as it does for a typed one.
     """
 
     mil_at: dict[Coord, int] = field(default_factory=dict)
@@ -52,16 +68,16 @@ class NamedAnswers(AnswersByKind):
     def mil(self, prompt: Prompt) -> str | None:
         if prompt.ship is not None:
             if prompt.ship in self.ship_mil or self.own_ship_mil is None:
-                return self._take("ship", prompt.ship, self.ship_mil)
+                return self._number(prompt, self._take("ship", prompt.ship, self.ship_mil))
             self.used.add(("ship", "ship"))
-            return str(self.own_ship_mil)
-        return self._take("mil", prompt.at, self.mil_at)
+            return self._number(prompt, self.own_ship_mil)
+        return self._number(prompt, self._take("mil", prompt.at, self.mil_at))
 
     def move_in_mil(self, prompt: Prompt) -> str | None:
         n = self._take("move_in", prompt.at, self.move_in_at)
-        if n is None and self.move_in is not None:
-            n = str(self.move_in)
-        return n
+        if n is None:
+            n = self.move_in
+        return None if n is None else str(n)
 
     def unit(self, prompt: Prompt) -> str | None:
         return self._choose("unit", prompt.uid, self.units)
@@ -72,11 +88,17 @@ class NamedAnswers(AnswersByKind):
     def confirm(self, prompt: Prompt) -> str | None:
         return "y" if self.yes else None
 
-    def _take(self, kind: str, key: object, table: Mapping[Any, int]) -> str | None:
+    @staticmethod
+    def _number(prompt: Prompt, n: int | None) -> str | None:
+        if n is not None and prompt.most is not None and n > prompt.most:
+            raise AboveMost(prompt, n, prompt.most)
+        return None if n is None else str(n)
+
+    def _take(self, kind: str, key: object, table: Mapping[Any, int]) -> int | None:
         if key not in table:
             return None
         self.used.add((kind, key))
-        return str(table[key])
+        return table[key]
 
     def _choose(self, kind: str, uid: object, chosen: frozenset[int] | None) -> str | None:
         if chosen is None:
@@ -132,4 +154,4 @@ def answer_ship(order: Order, key: str, option: str = "--mil") -> int | None:
     return number
 
 
-__all__ = ["NamedAnswers", "answer_ship", "is_ship_key"]
+__all__ = ["AboveMost", "NamedAnswers", "answer_ship", "is_ship_key"]

@@ -35,12 +35,11 @@ class Geometry:
     height: int = 32
 
     def __post_init__(self) -> None:
-        if self.width <= 0 or self.height <= 0 or self.width % 2 or self.height % 2:
+        if not all(0 < side <= MAX_SIDE and side % 2 == 0 for side in (self.width, self.height)):
             raise ValueError(
-                f"world size must be positive and even, not {self.width}x{self.height}"
+                f"world size {self.width}x{self.height}: each side must be an even number"
+                f" from 2 to {MAX_SIDE}"
             )
-        if max(self.width, self.height) > MAX_SIDE:
-            raise ValueError(f"world size {self.width}x{self.height}: at most {MAX_SIDE} a side")
 
     def norm(self, x: int, y: int) -> Coord:
         """Absolute coordinates wrapped into the world."""

@@ -27,18 +27,23 @@ class Syntax:
 
     ``slots`` are the named arguments, asked for when missing; with
     ``support`` the words after them are the four support answers (§2.1).
+    ``ship`` is the slot that names the ship the command takes its mil from,
+    which may be a sector instead when ``ship_or_sector``.
     """
 
     slots: tuple[str, ...]
     support: bool = False
+    ship: int | None = None
+    ship_or_sector: bool = False
 
 
-#: The combat commands bellum runs, in the order of spec §16.
-COMMANDS: dict[str, Syntax] = {
+#: What a player types for each combat command, in the order of spec §16 (the rest of
+#: each command is in :data:`bellum.empire.combat.commands.COMMANDS`).
+SYNTAX: dict[str, Syntax] = {
     "attack": Syntax(("target",), support=True),
-    "assault": Syntax(("target", "ship"), support=True),
+    "assault": Syntax(("target", "ship"), support=True, ship=1),
     "paradrop": Syntax(("planes", "escorts", "ap", "route")),
-    "board": Syntax(("victim", "source")),
+    "board": Syntax(("victim", "source"), ship=1, ship_or_sector=True),
     "lboard": Syntax(("victim", "source")),
 }
 
@@ -54,11 +59,9 @@ class Order:
     args: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
-        syntax = COMMANDS.get(self.name)
+        syntax = SYNTAX.get(self.name)
         if syntax is None:
-            raise InputError(
-                f"unknown command {self.name!r} (one of {', '.join(sorted(COMMANDS))})"
-            )
+            raise InputError(f"unknown command {self.name!r} (one of {', '.join(sorted(SYNTAX))})")
         object.__setattr__(self, "args", tuple(self.args))
         if not syntax.support and len(self.args) > len(syntax.slots):
             raise InputError(
@@ -117,31 +120,33 @@ class Order:
 
     @property
     def syntax(self) -> Syntax:
-        return COMMANDS[self.name]
+        return SYNTAX[self.name]
 
     def slots(self) -> list[str | None]:
         """The named arguments in order, ``None`` for those the command will ask for."""
         n = len(self.syntax.slots)
         return [*self.args[:n], *[None] * (n - len(self.args[:n]))]
 
+    def _ship_word(self) -> str | None:
+        i = self.syntax.ship
+        return None if i is None else self.slots()[i]
+
     @property
     def ship(self) -> int | None:
-        """The number of the ship the command takes its mil from: ``assault``'s SHIP,
-        ``board``'s FROM when it is a number; ``None`` when there is none or it is not
+        """The number of the ship the command takes its mil from (``assault``'s SHIP,
+        ``board``'s FROM when it is a number); ``None`` when there is none or it is not
         given yet (the command will ask for it)."""
-        if self.name not in ("assault", "board"):
-            return None
-        word = self.slots()[1]
+        word = self._ship_word()
         return int(word) if word is not None and _is_number(word) else None
 
     @property
     def takes_ship_mil(self) -> bool:
         """Whether the command may ask for mil from a ship: ``assault``, and ``board``
         unless its FROM is a sector."""
-        if self.name == "assault":
-            return True
-        word = self.slots()[1] if self.name == "board" else None
-        return self.name == "board" and (word is None or _is_number(word))
+        if self.syntax.ship is None:
+            return False
+        word = self._ship_word()
+        return not self.syntax.ship_or_sector or word is None or _is_number(word)
 
     def support(self) -> list[str]:
         """The support words after the named arguments (``attack`` and ``assault``)."""
@@ -168,4 +173,4 @@ def as_order(order: str | Order) -> Order:
     return order if isinstance(order, Order) else Order.parse(order)
 
 
-__all__ = ["COMMANDS", "Order", "Syntax", "as_order"]
+__all__ = ["SYNTAX", "Order", "Syntax", "as_order"]

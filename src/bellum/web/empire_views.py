@@ -242,6 +242,29 @@ async def fight(request: Request) -> Response:
     )
 
 
+async def turn_plan(request: Request) -> Response:
+    """The turn planner's plan (docs/plan.md): each attack with its odds, to accept or
+    reject, and the data the map draws its arrows from."""
+    game = empire_of(request)
+    p = await Params.of(request)
+
+    def build() -> dict[str, Any]:
+        return {"turnplan": game.turn_plan(_country(game, p))}
+
+    return respond(request, "_turnplan.html", await run_in_threadpool(build))
+
+
+async def threats(request: Request) -> Response:
+    """The strongest strike on each of the country's own, for the map's heat map."""
+    game = empire_of(request)
+    p = await Params.of(request)
+
+    def build() -> dict[str, Any]:
+        return {"threats": game.threats(_country(game, p))}
+
+    return respond(request, "_threats.html", await run_in_threadpool(build))
+
+
 async def history(request: Request) -> Response:
     game = empire_of(request)
     rows = await run_in_threadpool(game.history)
@@ -294,6 +317,8 @@ ROUTES = [
     ("/empire/play", play, ["GET"]),
     ("/empire/order", order, ["GET"]),
     ("/empire/fight", fight, ["POST"]),
+    ("/empire/turnplan", turn_plan, ["GET"]),
+    ("/empire/threats", threats, ["GET"]),
     ("/empire/history", history, ["GET"]),
     ("/empire/history/{cid}", command, ["GET"]),
     ("/empire/history/{cid}/replay", replay, ["GET"]),

@@ -28,6 +28,7 @@ import numpy as np
 
 from bellum.dice import ServerRandom, new_seed
 from bellum.empire import run_command
+from bellum.empire.combat import COMMANDS as REGISTRY
 from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.events import (
     AnswersByKind,
@@ -46,7 +47,6 @@ from bellum.empire.geometry import Coord
 from bellum.empire.io.sqlite import Store
 from bellum.empire.io.sqlite.store import UnknownCommand as UnknownCommand  # for the views
 from bellum.empire.io.toml import load_world
-from bellum.empire.orders import COMMANDS as ORDER_SYNTAX
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules, profile_names
 from bellum.empire.service import DatabaseSource
@@ -64,7 +64,7 @@ from bellum.panzer.results import resolve_plan
 from bellum.panzer.scenario import Scenario, load_scenario
 from bellum.panzer.units import Unit
 
-COMMANDS = tuple(ORDER_SYNTAX)
+COMMANDS = tuple(REGISTRY)
 #: A line the command printed, and what it means.
 Said = tuple[str, Fact | None]
 SUPPORT_KINDS = ("forts", "ships", "arty", "planes")
@@ -120,21 +120,19 @@ class Plan:
 
     def order(self) -> Order:
         """The command as a player types it."""
-        yn = ["y" if s else "n" for s in self.support]
-        ship = self.source.removeprefix("ship:")
-        match self.command:
-            case "attack":
-                return Order("attack", (self.target, *yn))
-            case "assault":
-                return Order("assault", (self.target, ship, *yn))
-            case "board" | "lboard":
-                return Order(self.command, (self.target, ship))
-            case "paradrop":
-                if not self.planes:
-                    raise InputError("plane: choose at least one transport plane")
-                planes, escorts = "/".join(map(str, self.planes)), "/".join(map(str, self.escorts))
-                return Order("paradrop", (planes, escorts, self.source, self.target))
-        raise InputError(f"unknown command {self.command!r}; commands: {', '.join(COMMANDS)}")
+        spec = REGISTRY.get(self.command)
+        if spec is None:
+            raise InputError(f"unknown command {self.command!r}; commands: {', '.join(COMMANDS)}")
+        if "planes" in spec.roles and not self.planes:
+            raise InputError("plane: choose at least one transport plane")
+        words = {
+            "target": self.target,
+            "source": self.source.removeprefix("ship:"),
+            "planes": "/".join(map(str, self.planes)),
+            "escorts": "/".join(map(str, self.escorts)),
+        }
+        yn = ["y" if s else "n" for s in self.support] if spec.syntax.support else []
+        return Order(self.command, (*(words[role] for role in spec.roles), *yn))
 
     def mil_words(self) -> list[str]:
         """The force as ``SECT=N`` words (``ship=N`` for the command's ship), none of 0."""
@@ -721,7 +719,7 @@ class EmpireGame:
             ]
         if w.sector(xy).owner == cnum:
             froms.append(key)
-        command = "board" if kind == "ship" else "lboard"
+        command = next(spec.name for spec in REGISTRY.values() if spec.takes == kind)
         ways = []
         here = [u for u in w.units.values() if u.owner == cnum and u.xy == xy]
         for src in froms:
@@ -811,6 +809,48 @@ class EmpireGame:
         }
 
     # -- fighting -------------------------------------------------------------------
+
+    # -- the turn planner -------------------------------------------------------------
+
+    def turn_plan(self, cnum: int) -> dict[str, Any]:
+        """The turn planner's plan (docs/plan.md), with each attack's place on the map and
+        its printed order; the database keeps the odds it solved, as the command line's do."""
+        from bellum.empire.plan.curves import LocalPool
+        from bellum.empire.plan.planner import (
+            map_keys,
+            odds_command,
+            order_command,
+            plan_turn,
+            to_json,
+        )
+
+        _, world = self._snapshot()
+        with self._store() as store:
+            plan = plan_turn(world, cnum, pool=LocalPool(1), cache=store, version=store.version())
+        doc = to_json(world, plan)
+        where = ["--db", self.label if not self.scratch else "game.db", "--as", str(cnum)]
+        for wave in doc["waves"]:
+            mine = [a for a in plan.attacks if a.wave == wave["wave"]]
+            for a, attack in zip(wave["attacks"], mine, strict=True):
+                a["at"], a["sources"] = map_keys(world, cnum, attack)
+                a["command"] = order_command(attack, world, cnum, where)
+                a["odds_command"] = odds_command(attack, world, cnum, where, plan.settings.seed)
+        return doc
+
+    def threats(self, cnum: int) -> dict[str, Any]:
+        """The strongest strike on each of the country's sectors, ships and units, with
+        each threatened place as the map names it (for the heat map)."""
+        from bellum.empire.plan.curves import LocalPool
+        from bellum.empire.plan.threats import threat_map, to_json
+
+        _, world = self._snapshot()
+        with self._store() as store:
+            tm = threat_map(world, cnum, pool=LocalPool(1), cache=store, version=store.version())
+        doc = to_json(world, tm)
+        for t, threat in zip(doc["threats"], tm.threats, strict=True):
+            kind, _, ident = threat.target.partition(":")
+            t["at"] = threat.where if kind == "sector" else f"{kind}:{ident}"
+        return doc
 
     def fight(
         self, cnum: int, plan: Plan, *, seed: int | None, answers: list[str], base: int | None

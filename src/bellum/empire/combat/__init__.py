@@ -16,20 +16,24 @@ step       module
 
 Each command is a flow over those steps in its own module (:mod:`.attack`,
 :mod:`.assault`, :mod:`.paradrop`, :mod:`.board` for ``board`` and
-``lboard``), run by :func:`~bellum.empire.combat.flows.run_flow`;
-:func:`~bellum.empire.combat.dispatch.run_order` runs any of them from an
-:class:`~bellum.empire.orders.Order`.
+``lboard``), with its :class:`~.state.CommandSpec`; :mod:`.commands` is the
+registry of them.  :func:`~bellum.empire.combat.dispatch.run_order` runs any of
+them from an :class:`~bellum.empire.orders.Order`, through
+:func:`~bellum.empire.combat.flows.play` and ``run_flow``.
 """
 
 from bellum.empire.combat.assault import assault
 from bellum.empire.combat.attack import attack
 from bellum.empire.combat.board import board, lboard
+from bellum.empire.combat.commands import COMMANDS, CommandSpec
 from bellum.empire.combat.dispatch import run_order
 from bellum.empire.combat.paradrop import paradrop
 from bellum.empire.combat.result import CombatResult, Outcome
 
 __all__ = [
+    "COMMANDS",
     "CombatResult",
+    "CommandSpec",
     "Outcome",
     "assault",
     "attack",

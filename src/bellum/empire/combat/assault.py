@@ -20,15 +20,18 @@ from bellum.empire.combat.flows import (
     defend_and_fight,
     drop_powerless,
     initial_strength,
-    run_flow,
+    play,
 )
 from bellum.empire.combat.result import COMMAND_BTU, CombatResult, Outcome
 from bellum.empire.combat.state import (
     Combat,
+    CommandSpec,
+    Ending,
     Failure,
     Mode,
     OffObject,
     UsageFailure,
+    Wording,
     infected,
 )
 from bellum.empire.events import Prompter, Sink, Sneaking
@@ -57,16 +60,14 @@ def assault(
     ``sector`` and ``ship`` are the command-line arguments; ``None`` makes the
     server prompt for them (§1.1).  The world is changed in place.
     """
-    c = Combat(
-        world, dice, prompter, aggressor, Mode.ASSAULT, rules or Rules.of(world.options), sink=sink
-    )
-    result = CombatResult("assault", dice.seed, Outcome.ABORTED, aggressor, rules=c.rules)
-    return run_flow(c, result, lambda: _flow(c, sector, ship, support_args or [], result))
+    return play(
+        ASSAULT, world, aggressor, dice, prompter, [sector, ship], support_args or [],
+        sink=sink, rules=rules or Rules.of(world.options),
+    )  # fmt: skip
 
 
-def _flow(
-    c: Combat, sector: str | None, ship: str | None, support_args: list[str], result: CombatResult
-) -> None:
+def _flow(c: Combat, args: list[str | None], support_args: list[str], result: CombatResult) -> None:
+    sector, ship = args
     w = c.world
     text = ask_text(c, sector, "Sector :  ", ASSAULT_USAGE)
     try:
@@ -180,3 +181,35 @@ def _sneak(c: Combat, t: Sector, sh: Ship, result: CombatResult) -> None:
     if c.a_units:
         w.charge_btus(c.aggressor, COMMAND_BTU)
         result.world_changed = True
+
+
+ASSAULT = CommandSpec(
+    Mode.ASSAULT,
+    _flow,
+    Wording(
+        aborted="Assault aborted",
+        considering="assaulting",
+        strength="              Final assault strength: ",
+        dies="assault",
+        ending=Ending(
+            "We have secured a beachhead at {t}, sir!",
+            "You have been defeated!",
+            "navy secures a beachhead on {d} territory",
+            -4,
+            "pilgrims settle on a new island",
+            "sailors repelled by {d} coast-guard",
+            4,
+            "assaulting and taking",
+            "trying to assault",
+        ),
+    ),
+    roles=("target", "source"),
+    takes="sector",
+    metavars=("TARGET", "SHIP"),
+    example="assault 2,0 5",
+    help="""Assault the coastal sector TARGET from your ship number SHIP.
+
+    SUPPORT are the four optional answers (forts, ships, arty, planes).  A
+    missing TARGET or SHIP is asked for like the server does.
+    """,
+)

@@ -4,8 +4,17 @@ from __future__ import annotations
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import conclude, flows, force, target
-from bellum.empire.combat.result import CombatResult, Outcome
-from bellum.empire.combat.state import Aborted, Combat, Mode, UsageFailure, infected
+from bellum.empire.combat.result import CombatResult
+from bellum.empire.combat.state import (
+    Aborted,
+    Combat,
+    CommandSpec,
+    Ending,
+    Mode,
+    UsageFailure,
+    Wording,
+    infected,
+)
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.geometry import Coord
 from bellum.empire.rules import Rules
@@ -17,7 +26,7 @@ ATTACK_USAGE = "Usage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]"
 
 def attack(
     world: World,
-    sector: str | Coord | None,
+    sector: str | None,
     aggressor: int,
     dice: ServerRandom,
     prompter: Prompter,
@@ -28,31 +37,25 @@ def attack(
 ) -> CombatResult:
     """``attack <SECT>`` (spec §16.1): take an adjacent sector with mil and land units.
 
-    ``sector`` is the player's ``x,y`` text (relative to the aggressor's origin)
-    or absolute coordinates; ``None`` asks for it like the server (``Sector :``).
-    The world is changed in place; the result says whether anything happened
-    that is worth saving.  ``rules`` default to the world's own.
+    ``sector`` is the player's ``x,y`` text (relative to the aggressor's origin);
+    ``None`` asks for it like the server (``Sector :``).  The world is changed in
+    place; the result says whether anything happened that is worth saving.
+    ``rules`` default to the world's own.
     """
-    c = Combat(
-        world, dice, prompter, aggressor, Mode.ATTACK, rules or Rules.of(world.options), sink=sink
-    )
-    result = CombatResult("attack", dice.seed, Outcome.ABORTED, aggressor, rules=c.rules)
+    return flows.play(
+        ATTACK, world, aggressor, dice, prompter, [sector], support_args or [],
+        sink=sink, rules=rules or Rules.of(world.options),
+    )  # fmt: skip
 
-    def flow() -> None:
-        nation = world.nations[aggressor]
-        given = sector
-        if given is None:
-            given = flows.ask_text(c, None, "Sector :  ", ATTACK_USAGE)
-        if isinstance(given, str):
-            try:
-                xy = world.geometry.parse(given, world.origin(nation.cnum))
-            except UsageError:
-                raise UsageFailure(ATTACK_USAGE) from None
-        else:
-            xy = world.geometry.norm(*given)
-        _attack_flow(c, xy, support_args or [], result)
 
-    return flows.run_flow(c, result, flow)
+def _flow(c: Combat, args: list[str | None], support: list[str], result: CombatResult) -> None:
+    (given,) = args
+    text = flows.ask_text(c, None, "Sector :  ", ATTACK_USAGE) if given is None else given
+    try:
+        xy = c.world.geometry.parse(text, c.world.origin(c.aggressor))
+    except UsageError:
+        raise UsageFailure(ATTACK_USAGE) from None
+    _attack_flow(c, xy, support, result)
 
 
 def _attack_flow(c: Combat, xy: Coord, support_args: list[str], result: CombatResult) -> None:
@@ -81,3 +84,38 @@ def _attack_flow(c: Combat, xy: Coord, support_args: list[str], result: CombatRe
     flows.initial_strength(c, result, c.at(xy, c.defender))
     flows.defend_and_fight(c, wanted, result)
     conclude.conclude(c, result)
+
+
+ATTACK = CommandSpec(
+    Mode.ATTACK,
+    _flow,
+    Wording(
+        aborted="Attack aborted",
+        considering="attacking",
+        strength="               Final attack strength: ",
+        dies="attack",
+        ending=Ending(
+            "We have captured {t}, sir!",
+            "You have been defeated!",
+            "infantry capture {d} territory",
+            -4,
+            "takes over unoccupied land",
+            "infantry beaten back by {d}",
+            -4,
+            "taking",
+            "attacking",
+        ),
+    ),
+    roles=("target",),
+    takes="sector",
+    metavars=("TARGET",),
+    example="attack 2,0",
+    help="""Attack the sector TARGET (x,y in your coordinates) from your adjacent sectors.
+
+    Without TARGET you are asked for it, like on the server.
+
+    SUPPORT are the server's four optional answers (forts, ships, arty, planes),
+    e.g. `y y n n`; without them all support is requested.  Prompts are
+    answered interactively, or line by line from piped input.
+    """,
+)

@@ -8,7 +8,6 @@ vessel and the move aboard are in :mod:`.conclude`.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from bellum.dice import ServerRandom
@@ -21,21 +20,25 @@ from bellum.empire.combat.flows import (
     ask_word,
     fight_out,
     initial_strength,
-    run_flow,
+    play,
 )
-from bellum.empire.combat.result import CombatResult, Outcome
+from bellum.empire.combat.result import CombatResult
 from bellum.empire.combat.state import (
     Aborted,
     Combat,
+    CommandSpec,
+    Ending,
     Failure,
     Fighter,
     Mode,
     OffObject,
     UsageFailure,
+    Wording,
     infected,
     ldround,
     roundint10,
 )
+from bellum.empire.combat.strength import sector_offense
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.rules import Rules
 from bellum.empire.supply import in_supply
@@ -62,10 +65,10 @@ def board(
     rules: Rules | None = None,
 ) -> CombatResult:
     """``board <to-SHIP> [<from-SHIP>|<from-sector>]`` (spec §16.3)."""
-    c = Combat(
-        world, dice, prompter, aggressor, Mode.BOARD, rules or Rules.of(world.options), sink=sink
-    )
-    return _boarding(c, _board_flow, victim, source)
+    return play(
+        BOARD, world, aggressor, dice, prompter, [victim, source], [],
+        sink=sink, rules=rules or Rules.of(world.options),
+    )  # fmt: skip
 
 
 def lboard(
@@ -80,18 +83,10 @@ def lboard(
     rules: Rules | None = None,
 ) -> CombatResult:
     """``lboard <to-LAND> [<from-sector>]`` (spec §16.3): board an enemy land unit."""
-    c = Combat(
-        world, dice, prompter, aggressor, Mode.LBOARD, rules or Rules.of(world.options), sink=sink
-    )
-    return _boarding(c, _lboard_flow, victim, source)
-
-
-Flow = Callable[[Combat, str | None, str | None, CombatResult], None]
-
-
-def _boarding(c: Combat, flow: Flow, victim: str | None, source: str | None) -> CombatResult:
-    result = CombatResult(c.verb, c.dice.seed, Outcome.ABORTED, c.aggressor, rules=c.rules)
-    return run_flow(c, result, lambda: flow(c, victim, source, result))
+    return play(
+        LBOARD, world, aggressor, dice, prompter, [victim, source], [],
+        sink=sink, rules=rules or Rules.of(world.options),
+    )  # fmt: skip
 
 
 def _own_sector(c: Combat, text: str, usage: str) -> Sector:
@@ -112,7 +107,8 @@ def _is_sector(text: str) -> bool:
     return any(ch not in ASCII_DIGITS and ch not in " /" for ch in text)
 
 
-def _board_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:
+def _board_flow(c: Combat, args: list[str | None], _: list[str], result: CombatResult) -> None:
+    victim, source = args
     w = c.world
     a = c.aggressor
     vnum = ask_number(c, victim, "Victim ship #?  ", BOARD_USAGE)
@@ -174,6 +170,7 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
             c.say(problem)
             raise Aborted
     show_vessel(c, v)
+    _sector_multiplier(c, o)
     ask_mil(c, o, lambda avail: _party_limit(c, o, v.type.milit, "ship", avail), announce=False)
     if o.troops > 0:
         if sh is not None:
@@ -188,6 +185,14 @@ def _board_flow(c: Combat, victim: str | None, source: str | None, result: Comba
     afloat = w.ships.get(v.uid)
     if not c.success and afloat is not None and afloat.owner and "u" in afloat.rflags:
         retreat_ship(c, afloat, afloat.owner)
+
+
+def _sector_multiplier(c: Combat, o: OffObject) -> None:
+    """Mil boarding from a sector fight at its offense multiplier, as in an attack: the
+    server's ``get_ototal`` weighs every off-object by ``att_combat_eff``, whatever the
+    mode, so a fortress's mil board at twice their number (checked on the server)."""
+    if o.sector is not None:
+        o.om = sector_offense(o.sector, c.aggressor)
 
 
 def _cannot_board(c: Combat, o: OffObject, v: Ship) -> str | None:
@@ -206,7 +211,8 @@ def _cannot_board(c: Combat, o: OffObject, v: Ship) -> str | None:
     return None
 
 
-def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: CombatResult) -> None:
+def _lboard_flow(c: Combat, args: list[str | None], _: list[str], result: CombatResult) -> None:
+    victim, source = args
     w = c.world
     unum = ask_number(c, victim, "Victim land unit #?  ", LBOARD_USAGE)
     src = ask_word(c, source, "Boarding party from? ", LBOARD_USAGE)
@@ -228,6 +234,7 @@ def _lboard_flow(c: Combat, victim: str | None, source: str | None, result: Comb
     c.offs = [o]
     result.defender, result.target = u.owner, u.name()
     show_vessel(c, u)
+    _sector_multiplier(c, o)
     if u.type.has("spy"):
         ask_mil(c, o, lambda avail: 1, announce=False)
     else:
@@ -515,3 +522,58 @@ def _stay_behind(c: Combat, fleet: list[_Sailing], owner: int) -> None:
             flagship = sh
         if sh.mob + 1 < int(f.mob):
             f.mob = sh.mob
+
+
+BOARD = CommandSpec(
+    Mode.BOARD,
+    _board_flow,
+    Wording(
+        aborted="Board aborted",
+        considering="boarding",
+        strength="                Final board strength: ",
+        dies="board",
+        ending=Ending(
+            "We have boarded {t}, sir!",
+            "You have been repelled",
+            "seadogs board one of {d}'s ships",
+            -2,
+            "",
+            "is repelled by {d} while attempting to board a ship",
+            -3,
+            "boarding",
+            "trying to board",
+        ),
+    ),
+    roles=("target", "source"),
+    takes="ship",
+    metavars=("VICTIM", "FROM"),
+    example="board 5 0,0",
+    help="""Board the enemy ship number VICTIM from your ship (a number) or sector (x,y) FROM.""",
+)
+
+LBOARD = CommandSpec(
+    Mode.LBOARD,
+    _lboard_flow,
+    Wording(
+        aborted="Land unit boarding aborted",
+        considering="lboarding",
+        strength="                Final board strength: ",
+        dies="board",
+        ending=Ending(
+            "We have boarded {t}, sir!",
+            "You have been repelled",
+            "mercenaries board one of {d}'s land units",
+            -2,
+            "",
+            "is repelled by {d} while attempting to board a land unit",
+            -3,
+            "boarding",
+            "trying to board",
+        ),
+    ),
+    roles=("target", "source"),
+    takes="unit",
+    metavars=("VICTIM", "FROM"),
+    example="lboard 3 0,0",
+    help="""Board the enemy land unit number VICTIM from your sector FROM (x,y).""",
+)

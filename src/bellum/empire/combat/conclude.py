@@ -7,87 +7,13 @@ outcome and news, units written, capture, off-objects written, move-in.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 from bellum.empire.combat import capture, fight, movein, target
 from bellum.empire.combat.result import COMMAND_BTU, CombatResult, Outcome
 from bellum.empire.combat.state import Combat, Mode
 from bellum.empire.movement import attcost, unit_kind, unitcost
 from bellum.empire.world import LandUnit, Plague, Sector, Ship
-
-
-@dataclass(frozen=True)
-class Ending:
-    """One row of the outcome table of §15 for a command: what is said, told and news."""
-
-    won: str
-    lost: str
-    news_won: str
-    goodwill_won: int
-    news_unowned: str
-    news_lost: str
-    goodwill_lost: int
-    action_won: str
-    action_lost: str
-
-
-OUTCOMES = {
-    Mode.ATTACK: Ending(
-        "We have captured {t}, sir!",
-        "You have been defeated!",
-        "infantry capture {d} territory",
-        -4,
-        "takes over unoccupied land",
-        "infantry beaten back by {d}",
-        -4,
-        "taking",
-        "attacking",
-    ),
-    Mode.ASSAULT: Ending(
-        "We have secured a beachhead at {t}, sir!",
-        "You have been defeated!",
-        "navy secures a beachhead on {d} territory",
-        -4,
-        "pilgrims settle on a new island",
-        "sailors repelled by {d} coast-guard",
-        4,
-        "assaulting and taking",
-        "trying to assault",
-    ),
-    Mode.PARADROP: Ending(
-        "We have captured {t}, sir!",
-        "All of your troops were destroyed",
-        "paratroopers commandeer a sector from {d}",
-        -4,
-        "parachutists grab unoccupied land",
-        "paratroopers destroyed in failed air-assault on {d}",
-        4,
-        "air-assaulting and taking",
-        "trying to air-assault",
-    ),
-    Mode.BOARD: Ending(
-        "We have boarded {t}, sir!",
-        "You have been repelled",
-        "seadogs board one of {d}'s ships",
-        -2,
-        "",
-        "is repelled by {d} while attempting to board a ship",
-        -3,
-        "boarding",
-        "trying to board",
-    ),
-    Mode.LBOARD: Ending(
-        "We have boarded {t}, sir!",
-        "You have been repelled",
-        "mercenaries board one of {d}'s land units",
-        -2,
-        "",
-        "is repelled by {d} while attempting to board a land unit",
-        -3,
-        "boarding",
-        "trying to board",
-    ),
-}
 
 #: Land units moving in after a board (§13.3): marines 10, others 40.
 BOARD_COST = {True: 10.0, False: 40.0}
@@ -226,7 +152,7 @@ def conclude(c: Combat, result: CombatResult) -> None:
 
 def _outcome(c: Combat) -> None:
     """§6.5 item 6 and the table of §15."""
-    row = OUTCOMES[c.mode]
+    row = c.wording.ending
     a, d = c.aggressor, c.defender
     mine = c.target_name()
     theirs = c.target_name(d)

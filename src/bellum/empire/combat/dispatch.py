@@ -11,10 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bellum.dice import SEED_MAX, ServerRandom, new_seed
-from bellum.empire.combat.assault import assault
-from bellum.empire.combat.attack import attack
-from bellum.empire.combat.board import board, lboard
-from bellum.empire.combat.paradrop import paradrop
+from bellum.empire.combat.commands import COMMANDS
+from bellum.empire.combat.flows import play
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.events import Prompter, ReplayPrompter, Sink
 from bellum.empire.orders import Order, as_order
@@ -75,18 +73,8 @@ def run_order(
 ) -> CombatResult:
     """Run ``order`` as country ``aggressor`` under ``rules``; missing arguments are
     asked for (§1.1)."""
-    a, more = order.slots(), order.support()
-    match order.name:
-        case "attack":
-            return attack(world, a[0], aggressor, dice, prompter, more, sink, rules=rules)
-        case "assault":
-            return assault(world, a[0], a[1], aggressor, dice, prompter, more, sink, rules=rules)
-        case "paradrop":
-            return paradrop(
-                world, a[0], a[1], a[2], a[3], aggressor, dice, prompter, sink, rules=rules
-            )
-        case "board":
-            return board(world, a[0], a[1], aggressor, dice, prompter, sink, rules=rules)
-        case "lboard":
-            return lboard(world, a[0], a[1], aggressor, dice, prompter, sink, rules=rules)
-    raise AssertionError(f"no flow for {order.name}")  # Order checks the name
+    spec = COMMANDS[order.name]
+    return play(
+        spec, world, aggressor, dice, prompter, order.slots(), order.support(),
+        sink=sink, rules=rules,
+    )  # fmt: skip

@@ -7,23 +7,6 @@ from bellum.empire.combat.strength import defense_total, odds, offense_total
 from bellum.empire.movement import mcost, unit_kind, unitcost
 from bellum.empire.world import Plague
 
-HEADERS = {
-    Mode.ATTACK: "               Final attack strength: ",
-    Mode.ASSAULT: "              Final assault strength: ",
-    Mode.PARADROP: "          Final air-assault strength: ",
-    Mode.BOARD: "                Final board strength: ",
-    Mode.LBOARD: "                Final board strength: ",
-}
-
-DIED_VERB = {
-    Mode.ATTACK: "attack",
-    Mode.ASSAULT: "assault",
-    Mode.BOARD: "board",
-    Mode.LBOARD: "board",
-    Mode.PARADROP: "attack",
-    Mode.DEFEND: "defend",
-}
-
 
 def header(c: Combat) -> None:
     """§6.1: final strengths and odds."""
@@ -36,7 +19,7 @@ def header(c: Combat) -> None:
     for o in c.offs:
         o.troops0 = o.troops
     c.odds0 = odds(c.ototal, c.dtotal)
-    c.say(f"{HEADERS[c.mode]}{c.ototal:8d}")
+    c.say(f"{c.wording.strength}{c.ototal:8d}")
     c.say(f"              Final defense strength: {c.dtotal:8d}")
     c.say(f"                          Final odds: {int(c.odds0 * 100):8d}%")
 
@@ -139,7 +122,8 @@ def unit_casualty(c: Combat, f: Fighter, k: int, mode: Mode) -> int:
     u.mil = max(0, u.mil - k)
     lead = "\n" if u.owner == c.aggressor else ""
     if u.eff < 10:
-        c.notify(u.owner, f"{lead}{u.name()} dies {DIED_VERB[mode]}ing {c.at(u.xy, u.owner)}!")
+        verb = "defend" if mode is Mode.DEFEND else c.wording.dies
+        c.notify(u.owner, f"{lead}{u.name()} dies {verb}ing {c.at(u.xy, u.owner)}!")
         units.remove(f)
         c.world.units.pop(u.uid, None)
         return before

@@ -10,11 +10,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from bellum.dice import ServerRandom
 from bellum.empire.combat import defenders, fight, support
 from bellum.empire.combat.result import COMMAND_BTU, CombatResult, Outcome
 from bellum.empire.combat.state import (
     Aborted,
     Combat,
+    CommandSpec,
     Failure,
     Mode,
     OffObject,
@@ -25,32 +27,36 @@ from bellum.empire.events import (
     Closing,
     EventKind,
     Prompt,
+    Prompter,
     PromptKind,
     Refusal,
+    Sink,
     SourceNote,
     UnitNote,
 )
-from bellum.empire.world import known
+from bellum.empire.rules import Rules
+from bellum.empire.world import World, known
 from bellum.errors import UsageError
 from bellum.numbers import c_atoi as atoi
 
-#: The line each command prints when it is aborted (spec §16).
-ABORT_LINE = {
-    Mode.ATTACK: "Attack aborted",
-    Mode.ASSAULT: "Assault aborted",
-    Mode.PARADROP: "Air-Assault aborted",
-    Mode.BOARD: "Board aborted",
-    Mode.LBOARD: "Land unit boarding aborted",
-}
 
-#: The ``-ing`` form in "considered ...ing you" (the server's spelling, §3.4).
-CONSIDERED = {
-    Mode.ATTACK: "attacking",
-    Mode.ASSAULT: "assaulting",
-    Mode.PARADROP: "paradroping",
-    Mode.BOARD: "boarding",
-    Mode.LBOARD: "lboarding",
-}
+def play(
+    spec: CommandSpec,
+    world: World,
+    aggressor: int,
+    dice: ServerRandom,
+    prompter: Prompter,
+    args: list[str | None],
+    support: list[str],
+    *,
+    sink: Sink | None,
+    rules: Rules,
+) -> CombatResult:
+    """Run the command ``spec`` as country ``aggressor`` under ``rules``: its flow with
+    its argument words (``None`` for those it asks for) and support words (§16)."""
+    c = Combat(world, dice, prompter, aggressor, spec.mode, rules, spec.wording, sink=sink)
+    result = CombatResult(spec.name, dice.seed, Outcome.ABORTED, aggressor, rules=rules)
+    return run_flow(c, result, lambda: spec.flow(c, args, support, result))
 
 
 def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> CombatResult:
@@ -76,7 +82,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     except Failure as exc:
         c.say(exc.reason, Refusal())
         if exc.aborted:
-            c.say(ABORT_LINE[c.mode], Closing())
+            c.say(c.wording.aborted, Closing())
         elif not exc.ended_ok:
             c.say("command failed", Closing())
         result.outcome = Outcome.REFUSED
@@ -84,7 +90,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         if result.world_changed:
             c.world.charge_btus(c.aggressor, COMMAND_BTU)
     except Aborted as exc:
-        c.say(ABORT_LINE[c.mode], Closing())
+        c.say(c.wording.aborted, Closing())
         if exc.no_troops:
             _no_troops_line(c)
         result.outcome = Outcome.ABORTED
@@ -155,7 +161,9 @@ def _no_troops_line(c: Combat, where: str | None = None) -> None:
     if where is None and target is not None:
         where = c.at(target.xy, c.defender)
     if where is not None and c.defender != c.aggressor:
-        c.tell(c.defender, f"{c.natid(c.aggressor)} considered {CONSIDERED[c.mode]} you @{where}")
+        c.tell(
+            c.defender, f"{c.natid(c.aggressor)} considered {c.wording.considering} you @{where}"
+        )
     c.say(f"No troops for {c.verb}...", Closing())
 
 

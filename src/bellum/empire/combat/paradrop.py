@@ -17,18 +17,20 @@ from bellum.empire import air
 from bellum.empire.combat import target
 from bellum.empire.combat.conclude import conclude
 from bellum.empire.combat.flows import (
-    ABORT_LINE,
     defend_and_fight,
     initial_strength,
-    run_flow,
+    play,
 )
 from bellum.empire.combat.result import COMMAND_BTU, CombatResult, Outcome
 from bellum.empire.combat.state import (
     Combat,
+    CommandSpec,
+    Ending,
     Failure,
     Mode,
     OffObject,
     UsageFailure,
+    Wording,
     infected,
 )
 from bellum.empire.events import Prompt, Prompter, PromptKind, Sink
@@ -81,21 +83,14 @@ def paradrop(
     rules: Rules | None = None,
 ) -> CombatResult:
     """``paradrop`` (spec §16.4); missing arguments are prompted for (§1.1)."""
-    c = Combat(
-        world, dice, prompter, aggressor, Mode.PARADROP, rules or Rules.of(world.options), sink=sink
-    )
-    result = CombatResult("paradrop", dice.seed, Outcome.ABORTED, aggressor, rules=c.rules)
-    return run_flow(c, result, lambda: _flow(c, planes, escorts, ap, route, result))
+    return play(
+        PARADROP, world, aggressor, dice, prompter, [planes, escorts, ap, route], [],
+        sink=sink, rules=rules or Rules.of(world.options),
+    )  # fmt: skip
 
 
-def _flow(
-    c: Combat,
-    planes: str | None,
-    escorts: str | None,
-    ap_text: str | None,
-    route_text: str | None,
-    result: CombatResult,
-) -> None:
+def _flow(c: Combat, args: list[str | None], _: list[str], result: CombatResult) -> None:
+    planes, escorts, ap_text, route_text = args
     w = c.world
     a = c.aggressor
     transports = plane_list(c, planes, "plane(s)? ")
@@ -150,7 +145,7 @@ def _drop(c: Combat, result: CombatResult, ap: Sector, t: Sector, troops: int, l
     problem = _drop_zone(c, t)
     if problem:
         c.say(problem)
-        c.say(ABORT_LINE[Mode.PARADROP])
+        c.say(c.wording.aborted)
         _lose(c, result, lost + troops)
         return
     c.offs = [Drop(ap=ap.xy, troops=troops, troops0=troops)]
@@ -284,3 +279,37 @@ def _drop_zone(c: Combat, t: Sector) -> str | None:
     if kind.impassable:
         return f"You can't paradrop a {kind.name} sector!"
     return None
+
+
+PARADROP = CommandSpec(
+    Mode.PARADROP,
+    _flow,
+    Wording(
+        aborted="Air-Assault aborted",
+        considering="paradroping",
+        strength="          Final air-assault strength: ",
+        dies="attack",
+        ending=Ending(
+            "We have captured {t}, sir!",
+            "All of your troops were destroyed",
+            "paratroopers commandeer a sector from {d}",
+            -4,
+            "parachutists grab unoccupied land",
+            "paratroopers destroyed in failed air-assault on {d}",
+            4,
+            "air-assaulting and taking",
+            "trying to air-assault",
+        ),
+    ),
+    roles=("planes", "escorts", "source", "target"),
+    takes="sector",
+    metavars=("PLANES", "ESCORTS", "AP", "ROUTE"),
+    example="paradrop 0/1 . 0,0 4,0",
+    help="""Drop paratroopers from transport PLANES, guarded by ESCORTS ('.' for none).
+
+    PLANES and ESCORTS are plane lists as the server reads them: numbers
+    (1/4/7), '*', a sector or area (x,y or lx:hx,ly:hy), '@x,y:d' or a wing
+    letter ('~': no wing).  The planes gather at the assembly point AP and
+    fly ROUTE, a path (e.g. jjh) or a destination sector (docs/paradrop.md).
+    """,
+)

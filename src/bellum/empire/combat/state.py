@@ -7,12 +7,15 @@ every line the aggressor sees goes through :meth:`Combat.say`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import TYPE_CHECKING, Literal
 
 from bellum.dice import ServerRandom
 from bellum.empire.events import Event, EventKind, Fact, Prompt, Prompter, Sink
 from bellum.empire.geometry import Coord
+from bellum.empire.orders import SYNTAX, Syntax
 from bellum.empire.rules import Rules
 from bellum.empire.world import (
     LandUnit,
@@ -25,6 +28,9 @@ from bellum.empire.world import (
     World,
     known,
 )
+
+if TYPE_CHECKING:
+    from bellum.empire.combat.result import CombatResult
 
 #: The terminal bell the server sends before its loudest news (``Incoming shells``,
 #: ``Blammo!``) to players with the beep flag, which every new country has; the
@@ -41,6 +47,82 @@ class Mode(Enum):
     BOARD = "board"
     LBOARD = "lboard"
     DEFEND = "defend"
+
+
+@dataclass(frozen=True)
+class Ending:
+    """One row of the outcome table of §15 for a command: what is said, told and news."""
+
+    won: str
+    lost: str
+    news_won: str
+    goodwill_won: int
+    news_unowned: str
+    news_lost: str
+    goodwill_lost: int
+    action_won: str
+    action_lost: str
+
+
+@dataclass(frozen=True)
+class Wording:
+    """What a command says in the server's own words, where the commands differ."""
+
+    #: The line that ends it when it is aborted (§16).
+    aborted: str
+    #: The ``-ing`` form in "considered ...ing you" (the server's spelling, §3.4).
+    considering: str
+    #: The label of the final attack strength, as the header prints it (§6.1).
+    strength: str
+    #: The verb of "dies ...ing" for an attacking unit (§6.4).
+    dies: str
+    #: The outcome table's row (§15).
+    ending: Ending
+
+
+#: What one argument is to a planner: the target, where the force comes from (a sector
+#: or the command's ship, or a paradrop's assembly point), the transport planes, the escorts.
+Role = Literal["target", "source", "planes", "escorts"]
+
+#: A command's flow: the combat, its argument words (``None``: to be asked for), its
+#: support words, and the result it fills in.
+Flow = Callable[["Combat", list["str | None"], list[str], "CombatResult"], None]
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """One combat command: its words, its flow, what it says, and how the edges offer it.
+
+    The registry (:data:`bellum.empire.combat.commands.COMMANDS`) lists every one; the
+    dispatcher, the command line, the web page and the odds planner iterate it.
+    """
+
+    mode: Mode
+    flow: Flow
+    wording: Wording
+    #: What each argument slot is (:data:`Role`), in the order of the syntax's slots.
+    roles: tuple[Role, ...]
+    #: What it takes: a sector, a ship or a land unit.
+    takes: Literal["sector", "ship", "unit"]
+    #: How the command line shows each argument slot (``TARGET``, ``FROM``...).
+    metavars: tuple[str, ...]
+    #: The command as a player types it, for help and errors (``attack 2,0``).
+    example: str
+    #: The command line's help: the first line is its summary.
+    help: str
+
+    @property
+    def name(self) -> str:
+        return self.mode.value
+
+    @property
+    def syntax(self) -> Syntax:
+        """What a player types (:mod:`bellum.empire.orders`)."""
+        return SYNTAX[self.name]
+
+    @property
+    def summary(self) -> str:
+        return self.help.split("\n", 1)[0]
 
 
 class Aborted(Exception):
@@ -134,6 +216,7 @@ class Combat:
     aggressor: int
     mode: Mode
     rules: Rules
+    wording: Wording
     sink: Sink | None = None
     events: list[Event] = field(default_factory=list)
     target: Sector | None = None

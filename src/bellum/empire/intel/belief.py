@@ -887,4 +887,3 @@ def _units_seen_at(b: _Builder) -> dict[str, list[int]]:
         if o.kind == "unit" and at is not None and isinstance(at.value, str):
             out.setdefault(at.value, []).append(int(o.ident))
     return out
-

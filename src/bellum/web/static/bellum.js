@@ -431,6 +431,115 @@ function parseSector(text, W, H) {
   return { key: `${x},${y}` };
 }
 
+// ---------------------------------------------------------------- the turn plan and threats
+//
+// "Plan the turn" asks the turn planner (docs/plan.md) for the whole turn: the panel lists
+// each attack with a box to accept or reject it, and the map's "turnplan" layer draws an
+// arrow from every source of an accepted attack to its target, with its P(win) on it.
+// "Threats" shades each of your sectors by the likeliest strike on it (a heat map layer).
+
+function mapKey(map, key) {
+  const where = (list, id) => list.find((t) => String(t.uid) === String(id))?.key;
+  if (key.startsWith("ship:")) return where(map.data.ships, key.slice(5));
+  if (key.startsWith("unit:")) return where(map.data.units, key.slice(5));
+  return key;
+}
+
+function pctText(p) { return `${(100 * p).toFixed(p > 0.995 && p < 1 ? 1 : 0)}%`; }
+
+function drawTurnPlan(map, attacks) {
+  map.addLayer("turnplan", 12, (ctx, api) => {
+    for (const a of attacks) {
+      if (!a.accepted) continue;
+      const to = mapKey(map, a.at);
+      for (const src of a.sources) {
+        const from = mapKey(map, src);
+        if (!from || !to || from === to) continue;
+        api.arrow(ctx, from, to, { colour: "#fff", width: Math.max(4, api.r * 0.26) });
+        api.arrow(ctx, from, to, { colour: "#0072b2" });
+        const [vx, vy] = map.toMap(map.cw / 2, map.ch / 2);
+        const tt = map.nearest(to, vx, vy), ff = tt && map.nearest(from, ...tt);
+        if (!ff) continue;
+        const [x1, y1] = map.toScreen(...ff), [x2, y2] = map.toScreen(...tt);
+        const label = pctText(a.p_success), px = Math.max(10, api.r * 0.5);
+        ctx.font = `700 ${px.toFixed(1)}px "DejaVu Sans", sans-serif`;
+        ctx.textAlign = "center"; ctx.textBaseline = "middle";
+        const mx = (x1 + x2) / 2, my = (y1 + y2) / 2, w = ctx.measureText(label).width + 6;
+        ctx.fillStyle = "rgba(255,255,255,.9)"; ctx.fillRect(mx - w / 2, my - px * 0.65, w, px * 1.3);
+        ctx.fillStyle = "#0b3d66"; ctx.fillText(label, mx, my);
+      }
+    }
+  });
+}
+
+async function showTurnPlan(table, button) {
+  const panel = document.getElementById("panel");
+  const map = table._map;
+  button.disabled = true;
+  panel.setAttribute("aria-busy", "true");
+  const r = await fetchFragment(`/empire/turnplan?as=${table.dataset.as}`);
+  panel.innerHTML = r.html;
+  panel.removeAttribute("aria-busy");
+  button.disabled = false;
+  const node = document.getElementById("turnplan-data");
+  if (!r.ok || !node) { map.addLayer("turnplan", 12, null); return; }
+  const attacks = JSON.parse(node.textContent).waves.flatMap((w) => w.attacks);
+  attacks.forEach((a) => { a.accepted = true; });
+  panel.dataset.loaded = "turnplan";
+  drawTurnPlan(map, attacks);
+  panel.querySelector(".turnplan").addEventListener("change", (e) => {
+    const box = e.target.closest("input[name=accept]");
+    if (!box) return;
+    const section = box.closest(".turnplan");
+    // Indices count within a wave's table; the data lists every wave's attacks in order.
+    const tables = [...section.querySelectorAll("table.turnplan-table")];
+    const offset = tables.slice(0, tables.indexOf(box.closest("table"))).reduce((n, t) => n + t.tBodies[0].rows.length, 0);
+    const i = offset + Number(box.value);
+    attacks[i].accepted = box.checked;
+    box.closest("tr").classList.toggle("rejected", !box.checked);
+    const orders = [...section.querySelectorAll("pre.orders")];
+    const order = orders[tables.indexOf(box.closest("table"))]?.querySelector(`[data-attack="${box.value}"]`);
+    if (order) order.hidden = !box.checked;
+    map.schedule();
+  });
+}
+
+async function toggleThreats(table, button) {
+  const map = table._map;
+  if (button.getAttribute("aria-pressed") === "true") {
+    button.setAttribute("aria-pressed", "false");
+    map.addLayer("threats", 5, null);
+    return;
+  }
+  button.disabled = true;
+  const panel = document.getElementById("panel");
+  const r = await fetchFragment(`/empire/threats?as=${table.dataset.as}`);
+  button.disabled = false;
+  panel.innerHTML = r.html;
+  panel.dataset.loaded = "threats";
+  const node = document.getElementById("threats-data");
+  if (!r.ok || !node) return;
+  const heat = new Map();
+  for (const t of JSON.parse(node.textContent).threats) {
+    const key = mapKey(map, t.at);
+    if (key) heat.set(key, Math.max(heat.get(key) || 0, t.p_success));
+  }
+  button.setAttribute("aria-pressed", "true");
+  map.addLayer("threats", 5, (ctx, api) => {
+    for (const [key, p] of heat) {
+      for (const q of api.positions(key)) {
+        ctx.beginPath(); api.hex(ctx, q.x, q.y, 0.95);
+        ctx.fillStyle = `rgba(213, 0, 0, ${(0.12 + 0.68 * p).toFixed(3)})`; ctx.fill();
+        if (api.r >= 9) {
+          ctx.font = `700 ${(0.42 * api.r).toFixed(1)}px "DejaVu Sans", sans-serif`;
+          ctx.textAlign = "center"; ctx.textBaseline = "middle";
+          ctx.fillStyle = p > 0.5 ? "#fff" : "#400"; ctx.fillText(pctText(p), q.x, q.y + 0.05 * api.r);
+        }
+      }
+    }
+  });
+}
+
 // ---------------------------------------------------------------- start
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -442,6 +551,10 @@ document.addEventListener("DOMContentLoaded", () => {
     const map = (table._map = new EmpireMap(document.getElementById("map"), data, (kind, id) => pick(table, kind, id)));
     window.bellum = { map, timings };
     document.querySelector(".toolbar").addEventListener("click", (e) => {
+      const plan = e.target.closest("button[data-turnplan]");
+      if (plan) { showTurnPlan(table, plan); return; }
+      const threats = e.target.closest("button[data-threats]");
+      if (threats) { toggleThreats(table, threats); return; }
       const b = e.target.closest("button[data-zoom]");
       if (!b) return;
       if (b.dataset.zoom === "in") map.zoom(1.4);

@@ -1,0 +1,58 @@
+"""One registry of commands: the dispatcher, the command line, the web page and the odds
+read every command from it, so a command exists everywhere once it is registered."""
+
+from __future__ import annotations
+
+import click
+from conftest import EXAMPLES
+
+from bellum import empire
+from bellum.cli.empire import empire as empire_group
+from bellum.empire import COMMANDS
+from bellum.empire.orders import SYNTAX, Order
+from bellum.web.service import Plan
+
+
+def test_the_registry_and_the_grammar_name_the_same_commands() -> None:
+    assert list(COMMANDS) == list(SYNTAX) == ["attack", "assault", "paradrop", "board", "lboard"]
+    for name, spec in COMMANDS.items():
+        assert spec.name == name and spec.syntax is SYNTAX[name]
+        assert len(spec.roles) == len(spec.metavars) == len(spec.syntax.slots)
+        example = Order.parse(spec.example)
+        assert example.name == name and None not in example.slots()
+
+
+def test_the_command_line_has_one_command_per_registered_one() -> None:
+    for name, spec in COMMANDS.items():
+        command = empire_group.commands[name]
+        arguments = [p for p in command.params if isinstance(p, click.Argument)]
+        names = [*spec.syntax.slots, *(["support"] if spec.syntax.support else [])]
+        assert [a.name for a in arguments] == names
+        assert command.help == spec.help and spec.summary in spec.help
+
+
+def test_the_web_form_builds_each_order_from_the_roles_of_its_arguments() -> None:
+    orders = {
+        "attack": Plan("attack", "2,0", support=(True, False, True, False)),
+        "assault": Plan("assault", "2,0", source="ship:5"),
+        "paradrop": Plan("paradrop", "4,0", source="0,0", planes=[0, 1], escorts=[2]),
+        "board": Plan("board", "5", source="0,0"),
+        "lboard": Plan("lboard", "3", source="ship:1"),
+    }
+    assert {name: plan.order().text() for name, plan in orders.items()} == {
+        "attack": "attack 2,0 y n y n",
+        "assault": "assault 2,0 5 y y y y",
+        "paradrop": "paradrop 0/1 2 0,0 4,0",
+        "board": "board 5 0,0",
+        "lboard": "lboard 3 1",
+    }
+
+
+def test_each_command_says_its_own_words() -> None:
+    """The wording that differs between commands is the spec's, used by the shared steps."""
+    world = empire.load_world(EXAMPLES / "landing.toml")
+    r = empire.run_command(world, "assault 4,0 9", country=1, seed=1)
+    assert r.transcript().splitlines()[-1] == COMMANDS["assault"].wording.aborted
+    world = empire.load_world(EXAMPLES / "vector-a.toml")
+    r = empire.run_command(world, "attack 2,0", country=1, seed=1, answers=["150", "0"])
+    assert f"{COMMANDS['attack'].wording.strength}{r.final_attack:8d}\n" in r.transcript()
