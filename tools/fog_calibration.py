@@ -333,7 +333,8 @@ def report(records: list[dict[str, Any]]) -> str:
     lines = [
         f"{len(records)} attacks on {len({r['world'] for r in records})} worlds"
         f" ({', '.join(f'{n} {c}' for c, n in kinds.items())});"
-        f" {len(records) - len(usable)} on a target the player had not seen (no fog odds);"
+        f" {len(records) - len(usable)} without fog odds (the plan is not one the player's"
+        " view allows: a source's mil or the target beyond what it saw);"
         f" {sum(not r['checked'] for r in records)} where bellum's transcript differs from"
         " the server's.",
         "",
@@ -346,6 +347,18 @@ def report(records: list[dict[str, Any]]) -> str:
         f = brier([(r["p_fog"], r["success"]) for r in rows])
         g = brier([(r["p_god"], r["success"]) for r in rows])
         lines.append(f"| {label} | {len(rows)} | {f:.4f} | {g:.4f} | {f - g:+.4f} |")
+    f_fresh = brier([(r["p_fog"], r["success"]) for r in fresh_rows])
+    g_fresh = brier([(r["p_god"], r["success"]) for r in fresh_rows])
+    outside = [b for b in bins(fog) if b.n and not b.inside]
+    lines += [
+        "",
+        f"- Target seen fresh: fog-aware Brier within 0.02 of god's-eye:"
+        f" {'yes' if abs(f_fresh - g_fresh) <= 0.02 else '**no**'}"
+        f" ({f_fresh - g_fresh:+.4f}).",
+        "- Every bin's observed frequency within its 95 % interval (fog-aware):"
+        + (" yes." if not outside else
+           f" **no**: {', '.join(f'{b.lo:.1f}-{b.hi:.1f}' for b in outside)}."),
+    ]  # fmt: skip
     for label, rows in (("fog-aware", fog), ("god's-eye", god)):
         lines += ["", f"Reliability of the {label} odds (10 bins; the interval is where the"
                   " observed frequency lies 95 % of the time if the odds are right):", "",

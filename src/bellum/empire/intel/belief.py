@@ -392,12 +392,14 @@ def _complete(world: World, country: int) -> World:
     w.observations = {}
     geo = w.geometry
     bmap = world.bmaps.get(country)
+    afloat = _afloat(world)
     for y in range(geo.height):
         for x in range(y % 2, geo.width, 2):
             if (x, y) in w.sectors:
                 continue
             mark = bmap.at((x, y)) if bmap else " "
-            kind = w.tables.sector("sea") if mark == "." else w.tables.sector("wilderness")
+            sea = mark == "." or (x, y) in afloat
+            kind = w.tables.sector("sea") if sea else w.tables.sector("wilderness")
             w.sectors[(x, y)] = Sector(x=x, y=y, type=kind)
     for n in w.nations.values():
         _fill_nation(n)
@@ -409,6 +411,12 @@ def _complete(world: World, country: int) -> World:
         sh.plague = Plague.HEALTHY if sh.plague is None else sh.plague
     w.sectors = dict(sorted(w.sectors.items(), key=lambda kv: (kv[0][1], kv[0][0])))
     return w
+
+
+def _afloat(world: World) -> set[Coord]:
+    """Where ships are and no sector is known: at sea (a harbour holding them would be
+    the country's own, or seen)."""
+    return {sh.xy for sh in world.ships.values() if sh.xy not in world.sectors}
 
 
 def _fill_nation(n: Nation) -> None:
@@ -824,8 +832,11 @@ def _unseen(b: _Builder) -> None:
     land = sum(c != "." for c in marks) / len(marks) if marks else 0.5
     units_at = _units_seen_at(b)
     p_reserve = b.own.chance("reserve", b.assume.missions)
+    afloat = _afloat(b.world)
     for xy in list(w.geometry.within(b.target, REACH)):
         if xy in b.world.sectors or f"sector {xy[0]},{xy[1]}" in b.world.observations:
+            continue
+        if xy in afloat and xy != b.target:
             continue
         mark = bmap.at(xy) if bmap is not None else " "
         blank = not mark.strip()
