@@ -102,6 +102,13 @@ def test_look_report_reads_sectors_units_planes_and_ships() -> None:
                for s in o.fields.values())  # fmt: skip
 
 
+def test_a_looks_approx_0_mil_is_1_to_4() -> None:
+    """``look_at_sect`` prints mil only when there are some: "approx 0" is 1..4, not 0."""
+    line = "2 (#2) harbor 100% efficient with approx 0 civ with approx 0 mil @ 4,0\n"
+    seen = by_key(look_report(line, sighting("lookout")))["sector 4,0"].fields
+    assert (seen["mil"].lo, seen["mil"].hi) == (1, 4) and (seen["civ"].lo, seen["civ"].hi) == (1, 4)
+
+
 def test_coastwatch_reads_the_ships() -> None:
     (ship,) = coastwatch_report(COASTWATCH, sighting("coastwatch"))
     assert ship.key == "ship 2" and ship.fields["owner"].value == 2

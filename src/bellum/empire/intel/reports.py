@@ -9,7 +9,7 @@ here talks to a server; :mod:`bellum.client.intel` runs the commands.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.intel.model import Observation, Seen
@@ -150,9 +150,12 @@ def look_report(text: str, s: Sighting, step: int = 10) -> list[Observation]:
                 "type": s.seen(kind.name),
                 "eff": s.seen(int(m["eff"]), step),
             }
-            for item in ("civ", "mil"):
-                n = int(m[item]) if m[item] is not None else 0
-                fields[item] = s.seen(n, step if m[item + "a"] else 1)
+            for item in ("civ", "mil"):  # printed only when not 0, so "approx 0" is 1..4
+                if m[item] is None:
+                    fields[item] = s.seen(0)
+                else:
+                    seen = s.seen(int(m[item]), step if m[item + "a"] else 1)
+                    fields[item] = replace(seen, lo=max(1, seen.lo)) if seen.lo is not None else seen
             out.append(_sector(s, s.place(m["x"], m["y"]), fields))
         elif (m := _UNIT.match(line)) and (m["mil"] is not None or _is_plane(m["type"], s)):
             out.append(_thing(m, s, "unit" if m["mil"] is not None else "plane", mil_step=20))
