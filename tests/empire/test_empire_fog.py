@@ -16,7 +16,7 @@ from bellum.empire.odds import make_plan, plan_odds
 from bellum.empire.odds.fog import fog_odds, target_of
 from bellum.empire.odds.questions import as_seen
 from bellum.empire.orders import Order
-from bellum.empire.world import UnknownSector, World
+from bellum.empire.world import Ship, UnknownSector, World
 from bellum.errors import InputError
 from clirunner import bellum
 from fogviews import TURN, spied, view
@@ -100,6 +100,18 @@ def test_a_sector_never_seen_is_like_those_seen(world: World) -> None:
     assert "like one of the 1 sectors of 2 seen" in like.info.treatment
     drawn = b.world([u.dist.values[0] for u in b.open])
     assert drawn.sector((2, 0)).owner == 2 and drawn.sector((2, 0)).type.name == "capital"
+
+
+def test_a_sector_under_the_viewers_ship_is_sea(world: World) -> None:
+    """The bmap may not show the sea a ship sails on; the ship says it is sea, so an
+    assault from it is not 'from that far inland'."""
+    v = view(world, 1)
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.ships[5] = Ship(uid=5, type=v.tables.ships["dd"], owner=1, x=3, y=1, mob=100)
+    b = believe(v, 1, (2, 0))
+    assert b.base.sector((3, 1)).type.is_sea
+    assert not [u for u in b.unknowns if u.name == "3,1.like"]
+    assert b.base.sector((1, 1)).type.name == "wilderness"  # no ship, no bmap: land
 
 
 def test_where_the_fight_is(world: World) -> None:
