@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from bellum.dice import ServerRandom
+from bellum.dice import ServerRandom, first_draws
 
 
 def reference_rng(seed: int) -> random.Random:
@@ -103,3 +103,11 @@ def test_b4_vector_a_fight_line() -> None:
         else:
             countdown -= 1
     assert "".join(out) == "!@!!!!!!!!!@!@!!@!!!!!@!!!!!@!!@!@@!!!@@!@!!!!@!!!@!!!"
+
+
+def test_first_draws_of_many_seeds_at_once() -> None:
+    """The vectorised first output agrees with the generator itself, across the seed
+    space and where it wraps at 2**32."""
+    for lo in (0, 5489, 1 << 31, (1 << 32) - 3):
+        got = first_draws(lo, 5)
+        assert [int(v) for v in got] == [ServerRandom((lo + k) % (1 << 32)).u32() for k in range(5)]

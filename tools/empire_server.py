@@ -179,11 +179,11 @@ class EmpireGame:
             [str(self.install / "sbin" / "pconfig")], capture_output=True, text=True, check=True
         ).stdout
         keys: dict[str, str | int] = {
+            "running_test_suite": 1,  # a game's econfig may turn test mode off
             **self.econfig,
             "data": f'"{self.data}"',
             "port": f'"{self.port}"',
             "listen_addr": '"127.0.0.1"',
-            "running_test_suite": 1,
         }
         lines = []
         for line in text.splitlines():

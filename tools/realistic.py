@@ -686,33 +686,23 @@ def verify(game: EmpireGame, snapshot: Path, made: Midgame, world: World, plan: 
     if seed != plan.seed:
         problems.append(f"the server ran it with seed {seed}, not {plan.seed}")
     local = run_plan(world, plan, seed=seed).transcript() if seed is not None else ""
-    if strip_controls(local) != server_text:
+    if local != server_text:
         problems.append("bellum on the committed dump differs from the server")
     check = done.check
     if check is None:
         problems.append("the deity's check did not run")
-    elif not check.same and strip_controls(check.transcript) != server_text:
+    elif not check.same:
         problems += check.differences
     if problems:
         plan.server = "; ".join(problems)[:300]
         log(f"  the server differs: {plan.server}")
         log("  server:\n" + _indent(server_text) + "  bellum:\n" + _indent(local))
     else:
-        plan.server = "same" if local == server_text else BELL
-
-
-#: What ``plan.server`` says when the only difference is a control character the
-#: client strips from the server's lines (bellum prints the server's bell; issue 25).
-BELL = "same but for control characters, which the client strips from the server's lines"
+        plan.server = "same"
 
 
 def _indent(text: str) -> str:
     return "".join(f"    {line!r}\n" for line in text.splitlines())
-
-
-def strip_controls(text: str) -> str:
-    """``text`` without the control characters the client drops (newlines and tabs kept)."""
-    return "".join(ch for ch in text if ch in "\n\t" or ch >= " ")
 
 
 def world_entry(spec: WorldSpec, made: Midgame) -> dict[str, Any]:
@@ -757,9 +747,7 @@ def write_example(path: Path, out: Path, name: str = EXAMPLE_WORLD) -> None:
     that says how it was made and shows its attack that shows the most kinds of support."""
     worlds, plans = load_plans(out / PLANS)
     doc = worlds[name]
-    agreed = [
-        p for p in plans if p.world == name and p.name == "attack" and p.server in ("same", BELL)
-    ]
+    agreed = [p for p in plans if p.world == name and p.name == "attack" and p.server == "same"]
     best = max(agreed, key=lambda p: (len(p.kinds), -agreed.index(p)))
     country = {c["cnum"]: c["name"] for c in doc["countries"]}
     wars = ", ".join(f"{country[a]}-{country[b]}" for a, b in doc["wars"])
@@ -866,7 +854,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if EXAMPLE_WORLD in {s.name for s in specs} and not args.no_check:
         write_example(args.example, args.out)
         log(f"wrote {args.example}")
-    bad = [p for p in plans if p.server not in ("same", BELL, "unchecked")]
+    bad = [p for p in plans if p.server not in ("same", "unchecked")]
     log(
         f"wrote {args.out / PLANS}: {len(plans)} plans,"
         f" {len(bad)} where bellum differs from the server"

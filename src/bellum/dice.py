@@ -45,16 +45,11 @@ def new_seed() -> int:
 class ServerRandom:
     """MT19937 with the Empire server's helpers; counts the draws it makes.
 
-    Two hooks serve the odds engine, which runs the real command with a
+    One hook serves the odds engine, which runs the real command with a
     subclass that enumerates or samples the outcomes of each draw
-    (:mod:`bellum.empire.odds.branching`): draws made under
-    :meth:`text_only` change only what is printed, and with
-    ``stop_at_fight`` set a combat command stops where its fight begins.
-    Here neither changes anything.
+    (:mod:`bellum.empire.odds.branching`): draws made under :meth:`text_only`
+    change only what is printed.  Here it changes nothing.
     """
-
-    #: Stop a combat command just before its fight (spec §6.2), for the odds engine.
-    stop_at_fight = False
 
     def __init__(self, seed: int) -> None:
         if not 0 <= seed <= _MASK32:
@@ -118,3 +113,25 @@ def seed_sequence(seed: int | None) -> tuple[int, np.random.SeedSequence]:
 
     used = new_seed() if seed is None else seed
     return used, np.random.SeedSequence(used)
+
+
+def first_draws(lo: int, n: int) -> np.ndarray:
+    """The first raw output (``genrand_int32``) of the generator seeded with each of
+    ``lo .. lo+n-1``, computed for all seeds at once: how bellum reads back which seed a
+    test-mode server used from what its commands printed (``bellum.client.count``)."""
+    import numpy as np
+
+    u32 = np.uint32
+    seeds = (np.arange(lo, lo + n, dtype=np.uint64) & _MASK32).astype(u32)
+    x, second = seeds, seeds
+    for i in range(1, 398):  # the first output twists words 0, 1 and 397 of the state
+        x = u32(1812433253) * (x ^ (x >> u32(30))) + u32(i)
+        if i == 1:
+            second = x
+    y = (seeds & u32(0x80000000)) | (second & u32(0x7FFFFFFF))
+    v = x ^ (y >> u32(1)) ^ ((y & u32(1)) * u32(0x9908B0DF))
+    v = v ^ (v >> u32(11))
+    v = v ^ ((v << u32(7)) & u32(0x9D2C5680))
+    v = v ^ ((v << u32(15)) & u32(0xEFC60000))
+    out: np.ndarray = v ^ (v >> u32(18))
+    return out

@@ -7,6 +7,7 @@ cannot drift apart on the ``NO_COLOR`` convention again.
 from __future__ import annotations
 
 import os
+import re
 import sys
 from typing import TextIO
 
@@ -24,3 +25,15 @@ def use_color(stream: TextIO | None = None) -> bool:
         return out.isatty()
     except (AttributeError, ValueError):  # a closed or replaced stream
         return False
+
+
+#: Control characters a terminal would act on, bar the line feed, the tab and the bell
+#: (which the server itself sends before its loudest news): a server could move the
+#: cursor or rewrite lines with them.
+_UNSAFE = re.compile("[\x00-\x06\x08\x0b-\x1f\x7f-\x9f]")
+
+
+def safe_text(text: str) -> str:
+    """``text`` for a terminal: control characters other than the line feed, the tab and
+    the bell shown as ``\\xNN`` escapes."""
+    return _UNSAFE.sub(lambda m: f"\\x{ord(m.group()):02x}", text)

@@ -61,18 +61,30 @@ def test_named_and_piped_answers_mix(tmp_path: Path) -> None:
     assert not (tmp_path / "s.toml").exists()
 
 
-def test_a_question_without_an_answer_names_the_option_that_answers_it(tmp_path: Path) -> None:
+def test_piped_input_that_runs_out_is_end_of_input_as_on_the_server(tmp_path: Path) -> None:
+    """The server reads end of input at a question as an abort: before the fight the
+    attack is called off, at the move-in the capture stands and nothing more moves in."""
     world = tmp_path / "w.toml"
     shutil.copy(EX / "cavalry.toml", world)
     before = world.read_text()
     r = bellum("empire", "attack", "2,0", "--world", str(world), "--as", "1", "--seed", "4",
                "--mil", "0,0=150")  # fmt: skip
-    assert r.returncode == 2
+    assert r.returncode == 1
+    assert r.stdout.endswith("[ynYNq?] \nAttack aborted\nNo troops for attack...\n")
     assert r.stderr.splitlines()[-1] == (
-        "bellum: error: no answer to 'attack with cav  cavalry #0 in 0,0 (~ 100%) [ynYNq?]'"
-        " on standard input: give --unit 0 or --no-units; nothing was saved"
+        "bellum: note: standard input ended at 'attack with cav  cavalry #0 in 0,0 (~ 100%)"
+        " [ynYNq?]': end of input, as on the server (--unit 0 or --no-units answers it)"
     )
     assert world.read_text() == before
+    r = bellum("empire", "attack", "2,0", "--world", str(world), "--as", "1", "--seed", "4",
+               "--mil", "0,0=150", "--unit", "0")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "We have captured 2,0, sir!\n" in r.stdout
+    assert r.stdout.endswith(
+        "(97 max)? \ncav  cavalry #0 stays in 0,0\n1 of your troops now occupy 2,0\n"
+    )
+    assert "(--move-in 0,0=N or --move-in N answers it)" in r.stderr
+    assert world.read_text() != before  # the capture is kept
 
 
 @pytest.mark.parametrize(
@@ -86,16 +98,16 @@ def test_a_question_without_an_answer_names_the_option_that_answers_it(tmp_path:
         ),
     ],
 )
-def test_each_kind_of_question_names_its_option(args: list[str], hint: str) -> None:
+def test_each_kind_of_question_names_its_option(args: list[str], hint: str, tmp_path: Path) -> None:
     r = bellum("empire", "attack", "2,0", "--world", str(EX / "cavalry.toml"), "--as", "1",
-               "--seed", "4", *args)  # fmt: skip
-    assert r.returncode == 2 and f"give {hint}; nothing was saved" in r.stderr
+               "--seed", "4", "--out", str(tmp_path / "after.toml"), *args)  # fmt: skip
+    assert f"as on the server ({hint} answers it)" in r.stderr
 
 
 def test_the_abort_question_names_yes() -> None:
     r = bellum("empire", "attack", "-14,2", "--world", str(EX / "scouts.toml"), "--as", "1",
                "--seed", "1", "--mil", "-15,3=10", "--no-units")  # fmt: skip
-    assert r.returncode == 2 and r.stderr.endswith("give --yes; nothing was saved\n")
+    assert r.returncode == 1 and r.stderr.endswith("as on the server (--yes answers it)\n")
 
 
 def test_a_ship_is_named_by_its_number(tmp_path: Path) -> None:

@@ -216,13 +216,15 @@ def test_client_protocol_reads_lines_however_they_are_cut() -> None:
     assert piecewise.phase is Phase.SHUTDOWN
 
 
-def test_client_protocol_drops_highlighting_and_control_characters() -> None:
+def test_client_protocol_drops_highlighting_and_keeps_control_characters() -> None:
+    """The bell before "Incoming shells" is part of what the player sees: kept, like
+    every byte but highlighting, so transcripts compare byte for byte."""
     ascii_conn = playing()
-    ascii_conn.receive_data(b"1 " + bytes(b | 0x80 for b in b"Bold") + b" and\x07 tab\there\n")
-    assert events_of(ascii_conn) == [Data("Bold and tab\there")]
+    ascii_conn.receive_data(b"1 " + bytes(b | 0x80 for b in b"Bold") + b" and\x07 tab\there\x1b\n")
+    assert events_of(ascii_conn) == [Data("Bold and\x07 tab\there\x1b")]
     utf8_conn = playing(utf8=True)
-    utf8_conn.receive_data("1 \x0eBold\x0f café\n".encode())
-    assert events_of(utf8_conn) == [Data("Bold café")]
+    utf8_conn.receive_data("1 \x0eBold\x0f café\x07\r\n".encode())
+    assert events_of(utf8_conn) == [Data("Bold café\x07\r")]
 
 
 def test_client_protocol_rejects_what_is_not_the_protocol() -> None:

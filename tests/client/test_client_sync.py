@@ -80,3 +80,14 @@ def test_client_sync_damaged_meta_data_is_a_protocol_error(tmp_path: Path, row: 
     ):
         sync(session, db)
     assert not db.exists()
+
+
+def test_client_compare_is_byte_for_byte() -> None:
+    """A bell, a form feed or a missing last line feed is a difference, shown escaped."""
+    bell = "\aIncoming shells do 36 damage!\n"
+    assert compare(bell, bell) == []
+    assert compare(bell, bell[1:]) == [
+        "line 1: server '\\x07Incoming shells do 36 damage!', bellum 'Incoming shells do 36 damage!'"
+    ]
+    assert compare("a\x0cb\n", "a\x0cb\n") == []  # one line, not two
+    assert compare("a\nb", "a\nb\n") == ["line 2: server 'b', bellum 'b\\n'"]

@@ -7,7 +7,7 @@ import pytest
 from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship
 from bellum.empire.events import Prompt
 from bellum.empire.orders import Order
-from bellum.errors import UsageError
+from bellum.errors import InputError
 
 
 def test_mil_is_answered_by_sector_or_ship() -> None:
@@ -23,11 +23,12 @@ def test_the_commands_ship_is_named_by_its_number_or_the_word_ship() -> None:
     assert answer_ship(assault, "ship") == answer_ship(assault, "7") == 7
     assert answer_ship(board, "SHIP") == 7
     assert answer_ship(Order.parse("assault 0,0"), "ship") is None  # asked for later
-    with pytest.raises(UsageError, match="ship 3 is not the command's ship"):
+    with pytest.raises(InputError, match="ship 3 is not the command's ship") as refused:
         answer_ship(assault, "3")
-    with pytest.raises(UsageError, match="board from a sector takes no mil from a ship"):
+    assert (refused.value.field, refused.value.value) == ("mil", "3")  # which answer, not how
+    with pytest.raises(InputError, match="board from a sector takes no mil from a ship"):
         answer_ship(Order.parse("board 1 0,0"), "ship")
-    with pytest.raises(UsageError, match="lboard takes no mil from a ship"):
+    with pytest.raises(InputError, match="lboard takes no mil from a ship"):
         answer_ship(Order.parse("lboard 1 0,0"), "0")
 
 

@@ -51,7 +51,9 @@ def test_json_result(vector_a_path: Path, tmp_path: Path) -> None:
     assert data["btu_charged"] == 4
 
 
-def test_world_untouched_when_the_command_aborts(tmp_path: Path, vector_a_path: Path) -> None:
+def test_world_untouched_when_the_command_aborts_kept_when_input_ends_after_the_fight(
+    tmp_path: Path, vector_a_path: Path
+) -> None:
     world = tmp_path / "w.toml"
     world.write_text(vector_a_path.read_text())
     r = bellum(
@@ -60,12 +62,14 @@ def test_world_untouched_when_the_command_aborts(tmp_path: Path, vector_a_path: 
     assert r.returncode == 1
     assert r.stdout.endswith("Attack aborted\nNo troops for attack...\n")
     assert world.read_text() == vector_a_path.read_text()
-    # Input that runs out before the command is done is an error, and saves nothing either.
+    # Input that runs out at the move-in is end of input, as on the server: the capture
+    # stands, nothing more moves in, and the world is saved.
     r = bellum(
         "empire", "attack", "2,0", "--world", str(world), "--as", "1", "--seed", "1", stdin="150\n"
     )
-    assert r.returncode == 2 and "no answer to 'How many mil to move in" in r.stderr
-    assert world.read_text() == vector_a_path.read_text()
+    assert r.returncode == 0 and "standard input ended at 'How many mil to move in" in r.stderr
+    assert "We have captured 2,0, sir!" in r.stdout
+    assert world.read_text() != vector_a_path.read_text()
 
 
 def test_user_mistakes_are_one_line_errors(tmp_path: Path, vector_a_path: Path) -> None:

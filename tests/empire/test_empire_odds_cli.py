@@ -45,12 +45,12 @@ def test_the_ship_answer_is_read_both_ways_in_the_command(answer: str, tmp_path:
         (
             ("assault", "0,0", "0"),
             "3=24",
-            "--mil 3: ship 3 is not the command's ship (0); give --mil 0=N or --mil ship=N",
+            "--mil 3: ship 3 is not the command's ship (0): give 0=N or ship=N",
         ),
         (
             ("attack", "2,0"),
             "ship=5",
-            "--mil ship: attack takes no mil from a ship; give --mil SECT=N",
+            "--mil ship: attack takes no mil from a ship, only from a sector (SECT=N)",
         ),
     ],
 )

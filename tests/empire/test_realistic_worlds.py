@@ -14,7 +14,6 @@ from pathlib import Path
 
 import pytest
 from realistic import (
-    BELL,
     COMMANDS,
     DEFAULT_OUT,
     EXAMPLE,
@@ -24,7 +23,6 @@ from realistic import (
     load_plans,
     load_world,
     run_plan,
-    strip_controls,
     support_kinds,
     support_values,
 )
@@ -99,8 +97,8 @@ def test_plan_runs_through_bellum_as_on_the_server(worlds: dict[str, World], pla
     assert result.outcome == plan.outcome
     assert support_kinds(result) == plan.kinds
     assert support_values(result.transcript()) == plan.support
-    local = strip_controls(result.transcript())  # the client drops the server's bell
-    if plan.server not in ("same", BELL):
+    local = result.transcript()
+    if plan.server != "same":
         # recorded as a difference when the worlds were made (docs/fidelity.md): bellum
         # must still differ, or the record is stale
         assert local != plan.transcript, f"bellum now agrees on {plan.id}: make the worlds again"
@@ -131,5 +129,5 @@ def test_the_example_world_is_the_dump_as_a_world_file() -> None:
     for plan in [p for p in PLANS if p.world == EXAMPLE_WORLD]:
         result = run_plan(world, plan)
         assert (result.outcome, support_kinds(result)) == (plan.outcome, plan.kinds), plan.id
-        if plan.server in ("same", BELL):
-            assert strip_controls(result.transcript()) == plan.transcript, plan.id
+        if plan.server == "same":
+            assert result.transcript() == plan.transcript, plan.id

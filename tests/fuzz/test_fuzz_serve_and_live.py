@@ -159,10 +159,9 @@ def live_line(draw: st.DrawFn) -> tuple[list[str], str]:
     order = draw(st.sampled_from(ORDERS))
     args = ["empire", *order, "--live", address, "--as", "1", *args]
     args += draw(st.sampled_from([[], ["--db", "g.db"], ["--db", "new.db"]]))
-    extra = draw(st.sampled_from([[], ["--check", "--commands-run", "0"], ["--mil", "0,0=1"],
-                                  ["--check", "--commands-run", "0", "--deity-password-file",
-                                   "pw.txt"]]))  # fmt: skip
-    mistake = line.value([""], ["--check", "--commands-run 3", "--check --commands-run ²",
+    extra = draw(st.sampled_from([[], ["--check"], ["--mil", "0,0=1"],
+                                  ["--check", "--deity-password-file", "pw.txt"]]))  # fmt: skip
+    mistake = line.value([""], ["--check", "--commands-run 3", "--check --deity ²",
                                 "--seed 1", "--out o.toml", "--world w.toml", "--profile x",
                                 "--deity-password-file pw.txt"])  # fmt: skip
     return [*args, *extra, *mistake.split()], draw(st.sampled_from(["", "1\n", "y\n"]))

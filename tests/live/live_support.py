@@ -97,6 +97,28 @@ PARADROP = [
 ]
 
 
+def world_setup(world: Path) -> tuple[dict[str, str | int], list[str], dict[str, list[str]]]:
+    """What builds a bellum world file on a fresh server: its econfig size, the deity's
+    commands and each country's own (missions...), by ``tools/server-oracle/toml2setup.py``
+    (countries log in with their name as password)."""
+    import importlib.util
+    import tempfile
+
+    path = empire_server.ROOT / "tools" / "server-oracle" / "toml2setup.py"
+    spec = importlib.util.spec_from_file_location("toml2setup", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        module.setup(world, out)
+        width, height = (int(v) for v in (out / "size").read_text().split())
+        names = dict(line.split() for line in (out / "names").read_text().splitlines())
+        players = {names[f.name[5:]]: f.read_text().splitlines() for f in out.glob("setup[0-9]*")}
+        deity = (out / "setup").read_text().splitlines()
+    return {"WORLD_X": width, "WORLD_Y": height}, deity, players
+
+
 __all__ = [
     "DEITY",
     "DEITY_PASSWORD",
@@ -107,4 +129,5 @@ __all__ = [
     "EmpireGame",
     "empire_install",
     "free_port",
+    "world_setup",
 ]

@@ -5,8 +5,8 @@ The game holds the four fronts of ``FRONTS``, and the paradrop scenario's transp
 at 1's airfield 0,0 with a highway of 2's, 2,-2, to drop on; 2's highway 1,1 beside
 0,0 is for a fight whose outcome depends on the seed.
 Each order goes through the in-process command line with the answers piped on
-standard input, as a script would; the server's command count is given with
-``--commands-run`` and read back from what bellum prints.
+standard input, as a script would; ``--check`` reads the server's command count
+itself, as the deity, and sets it to 0 (the game's counter follows what bellum prints).
 """
 
 from __future__ import annotations
@@ -38,6 +38,14 @@ def game(empire_game: EmpireGame) -> EmpireGame:
         "give m 1,1 40",
         "edit l 1,1 o 2 O 2",
         "edit l 1,1 e 100 m 127",
+        "desi -3,-3 +",
+        "give m -3,-3 100",
+        "edit l -3,-3 o 1 O 1",
+        "edit l -3,-3 e 100 m 127",
+        "desi -5,-3 +",
+        "give m -5,-3 1",
+        "edit l -5,-3 o 2 O 2",
+        "edit l -5,-3 e 100 m 127",
     )
     return empire_game
 
@@ -49,7 +57,7 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def live(game: EmpireGame, db: Path, *args: str, stdin: str = "", check: bool = True) -> Ran:
     """``bellum empire ARGS --live`` as country 1; the game follows the server's count."""
-    extra = ["--check", "--commands-run", str(game.seeds.commands)] if check else []
+    extra = ["--check"] if check else []
     r = bellum("empire", *args, "--as", "1", "--db", str(db), "--live", game.address, *extra,
                stdin=stdin, env=PASSWORDS)  # fmt: skip
     m = re.search(r"^commands run: (\d+) ", r.stderr, re.M)
@@ -70,7 +78,7 @@ def last_entry(db: Path) -> tuple[str, str, int]:
 def assert_checked(r: Ran, db: Path, order: str) -> None:
     assert r.returncode == 0, r.stderr
     assert re.search(r"^check: bellum's resolution with seed \d+ matches the server's transcript"
-                     r" line by line", r.stderr, re.M), r.stderr  # fmt: skip
+                     r" byte for byte", r.stderr, re.M), r.stderr  # fmt: skip
     stored_order, transcript, _ = last_entry(db)
     assert stored_order == order
     assert r.stdout == transcript  # printed as the server sent it, answers echoed
@@ -98,6 +106,21 @@ def test_live_cli_orders_are_checked_bit_for_bit(
     assert expect in r.stdout
 
 
+def test_live_cli_end_of_input_at_the_move_in(game: EmpireGame, db: Path) -> None:
+    """Piped answers that run out at the move-in: the server keeps the capture and moves
+    nothing in, and so does bellum's check; the history has the order."""
+    r = live(game, db, "attack", "-5,-3", stdin="50\n")
+    assert_checked(r, db, "attack -5,-3")
+    assert "We have captured -5,-3, sir!\n" in r.stdout
+    assert re.search(r"How many mil to move in from -3,-3 \(\d+ max\)\? \n", r.stdout)
+    assert "bellum: note: standard input ended at 'How many mil to move in" in r.stderr
+    store = Store.open(db)
+    try:
+        assert store.world().sector((-5, -3)).owner == 1
+    finally:
+        store.close()
+
+
 def test_live_cli_json_without_check(game: EmpireGame, db: Path) -> None:
     r = live(game, db, "attack", "-8,0", "--json", check=False)  # the deity's sea
     assert r.returncode == 0, r.stderr
@@ -110,25 +133,40 @@ def test_live_cli_json_without_check(game: EmpireGame, db: Path) -> None:
     assert doc["transcript"] == last_entry(db)[1]
 
 
-def test_live_cli_a_wrong_count_is_reported_as_a_difference(game: EmpireGame, db: Path) -> None:
-    """The count is bellum's only way to the seed: a wrong one shows where chance decides."""
-    game.deity("give m 0,0 50")  # whatever the fights before left there, a fight it is
-    extra = ["--check", "--commands-run", str(game.seeds.commands + 5)]
-    r = bellum("empire", "attack", "1,1", "--as", "1", "--db", str(db), "--live", game.address,
-               *extra, stdin="10\n0\n", env=PASSWORDS)  # fmt: skip
-    game.seeds.commands = int(re.findall(r"^commands run: (\d+) ", r.stderr, re.M)[0]) - 5
-    assert r.returncode == 1
-    assert "check: bellum differs from the server" in r.stderr
+def test_live_cli_check_reads_the_count_whatever_ran_before(game: EmpireGame, db: Path) -> None:
+    """No count to give: --check reads it from the server's generator as the deity, even
+    after commands bellum did not see, and an order whose fight depends on the seed
+    matches."""
+    with game.session("2", "2") as other:
+        for _ in range(37):
+            other.command("xdump ver")
+    r = live(game, db, "attack", "1,1", stdin="10\n0\n")
+    assert_checked(r, db, "attack 1,1")
+    assert "Final odds:" in r.stdout  # a fight: the dice had their say
+
+
+def test_live_cli_check_needs_a_server_in_test_mode(tmp_path: Path, empire_server: Path) -> None:
+    plain = EmpireGame(empire_server, {"running_test_suite": 0})
+    try:
+        plain.start()
+        r = bellum("empire", "attack", "2,0", "--as", "POGO", "--db", str(tmp_path / "w.db"),
+                   "--live", plain.address, "--check", env=PASSWORDS | {"BELLUM_PASSWORD": "peter"})  # fmt: skip
+    finally:
+        plain.stop()
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.splitlines()[-1].endswith(
+        "the server is not in test mode (econfig running_test_suite 1), so the seeds of its"
+        " commands cannot be known"
+    )
 
 
 @pytest.mark.parametrize(
     ("args", "message"),
     [
         (["--check"], "--check goes with --live HOST:PORT"),
-        (["--live", "127.0.0.1:1", "--check"], "--check needs --commands-run N"),
         (["--live", "127.0.0.1:1", "--seed", "3"], "--seed does not apply with --live"),
         (["--live", "127.0.0.1:1", "--world", "w.toml"], "--world does not apply with --live"),
-        (["--live", "127.0.0.1:1", "--commands-run", "3"], "--commands-run goes with --check"),
+        (["--live", "127.0.0.1:1", "--commands-run", "3"], "no such option '--commands-run'"),
         (["--live", "127.0.0.1:1", "--option", "BLITZ=0"], "--option go with --live only for"),
         (["--live", "nowhere"], "expected the server as HOST:PORT"),
     ],

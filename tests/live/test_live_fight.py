@@ -140,7 +140,7 @@ def test_live_fight_end_of_input_aborts_the_question(game: EmpireGame, db: Path)
     assert done.transcript.text().startswith("Sector :  \n")
 
 
-def test_live_fight_ctrl_c_aborts_the_command_and_records_nothing(
+def test_live_fight_ctrl_c_aborts_the_command_and_records_what_the_server_did(
     game: EmpireGame, db: Path
 ) -> None:
     class Interrupt:
@@ -162,8 +162,15 @@ def test_live_fight_ctrl_c_aborts_the_command_and_records_nothing(
         assert again.text().startswith("XDUMP nation-status")
     store = Store.open(db)
     try:
-        names = [r.command for r in store.history()[before:]]
-        assert "attack" not in names  # the pre-sync may be recorded, the command is not
+        entries = [r for r in store.history()[before:] if r.command == "attack"]
+        assert len(entries) == 1  # the server ran it, so the history has it
+        rec = store.command(entries[0].id)
+        assert (rec.outcome, rec.result, rec.answers) == (
+            "played",
+            {"stopped": "interrupted"},
+            [None],
+        )
+        assert rec.transcript.startswith("Sector :  \n")
     finally:
         store.close()
 
@@ -223,7 +230,7 @@ def test_live_fight_units_and_the_end_of_input_at_the_move_in(game: EmpireGame, 
     assert "Move in with" not in text and "cav  cavalry #1 stays in -6,4\n" in text
     done = checked(game, db, "attack -5,3", ["0", "y", "n", "y"])
     text = done.transcript.text()
-    assert "We have captured -5,3, sir!\n" in text  # the fight may damage it: a line between
+    assert "We have captured -5,3, sir!\n" in text  # a damaged cavalry says so first
     assert "cav  cavalry #1 moves in to occupy -5,3\n" in text
     game.deity("desi -7,5 +", "give m -7,5 20", "edit l -7,5 o 2 O 2", "edit l -7,5 e 100 m 127")
     done = checked(game, db, "attack -7,5", ["2", "Y"])

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bellum.errors import InputError, UsageError
+from bellum.errors import InputError
 from bellum.odds import LossDistribution, OddsResult, Side, fight_odds
 from bellum.odds.report import histogram, loss_table, percent, render_text, to_json_dict
 
@@ -89,7 +89,7 @@ def test_write_plot_names_the_extensions_it_supports(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     from bellum.odds.report import write_plot
 
-    with pytest.raises(UsageError) as err:
+    with pytest.raises(InputError) as err:
         write_plot(generic_result(), tmp_path / "x.txt")
     assert "extension .txt" in str(err.value) and ".png, .pdf, .svg" in str(err.value)
     assert not (tmp_path / "x.txt").exists()

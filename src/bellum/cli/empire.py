@@ -12,7 +12,7 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
-from bellum.cli.options import Sectioned, Whole, echo_json, in_section
+from bellum.cli.options import Sectioned, Whole, echo_json, in_section, refuse_same_file
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship, is_ship_key
@@ -26,8 +26,8 @@ from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
 from bellum.empire.tables import plane_range
 from bellum.empire.world import LandUnit, Nation, Plane, Sector, Ship, World
 from bellum.errors import InputError, UsageError
-from bellum.fileio import refuse_same_file
 from bellum.numbers import shown, to_int
+from bellum.term import safe_text
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
 
@@ -43,11 +43,10 @@ class StreamPrompter:
 
     When stdin is not a terminal, or the answer was named, the answer is
     echoed after the prompt, so a scripted run prints the same transcript a
-    player would see.  End of input on a terminal (Ctrl-D) answers ``None``,
-    which the rules treat like the server treats EOF; end of piped input
-    with no named answer is an error naming the question and the option that
-    answers it, so a script never goes on with an answer meant for another
-    question.  ``at`` writes a sector as the player sees it.
+    player would see.  End of input (Ctrl-D, or piped input running out)
+    answers ``None``, which the rules treat like the server treats it; for
+    piped input a note names the question and the option that answers it.
+    ``at`` writes a sector as the player sees it.
     """
 
     def __init__(
@@ -63,7 +62,7 @@ class StreamPrompter:
 
     def ask(self, prompt: Prompt) -> str | None:
         out = sys.stderr if self.quiet else sys.stdout
-        out.write(prompt.text)
+        out.write(safe_text(prompt.text))
         out.flush()
         try:
             answer = self.named.ask(prompt)
@@ -84,12 +83,14 @@ class StreamPrompter:
                 )
             if not line:
                 out.write("\n")
-                if not self.echo:
-                    return None
-                raise UsageError(
-                    f"no answer to {prompt.text.strip()!r} on standard input: give"
-                    f" {answer_hint(prompt, self.at)}; nothing was saved"
-                )
+                if self.echo:  # piped input ran out: a note says what would answer it
+                    click.echo(
+                        f"bellum: note: standard input ended at {prompt.text.strip()!r}: end"
+                        f" of input, as on the server ({answer_hint(prompt, self.at)} answers"
+                        " it)",
+                        err=True,
+                    )
+                return None
             answer = line.rstrip("\r\n")
             if not self.echo:
                 return answer
@@ -99,7 +100,7 @@ class StreamPrompter:
 
 def _live(event: Event) -> None:
     if event.kind is EventKind.TEXT:
-        sys.stdout.write(event.text)
+        sys.stdout.write(safe_text(event.text))
         sys.stdout.flush()
 
 

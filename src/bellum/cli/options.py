@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
 
+from bellum.errors import BellumError, InputError, UsageError
+from bellum.fileio import same_file
 from bellum.numbers import shown, to_int
 
 #: The largest seed: the server's MT19937 is seeded with a 32-bit word.
@@ -22,6 +25,52 @@ SEED_MAX = 2**32 - 1
 #: The most ``--resolver-runs`` any command takes; how many fit in the time allowed is
 #: estimated before they start (``bellum.budget``), which usually refuses far fewer.
 RESOLVER_RUNS_MAX = 10_000_000
+
+#: What the command line calls each input the core's errors name (``BellumError.field``);
+#: ``""``: the message names it well enough (a sector it quotes).
+OPTION_NAMES: dict[str, str] = {
+    "country": "--as",
+    "defense_as_seen": "--defense-as-seen",
+    "max_runs": "--max-runs",
+    "method": "--method",
+    "mil": "--mil",
+    "model": "--model",
+    "need": "--need",
+    "option": "--option",
+    "plot": "--plot",
+    "prior": "--prior",
+    "profile": "--profile",
+    "runs": "--runs",
+    "sector": "",
+    "target_error": "--target-error",
+    "unit": "--unit",
+    "weight": "--weight",
+}
+
+
+def error_text(exc: BellumError) -> tuple[str, int]:
+    """What the command line says about ``exc``, naming its input by its option, and the
+    exit status: an input error about one of a command's inputs is a malformed command
+    line (2)."""
+    if exc.field is None:
+        return str(exc), exc.exit_status
+    status = UsageError.exit_status if isinstance(exc, InputError) else exc.exit_status
+    return exc.worded(OPTION_NAMES), status
+
+
+def refuse_same_file(
+    out: str | os.PathLike[str] | None,
+    option: str,
+    inputs: Mapping[str, str | os.PathLike[str] | None],
+) -> None:
+    """A :class:`~bellum.errors.UsageError` if the output ``out`` is one of ``inputs``
+    (``{"--db": path}``): writing there would destroy what is being read."""
+    if out is None or str(out) == "-":
+        return
+    for name, path in inputs.items():
+        if path is not None and same_file(out, path):
+            raise UsageError(f"{option} {out} names the {name} file itself; write to another file")
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from bellum.cli.options import HiddenAliases, Real, Whole
+from bellum.cli.options import HiddenAliases, Real
 from bellum.empire.rules import parse_options
 from bellum.empire.world import DEITY_NAME, World
 from bellum.errors import InputError, UsageError
@@ -31,7 +31,7 @@ from bellum.fileio import read_input
 from bellum.numbers import shown
 
 if TYPE_CHECKING:
-    from bellum.client.live import Played
+    from bellum.client.live import LiveGame, Played
     from bellum.client.session import SeedCounter, Session
     from bellum.empire.events import Prompter, Sink
     from bellum.empire.orders import Order
@@ -181,16 +181,8 @@ def live_options(f: Callable[..., None]) -> Callable[..., None]:
             "--check",
             is_flag=True,
             help="With --live, on a server in test mode (econfig running_test_suite 1): also"
-            " resolve the order by bellum's rules with the server's seed and report whether"
-            " the two transcripts match line by line (exit 1 if not). Needs --commands-run.",
-        ),
-        click.option(
-            "--commands-run",
-            type=Whole(0),
-            metavar="N",
-            help="With --check: how many commands the server has run since it started (0 for"
-            " a server just started). A test-mode server seeds its next command with N + 1;"
-            " bellum counts its own commands from there and prints the number to give next.",
+            " resolve the order by bellum's rules with the server's seed (read as the deity)"
+            " and report whether the two transcripts match byte for byte (exit 1 if not).",
         ),
         click.option(
             "--deity",
@@ -218,7 +210,6 @@ class LiveRequest:
     address: str
     password_file: Path | None
     check: bool
-    commands_run: int | None
     deity: str
     deity_password_file: Path | None
     timeout: float
@@ -232,7 +223,6 @@ def live_request(values: dict[str, Any], **local: Any) -> LiveRequest | None:
     if address is None:
         given = {
             "--check": request.check,
-            "--commands-run": request.commands_run is not None,
             "--password-file": request.password_file is not None,
             "--deity-password-file": request.deity_password_file is not None,
         }
@@ -246,13 +236,6 @@ def live_request(values: dict[str, Any], **local: Any) -> LiveRequest | None:
                 f"--{name.replace('_', '-')} does not apply with --live: the server resolves"
                 " the order"
             )
-    if request.check and request.commands_run is None:
-        raise UsageError(
-            "--check needs --commands-run N: the number of commands the test-mode server has"
-            " run since it started (0 for a server just started)"
-        )
-    if request.commands_run is not None and not request.check:
-        raise UsageError("--commands-run goes with --check")
     check_address(address)
     return request
 
@@ -274,8 +257,9 @@ def play_live(
     account's view of the game is synced (answers by kind may need its sectors);
     ``profile`` and ``options`` are the rules of the check's local resolution (the
     server has its own)."""
+    from bellum.cli.progress import progress
+    from bellum.client.count import read_count
     from bellum.client.live import LiveGame
-    from bellum.client.session import SeedCounter
 
     if (profile or options) and not request.check:
         raise UsageError("--profile and --option go with --live only for --check's resolution")
@@ -293,26 +277,48 @@ def play_live(
             "--deity-password-file",
             stdin_ok=False,
         )
-    seeds = SeedCounter(request.commands_run or 0) if request.check else None
-    with connect(request.address, country, password, request.timeout, seeds) as me:
-        game = LiveGame(me, db)
-        prompter = prompter_for(game.world)
-        if deity_password is None:
-            done = game.play(order, prompter=prompter, sink=sink)
-        else:
-            with connect(
-                request.address, request.deity, deity_password, request.timeout, seeds
-            ) as god:
-                done = game.play(
+    if deity_password is None:
+        with connect(request.address, country, password, request.timeout) as me:
+            game = LiveGame(me, db)
+            done = _interruptible(
+                game, lambda: game.play(order, prompter=prompter_for(game.world), sink=sink)
+            )
+        report(done, db, None, as_json=as_json)
+        return 0
+    with connect(request.address, request.deity, deity_password, request.timeout) as god:
+        with progress("reading the server's command count", unit="count") as advance:
+            seeds = read_count(god, on_step=advance)
+        with connect(request.address, country, password, request.timeout, seeds) as me:
+            game = LiveGame(me, db)
+            done = _interruptible(
+                game,
+                lambda: game.play(
                     order,
-                    prompter=prompter,
+                    prompter=prompter_for(game.world),
                     sink=sink,
                     check=god,
                     profile=run_profile,
                     overrides=overrides,
-                )
+                ),
+            )
     report(done, db, seeds, as_json=as_json)
     return 1 if done.check is not None and not done.check.same else 0
+
+
+def _interruptible(game: LiveGame, play: Callable[[], Played]) -> Played:
+    """``play()``; after Ctrl-C at a question the session aborted the order, the server
+    finished it and the history recorded it: say so rather than "nothing was saved"."""
+    try:
+        return play()
+    except KeyboardInterrupt:
+        if game.entry is None:
+            raise
+        click.echo(
+            f"\nInterrupted: the server aborted the order and finished it; {game.db} records"
+            f" what it did (history entry {game.entry})",
+            err=True,
+        )
+        sys.exit(130)
 
 
 def report(done: Played, db: Path, seeds: SeedCounter | None, *, as_json: bool) -> None:
@@ -325,11 +331,11 @@ def report(done: Played, db: Path, seeds: SeedCounter | None, *, as_json: bool) 
     click.echo(f"{db}: history entry {done.entry} (the server's transcript)", err=True)
     check = done.check
     if check is not None:
-        lines = len(done.transcript.text().splitlines())
+        lines = done.transcript.text().count("\n")
         if check.same:
             click.echo(
                 f"check: bellum's resolution with seed {check.seed} matches the server's"
-                f" transcript line by line ({lines} lines)",
+                f" transcript byte for byte ({lines} lines)",
                 err=True,
             )
         else:
@@ -338,6 +344,6 @@ def report(done: Played, db: Path, seeds: SeedCounter | None, *, as_json: bool) 
                 click.echo(f"  {d}", err=True)
     if seeds is not None:
         click.echo(
-            f"commands run: {seeds.commands} (give --commands-run {seeds.commands} next time)",
+            f"commands run: {seeds.commands} (the server's count, which --check set to 0)",
             err=True,
         )

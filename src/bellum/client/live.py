@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from bellum.client.intel import Gather, gather
+from bellum.client.protocol import Awaiting
 from bellum.client.session import Session, Transcript
 from bellum.client.xdump import SYNC_TABLES, XdumpReader
 from bellum.empire import run_command
@@ -174,16 +175,27 @@ class Played:
 
 
 def compare(server: str, local: str, limit: int = 10) -> list[str]:
-    """The lines where two transcripts differ (at most ``limit``), numbered from 1."""
-    a, b = server.splitlines(), local.splitlines()
-    out = [
-        f"line {i}: server {x!r}, bellum {y!r}"
-        for i, (x, y) in enumerate(zip(a, b, strict=False), 1)
-        if x != y
-    ]
+    """Where two transcripts differ, byte for byte: the differing lines (at most
+    ``limit``, numbered from 1, control characters escaped), then their lengths."""
+    if server == local:
+        return []
+    a, b = _lines(server), _lines(local)
+    out = []
+    for i, (x, y) in enumerate(zip(a, b, strict=False), 1):
+        if x != y:
+            if x.rstrip("\n") != y.rstrip("\n"):  # else only a line feed tells them apart
+                x, y = x.rstrip("\n"), y.rstrip("\n")
+            out.append(f"line {i}: server {x!r}, bellum {y!r}")
     if len(a) != len(b):
         out.append(f"length: server {len(a)} lines, bellum {len(b)} lines")
     return out[:limit]
+
+
+def _lines(text: str) -> list[str]:
+    """``text`` cut after each line feed, and only there (``str.splitlines`` also cuts
+    at other control characters, which are text here)."""
+    *whole, last = text.split("\n")
+    return [line + "\n" for line in whole] + ([last] if last else [])
 
 
 def resolve(
@@ -212,6 +224,8 @@ class LiveGame:
         self.session = session
         self.db = db
         self._reader = XdumpReader(session)
+        #: The history entry of the last order :meth:`play` recorded, if any.
+        self.entry: int | None = None
         self.world, dump = read_world(self._reader)
         record(db, _sync_entry(self._reader, self.world), self.world, dump, only_if_changed=True)
 
@@ -255,19 +269,33 @@ class LiveGame:
                 origin = truth.origin(self.country)
                 truth.bmaps[self.country] = self.world.bmaps[self.country].moved(origin)
             seed = seeds.next_seed
-        done = self.session.command(
-            parsed.text(), prompter=prompter, sink=sink, geometry=self.world.geometry
-        )
+        try:
+            done = self.session.command(
+                parsed.text(), prompter=prompter, sink=sink, geometry=self.world.geometry
+            )
+        except BaseException as exc:
+            # bellum's side stopped (Ctrl-C, a bad answer), the server's did not: once it
+            # is ready for the next command, the history gets what it did.
+            last = self.session.last
+            if last is not None and self.session.conn.awaiting is Awaiting.COMMAND:
+                self._record(parsed, last, {"stopped": _why(exc)})
+            raise
         verdict = None
         if truth is not None and rules is not None and seed is not None:
             verdict = _check(truth, rules, parsed, self.country, seed, done)
+        result = {"check": verdict.to_json()} if verdict is not None else {}
+        entry = self._record(parsed, done, result)
+        return Played(parsed, done, entry, self.world, verdict)
+
+    def _record(self, order: Order, done: Transcript, result: dict[str, Any]) -> int:
+        """Sync the world back and store ``order`` as played, with the server's transcript."""
         self.world, dump = read_world(self._reader)
         entry = ServerEntry(
             self.session.address,
             self.country,
             "played",
-            {"check": verdict.to_json()} if verdict is not None else {},
-            order=parsed,
+            result,
+            order=order,
             seed=-1 if done.seed is None else done.seed,
             answers=done.answers,
             events=done.events,
@@ -275,7 +303,15 @@ class LiveGame:
         )
         stored = record(self.db, entry, self.world, dump)
         assert stored is not None
-        return Played(parsed, done, stored.id, self.world, verdict)
+        self.entry = stored.id
+        return stored.id
+
+
+def _why(exc: BaseException) -> str:
+    """Why bellum's side of an order stopped, for its history entry."""
+    if isinstance(exc, KeyboardInterrupt):
+        return "interrupted"
+    return str(exc) or type(exc).__name__
 
 
 def play(session: Session, db: Path, order: str | Order, **how: Any) -> Played:

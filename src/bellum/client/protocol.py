@@ -20,8 +20,9 @@ The protocol (``doc/clients-howto`` in the server's source) in brief:
 * the session is ASCII (the high bit marks highlighting) until the ``utf-8``
   session option is accepted, UTF-8 (with shift-out/shift-in highlighting) after.
 
-Highlighting is dropped from the text, like every other control character
-but the tab.
+Highlighting is dropped from the text; every other byte is kept as the server
+sent it, control characters included (the bell before ``Incoming shells``), so a
+transcript compares byte for byte with bellum's own.
 """
 
 from __future__ import annotations
@@ -61,6 +62,8 @@ INTERRUPT, EOF = "aborted", "ctld"
 
 _ID = re.compile(rb"[0-9A-Za-z]+")
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+#: Highlighting in a UTF-8 session: shift-out starts it, shift-in ends it.
+_HIGHLIGHT = str.maketrans("", "", "\x0e\x0f")
 
 
 class Phase(Enum):
@@ -139,10 +142,8 @@ class Connection:
 
     def _decode(self, body: bytes) -> str:
         if self.utf8:
-            text = body.decode("utf-8", errors="replace")
-        else:
-            text = bytes(b & 0x7F for b in body).decode("ascii")
-        return _CONTROL.sub("", text)
+            return body.decode("utf-8", errors="replace").translate(_HIGHLIGHT)
+        return body.translate(_ASCII).decode("ascii")
 
     def _advance(self, event: Event) -> None:
         """Follow the phase and what the server waits for (see the module notes)."""
@@ -243,6 +244,10 @@ class Connection:
         log.debug(">> %s", text if shown is None else shown)
         self.awaiting = None
         return data + b"\n"
+
+
+#: Highlighting in an ASCII session is the high bit of each highlighted byte.
+_ASCII = bytes(b & 0x7F for b in range(256))
 
 
 def _make(n: int, text: str) -> Event:

@@ -6,10 +6,10 @@ local rules ask through, so one answering strategy serves both.  It sends only
 the lines it is given, never on its own, and waits at most ``timeout`` seconds
 for each piece of the server's answer (never while the player thinks).
 
-An interrupted question (Ctrl-C while the prompter asks) is answered with the
-protocol's interrupt, so the server aborts the command instead of waiting
-half-answered; the session reads on to the next command prompt and the
-interrupt goes on up.
+An interrupted question (Ctrl-C while the prompter asks, or any error of the
+prompter) is answered with the protocol's interrupt, so the server aborts the
+command instead of waiting half-answered; the session reads on to the next
+command prompt and the exception goes on up.
 """
 
 from __future__ import annotations
@@ -156,6 +156,9 @@ class Session:
         #: What the server printed between the login and the first command prompt.
         self.greeting: list[str] = []
         self.btus: int | None = None
+        #: The last command's transcript, complete or not (when a prompter stopped it,
+        #: what the server printed until it finished the command).
+        self.last: Transcript | None = None
 
     # -- opening and closing ----------------------------------------------------
 
@@ -278,10 +281,16 @@ class Session:
         strategy serves the server and the local rules.  ``sink`` sees each piece of
         output as it arrives.  Returns at the next command prompt with what the
         player saw.
+
+        If the prompter raises (Ctrl-C, a bad answer), the question is answered with
+        the protocol's interrupt, the server aborts and finishes the command, and the
+        exception goes on up once the server is ready for the next command; what it
+        printed meanwhile is in :attr:`last`.
         """
         self._send(self.conn.send_command(line))
         self.commands_sent += 1
-        out = Transcript(line)
+        out = self.last = Transcript(line)
+        stopped: BaseException | None = None
 
         def emit(event: Event) -> None:
             out.events.append(event)
@@ -293,49 +302,40 @@ class Session:
             if isinstance(event, Data):
                 emit(Event(EventKind.TEXT, event.text + "\n"))
             elif isinstance(event, ArgumentPrompt):
-                if self.conn.awaiting is Awaiting.ANSWER:
+                answer = None
+                if self.conn.awaiting is not Awaiting.ANSWER:  # asked after an abort:
+                    emit(Event(EventKind.TEXT, event.text + "\n"))  # the server reads nothing
+                    continue
+                if prompter is None:
+                    self._send(self.conn.send_interrupt())
+                else:
                     try:
                         answer = self._answer(parse_prompt(event.text, geometry), prompter)
-                    except KeyboardInterrupt:  # aborted on the server, which ran it: it counts
-                        if self.seeds is not None:
-                            self.seeds.count(line, out.text())
-                        raise
-                else:  # asked after an abort: the server reads nothing
-                    answer = None
+                    except BaseException as exc:  # Ctrl-C, or the prompter failed: the
+                        stopped = exc  # server aborts the command and finishes it
+                        self._send(self.conn.send_interrupt())
                 emit(Event(EventKind.PROMPT, event.text, answer=answer))
             elif isinstance(event, CommandPrompt):
                 out.btus = self.btus = event.btus
                 if self.seeds is not None:
                     out.seed = self.seeds.count(line, out.text())
+                if stopped is not None:
+                    raise stopped
                 return out
             elif isinstance(event, Flash | Inform | Other):
                 out.notices.append(event.text)
             else:
                 self._ended(event)
 
-    def _answer(self, question: Prompt, prompter: Prompter | None) -> str | None:
-        """Ask the prompter; no prompter, end of input or Ctrl-C abort the command."""
-        if prompter is None:
-            self._send(self.conn.send_interrupt())
-            return None
-        try:
-            answer = prompter.ask(question)
-        except KeyboardInterrupt:
-            self._abort_command()
-            raise
+    def _answer(self, question: Prompt, prompter: Prompter) -> str | None:
+        """The prompter's answer, sent; end of input (``None``) aborts the command, as
+        the server's own client does."""
+        answer = prompter.ask(question)
         if answer is None or answer in (INTERRUPT, EOF):
             self._send(self.conn.send_interrupt())
             return None
         self._send(self.conn.send_answer(answer))
         return answer
-
-    def _abort_command(self) -> None:
-        """Abort the command being asked and read on to the command prompt."""
-        self._send(self.conn.send_interrupt())
-        while not isinstance(event := self._next(), CommandPrompt):
-            if isinstance(event, Exit | ConnectionClosed):
-                return
-        self.btus = event.btus
 
     # -- I/O --------------------------------------------------------------------
 

@@ -22,15 +22,16 @@ from typing import Any
 from bellum.empire.events import AnswersByKind, Prompt
 from bellum.empire.geometry import Coord
 from bellum.empire.orders import Order
-from bellum.errors import UsageError
+from bellum.errors import InputError
 from bellum.numbers import is_digits, parse_int, shown
 
 
-class AboveMost(UsageError):
-    """A number named for a question above the most the question allows."""
+class AboveMost(InputError):
+    """A number named for a question above the most the question allows (about the
+    ``mil``: each edge words it, the command line with the option that named it)."""
 
     def __init__(self, prompt: Prompt, n: int, most: int) -> None:
-        super().__init__(f"{n} where {str(prompt).strip()!r} allows at most {most}")
+        super().__init__(f"{n} where {str(prompt).strip()!r} allows at most {most}", field="mil")
         self.prompt = prompt
         self.n = n
         self.most = most
@@ -126,30 +127,36 @@ def is_ship_key(key: str) -> bool:
     return key.lower() == "ship" or is_digits(key)
 
 
-def answer_ship(order: Order, key: str, option: str = "--mil") -> int | None:
+def answer_ship(order: Order, key: str) -> int | None:
     """The ship a mil answer ``KEY=N`` names, ``KEY`` being ``ship`` (the command's ship)
     or the ship's number: both mean the command's ship, so an answer reads the same in a
     command and in its odds.
 
     Returns the ship's number, or ``None`` for ``ship`` when the command will ask which
     ship.  A command that takes no mil from a ship, or a number that is not the
-    command's ship, is a :class:`~bellum.errors.UsageError`.
+    command's ship, is an :class:`~bellum.errors.InputError` about the ``mil``.
     """
     key = key.strip()
     said = shown(key)
     if not order.takes_ship_mil:
         source = " from a sector" if order.name == "board" else ""
-        raise UsageError(
-            f"{option} {said}: {order.name}{source} takes no mil from a ship; give {option} SECT=N"
+        raise InputError(
+            f"{order.name}{source} takes no mil from a ship, only from a sector (SECT=N)",
+            field="mil",
+            value=said,
         )
     ship = order.ship
     if key.lower() == "ship":
         return ship
-    number = parse_int(key, f"{option} SHIP", error=UsageError)
+    try:
+        number = parse_int(key, "the ship")
+    except InputError as exc:
+        raise InputError(str(exc), field="mil", value=said) from None
     if ship is not None and number != ship:
-        raise UsageError(
-            f"{option} {said}: ship {number} is not the command's ship ({ship});"
-            f" give {option} {ship}=N or {option} ship=N"
+        raise InputError(
+            f"ship {number} is not the command's ship ({ship}): give {ship}=N or ship=N",
+            field="mil",
+            value=said,
         )
     return number
 

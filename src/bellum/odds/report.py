@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from bellum.errors import CommandError, UsageError
+from bellum.errors import CommandError, InputError
 from bellum.fileio import IMAGE, check_overwrite, write_atomic
 from bellum.odds.result import ATTACKER_WINS, QUANTILES, LossDistribution, OddsResult
 
@@ -256,9 +256,10 @@ def plot_format(path: Path, *, force: bool = False) -> str:
     usable = [f for f in PLOT_FORMATS if f in supported]
     if fmt not in usable:
         given = f"extension .{fmt}" if fmt else "no extension"
-        raise UsageError(
+        raise InputError(
             f"cannot write a plot to {path}: {given}; use one of "
-            + ", ".join(f".{f}" for f in usable)
+            + ", ".join(f".{f}" for f in usable),
+            field="plot",
         )
     check_overwrite(path, IMAGE, force)
     return fmt

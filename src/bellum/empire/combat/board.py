@@ -44,7 +44,7 @@ from bellum.empire.rules import Rules
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import techfact
 from bellum.empire.world import LandUnit, Relation, Sector, Ship, World
-from bellum.errors import UsageError
+from bellum.errors import InputError
 from bellum.numbers import ASCII_DIGITS
 from bellum.numbers import c_atoi as atoi
 
@@ -94,7 +94,7 @@ def _own_sector(c: Combat, text: str, usage: str) -> Sector:
     w = c.world
     try:
         xy = w.geometry.parse(text.strip(), w.origin(c.aggressor))
-    except UsageError:
+    except InputError:
         raise UsageFailure(usage) from None
     s = w.sector(xy)
     if s.owner != c.aggressor:

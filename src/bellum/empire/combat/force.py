@@ -53,7 +53,9 @@ def ask_sector_mil(c: Combat, o: OffObject) -> None:
     if avail == 0 or s.owner != c.aggressor:
         return
     cost = attcost(c.world, c.aggressor, c.target, MoveKind.MOVE, rules=c.rules)
-    limit = 0 if s.mob <= 0 else int(s.mob / cost)
+    if cost < 0 or s.mob <= 0:  # get_mob_support gives up before it says anything
+        return
+    limit = int(s.mob / cost)
     if limit < avail:
         c.say(
             f"Sector {c.at(s.xy)} has {s.mob} mobility which can only support {limit} mil,", about

@@ -155,7 +155,8 @@ def look_report(text: str, s: Sighting, step: int = 10) -> list[Observation]:
                     fields[item] = s.seen(0)
                 else:
                     seen = s.seen(int(m[item]), step if m[item + "a"] else 1)
-                    fields[item] = replace(seen, lo=max(1, seen.lo)) if seen.lo is not None else seen
+                    least = max(1, seen.lo if seen.lo is not None else 1)
+                    fields[item] = replace(seen, lo=least) if seen.lo is not None else seen
             out.append(_sector(s, s.place(m["x"], m["y"]), fields))
         elif (m := _UNIT.match(line)) and (m["mil"] is not None or _is_plane(m["type"], s)):
             out.append(_thing(m, s, "unit" if m["mil"] is not None else "plane", mil_step=20))
