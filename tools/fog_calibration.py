@@ -325,7 +325,8 @@ def brier(rows: list[tuple[float, bool]]) -> float:
 
 def report(records: list[dict[str, Any]]) -> str:
     """The calibration tables (Markdown) of docs/fog.md."""
-    usable = [r for r in records if r["p_fog"] is not None]
+    # an outcome counts where the server confirmed it: bellum's transcript is the server's
+    usable = [r for r in records if r["p_fog"] is not None and r["checked"]]
     fog = [(r["p_fog"], r["success"]) for r in usable]
     god = [(r["p_god"], r["success"]) for r in usable]
     fresh_rows = [r for r in usable if r["fresh"]]
@@ -333,10 +334,10 @@ def report(records: list[dict[str, Any]]) -> str:
     lines = [
         f"{len(records)} attacks on {len({r['world'] for r in records})} worlds"
         f" ({', '.join(f'{n} {c}' for c, n in kinds.items())});"
-        f" {len(records) - len(usable)} without fog odds (the plan is not one the player's"
-        " view allows: a source's mil or the target beyond what it saw);"
+        f" {sum(r['p_fog'] is None for r in records)} without fog odds (the plan is not one"
+        " the player's view allows: a source's mil or the target beyond what it saw);"
         f" {sum(not r['checked'] for r in records)} where bellum's transcript differs from"
-        " the server's.",
+        " the server's (left out: the outcome is not confirmed).",
         "",
         "| | attacks | Brier fog-aware | Brier god's-eye | difference |",
         "|---|---|---|---|---|",
@@ -378,7 +379,7 @@ def report(records: list[dict[str, Any]]) -> str:
 
 def svg(records: list[dict[str, Any]]) -> str:
     """The reliability diagram: observed frequency against mean P per bin, both odds."""
-    usable = [r for r in records if r["p_fog"] is not None]
+    usable = [r for r in records if r["p_fog"] is not None and r["checked"]]
     size, pad = 360, 40
     span = size - 2 * pad
 
