@@ -336,29 +336,7 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
             raise DamagedError(named, f"not JSON: {why(exc)}") from None
         obj = decode(kind, data, tables, named)
         _check_places(obj, geometry, named)
-        if kind == "nation":
-            world.nations[obj.cnum] = obj
-        elif kind == "sector":
-            if key != f"{obj.x},{obj.y}":
-                raise DamagedError(named, f"holds sector {obj.x},{obj.y}")
-            world.sectors[(obj.x, obj.y)] = obj
-        elif kind == "unit":
-            world.units[obj.uid] = obj
-        elif kind == "ship":
-            world.ships[obj.uid] = obj
-        elif kind == "plane":
-            world.planes[obj.uid] = obj
-        elif kind == "telegram":
-            world.telegrams.append(obj)
-        elif kind == "bmap":
-            _check_bmap(obj, geometry, named)
-            world.bmaps[obj.cnum] = obj
-        elif kind == "observation":
-            if key != obj.key or obj.kind not in OBSERVED:
-                raise DamagedError(named, f"holds an observation of {shown(obj.key)}")
-            world.observations[key] = obj
-        else:
-            world.news.append(obj)
+        _place(world, kind, key, obj, named)
     # A player's view (fog) knows only some sectors; a whole world has every one.  A world
     # with none is the empty start a live game's first sync is recorded onto.
     whole = geometry.width * geometry.height
@@ -376,6 +354,29 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
     world.planes = dict(sorted(world.planes.items()))
     world.sectors = dict(sorted(world.sectors.items(), key=lambda kv: (kv[0][1], kv[0][0])))
     return world
+
+
+def _place(world: wm.World, kind: str, key: str, obj: Any, named: str) -> None:
+    """Put a decoded object of ``kind`` stored under ``key`` in ``world``."""
+    if kind == "nation":
+        world.nations[obj.cnum] = obj
+    elif kind == "sector":
+        if key != f"{obj.x},{obj.y}":
+            raise DamagedError(named, f"holds sector {obj.x},{obj.y}")
+        world.sectors[(obj.x, obj.y)] = obj
+    elif kind in ("unit", "ship", "plane"):
+        getattr(world, f"{kind}s")[obj.uid] = obj
+    elif kind == "telegram":
+        world.telegrams.append(obj)
+    elif kind == "bmap":
+        _check_bmap(obj, world.geometry, named)
+        world.bmaps[obj.cnum] = obj
+    elif kind == "observation":
+        if key != obj.key or obj.kind not in OBSERVED:
+            raise DamagedError(named, f"holds an observation of {shown(obj.key)}")
+        world.observations[key] = obj
+    else:
+        world.news.append(obj)
 
 
 def _fog(data: Any) -> wm.Fog:
