@@ -24,7 +24,7 @@ from bellum.empire.intel.belief import Assumptions, Belief, Input, believe
 from bellum.empire.odds.engine import EmpireOdds, plan_odds
 from bellum.empire.odds.plan import Plan
 from bellum.empire.world import World
-from bellum.errors import CommandError, UsageError
+from bellum.errors import CommandError, InputError
 from bellum.odds.result import LossDistribution
 
 #: Complete worlds solved at most (every combination when there are no more).
@@ -107,7 +107,7 @@ def fog_odds(
     world's sampling; ``options`` go to :func:`~.engine.plan_odds`.
     """
     if draws < 1:
-        raise UsageError("the fog odds need at least one draw")
+        raise InputError("the fog odds need at least one draw", field="draws")
     belief = belief_for(world, country, plan, assume)
     seed = new_seed() if seed is None else seed
     rows = list(belief.draws(draws, seed))
