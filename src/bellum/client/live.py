@@ -90,7 +90,7 @@ def _sync_entry(reader: XdumpReader, world: World) -> ServerEntry:
 
 def sync(session: Session, db: Path) -> Synced:
     """Store the game as the session's account sees it as a new version of ``db``'s world."""
-    reader = XdumpReader(session)
+    reader = XdumpReader.of(session)
     world, dump = read_world(reader)
     entry = _sync_entry(reader, world)
     stored = record(db, entry, world, dump)
@@ -193,7 +193,7 @@ class LiveGame:
     def __init__(self, session: Session, db: Path) -> None:
         self.session = session
         self.db = db
-        self._reader = XdumpReader(session)
+        self._reader = XdumpReader.of(session)
         self.world, dump = read_world(self._reader)
         record(db, _sync_entry(self._reader, self.world), self.world, dump, only_if_changed=True)
 
@@ -231,7 +231,7 @@ class LiveGame:
                     "check mode needs the server's command count: give both sessions one"
                     " SeedCounter (a server in test mode seeds each command with it)"
                 )
-            truth = read_world(XdumpReader(check))[0]
+            truth = read_world(XdumpReader.of(check))[0]
             rules = Rules.of(truth.options, profile=profile, overrides=overrides)
             seed = seeds.next_seed
         try:
