@@ -74,6 +74,11 @@ def run_order(
     """Run ``order`` as country ``aggressor`` under ``rules``; missing arguments are
     asked for (§1.1)."""
     spec = COMMANDS[order.name]
+    if order.conditions and order.name == "paradrop":
+        raise InputError(
+            f"{order.name}: bellum does not support conditions ({order.conditions[-1]}) on"
+            " the planes it selects (docs/paradrop.md)"
+        )
     return play(
         spec, world, aggressor, dice, prompter, order.slots(), order.support(),
         sink=sink, rules=rules,
