@@ -2,8 +2,8 @@
 
 One JSON line per case on standard output, remarks on standard error.  Cases:
 
-* one turn plan per world of ``benchmarks/worlds/`` (the realistic suite made with
-  the server's fairland), when that folder holds worlds, target ≤ 10 s on 2 cores;
+* one turn plan per country of each world of ``benchmarks/worlds/`` (the realistic
+  suite the server's fairland made, benchmarks/worlds/README.md), target ≤ 10 s on 2 cores;
 * a 256×128 world with at least 300 candidate targets (:func:`big_world`: a front
   of two countries along the whole map), target ≤ 60 s on 2 cores, its curves solved
   by the local process pool and by Dask with 2 and then 4 workers (the speed-up);
@@ -111,17 +111,19 @@ def timed_plan(world: World, country: int, **kw: Any) -> tuple[TurnPlan, float]:
     return plan, time.perf_counter() - start
 
 
-def realistic_cases() -> list[dict[str, Any]]:
-    from bellum.empire.io.sqlite.store import Store
+def realistic_cases(names: list[str] | None = None) -> list[dict[str, Any]]:
+    """A plan for every country of each realistic world (benchmarks/worlds/NAME.xdump;
+    ``names``: only those)."""
+    from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
 
     rows = []
-    for db in sorted(WORLDS.glob("*.db")) if WORLDS.is_dir() else []:
-        store = Store.open(db)
-        world = store.world()
-        store.close()
+    dumps = sorted(WORLDS.glob("*.xdump")) if WORLDS.is_dir() else []
+    for dump in [d for d in dumps if names is None or d.stem in names]:
+        world = dump_to_world(read_dump(dump))
         for country in sorted(c for c in world.nations if c):
             plan, seconds = timed_plan(world, country, pool=LocalPool(2))
-            rows.append(row(f"{db.stem} as {country}", plan, seconds, TARGETS["realistic"]))
+            name = world.nations[country].name
+            rows.append(row(f"{dump.stem} as {name}", plan, seconds, TARGETS["realistic"]))
     if not rows:
         note(f"no worlds in {WORLDS}: the realistic cases are skipped")
     return rows
@@ -151,8 +153,17 @@ def big_cases(dask: bool = True) -> list[dict[str, Any]]:
 
 
 def main() -> None:
-    realistic_cases()
-    big_cases()
+    import argparse
+
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--worlds", help="only these realistic worlds (NAME,NAME), or none")
+    parser.add_argument("--no-big", action="store_true", help="skip the 256x128 world")
+    parser.add_argument("--no-dask", action="store_true", help="skip the Dask cases")
+    args = parser.parse_args()
+    names = None if args.worlds is None else [n for n in args.worlds.split(",") if n]
+    realistic_cases(names)
+    if not args.no_big:
+        big_cases(dask=not args.no_dask)
 
 
 if __name__ == "__main__":

@@ -544,6 +544,11 @@ def main() -> None:
     parser.add_argument(
         "--plan", action="store_true", help="also time the turn planner (benchmarks/plan.py)"
     )
+    parser.add_argument(
+        "--plan-worlds",
+        default="w32x16",
+        help="with --plan: the realistic worlds to plan on (NAME,NAME; default w32x16)",
+    )
     args = parser.parse_args()
     if args.numpy_only:
         os.environ["BELLUM_NO_NUMBA"] = "1"
@@ -566,7 +571,8 @@ def main() -> None:
     if args.plan:
         import plan
 
-        PLAN_ROWS.extend(plan.realistic_cases() + plan.big_cases())
+        names = [n for n in args.plan_worlds.split(",") if n]
+        PLAN_ROWS.extend(plan.realistic_cases(names) + plan.big_cases())
     total = time.perf_counter() - start
     note(f"total {total:.1f} s")
     if not args.no_docs:

@@ -9,6 +9,7 @@ the service uses the rules and the storage, the rules use ``dice`` and
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -120,8 +121,8 @@ def test_storage_knows_worlds_not_commands(name: str, path: Path) -> None:
 @pytest.mark.parametrize(
     ("packages", "forbidden"),
     [
-        (("bellum.budget", "bellum.dice", "bellum.errors", "bellum.fileio", "bellum.numbers",
-          "bellum.term"),
+        (("bellum.budget", "bellum.dice", "bellum.errors", "bellum.fileio", "bellum.formulas",
+          "bellum.numbers", "bellum.term"),
          ("bellum.empire", "bellum.panzer", "bellum.odds")),
         (("bellum.odds",), ("bellum.empire", "bellum.panzer")),
         (("bellum.empire",), ("bellum.panzer",)),
@@ -134,3 +135,23 @@ def test_shared_pieces_and_games_stay_apart(
     for _, path in modules_under(*packages):
         for line, module in imports(path):
             assert not any(reaches(module, f) for f in forbidden), f"{path}:{line}: {module}"
+
+
+#: The command-line options of the inputs the core's errors name by their field.
+FIELD_OPTIONS = re.compile(
+    r"--(mil|unit|need|option|profile|defense-as-seen|prior|weight|runs|target-error)\b"
+)
+
+
+@pytest.mark.parametrize(("name", "path"), CORE, ids=[name for name, _ in CORE])
+def test_core_errors_name_their_input_not_a_command_line_option(name: str, path: Path) -> None:
+    """The core raises InputError naming the field; each edge words it for its users, so
+    no error of the core says ``UsageError`` or names the option of such an input."""
+    tree = ast.parse(path.read_text(), str(path))
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Raise) or node.exc is None:
+            continue
+        assert "UsageError" not in ast.unparse(node.exc), f"{path}:{node.lineno}"
+        for part in ast.walk(node.exc):
+            if isinstance(part, ast.Constant) and isinstance(part.value, str):
+                assert not FIELD_OPTIONS.search(part.value), f"{path}:{node.lineno}"

@@ -11,7 +11,16 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bellum.errors import InputError, UsageError
-from bellum.numbers import MAX_DIGITS, c_atoi, c_strtol, is_digits, parse_int, shown, to_int
+from bellum.numbers import (
+    MAX_DIGITS,
+    c_atoi,
+    c_strtol,
+    is_digits,
+    parse_int,
+    shown,
+    to_decimal,
+    to_int,
+)
 
 
 def test_to_int_takes_ascii_digits_only() -> None:
@@ -27,6 +36,17 @@ def test_to_int_takes_ascii_digits_only() -> None:
     assert to_int("9" * (MAX_DIGITS + 1)) is None
     assert to_int("9" * 5000) is None
     assert not is_digits("²") and is_digits("0123456789")
+
+
+def test_to_decimal_takes_plain_decimals_only() -> None:
+    assert to_decimal("2.5") == 2.5
+    assert to_decimal(" -0.25 ") == -0.25
+    assert to_decimal("+7") == 7.0 and to_decimal("0.0") == 0.0
+    assert to_decimal(".5") == 0.5
+    for text in ("", ".", "1.", "1e3", "inf", "nan", "1.2.3", "٣.5", "1,5", "--1", "0x1"):
+        assert to_decimal(text) is None, text
+    assert to_decimal("9" * MAX_DIGITS) == float("9" * MAX_DIGITS)
+    assert to_decimal("9" * 10 + "." + "9" * 11) is None
 
 
 def test_parse_int_gives_one_line_errors_quoting_the_text() -> None:

@@ -45,16 +45,11 @@ def new_seed() -> int:
 class ServerRandom:
     """MT19937 with the Empire server's helpers; counts the draws it makes.
 
-    Two hooks serve the odds engine, which runs the real command with a
+    One hook serves the odds engine, which runs the real command with a
     subclass that enumerates or samples the outcomes of each draw
-    (:mod:`bellum.empire.odds.branching`): draws made under
-    :meth:`text_only` change only what is printed, and with
-    ``stop_at_fight`` set a combat command stops where its fight begins.
-    Here neither changes anything.
+    (:mod:`bellum.empire.odds.branching`): draws made under :meth:`text_only`
+    change only what is printed.  Here it changes nothing.
     """
-
-    #: Stop a combat command just before its fight (spec §6.2), for the odds engine.
-    stop_at_fight = False
 
     def __init__(self, seed: int) -> None:
         if not 0 <= seed <= _MASK32:

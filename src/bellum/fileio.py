@@ -23,12 +23,12 @@ import re
 import stat
 import tempfile
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bellum.errors import InputError, UsageError
+from bellum.errors import InputError
 
 DEFAULT_MODE = 0o644
 #: The most bytes bellum reads from one input file (a world, scenario, dump or
@@ -140,20 +140,6 @@ def same_file(a: str | os.PathLike[str], b: str | os.PathLike[str]) -> bool:
         return os.path.samefile(a, b)
     except OSError:  # one of them does not exist (yet): compare where they would be
         return os.path.realpath(a) == os.path.realpath(b)
-
-
-def refuse_same_file(
-    out: str | os.PathLike[str] | None,
-    option: str,
-    inputs: Mapping[str, str | os.PathLike[str] | None],
-) -> None:
-    """A :class:`~bellum.errors.UsageError` if the output ``out`` is one of ``inputs``
-    (``{"--db": path}``): writing there would destroy what is being read."""
-    if out is None or str(out) == "-":
-        return
-    for name, path in inputs.items():
-        if path is not None and same_file(out, path):
-            raise UsageError(f"{option} {out} names the {name} file itself; write to another file")
 
 
 # -- kinds of files --------------------------------------------------------------

@@ -8,6 +8,7 @@ text therefore goes through this module: ASCII digits only, an optional sign
 only where the caller allows one, and at most :data:`MAX_DIGITS` digits.
 
 * :func:`to_int` - the number the whole text spells, or ``None``.
+* :func:`to_decimal` - a decimal number (``-2.5``) the whole text spells, or ``None``.
 * :func:`parse_int` - the same, or one :class:`~bellum.errors.InputError`
   line (or the error class the caller names) quoting the text.
 * :func:`c_atoi` - C's ``atoi`` as the Empire server runs it, for prompt
@@ -48,6 +49,19 @@ def to_int(text: str, *, signed: bool = False, max_digits: int = MAX_DIGITS) -> 
     if not is_digits(body) or len(body) > max_digits:
         return None
     return int(s)
+
+
+def to_decimal(text: str, *, max_digits: int = MAX_DIGITS) -> float | None:
+    """The decimal number ``text`` spells (``12``, ``-0.25``; blanks around allowed), else
+    ``None``: ASCII digits, an optional sign, one optional point, no exponent, at most
+    ``max_digits`` digits in all (so never ``inf``, ``nan`` or ``1e999``)."""
+    s = text.strip(_C_SPACE)
+    body = s[1:] if s[:1] in ("-", "+") else s
+    whole, point, fraction = body.partition(".")
+    digits = whole + fraction
+    if not is_digits(digits) or len(digits) > max_digits or (point and not fraction):
+        return None
+    return float(s)
 
 
 def shown(text: str, limit: int = 24) -> str:

@@ -149,6 +149,42 @@ def test_malformed_named_answers_are_usage_errors(args: list[str], message: str)
     assert r.stderr.count("\n") == 1 and message in r.stderr, r.stderr
 
 
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["--mil", "0,0=4294967297"], "--mil 0,0: 4294967297 is more than the server reads at its"
+                                       " prompts (at most 2,147,483,647)"),  # before it runs
+        (["--mil", "0,0=200"], "--mil 0,0=200: at most 199 mil can go from 0,0; nothing was saved"),
+        (["--mil", "0,0=2147483647"], "--mil 0,0=2147483647: at most 199 mil can go from 0,0;"
+                                      " nothing was saved"),
+    ],
+)  # fmt: skip
+def test_a_named_answer_above_the_most_asked_for_is_refused(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
+    out = tmp_path / "o.toml"
+    r = attack("vector-a.toml", "2,0", "--seed", "1", *args, out=out)
+    assert r.returncode == 2 and not out.exists()
+    assert r.stderr.splitlines()[-1] == f"bellum: error: {message}"
+
+
+def test_a_move_in_above_the_most_moves_in_the_most_and_no_number_wraps(
+    tmp_path: Path,
+) -> None:
+    r = attack("vector-a.toml", "2,0", "--seed", "1", "--mil", "0,0=150", "--move-in",
+               "0,0=500", out=tmp_path / "a.toml")  # fmt: skip
+    assert r.returncode == 0 and "(135 max)? 500\n136 of your troops now occupy 2,0" in r.stdout
+    # A named number the server's int cannot hold is refused before anything runs ...
+    for option in (["--move-in", "4294967297"], ["--move-in", "0,0=4294967297"]):
+        r = attack("vector-a.toml", "2,0", "--seed", "1", *option, out=tmp_path / "b.toml")
+        assert r.returncode == 2 and r.stdout == "" and not (tmp_path / "b.toml").exists()
+        assert "4294967297 is more than the server reads at its prompts" in r.stderr
+    # ... while typed at the prompt the same number is the server's: its int wraps it to 1.
+    r = attack("vector-a.toml", "2,0", "--seed", "1", stdin="4294967297\n0\n",
+               out=tmp_path / "c.toml")  # fmt: skip
+    assert r.returncode == 0 and "Initial attack strength:        1\n" in r.stdout
+
+
 def test_named_answers_are_kept_in_the_history_and_replay(tmp_path: Path) -> None:
     db = tmp_path / "g.db"
     assert (

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bellum.empire.io.toml import load_world
+from bellum.empire.tables import stock
 from bellum.errors import InputError
 from clirunner import ROOT, bellum
 
@@ -155,8 +156,8 @@ def test_a_bad_world_size_in_an_econfig_blames_the_econfig(tmp_path: Path) -> No
                "--econfig", str(econfig))  # fmt: skip
     assert r.returncode == 1
     assert r.stderr == (
-        f"bellum: error: {econfig}: WORLD_X and WORLD_Y: world size must be positive and even,"
-        " not 63x32\n"
+        f"bellum: error: {econfig}: WORLD_X and WORLD_Y: world size 63x32: each side must be an"
+        " even number from 2 to 256\n"
     )
 
 
@@ -191,7 +192,31 @@ def test_the_five_combat_commands_list_their_options_alike() -> None:
         for name in ("attack", "assault", "board", "lboard", "paradrop")
     }
     assert len({tuple(options) for options in shapes.values()}) == 1, shapes
-    assert shapes["attack"][:4] == ["world_path", "db", "country", "seed"]
+    assert shapes["attack"][:2] == ["mil", "units"]  # the answers first (issue 29, item 3)
+
+
+@pytest.mark.parametrize("command", ["attack", "assault", "board", "lboard", "paradrop"])
+def test_a_combat_commands_help_puts_the_everyday_options_first(command: str) -> None:
+    text = bellum("empire", command, "--help").stdout
+    sections: dict[str, list[str]] = {}
+    title = ""
+    for line in text.splitlines():
+        if line.endswith(":") and not line.startswith(" "):
+            title = line[:-1]
+        elif title and line.startswith("  -"):
+            sections.setdefault(title, []).append(line.split()[0].rstrip(","))
+    assert list(sections) == [
+        "Answers to the server's questions (docs/empire-cli.md)",
+        "World and output",
+        "On a live server (docs/live.md)",
+        "Options",
+    ]
+    answers, world, live, rest = sections.values()
+    assert answers == ["--mil", "--unit", "--no-units", "--move-in", "--move-in-unit",
+                       "--no-move-in-units", "--yes"]  # fmt: skip
+    assert world == ["--as", "--world", "--db", "--seed", "--out", "--force", "--json",
+                     "--profile", "--option"]  # fmt: skip
+    assert live[0] == "--live" and "--check" in live and rest == ["-h"]
 
 
 @pytest.mark.parametrize(
@@ -230,3 +255,132 @@ def test_sync_names_the_country_with_as_and_keeps_country_as_a_hidden_alias() ->
     for name in ("--as", "--country"):  # both reach the password, after the address is read
         r = bellum("empire", "sync", "127.0.0.1:1", name, "Nord", stdin="")
         assert r.returncode == 1 and "no password for Nord" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("size", ["99999x99999", "258x2", "63x32", "0x32"])
+def test_every_bad_world_size_gets_the_whole_rule(size: str, tmp_path: Path) -> None:
+    r = bellum("empire", "world", "new", "--db", str(tmp_path / "n.db"), "--size", size)
+    assert r.returncode == 2 and r.stderr == (
+        f"bellum: error: --size: world size {size}: each side must be an even number from 2 to"
+        " 256\n"
+    )
+
+
+def test_an_empty_scenario_is_worded_like_an_empty_world(tmp_path: Path) -> None:
+    (tmp_path / "empty.toml").write_text("")
+    world = bellum("empire", "show", "--world", "empty.toml", "--as", "1", cwd=tmp_path)
+    scenario = bellum("panzer", "explain", "empty.toml", cwd=tmp_path)
+    assert world.stderr == (
+        "bellum: error: empty.toml: schema_version: missing: a world file starts with"
+        " schema_version = 1\n"
+    )
+    assert scenario.stderr == (
+        "bellum: error: empty.toml: schema_version: missing: a scenario starts with"
+        " schema_version = 1\n"
+    )
+
+
+def test_show_lists_ships_and_planes_with_what_they_carry() -> None:
+    """To plan an assault, a boarding or a paradrop (issue 29, item 4)."""
+    doc = json.loads(bellum("empire", "show", "--world", str(EX / "landing.toml"), "--as", "1",
+                            "--json").stdout)  # fmt: skip
+    ships = {s["id"]: s for s in doc["ships"]}
+    assert (ships[0]["type"], ships[0]["sect"], ships[0]["mil"], ships[0]["units"]) == (
+        "dd   destroyer", "2,0", 30, [0, 1]
+    )  # fmt: skip
+    assert ships[1]["type"] == "ls   landing ship" and ships[1]["units"] == []
+    table = bellum("empire", "show", "--world", str(EX / "paradrop.toml"), "--as", "1").stdout
+    assert "   0 tc   transport chopper       0,0    1 100 127  150.0    ~    10 -" in table
+
+
+@pytest.mark.parametrize(
+    ("flags", "kinds"),
+    [
+        ([], ["nation", "sectors", "units", "ships", "planes"]),
+        (["--ships"], ["nation", "ships"]),
+        (["--planes", "--units"], ["nation", "units", "planes"]),
+        (["--sectors"], ["nation", "sectors"]),
+    ],
+)
+def test_show_lists_only_the_kinds_asked_for(flags: list[str], kinds: list[str]) -> None:
+    argv = ["empire", "show", "--world", str(EX / "landing.toml"), "--as", "1", *flags]
+    assert list(json.loads(bellum(*argv, "--json").stdout))[2:] == kinds
+    text = bellum(*argv).stdout
+    assert ("    sect  des" in text) == ("sectors" in kinds)
+    assert ("   # ship " in text) == ("ships" in kinds)
+    assert ("   # unit " in text) == ("units" in kinds)
+
+
+def test_show_of_a_sector_lists_the_ships_there_whoever_owns_them() -> None:
+    doc = json.loads(bellum("empire", "show", "--world", str(EX / "board.toml"), "--as", "2",
+                            "2,0", "--ships", "--json").stdout)  # fmt: skip
+    assert [(s["id"], s["owner"]) for s in doc["ships"]] == [(0, 1), (1, 2)]
+
+
+def test_types_lists_every_type_with_the_stats_of_the_tables() -> None:
+    text = bellum("empire", "types").stdout
+    tables = stock()
+    for title, kind in (("land units", tables.land), ("ships", tables.ships),
+                        ("planes", tables.planes), ("sectors", tables.sectors)):  # fmt: skip
+        assert f"{title} ({len(kind)} types)\n" in text
+    tt = next(line.split() for line in text.splitlines() if line.startswith("tt "))
+    assert tt[:7] == ["tt", "troop", "transport", "10", "60", "20", "35"]  # tech, armor, spd, vis
+    assert tt[10] == str(tables.ships["tt"].milit) == "120"
+    doc = json.loads(bellum("empire", "types", "--planes", "--json").stdout)
+    assert list(doc) == ["schema", "schema_version", "planes"]
+    tc = next(p for p in doc["planes"] if p["mnemonic"] == "tc")
+    assert (tc["load"], tc["range"], tc["flags"]) == (
+        tables.planes["tc"].load, tables.planes["tc"].range, sorted(tables.planes["tc"].flags)
+    )  # fmt: skip
+
+
+def test_types_lists_only_the_kinds_asked_for() -> None:
+    text = bellum("empire", "types", "--ships", "--sectors").stdout
+    titles = [line for line in text.splitlines() if line.endswith(" types)")]
+    assert titles == ["ships (36 types)", "sectors (34 types)"]
+
+
+def _every_command() -> list[list[str]]:
+    """The path of every ``bellum`` command, groups included."""
+    import click
+
+    from bellum.cli.app import cli
+
+    paths: list[list[str]] = []
+
+    def walk(group: click.Group, path: list[str]) -> None:
+        ctx = click.Context(group)
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
+            assert command is not None
+            paths.append([*path, name])
+            if isinstance(command, click.Group):
+                walk(command, [*path, name])
+
+    walk(cli, [])
+    return paths
+
+
+@pytest.mark.parametrize("path", _every_command(), ids=" ".join)
+def test_no_help_shows_a_range_of_none(path: list[str]) -> None:
+    """Issue 29, item 3: ``[x<=None]`` stood for "no bound" in six options' help."""
+    text = bellum(*path, "--help").stdout
+    assert text.startswith("Usage: bellum ") and "None" not in text
+
+
+def test_a_negative_unit_is_a_usage_error_in_a_command_and_in_its_odds() -> None:
+    for command in (["attack", "2,0"], ["odds", "attack", "2,0"]):
+        r = bellum("empire", *command, "--world", A, "--as", "1", "--unit", "-1")
+        assert r.returncode == 2 and "'--unit': -1 is not in the range x>=0" in r.stderr
+
+
+def test_resolver_runs_have_one_cap_in_empire_and_panzer() -> None:
+    for argv in (["empire", "odds"], ["panzer", "odds"]):
+        help_text = " ".join(bellum(*argv, "--help").stdout.split())
+        assert "[1<=x<=10000000]" in help_text.split("--resolver-runs", 1)[1].split("--", 1)[0]
+
+
+def test_mil_has_one_metavar_in_every_command_and_its_odds() -> None:
+    for argv in (["attack"], ["assault"], ["board"], ["odds"]):
+        help_text = bellum("empire", *argv, "--help").stdout
+        assert "--mil SECT=N" in help_text and "FROM=N" not in help_text

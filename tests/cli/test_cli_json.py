@@ -24,8 +24,20 @@ A = str(EX / "vector-a.toml")
 CASES: dict[str, tuple[list[str], str, int]] = {
     "show": (["empire", "show", "--world", A, "--as", "1"], "bellum.empire.show", 0),
     "show enemy": (["empire", "show", "--world", A, "--as", "1", "2,0"], "bellum.empire.show", 0),
+    "show ships and planes": (
+        ["empire", "show", "--world", str(EX / "landing.toml"), "--as", "1", "--ships", "--planes"],
+        "bellum.empire.show",
+        0,
+    ),
+    "show planes": (
+        ["empire", "show", "--world", str(EX / "paradrop.toml"), "--as", "1"],
+        "bellum.empire.show",
+        0,
+    ),
     "strength": (["empire", "strength", "--world", A, "--as", "2"], "bellum.empire.strength", 0),
     "rules": (["empire", "rules"], "bellum.empire.rules", 0),
+    "types": (["empire", "types"], "bellum.empire.types", 0),
+    "types of ships": (["empire", "types", "--ships", "--world", A], "bellum.empire.types", 0),
     "attack": (
         ["empire", "attack", "2,0", "--world", A, "--as", "1", "--seed", "1", "--mil", "0,0=150",
          "--move-in", "0", "--out", "{tmp}/a.toml"],

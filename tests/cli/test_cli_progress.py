@@ -94,3 +94,15 @@ def test_panzer_resolver_runs_report_their_fraction_done() -> None:
         load_scenario(ROOT / "examples" / "panzer" / "bocage.toml"), 200, 1, progress=seen.append
     )
     assert len(seen) == 100 and seen[0] == 0.0 and seen == sorted(seen) and seen[-1] < 1
+
+
+def test_a_fraction_bar_counts_in_its_unit_or_shows_a_percentage() -> None:
+    """No "0/1000 ‰/s": a count of real things, or the share done (issue 29, item 8)."""
+    runs, share = Terminal(), Terminal()
+    with progress_fraction("resolver runs", total=200, stream=runs) as update:
+        update(0.5)
+    with progress_fraction("odds", stream=share) as update:
+        update(0.5)
+    assert "/200 [" in runs.getvalue() and "run/s]" in runs.getvalue()
+    assert "odds:   0%|" in share.getvalue() and "/1000" not in share.getvalue()
+    assert "‰" not in runs.getvalue() + share.getvalue() and "/s" not in share.getvalue()

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from bellum.empire.answers import NamedAnswers, answer_ship
+from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship
 from bellum.empire.events import Prompt
 from bellum.empire.orders import Order
-from bellum.errors import UsageError
+from bellum.errors import InputError
 
 
 def test_mil_is_answered_by_sector_or_ship() -> None:
@@ -23,11 +23,12 @@ def test_the_commands_ship_is_named_by_its_number_or_the_word_ship() -> None:
     assert answer_ship(assault, "ship") == answer_ship(assault, "7") == 7
     assert answer_ship(board, "SHIP") == 7
     assert answer_ship(Order.parse("assault 0,0"), "ship") is None  # asked for later
-    with pytest.raises(UsageError, match="ship 3 is not the command's ship"):
+    with pytest.raises(InputError, match="ship 3 is not the command's ship") as refused:
         answer_ship(assault, "3")
-    with pytest.raises(UsageError, match="board from a sector takes no mil from a ship"):
+    assert (refused.value.field, refused.value.value) == ("mil", "3")  # which answer, not how
+    with pytest.raises(InputError, match="board from a sector takes no mil from a ship"):
         answer_ship(Order.parse("board 1 0,0"), "ship")
-    with pytest.raises(UsageError, match="lboard takes no mil from a ship"):
+    with pytest.raises(InputError, match="lboard takes no mil from a ship"):
         answer_ship(Order.parse("lboard 1 0,0"), "0")
 
 
@@ -52,6 +53,34 @@ def test_move_in_for_one_sector_wins_over_every_sector() -> None:
     other = Prompt("How many mil to move in from 0,0 (9 max)? ", "move_in_mil", at=(0, 0), most=9)
     assert named.ask(ask) == "50"
     assert named.ask(other) == "0"
+
+
+def test_a_number_named_above_the_most_is_refused_with_the_most() -> None:
+    """bellum's own interface says what it will do: the server would take the most, and
+    read 2**32 + 1 as 1 (its ``int``), which no one named."""
+    sector = Prompt("Number of mil from ... (max 199) : ", "mil", at=(0, 0), most=199)
+    ship = Prompt("Number of mil from ship (max 24) : ", "mil", ship=7, most=24)
+    for named, prompt, n, most in (
+        (NamedAnswers(mil_at={(0, 0): 2**32 + 1}), sector, 2**32 + 1, 199),
+        (NamedAnswers(mil_at={(0, 0): 200}), sector, 200, 199),
+        (NamedAnswers(ship_mil={7: 25}), ship, 25, 24),
+        (NamedAnswers(own_ship_mil=25), ship, 25, 24),
+    ):
+        with pytest.raises(AboveMost) as exc:
+            named.ask(prompt)
+        assert (exc.value.prompt, exc.value.n, exc.value.most) == (prompt, n, most)
+    assert NamedAnswers(mil_at={(0, 0): 199}).ask(sector) == "199"
+    assert NamedAnswers(mil_at={(0, 0): 0}).ask(sector) == "0"
+
+
+def test_a_move_in_answer_is_given_as_named_for_the_server_to_cap() -> None:
+    """How many may move in depends on the casualties, unknown when the command is typed:
+    the answer is typed as named, and the server moves in the most when it is more."""
+    small = Prompt("How many mil ... (9 max)? ", "move_in_mil", at=(0, 0), most=9)
+    large = Prompt("How many mil ... (97 max)? ", "move_in_mil", at=(4, 0), most=97)
+    named = NamedAnswers(move_in=50)
+    assert (named.ask(small), named.ask(large)) == ("50", "50")
+    assert NamedAnswers(move_in_at={(0, 0): 10}).ask(small) == "10"
 
 
 def test_yes_confirms_every_yes_no_question_and_nothing_else() -> None:

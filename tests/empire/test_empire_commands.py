@@ -56,3 +56,24 @@ def test_each_command_says_its_own_words() -> None:
     world = empire.load_world(EXAMPLES / "vector-a.toml")
     r = empire.run_command(world, "attack 2,0", country=1, seed=1, answers=["150", "0"])
     assert f"{COMMANDS['attack'].wording.strength}{r.final_attack:8d}\n" in r.transcript()
+
+
+def test_a_run_stops_where_its_fight_begins_when_asked_whatever_its_dice() -> None:
+    """``stop_at`` is the run's, explicit: no flag on the dice decides it."""
+    import pytest
+
+    from bellum.dice import ServerRandom
+    from bellum.empire.combat.dispatch import run_order
+    from bellum.empire.combat.flows import FightReached
+    from bellum.empire.events import ScriptedPrompter
+    from bellum.empire.rules import Rules
+
+    world = empire.load_world(EXAMPLES / "vector-a.toml")
+    order, rules = Order.parse("attack 2,0"), Rules.of(world.options)
+    with pytest.raises(FightReached) as stopped:
+        run_order(world, order, 1, ServerRandom(1), ScriptedPrompter(["150"]), rules=rules,
+                  stop_at="fight")  # fmt: skip
+    assert stopped.value.result.final_attack > 0 and stopped.value.combat.ototal > 0
+    world = empire.load_world(EXAMPLES / "vector-a.toml")
+    done = run_order(world, order, 1, ServerRandom(1), ScriptedPrompter(["150", "0"]), rules=rules)
+    assert done.outcome == "captured"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from bellum.empire.geometry import DIRECTIONS, Geometry
-from bellum.errors import UsageError
+from bellum.errors import InputError
 
 G = Geometry(64, 32)
 
@@ -55,8 +55,9 @@ def test_relative_coordinates_round_trip() -> None:
 
 @pytest.mark.parametrize("text", ["1,0", "abc", "2;0", "", "2,0,1"])
 def test_parse_refuses_non_sectors(text: str) -> None:
-    with pytest.raises(UsageError):
+    with pytest.raises(InputError) as refused:
         G.parse(text, (0, 0))
+    assert refused.value.field == "sector"
 
 
 def test_within_scans_rows_top_down_and_filters_by_distance() -> None:

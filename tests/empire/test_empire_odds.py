@@ -31,7 +31,7 @@ from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
-from bellum.errors import CommandError, UsageError
+from bellum.errors import CommandError, InputError
 from bellum.odds import Side
 from bellum.odds.exact import per_casualty_exact, server_exact
 
@@ -206,15 +206,18 @@ def test_refusals_are_the_commands_own_words(name: str, order: str, words: str) 
 def test_answers_the_command_never_asks_for_are_errors() -> None:
     world = load_world(EXAMPLES / "vector-a.toml")
     attack = Order.parse("attack 2,0")
-    with pytest.raises(CommandError, match=r"--mil 0,0=500: at most 199"):
+    with pytest.raises(CommandError, match=r"at most 199 mil can go from 0,0, not 500") as e:
         plan_odds(world, 1, make_plan(world, 1, attack, ["0,0=500"], []))
-    with pytest.raises(CommandError, match=r"--mil 4,0: no mil can go"):
+    assert (e.value.field, e.value.value) == ("mil", "0,0")
+    with pytest.raises(CommandError, match=r"no mil can go from 4,0") as e:
         plan_odds(world, 1, make_plan(world, 1, attack, ["4,0=5", "0,0=5"], []))
-    with pytest.raises(CommandError, match=r"--unit 3"):
+    assert (e.value.field, e.value.value) == ("mil", "4,0")
+    with pytest.raises(CommandError, match=r"does not offer that unit") as e:
         plan_odds(world, 1, make_plan(world, 1, attack, ["0,0=5"], [3]))
-    with pytest.raises(UsageError, match="given twice"):
+    assert (e.value.field, e.value.value) == ("unit", 3)
+    with pytest.raises(InputError, match="given twice"):
         make_plan(world, 1, attack, ["0,0=5"], [3, 3])
-    with pytest.raises(UsageError, match="given twice"):
+    with pytest.raises(InputError, match="given twice"):
         make_plan(world, 1, attack, ["0,0=5", "0,0=6"], [])
 
 

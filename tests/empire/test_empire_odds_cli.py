@@ -45,12 +45,12 @@ def test_the_ship_answer_is_read_both_ways_in_the_command(answer: str, tmp_path:
         (
             ("assault", "0,0", "0"),
             "3=24",
-            "--mil 3: ship 3 is not the command's ship (0); give --mil 0=N or --mil ship=N",
+            "--mil 3: ship 3 is not the command's ship (0): give 0=N or ship=N",
         ),
         (
             ("attack", "2,0"),
             "ship=5",
-            "--mil ship: attack takes no mil from a ship; give --mil SECT=N",
+            "--mil ship: attack takes no mil from a ship, only from a sector (SECT=N)",
         ),
     ],
 )
@@ -143,3 +143,13 @@ def test_a_sampled_need_says_it_was_sampled() -> None:
 def test_an_exact_need_is_not_qualified() -> None:
     r = odds("vector-a.toml", "attack", "2,0", "--need", "0.9")
     assert r.returncode == 0 and r.stdout.splitlines()[0].endswith(" mil")
+
+
+def test_a_sweep_table_rounds_as_a_table_and_says_its_units() -> None:
+    r = odds("vector-a.toml", "attack", "2,0", "--sweep", "0,0=20:140:40")
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    assert lines[0].split("  ")[0] == "plan" and "att. losses (mil)" in lines[0]
+    assert all(line == line.rstrip() for line in lines)
+    assert "99.999" not in r.stdout and "e-" not in r.stdout
+    assert lines[1].split()[:7] == ["0,0=20", "<", "0.01", "%", "<", "0.01", "%"]

@@ -154,5 +154,5 @@ def test_the_five_commands_list_their_options_alike() -> None:
         return [line.split()[0] for line in text.splitlines() if line.startswith("  -")]
 
     first = options("attack")
-    assert first[:3] == ["--world", "--db", "--as"]
+    assert first[:3] == ["--mil", "--unit", "--no-units"]  # the answers first (issue 29)
     assert all(options(c) == first for c in ("assault", "board", "lboard", "paradrop"))

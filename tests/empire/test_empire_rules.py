@@ -11,7 +11,7 @@ from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world
 from bellum.empire.rules import Rules, parse_options
 from bellum.empire.world import Relation, World
-from bellum.errors import UsageError
+from bellum.errors import InputError
 
 
 def run(
@@ -222,12 +222,13 @@ def test_units_on_missions_fire_support_only_on_the_server() -> None:
 
 def test_unknown_profile_and_option_names_list_the_valid_ones() -> None:
     w = world_from("")
-    with pytest.raises(UsageError, match=r"profiles: server-4\.4\.1, info-page"):
+    with pytest.raises(InputError, match=r"profiles: server-4\.4\.1, info-page"):
         Rules.for_world(w, "wargame")
-    with pytest.raises(UsageError, match=r"unknown option 'SLOWWAR'; options: .*SLOW_WAR"):
+    with pytest.raises(InputError, match=r"unknown option 'SLOWWAR'; options: .*SLOW_WAR"):
         Rules.for_world(w, None, ["SLOWWAR=1"])
-    with pytest.raises(UsageError, match="takes on/off"):
+    with pytest.raises(InputError, match="takes on/off") as refused:
         Rules.for_world(w, None, ["SLOW_WAR=maybe"])
+    assert refused.value.worded({"option": "--option"}).startswith("--option SLOW_WAR: takes")
     rules = Rules.for_world(w, None, ["SLOW_WAR=on", "combat_mob=7.5"])
     assert rules.SLOW_WAR is True and rules.combat_mob == 7.5
 
@@ -384,8 +385,9 @@ def test_info_page_fight_recomputes_the_odds_every_casualty() -> None:
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-1"])
 def test_command_line_numbers_must_be_usable(value: str) -> None:
-    with pytest.raises(UsageError, match="option combat_mob"):
+    with pytest.raises(InputError) as refused:
         Rules.for_world(world_from(""), None, [f"combat_mob={value}"])
+    assert (refused.value.field, refused.value.value) == ("option", "combat_mob")
 
 
 def test_info_page_unit_needs_the_mobility_of_its_whole_march() -> None:

@@ -11,6 +11,7 @@ import pytest
 
 from bellum.empire.io import toml as worldfile
 from bellum.empire.io.toml import dumps, parse_world, update_text, world_to_data
+from bellum.empire.world import Relation
 from clirunner import ROOT, bellum
 
 EX = ROOT / "examples" / "empire"
@@ -140,3 +141,31 @@ def test_entries_that_appear_and_disappear(tmp_path: Path) -> None:
     assert world_to_data(again) == world_to_data(world)
     assert comments(text) == comments(COMMENTED)
     assert text.endswith('\n[[sector]]\nat = [4, 0]\ndes = "wilderness"\neff = 100\nmil = 7\n')
+
+
+def test_a_fight_keeps_the_order_of_keys_in_inline_tables(tmp_path: Path) -> None:
+    """support.toml writes ``items = { gun = 10, shell = 20 }``; the writer's own order
+    would put shell before gun (issue 29, item 9)."""
+    path = tmp_path / "support.toml"
+    path.write_text(
+        (EX / "support.toml").read_text().replace("gun = 4, shell = 40", "shell = 40, gun = 4")
+    )
+    r = bellum("empire", "attack", "2,0", "--world", str(path), "--as", "1", "--seed", "1",
+               "--mil", "0,0=100", "--move-in", "0")  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    text = path.read_text()
+    assert text.count("items = { gun = 10, shell = 19 }\n") == 2
+    assert text.count("items = { shell = 38, gun = 4 }\n") == 2
+
+
+def test_keys_that_come_into_an_inline_table_follow_the_others() -> None:
+    stocked = COMMENTED.replace("civ = 100\n", "civ = 100\nitems = { gun = 10, shell = 20 }\n", 1)
+    world = parse_world(tomllib.loads(stocked))
+    items = world.sectors[(0, 0)].items
+    items.update(shell=19, iron=5)
+    text = update_text(stocked, world)
+    assert "items = { gun = 10, shell = 19, iron = 5 }\n" in text
+    items.pop("gun")
+    assert "items = { shell = 19, iron = 5 }\n" in update_text(text, world)
+    world.nations[1].relations[2] = Relation.ALLIED
+    assert 'relations = { 2 = "allied" }' in update_text(stocked, world)

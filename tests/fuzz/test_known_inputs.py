@@ -140,7 +140,7 @@ CASES = [
          "127.0.0.1:1", "--as", "1", "--password-file", "fifo"], 1,
          "cannot connect to 127.0.0.1:1"),
     Case("a 1024 x 1024 world", ["empire", "world", "new", "--db", "n.db", "--size",
-         "1024x1024"], 2, "at most 256 a side"),
+         "1024x1024"], 2, "each side must be an even number from 2 to 256"),
     Case("an econfig from a FIFO", ["empire", "world", "import", "d.xdump", "--db", "n.db",
          "--econfig", "fifo"], 1, "not a econfig file", files={"d.xdump": "XDUMP nat 0\n/0\n"}),
 ]  # fmt: skip

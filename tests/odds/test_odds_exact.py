@@ -19,14 +19,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from bellum.formulas import JITTERS, chance_probability, jitter
 from bellum.odds import Side, _kernels, fight_odds
-from bellum.odds._common import (
-    JITTERS,
-    chance_probability,
-    jitter_value,
-    jittered_probabilities,
-    numba_wanted,
-)
+from bellum.odds._common import jittered_probabilities, numba_wanted
 from bellum.odds.exact import _ABSORB, _DEPOSIT, per_casualty_exact, server_exact
 from bellum.odds.result import FightEndStates
 
@@ -334,7 +329,7 @@ def test_vectorised_jitter_matches_the_scalar_server_helpers() -> None:
     table = jittered_probabilities(odds)
     for i, o in enumerate(odds):
         for j, offset in enumerate(JITTERS):
-            assert table[i, j] == chance_probability(jitter_value(float(o), offset))
+            assert table[i, j] == chance_probability(jitter(float(o), offset))
             assert table[i, j] == float(server_p(float(o), 1.0 - float(o), j + 1)) or o in (0, 1)
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from bellum.errors import InputError, UsageError
+from bellum.errors import InputError
 from bellum.odds import LossDistribution, OddsResult, Side, fight_odds
 from bellum.odds.report import histogram, loss_table, percent, render_text, to_json_dict
 
@@ -19,6 +19,13 @@ def test_percent_never_rounds_a_near_certainty_to_certainty() -> None:
     assert percent(0.99999) == "99.999 %"
     assert percent(0.5) == "50.00 %"
     assert percent(1e-9) == "1e-07 %"
+
+
+def test_a_table_cell_has_its_places_and_still_never_shows_certainty() -> None:
+    assert percent(0.99999999999998, 2) == "> 99.99 %"
+    assert percent(1.9e-12, 2) == "< 0.01 %"
+    assert (percent(0.6911, 2), percent(0.9999, 2)) == ("69.11 %", "99.99 %")
+    assert (percent(1.0, 2), percent(0.0, 2)) == ("100 %", "0 %")
 
 
 def test_quantiles_are_the_smallest_value_reaching_the_level() -> None:
@@ -82,7 +89,7 @@ def test_write_plot_names_the_extensions_it_supports(tmp_path: Path) -> None:
     pytest.importorskip("matplotlib")
     from bellum.odds.report import write_plot
 
-    with pytest.raises(UsageError) as err:
+    with pytest.raises(InputError) as err:
         write_plot(generic_result(), tmp_path / "x.txt")
     assert "extension .txt" in str(err.value) and ".png, .pdf, .svg" in str(err.value)
     assert not (tmp_path / "x.txt").exists()

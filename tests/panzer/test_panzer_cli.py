@@ -316,6 +316,13 @@ def test_sweep_shows_what_more_force_buys(
     chances = [float(r[r.index("%") - 1]) for r in rows]
     assert chances == sorted(chances) and chances[0] < 1 < 80 < chances[-1]
     assert "1x (as given)" in out
+    # Each column says what it counts: men-equivalents are not the odds line's assault.
+    head = next(line.split() for line in out.splitlines() if line.split()[:1] == ["force"])
+    assert head == ["force", "strength", "assault", "odds", "P(success)", "att.", "losses",
+                    "def.", "losses"]  # fmt: skip
+    assert "strength: their men-equivalents" in out and "assault: their modified assault" in out
+    given = next(r for r in rows if r[0] == "1x")
+    assert out.splitlines()[0].split("attackers ")[1].startswith(given[4] + ",")
     doc = json.loads(run(capsys, "panzer", "odds", str(QUALITY), "--sweep", "--json")[1])
     assert [r["attacking_strength"] for r in doc["rows"]][4] == 1150  # 600 + 550 as given
     code, _, err = run(capsys, "panzer", "odds", str(QUALITY), "--sweep", "--resolver-runs", "9")

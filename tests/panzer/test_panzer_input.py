@@ -182,7 +182,9 @@ def test_two_sides_in_one_hex() -> None:
 def test_schema_version_and_duplicates() -> None:
     doc = build_doc([DEF])
     doc["schema_version"] = 2
-    assert "schema_version must be 1" in bad(doc)
+    assert "schema_version must be 1, not 2" in bad(doc)
+    del doc["schema_version"]  # worded as an Empire world's (issue 29, item 7)
+    assert "schema_version: missing: a scenario starts with schema_version = 1" in bad(doc)
     assert "appears twice" in bad(build_doc([DEF, DEF]))
 
 

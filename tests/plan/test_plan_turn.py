@@ -128,8 +128,8 @@ def test_value_overrides_the_formula(tmp_path: Path) -> None:
     ("args", "message"),
     [
         (["--value", "4,0"], "--value needs SECT=N"),
-        (["--weight", "gold=3"], "--weight needs NAME=N"),
-        (["--weight", "mil=-1"], "--weight needs NAME=N"),
+        (["--weight", "gold=3"], "--weight gold=3: needs NAME=N"),
+        (["--weight", "mil=-1"], "--weight mil=-1: needs NAME=N"),
         (["--dask", "tcp://127.0.0.1:1", "--jobs", "2"], "--jobs is for local processes"),
         (["--levels", "0"], "--levels"),
     ],

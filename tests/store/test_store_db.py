@@ -55,8 +55,9 @@ def test_store_attack_on_an_imported_smoke_dump(smoke_db: Path, tmp_path: Path) 
     expected = dump_to_world(read_dump(dump_path("smoke-final.xdump")))
     r0 = attack(expected, SMOKE_ATTACK[0], 1, ServerRandom(7), ScriptedPrompter(["19", "0"]),
                 SMOKE_ATTACK[1:])  # fmt: skip
+    # 19 where the server offers 18, typed as in the game: a named --mil 11,-1=19 is refused.
     r = bellum_process("empire", "attack", *SMOKE_ATTACK, "--db", str(smoke_db), "--as", "1",
-               "--seed", "7", "--mil", "11,-1=19", "--move-in", "0")  # fmt: skip
+                       "--seed", "7", stdin="19\n0\n")  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert r.stdout == r0.transcript()
     assert "We have captured 13,-1, sir!" in r.stdout

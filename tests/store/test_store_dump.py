@@ -12,7 +12,14 @@ from bellum.empire.io.xdump.mapping import dump_to_world, infer_size, read_dump,
 from bellum.empire.io.xdump.syntax import parse_dump, quote, split_fields, unquote
 from bellum.empire.world import Plague, Relation
 from bellum.errors import InputError
-from clirunner import bellum
+from clirunner import Ran, bellum
+
+
+def exported(name: str) -> str:
+    """The dump as bellum exports it: the same bytes, and its size where they leave it out."""
+    size = SIZES[name]
+    said = f"# WORLD_X {size[0]} WORLD_Y {size[1]}\n" if size else ""
+    return said + dump_path(name).read_text()
 
 
 @pytest.mark.parametrize("name", sorted(SIZES))
@@ -20,7 +27,9 @@ def test_store_dump_round_trip_is_byte_identical(name: str) -> None:
     path = dump_path(name)
     dump = read_dump(path)
     world = dump_to_world(dump, SIZES[name])
-    assert world_to_dump(world, dump) == path.read_text()
+    assert world_to_dump(world, dump) == exported(name)
+    again = parse_dump(exported(name), name)
+    assert world_to_dump(dump_to_world(again), again) == exported(name)
 
 
 @pytest.mark.parametrize("name", sorted(SIZES))
@@ -33,7 +42,7 @@ def test_store_dump_round_trip_through_the_database(name: str, tmp_path: Path) -
     assert r.returncode == 0, r.stderr
     r = bellum("empire", "world", "export", "--db", str(db), "--out", str(out))
     assert r.returncode == 0, r.stderr
-    assert out.read_bytes() == path.read_bytes()
+    assert out.read_text() == exported(name)
 
 
 def test_store_dump_size_is_inferred_only_from_a_complete_sector_table(tmp_path: Path) -> None:
@@ -83,7 +92,7 @@ def test_store_dump_export_changes_only_the_changed_fields() -> None:
     world.sectors[(30, 2)].mil = 7
     del world.units[2]
     world.nations[1].btu = 12
-    before, after = path.read_text().splitlines(), world_to_dump(world, dump).splitlines()
+    before, after = exported(path.name).splitlines(), world_to_dump(world, dump).splitlines()
     changed = [(a, b) for a, b in zip(before, after, strict=True) if a != b]
     assert len(changed) == 3
     fields = [(split_fields(a, ""), split_fields(b, "")) for a, b in changed]
@@ -122,7 +131,12 @@ def _line_of(text: str, needle: str) -> int:
         ("\n1 0 0 19 5 127 ", "\n1 0 0 19 150 127 ", r"sect effic: 150 is out of range 0..100"),
         ("\n1 0 0 19 5 127 ", "\n1 0 0 77 5 127 ", r"sect des: unknown sector type 77"),
         ("\n1 0 0 19 5 127 ", "\n9 0 0 19 5 127 ", r"sect owner: no country 9"),
-        ("\n1 0 0 19 5 127 ", "\n1 99 0 19 5 127 ", r"sect xloc: 99 is out of range"),
+        (
+            "\n1 0 0 19 5 127 ",
+            "\n1 99 0 19 5 127 ",
+            r"sect xloc,yloc: 99,0 is off the 32x16 map \(x -16\.\.15, y -8\.\.7\)",
+        ),
+        ("\n1 0 0 19 5 127 ", "\n1 16 0 19 5 127 ", r"sect xloc,yloc: 16,0 is off the 32x16 map"),
         (" 0 0 healthy 0 0 0 0 0 0 0 0\n", " 0 0 sick 0 0 0 0 0 0 0 0\n", r"unknown plague stage"),
         ('"" -12 0 0 () ""\n', '"" -12 0 0 () "\n', r"unterminated string"),
         ("\n1 neutral neutral at-war", "\n1 neutral neutral at-peace", r"unknown relation"),
@@ -244,3 +258,65 @@ def test_store_dump_of_a_world_file_reads_back_as_the_same_world() -> None:
     text = world_to_dump(world)
     assert text.startswith("config sect\nowner xloc yloc des effic")
     assert world_rows(dump_to_world(parse_dump(text, "a.xdump"))) == world_rows(world)
+
+
+SEA_WITH_AN_ISLAND = """schema_version = 1
+[world]
+size = [32, 16]
+fill = "sea"
+[[nation]]
+cnum = 1
+name = "North"
+[[sector]]
+at = [20, 6]
+des = "wilderness"
+owner = 1
+mil = 10
+"""
+
+
+def test_an_exported_dump_says_its_size_and_imports_without_it(tmp_path: Path) -> None:
+    """A sea-filled world's dump leaves sectors out: its size goes in a comment (issue 29)."""
+    (tmp_path / "sea.toml").write_text(SEA_WITH_AN_ISLAND)
+
+    def run(*args: str) -> Ran:
+        return bellum("empire", "world", *args, cwd=tmp_path)
+
+    assert run("new", "--db", "w.db", "--from", "sea.toml").returncode == 0
+    assert run("export", "--db", "w.db", "--out", "w.xdump").returncode == 0
+    text = (tmp_path / "w.xdump").read_text()
+    assert text.startswith("# WORLD_X 32 WORLD_Y 16\nconfig sect\n")
+    r = run("import", "w.xdump", "--db", "r.db")
+    assert r.returncode == 0 and "imported w.xdump: 32x16, 1 countries" in r.stdout, r.stderr
+    assert run("export", "--db", "r.db", "--out", "r.xdump").returncode == 0
+    assert (tmp_path / "r.xdump").read_text() == text  # said once, not twice
+    r = run("import", "w.xdump", "--db", "x.db", "--size", "16x8")
+    assert (r.returncode, r.stderr) == (
+        1,
+        "bellum: error: w.xdump: the dump's world is 32x16, not 16x8\n",
+    )
+
+
+@pytest.mark.parametrize(
+    ("size", "problem"),
+    [
+        ("16x8", "-12,6 is off the 16x8 map (x -8..7, y -4..3)"),
+        ("8x4", "-12,6 is off the 8x4 map (x -4..3, y -2..1)"),
+    ],
+)
+def test_a_dump_read_at_a_smaller_size_is_refused_with_the_real_range(
+    size: str, problem: str, tmp_path: Path
+) -> None:
+    (tmp_path / "sea.toml").write_text(SEA_WITH_AN_ISLAND)
+    bellum("empire", "world", "new", "--db", "w.db", "--from", "sea.toml", cwd=tmp_path)
+    bellum("empire", "world", "export", "--db", "w.db", "--out", "w.xdump", cwd=tmp_path)
+    unsaid = (tmp_path / "w.xdump").read_text().split("\n", 1)[1]  # an old export: no size
+    (tmp_path / "old.xdump").write_text(unsaid)
+    r = bellum(
+        "empire", "world", "import", "old.xdump", "--db", "x.db", "--size", size, cwd=tmp_path
+    )
+    assert r.returncode == 1 and not (tmp_path / "x.db").exists()
+    assert r.stderr == (
+        f"bellum: error: old.xdump:3: sect xloc,yloc: {problem}; give the game's size with"
+        " --size or --econfig\n"
+    )

@@ -138,7 +138,7 @@ def plan_for(page: Any, key: str, way: int = 0) -> Any:
 
 def wait_odds(page: Any, way: int = 0, after: int = 0) -> Any:
     """The ``way``-th way, once more than ``after`` odds are shown and none are pending."""
-    section = page.locator("#panel section.way").nth(way)
+    section = page.locator("#panel details.way").nth(way)
     page.wait_for_function(
         """([s, n]) => { const f = s.querySelector('form[data-plan]');
             return f && +f.dataset.updates > n && !s.querySelector('.odds-box.stale'); }""",

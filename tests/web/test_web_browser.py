@@ -317,7 +317,7 @@ def test_a_click_leaves_no_keyboard_cursor_beside_it(page: Any, frontier_server:
     """Item 9: the dashed cursor shows for the keyboard only, and starts where you clicked."""
     open_map(page, frontier_server.url + "/empire?as=1")
     click_sector(page, "-3,-1")
-    page.wait_for_selector("#panel section.way")
+    page.wait_for_selector("#panel details.way")
     assert page.evaluate("window.bellum.map.showCursor") is False
     assert page.evaluate("window.bellum.map.picked") == "-3,-1"
     page.keyboard.press("ArrowRight")
@@ -404,7 +404,7 @@ def test_keyboard_only(page: Any, frontier_server: Server) -> None:
     # Every control of the plan is reached with Tab from the panel; the rule profile
     # and options once their summary is opened with Enter.
     expected = page.evaluate(
-        """() => [...document.querySelectorAll('#panel section.way')[0].querySelectorAll(
+        """() => [...document.querySelectorAll('#panel details.way')[0].querySelectorAll(
               ':is(input:not([type=hidden]), button, select, summary)')]
             .filter((e) => !e.disabled && !e.hidden).map((e, i) => { e.dataset.kb = i; return i; })"""
     )
@@ -419,7 +419,7 @@ def test_keyboard_only(page: Any, frontier_server: Server) -> None:
                 break
             continue
         reached.append(int(kb))
-        if page.evaluate("() => document.activeElement.tagName") == "SUMMARY":
+        if page.evaluate("() => document.activeElement.matches('details.rules > summary')"):
             page.keyboard.press("Enter")
     assert sorted(set(reached)) == expected, (reached, expected)
 
@@ -523,6 +523,73 @@ def test_enter_in_every_input_never_fights(page: Any, db_server: Server) -> None
     assert history[0]["seed"] == 3
 
 
+def fight_confirmed(page: Any, section: Any) -> str:
+    """Fight a plan on a database: Fight…, then the dialog's Fight; the outcome."""
+    section.locator("button.fight").click()
+    page.locator("dialog#confirm button[value=fight]").click()
+    return fight_through(page, section)
+
+
+def test_another_tab_s_fight_shows_here(browser: Any, db_server: Server) -> None:
+    """Item 8: the map, the header and the plans follow a fight made elsewhere."""
+    here, there = browser.new_page(), browser.new_page()
+    try:
+        open_map(here, db_server.url + "/empire?as=1")
+        mine = plan_for(here, "1,-1")
+        btu = here.locator("header .stat").inner_text()
+        open_map(there, db_server.url + "/empire?as=1")
+        fight_confirmed(there, plan_for(there, "1,-3"))
+        version = str(db_server.json("/empire/events.json?as=1")["version"])
+        mine.locator(".stale-note").wait_for(timeout=10_000)
+        assert here.evaluate("document.querySelector('.table.em').dataset.version") == version
+        assert here.locator("header .stat").inner_text() != btu
+        mil = db_server.json("/empire/map.json?as=1")["map"]["sectors"]
+        mil = next(s["mil"] for s in mil if s["key"] == "0,-4")
+        assert here.evaluate("window.bellum.map.sector('0,-4').mil") == mil
+        # Fighting the stale plan asks first, and says why.
+        mine.locator("button.fight").click()
+        warning = here.locator("dialog#confirm .stale-warning")
+        warning.wait_for()
+        assert "The world changed since this plan was made" in warning.inner_text()
+        here.keyboard.press("Escape")
+    finally:
+        here.close()
+        there.close()
+
+
+def test_an_answer_refused_after_a_change_redraws_the_map(browser: Any, db_server: Server) -> None:
+    """Item 8: the 409 of an answer to a world that changed brings the new map."""
+    here, there = browser.new_page(), browser.new_page()
+    try:
+        open_map(here, db_server.url + "/empire?as=1")
+        here.evaluate("window.bellum.events.close()")  # only the 409 can tell this page
+        attack = plan_for(here, "0,-2")
+        attack.locator("input[name=seed]").fill("1")
+        attack.locator("button.fight").click()
+        here.locator("dialog#confirm button[value=fight]").click()
+        attack.locator("form[data-answer] label.question").wait_for()
+        before = here.evaluate("document.querySelector('.table.em').dataset.version")
+
+        open_map(there, db_server.url + "/empire?as=1")
+        fight_confirmed(there, plan_for(there, "-1,3"))
+        version = str(db_server.json("/empire/events.json?as=1")["version"])
+        assert version != before
+
+        here.locator("#answer-input").fill("0")
+        here.keyboard.press("Enter")
+        error = attack.locator(".fight-out .error")
+        error.wait_for()
+        assert error.get_attribute("data-status") == "409"
+        assert "start the command again" in error.inner_text()
+        here.wait_for_function(
+            "(v) => document.querySelector('.table.em').dataset.version === v", arg=version
+        )
+        attack.locator(".stale-note").wait_for()
+    finally:
+        here.close()
+        there.close()
+
+
 def test_reload_keeps_the_plan_and_the_fight(page: Any, frontier_server: Server) -> None:
     """Item 9: the whole plan is in the address: a reload shows the same force and result."""
     open_map(page, frontier_server.url + "/empire?as=1")
@@ -544,7 +611,7 @@ def test_reload_keeps_the_plan_and_the_fight(page: Any, frontier_server: Server)
 
     page.reload()
     page.wait_for_function("() => window.bellum && window.bellum.timings.firstMap")
-    again = page.locator("#panel section.way").first
+    again = page.locator("#panel details.way").first
     again.locator(".fight-result .outcome").wait_for()
     assert again.locator(".fight-result").get_attribute("data-id") == fought
     assert again.locator("input[type=range]").first.input_value() == "12"
@@ -560,7 +627,7 @@ def test_a_landing_offers_its_units_checked(browser: Any) -> None:
     page = browser.new_page()
     try:
         open_map(page, server.url + "/empire?as=1&target=0,0")
-        landing = page.locator("#panel section.way[data-command=assault]")
+        landing = page.locator("#panel details.way[data-command=assault]")
         landing.locator("form[data-plan]").wait_for()
         page.wait_for_function(
             "(s) => +s.querySelector('form').dataset.updates > 0", arg=landing.element_handle()
@@ -568,6 +635,46 @@ def test_a_landing_offers_its_units_checked(browser: Any) -> None:
         boxes = landing.locator("input[name=unit]")
         assert boxes.count() == 2 and all(boxes.nth(i).is_checked() for i in range(2))
         assert float(landing.locator(".odds-box").get_attribute("data-p")) > 0.5
+    finally:
+        page.close()
+        server.stop()
+
+
+def test_a_256_by_128_map_is_usable(browser: Any, tmp_path: Path) -> None:
+    """Item 10: 16,384 sectors (9,078 of land) load, pan and plan; the times are kept."""
+    world = tmp_path / "big.toml"
+    world.write_text(frontier(scale=4))
+    server = Server("--world", str(world))
+    page = browser.new_page()
+    try:
+        open_map(page, server.url + "/empire?as=1")
+        record("first_map_ms_256x128", page.evaluate("window.bellum.timings.firstMap"))
+        page.click("button[data-zoom=fit]")
+        whole = page.evaluate(
+            "(() => { const m = window.bellum.map; m.draw(); return m.drawMs; })()"
+        )
+        page.evaluate(
+            """() => { window.frames_ = []; let last = performance.now();
+            const tick = (t) => { window.frames_.push(t - last); last = t;
+              if (window.frames_.length < 120) requestAnimationFrame(tick); };
+            requestAnimationFrame(tick); }"""
+        )
+        page.mouse.move(400, 400)
+        page.mouse.down()
+        for i in range(40):
+            page.mouse.move(400 - 6 * i, 400 - 3 * i)
+        page.mouse.up()
+        frames = sorted(page.evaluate("window.frames_")[1:])
+        record(
+            "map_256x128",
+            {"whole_world_draw_ms": round(whole, 1), "pan_frame_ms_median": round(median(frames), 1),
+             "pan_frame_ms_p95": round(frames[int(0.95 * len(frames))], 1)},
+        )  # fmt: skip
+        attack = plan_for(page, "1,1")
+        assert "Attack 1,1" in attack.locator("h3").inner_text()
+        assert attack.locator("input[type=range]").count() == 2
+        record("click_to_odds_ms_256x128", page.evaluate("window.bellum.timings.clickToOdds[0]"))
+        shot(page, "web-empire-256x128.png")
     finally:
         page.close()
         server.stop()

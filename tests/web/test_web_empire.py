@@ -435,3 +435,23 @@ def test_numbers_that_are_not_ascii_or_too_long_are_a_400(
     r = world_client.get(path, params={"as": "1", **query})
     assert r.status_code == 400 and says in r.json()["error"], r.text
     assert len(r.json()["error"]) < 200
+
+
+def test_events_say_when_the_world_changes(db_path: Path) -> None:
+    """Item 8: the page's event stream says each change, with the header's figures."""
+    with client_for(create_app(db_path)) as client:
+        assert client.get("/empire/events.json?as=1").json() == {
+            "version": 0, "as": 1, "money": 25000, "btu": 640,
+        }  # fmt: skip
+        with client.stream("GET", "/empire/events?as=1") as r:
+            assert r.headers["content-type"].startswith("text/event-stream")
+            lines = r.iter_lines()
+            assert [next(lines) for _ in range(3)] == ["retry: 2000", "", "event: world"]
+            assert json.loads(next(lines).removeprefix("data: "))["version"] == 0
+            form = {"as": "1", "command": "attack", "target": "2,0", "mil.0,0": "150",
+                    "seed": "1", "answer": "0"}  # fmt: skip
+            assert client.post("/empire/fight.json", data=form).json()["fight"]["state"] == "done"
+            while next(lines) != "event: world":
+                pass
+            doc = json.loads(next(lines).removeprefix("data: "))
+    assert doc["version"] == 1 and doc["btu"] < 640

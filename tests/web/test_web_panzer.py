@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 
 import pytest
 from starlette.testclient import TestClient
@@ -14,11 +15,19 @@ from .conftest import PANZER
 UNITS = "unit=us-tk&unit=us-ai&unit=us-ai2"
 
 
-def test_battlefield_shows_terrain_and_counters(panzer_client: TestClient) -> None:
-    html = panzer_client.get("/panzer").text
-    assert 'class="sec terrain-bocage" data-key="4,4"' in html
-    assert 'data-unit="de-fj" data-hex="4,4"' in html
-    assert html.count('class="sec terrain-') == 64
+def test_battlefield_shows_terrain_and_one_stack_per_hex(panzer_client: TestClient) -> None:
+    """Item 4: each hex's terrain has its fill and pattern, each stack sits in its hex
+    with a badge counting its units and all of them ready to spread."""
+    page = panzer_client.get("/panzer").text
+    assert 'class="sec terrain-bocage" data-key="4,4"' in page
+    assert 'fill="url(#t-hedges)"' in page and '<pattern id="t-hedges"' in page
+    assert len(re.findall(r'<g class="sec terrain-\w+" data-key=', page)) == 64
+    stacks = re.findall(r'<g class="stack [^"]*" data-hex="([^"]+)" data-count="(\d)"', page)
+    assert sorted(stacks) == [("3,3", "2"), ("3,4", "1"), ("4,4", "1")]
+    pile = re.search(r'data-hex="3,3".*?<g class="pile">(.*?)</g>\n</g>', page, re.S)
+    assert pile and '<g class="badge"><circle' in pile.group(1) and ">2</text>" in pile.group(1)
+    spread = re.search(r'data-hex="3,3".*?<g class="spread"(.*?)\n</g>', page, re.S)
+    assert spread and re.findall(r'data-unit="([^"]+)"', spread.group(1)) == ["us-tk", "us-ai"]
 
 
 def test_plan_explains_and_solves_the_scenario_assault(panzer_client: TestClient) -> None:

@@ -140,6 +140,38 @@ def test_serves_on_loopback_and_stops_cleanly_on_ctrl_c() -> None:
     assert "bellum serve: stopped" in out and "Traceback" not in err
 
 
+def test_ctrl_c_does_not_wait_for_an_open_event_stream() -> None:
+    """A page keeps /empire/events open; Ctrl-C still stops the server at once."""
+    import httpx
+
+    proc, url = _start("--world", str(EMPIRE / "vector-a.toml"))
+    try:
+        with httpx.stream("GET", url + "empire/events?as=1", timeout=10) as r:
+            assert r.headers["content-type"].startswith("text/event-stream")
+            lines = r.iter_lines()
+            assert next(lines) == "retry: 2000"
+            assert [next(lines) for _ in range(3)] == [
+                "",
+                "event: world",
+                'data: {"version": 0, "as": 1, "money": 25000, "btu": 640}',
+            ]
+            started = time.monotonic()
+            proc.send_signal(signal.SIGINT)
+            out, err = proc.communicate(timeout=20)
+            stopped = time.monotonic() - started
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "bellum serve: stopped" in out and "Traceback" not in err
+    assert stopped < 5, f"the server took {stopped:.1f} s to stop"
+
+
+def test_get_of_the_event_stream_prints_its_first_second() -> None:
+    code, out, _ = run("serve", "--world", str(EMPIRE / "vector-a.toml"), "--get", "/empire/events")
+    assert code == 0 and out.startswith("retry: 2000\n\nevent: world\ndata: {")
+
+
 def test_a_taken_port_is_a_one_line_error() -> None:
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))

@@ -24,6 +24,7 @@ import sys
 import click
 
 from bellum.cli.app import cli
+from bellum.cli.options import error_text
 from bellum.errors import BellumError
 
 #: Click's "'x' is not a valid integer range" and its kin, in words a player uses.
@@ -87,8 +88,9 @@ def main(argv: list[str] | None = None) -> None:
         click.echo(error_line(exc), err=True)
         sys.exit(exc.exit_code)
     except BellumError as exc:
-        click.echo(f"bellum: error: {one_line(str(exc))}", err=True)
-        sys.exit(exc.exit_status)
+        text, status = error_text(exc)
+        click.echo(f"bellum: error: {one_line(text)}", err=True)
+        sys.exit(status)
     except BrokenPipeError:
         _drop_stdout()
         sys.exit(1)

@@ -12,10 +12,10 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
-from bellum.cli.options import Whole, echo_json
+from bellum.cli.options import Sectioned, Whole, echo_json, in_section, refuse_same_file
 from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
-from bellum.empire.answers import NamedAnswers, answer_ship, is_ship_key
+from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship, is_ship_key
 from bellum.empire.combat import COMMANDS, CommandSpec
 from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event, EventKind, Prompt, PromptKind
@@ -23,9 +23,9 @@ from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules, describe, profile_names
 from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
-from bellum.empire.world import Nation, Sector, World
+from bellum.empire.tables import plane_range
+from bellum.empire.world import LandUnit, Nation, Plane, Sector, Ship, World
 from bellum.errors import InputError, UsageError
-from bellum.fileio import refuse_same_file
 from bellum.numbers import shown, to_int
 from bellum.term import safe_text
 
@@ -45,26 +45,35 @@ class StreamPrompter:
     echoed after the prompt, so a scripted run prints the same transcript a
     player would see.  End of input (Ctrl-D, or piped input running out)
     answers ``None``, which the rules treat like the server treats it; for
-    piped input a note names the question and the option that answers it
-    (``hint``).
+    piped input a note names the question and the option that answers it.
+    ``at`` writes a sector as the player sees it.
     """
 
     def __init__(
         self,
         quiet: bool = False,
         named: NamedAnswers | None = None,
-        hint: Callable[[Prompt], str] | None = None,
+        at: Callable[[Coord], str] | None = None,
     ) -> None:
         self.quiet = quiet
         self.echo = not sys.stdin.isatty()
         self.named = named or NamedAnswers()
-        self.hint = hint
+        self.at = at or (lambda xy: f"{xy[0]},{xy[1]}")
 
     def ask(self, prompt: Prompt) -> str | None:
         out = sys.stderr if self.quiet else sys.stdout
         out.write(safe_text(prompt.text))
         out.flush()
-        answer = self.named.ask(prompt)
+        try:
+            answer = self.named.ask(prompt)
+        except AboveMost as exc:
+            out.write("\n")
+            option, key = answer_option(exc.prompt, self.at)
+            whence = key if exc.prompt.ship is None else f"ship {key}"
+            raise UsageError(
+                f"{option} {key}={exc.n}: at most {exc.most} mil can go from {whence};"
+                " nothing was saved"
+            ) from None
         if answer is None:
             line = sys.stdin.readline(MAX_ANSWER + 1)
             if len(line.rstrip("\r\n")) > MAX_ANSWER:  # /dev/zero would fill the memory
@@ -75,10 +84,10 @@ class StreamPrompter:
             if not line:
                 out.write("\n")
                 if self.echo:  # piped input ran out: a note says what would answer it
-                    how = self.hint(prompt) if self.hint else "one more line of input"
                     click.echo(
                         f"bellum: note: standard input ended at {prompt.text.strip()!r}: end"
-                        f" of input, as on the server ({how} answers it)",
+                        f" of input, as on the server ({answer_hint(prompt, self.at)} answers"
+                        " it)",
                         err=True,
                     )
                 return None
@@ -141,7 +150,7 @@ def open_world(
 _NEGATIVE_COORD = re.compile(r"^-\d+(,-?\d+)?$")
 
 
-class CoordCommand(click.Command):
+class CoordCommand(Sectioned):
     """A command whose arguments may be negative: coordinates such as ``-14,2`` or ``-1``.
 
     Click would take them for options; a leading blank keeps them arguments
@@ -163,7 +172,9 @@ db_option = click.option(
     type=click.Path(dir_okay=False, path_type=Path),
     help="The world database (SQLite, see docs/store.md); default ./bellum.db.",
 )
-as_option = click.option("--as", "country", required=True, help="Your country: number or name.")
+as_option = click.option(
+    "--as", "country", required=True, metavar="COUNTRY", help="Your country: number or name."
+)
 
 
 def rules_options(f: Callable[..., None]) -> Callable[..., None]:
@@ -201,6 +212,10 @@ def rules_options(f: Callable[..., None]) -> Callable[..., None]:
             "bellum.cli.live:sync_cmd",
             "Read a live game from the server at HOST:PORT into a world database.",
         ),
+        "types": (
+            "bellum.cli.empire_types:types_cmd",
+            "List every land unit, ship, plane and sector type with its stats.",
+        ),
         "odds": (
             "bellum.cli.empire_odds:odds_cmd",
             "The odds of COMMAND before you make it: attack, assault, paradrop, board or lboard.",
@@ -234,84 +249,150 @@ def _rows(world: World, sectors: tuple[str, ...], n: Nation, mine: bool) -> list
     ]
 
 
+#: What ``show`` lists, each with the option that lists it alone.
+SHOWN = ("sectors", "units", "ships", "planes")
+
+
 @empire.command("show", cls=CoordCommand)
 @click.argument("sectors", nargs=-1)
 @world_option
 @db_option
 @as_option
+@click.option(
+    "--sectors",
+    "only_sectors",
+    is_flag=True,
+    help="List sectors (only the kinds named are listed).",
+)
+@click.option(
+    "--units", "only_units", is_flag=True, help="List land units (only the kinds named are listed)."
+)
+@click.option(
+    "--ships", "only_ships", is_flag=True, help="List ships (only the kinds named are listed)."
+)
+@click.option(
+    "--planes", "only_planes", is_flag=True, help="List planes (only the kinds named are listed)."
+)
 @json_option
 def show_cmd(
-    sectors: tuple[str, ...], world_path: Path | None, db: Path | None, country: str, as_json: bool
+    sectors: tuple[str, ...],
+    world_path: Path | None,
+    db: Path | None,
+    country: str,
+    as_json: bool,
+    **only: bool,
 ) -> None:
-    """List your sectors (or the SECTORS given, as x,y), units and nation.
+    """List your nation, sectors, land units, ships and planes (or what is in the
+    SECTORS given, as x,y).
 
-    It shows everything the world holds, enemy sectors included: the world is
-    your planning copy, not the game's fog of war (docs/empire-cli.md).
+    --sectors, --units, --ships and --planes list only those kinds.  It shows
+    everything the world holds, enemy sectors included: the world is your
+    planning copy, not the game's fog of war (docs/empire-cli.md).  Unit, ship
+    and plane types: `bellum empire types`.
     """
     world = open_world(world_path, db).world
     n = _country(world, country)
+    kinds = [k for k in SHOWN if only[f"only_{k}"]] or list(SHOWN)
     picked = _rows(world, sectors, n, mine=True)
     where = {s.xy for s in picked}
+
+    def listed(obj: LandUnit | Ship | Plane) -> bool:
+        return obj.xy in where or (not sectors and obj.owner == n.cnum)
+
+    def at(obj: LandUnit | Ship | Plane | Sector) -> str:
+        return world.fmt(obj.xy, n.cnum)
+
     doc: dict[str, Any] = {
-        "nation": {"cnum": n.cnum, "name": n.name, "money": n.money, "btu": n.btu, "tech": n.tech},
-        "sectors": [
-            {
-                "sect": world.fmt(s.xy, n.cnum),
-                "des": s.type.name,
-                "owner": s.owner,
-                "oldowner": s.oldowner,
-                "eff": s.eff,
-                "mob": s.mob,
-                "civ": s.civ,
-                "mil": s.mil,
-                "che": s.che,
-                "loyalty": s.loyalty,
-                "mines": s.mines,
-                "off": s.off,
-            }
-            for s in picked
-        ],
-        "units": [
-            {
-                "id": u.uid,
-                "type": u.type.display,
-                "sect": world.fmt(u.xy, n.cnum),
-                "owner": u.owner,
-                "eff": u.eff,
-                "mob": u.mob,
-                "mil": u.mil,
-                "tech": u.tech,
-                "fort": u.fort,
-                "army": u.army,
-                "mission": u.mission,
-            }
-            for _, u in sorted(world.units.items())
-            if u.xy in where or (not sectors and u.owner == n.cnum)
-        ],
+        "nation": {"cnum": n.cnum, "name": n.name, "money": n.money, "btu": n.btu, "tech": n.tech}
     }
+    if "sectors" in kinds:
+        doc["sectors"] = [
+            {"sect": at(s), "des": s.type.name, "owner": s.owner, "oldowner": s.oldowner,
+             "eff": s.eff, "mob": s.mob, "civ": s.civ, "mil": s.mil, "che": s.che,
+             "loyalty": s.loyalty, "mines": s.mines, "off": s.off}
+            for s in picked
+        ]  # fmt: skip
+    if "units" in kinds:
+        doc["units"] = [
+            {"id": u.uid, "type": u.type.display, "sect": at(u), "owner": u.owner, "eff": u.eff,
+             "mob": u.mob, "mil": u.mil, "tech": u.tech, "fort": u.fort, "army": u.army,
+             "mission": u.mission}
+            for _, u in sorted(world.units.items())
+            if listed(u)
+        ]  # fmt: skip
+    if "ships" in kinds:
+        doc["ships"] = [
+            {"id": sh.uid, "type": sh.type.display, "name": sh.name, "sect": at(sh),
+             "owner": sh.owner, "eff": sh.eff, "mob": sh.mob, "mil": sh.mil, "tech": sh.tech,
+             "fleet": sh.fleet, "mission": sh.mission,
+             "units": sorted(u.uid for u in world.units.values() if u.ship == sh.uid),
+             "planes": sorted(p.uid for p in world.planes.values() if p.ship == sh.uid)}
+            for _, sh in sorted(world.ships.items())
+            if listed(sh)
+        ]  # fmt: skip
+    if "planes" in kinds:
+        doc["planes"] = [
+            {"id": p.uid, "type": p.type.display, "sect": at(p), "owner": p.owner, "eff": p.eff,
+             "mob": p.mob, "tech": p.tech, "wing": p.wing,
+             "range": plane_range(p.type, p.tech), "ship": p.ship, "land": p.land,
+             "mission": p.mission}
+            for _, p in sorted(world.planes.items())
+            if listed(p)
+        ]  # fmt: skip
     if as_json:
         echo_json("bellum.empire.show", 1, doc)
         return
+    _show_text(doc)
+
+
+def _show_text(doc: dict[str, Any]) -> None:
+    """``show``'s tables: the nation, then one table per kind listed that has rows."""
     nat = doc["nation"]
     click.echo(
         f"{nat['name']} (#{nat['cnum']}): ${nat['money']}, {nat['btu']} BTU, tech {nat['tech']:.2f}"
     )
-    click.echo("    sect  des            own old eff mob   civ   mil  che loy mines off")
-    for r in doc["sectors"]:
+    if "sectors" in doc:
+        click.echo("    sect  des            own old eff mob   civ   mil  che loy mines off")
+    for r in doc.get("sectors", []):
         click.echo(
             f"{r['sect']:>8}  {r['des'][:14]:<14} {r['owner']:>3} {r['oldowner']:>3}"
             f" {r['eff']:>3} {r['mob']:>3} {r['civ']:>5} {r['mil']:>5} {r['che']:>4}"
             f" {r['loyalty']:>3} {r['mines']:>5} {'yes' if r['off'] else 'no':>3}"
         )
-    if doc["units"]:
+    if doc.get("units"):
         click.echo("")
         click.echo("   # unit                  x,y   own eff mob mil   tech fort army mission")
-        for u in doc["units"]:
-            click.echo(
-                f"{u['id']:>4} {u['type'][:20]:<20} {u['sect']:>6} {u['owner']:>4}"
-                f" {u['eff']:>3} {u['mob']:>3} {u['mil']:>3} {u['tech']:>6.1f} {u['fort']:>4}"
-                f" {u['army'] or '~':>4} {u['mission'] or '-'}"
-            )
+    for u in doc.get("units", []):
+        click.echo(
+            f"{u['id']:>4} {u['type'][:20]:<20} {u['sect']:>6} {u['owner']:>4}"
+            f" {u['eff']:>3} {u['mob']:>3} {u['mil']:>3} {u['tech']:>6.1f} {u['fort']:>4}"
+            f" {u['army'] or '~':>4} {u['mission'] or '-'}"
+        )
+    if doc.get("ships"):
+        click.echo("")
+        click.echo(
+            "   # ship                       x,y   own eff mob mil   tech flt units planes mission"
+        )
+    for sh in doc.get("ships", []):
+        click.echo(
+            f"{sh['id']:>4} {sh['type'][:25]:<25} {sh['sect']:>6} {sh['owner']:>4}"
+            f" {sh['eff']:>3} {sh['mob']:>3} {sh['mil']:>3} {sh['tech']:>6.1f}"
+            f" {sh['fleet'] or '~':>3} {len(sh['units']):>5} {len(sh['planes']):>6}"
+            f" {sh['mission'] or '-'}"
+        )
+    if doc.get("planes"):
+        click.echo("")
+        click.echo(
+            "   # plane                      x,y   own eff mob   tech wing range on        mission"
+        )
+    for p in doc.get("planes", []):
+        on = f"ship {p['ship']}" if p["ship"] is not None else ""
+        on = on or (f"unit {p['land']}" if p["land"] is not None else "-")
+        click.echo(
+            f"{p['id']:>4} {p['type'][:25]:<25} {p['sect']:>6} {p['owner']:>4}"
+            f" {p['eff']:>3} {p['mob']:>3} {p['tech']:>6.1f} {p['wing'] or '~':>4}"
+            f" {p['range']:>5} {on:<9} {p['mission'] or '-'}"
+        )
 
 
 @empire.command("strength", cls=CoordCommand)
@@ -446,9 +527,9 @@ def answer_options(f: Callable[..., None]) -> Callable[..., None]:
             "--mil",
             "mil",
             multiple=True,
-            metavar="FROM=N",
-            help="Answer 'Number of mil from FROM': FROM is your sector (x,y), or the"
-            " command's ship (its number, or the word ship); repeatable.",
+            metavar="SECT=N",
+            help="Answer 'Number of mil from SECT': your sector (x,y), or the command's ship"
+            " (SHIP=N with its number, or ship=N); repeatable.",
         ),
         click.option(
             "--unit",
@@ -491,28 +572,37 @@ force_option = click.option(
 )
 
 
+#: The sections of a combat command's ``--help``, in order, and the options of each.
+COMBAT_SECTIONS: tuple[tuple[str, tuple[Callable[[Any], Any], ...]], ...] = (
+    ("Answers to the server's questions (docs/empire-cli.md)", (answer_options,)),
+    (
+        "World and output",
+        (as_option, world_option, db_option, seed_option, out_option, force_option, json_option,
+         rules_options),
+    ),
+    ("On a live server (docs/live.md)", (live_options,)),
+)  # fmt: skip
+
+
 def combat_options(f: Callable[..., None]) -> Callable[..., None]:
-    """The options of every combat command, in the order ``--help`` lists them."""
-    f = answer_options(f)
-    f = live_options(f)
-    f = rules_options(f)
-    for option in (
-        json_option,
-        force_option,
-        out_option,
-        seed_option,
-        as_option,
-        db_option,
-        world_option,
-    ):
-        f = option(f)
+    """The options of every combat command, in the sections of :data:`COMBAT_SECTIONS`."""
+    for title, options in reversed(COMBAT_SECTIONS):
+        f = in_section(title, *options)(f)
     return f
+
+
+#: The largest number the server reads at a prompt (its ``int``); more would wrap.
+ANSWER_MAX = 2**31 - 1
 
 
 def _count(text: str, option: str) -> int:
     n = to_int(text)
     if n is None:
         raise UsageError(f"{option}: expected a number of mil, not '{shown(text.strip())}'")
+    if n > ANSWER_MAX:
+        raise UsageError(
+            f"{option}: {n} is more than the server reads at its prompts (at most {ANSWER_MAX:,})"
+        )
     return n
 
 
@@ -582,31 +672,37 @@ def named_answers(
     return named
 
 
-def answer_hint(world: World, cnum: int) -> Callable[[Prompt], str]:
+def answer_option(prompt: Prompt, at: Callable[[Coord], str]) -> tuple[str, str]:
+    """The option that answers a question of a number, and its key: ``("--mil", "0,0")``."""
+    if prompt.kind is PromptKind.MIL and prompt.ship is not None:
+        return "--mil", str(prompt.ship)
+    assert prompt.at is not None
+    return ("--mil" if prompt.kind is PromptKind.MIL else "--move-in"), at(prompt.at)
+
+
+def answer_hint(prompt: Prompt, at: Callable[[Coord], str]) -> str:
     """Which option answers a question, for the error when standard input runs out."""
+    match prompt.kind:
+        case PromptKind.MIL if prompt.ship is not None or prompt.at is not None:
+            return "{} {}=N".format(*answer_option(prompt, at))
+        case PromptKind.UNIT:
+            return f"--unit {prompt.uid} or --no-units"
+        case PromptKind.MOVE_IN_MIL if prompt.at is not None:
+            return "{} {}=N or --move-in N".format(*answer_option(prompt, at))
+        case PromptKind.MOVE_IN_UNIT:
+            return f"--move-in-unit {prompt.uid} or --no-move-in-units"
+        case PromptKind.ABORT | PromptKind.ALLY | PromptKind.SNEAK:
+            return "--yes"
+        case PromptKind.ARGUMENT:
+            return "the missing argument on the command line"
+    return "one more line of input"
 
-    def at(xy: Coord) -> str:
-        return world.fmt(xy, cnum)
 
-    def hint(prompt: Prompt) -> str:
-        match prompt.kind:
-            case PromptKind.MIL if prompt.ship is not None:
-                return f"--mil {prompt.ship}=N"
-            case PromptKind.MIL if prompt.at is not None:
-                return f"--mil {at(prompt.at)}=N"
-            case PromptKind.UNIT:
-                return f"--unit {prompt.uid} or --no-units"
-            case PromptKind.MOVE_IN_MIL if prompt.at is not None:
-                return f"--move-in {at(prompt.at)}=N or --move-in N"
-            case PromptKind.MOVE_IN_UNIT:
-                return f"--move-in-unit {prompt.uid} or --no-move-in-units"
-            case PromptKind.ABORT | PromptKind.ALLY | PromptKind.SNEAK:
-                return "--yes"
-            case PromptKind.ARGUMENT:
-                return "the missing argument on the command line"
-        return "one more line of input"
-
-    return hint
+def stream_prompter(
+    world: World, nation: Nation, named: NamedAnswers, quiet: bool
+) -> StreamPrompter:
+    """The command line's prompter for ``nation``, sectors written as it sees them."""
+    return StreamPrompter(quiet=quiet, named=named, at=lambda xy: world.fmt(xy, nation.cnum))
 
 
 def _unused_warnings(named: NamedAnswers, world: World, cnum: int) -> None:
@@ -655,8 +751,7 @@ def play_order(
 
         def prompter_for(view: World) -> StreamPrompter:
             me = _country(view, country)
-            named = named_answers(view, me, order, **answers)
-            return StreamPrompter(quiet=as_json, named=named, hint=answer_hint(view, me.cnum))
+            return stream_prompter(view, me, named_answers(view, me, order, **answers), as_json)
 
         code = play_live(
             request,
@@ -678,9 +773,7 @@ def play_order(
         order,
         country=nation.cnum,
         seed=_seed(seed),
-        prompter=StreamPrompter(
-            quiet=as_json, named=named, hint=answer_hint(source.world, nation.cnum)
-        ),
+        prompter=stream_prompter(source.world, nation, named, as_json),
         sink=None if as_json else _live,
         rules=rules,
     )

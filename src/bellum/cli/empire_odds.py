@@ -33,7 +33,7 @@ from bellum.cli.empire import (
     rules_options,
     world_option,
 )
-from bellum.cli.options import SEED_MAX, Real, Whole, echo_json
+from bellum.cli.options import RESOLVER_RUNS_MAX, SEED_MAX, Real, Whole, echo_json
 from bellum.cli.progress import progress_fraction
 from bellum.empire.combat import COMMANDS
 from bellum.empire.orders import Order
@@ -170,7 +170,7 @@ def _plans(
     "--unit",
     "units",
     multiple=True,
-    type=Whole(),
+    type=Whole(0),
     metavar="ID",
     help="A land unit that joins; repeatable (a unit named twice is an error).",
 )
@@ -227,7 +227,7 @@ def _plans(
 )
 @click.option(
     "--resolver-runs",
-    type=Whole(1, 1_000_000),
+    type=Whole(1, RESOLVER_RUNS_MAX),
     default=None,
     help="Also play the real command N times and show the agreement (z-scores).",
 )
@@ -378,7 +378,7 @@ def odds_cmd(
     label, odds = results[0]
     resolver = None
     if resolver_runs is not None:
-        with progress_fraction(f"{resolver_runs} runs") as bar:
+        with progress_fraction("resolver runs", total=resolver_runs) as bar:
             resolver = play(
                 world, cnum, odds.plan, resolver_runs, used_seed, jobs=jobs, progress=bar
             )

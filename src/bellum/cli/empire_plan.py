@@ -8,7 +8,6 @@ options, picks where the odds are solved (a process pool, or Dask with
 from __future__ import annotations
 
 import json
-import shlex
 from pathlib import Path
 from typing import Any
 
@@ -93,37 +92,6 @@ def _where_args(world_path: Path | None, db: Path | None, country: str) -> list[
     return [*where, "--as", country]
 
 
-def order_line(a: Any, world: Any, cnum: int, where: list[str], live: str | None) -> str:
-    """The printed order: the command, its named answers and its seed."""
-    words = ["bellum", "empire", a.order.name, *a.order.args, *where]
-    for src, n in (a.plan.mil or {}).items():
-        words += ["--mil", f"{'ship' if src == 'ship' else world.fmt(src, cnum)}={n}"]
-    units = sorted(a.plan.units or ())
-    if a.order.name in ("attack", "assault", "board"):
-        words += [w for uid in units for w in ("--unit", str(uid))] or ["--no-units"]
-    if a.order.name == "attack":
-        for src, n in (a.plan.mil or {}).items():
-            if src != "ship" and n:
-                words += ["--move-in", f"{world.fmt(src, cnum)}={n}"]
-        words.append("--no-move-in-units")
-    if a.order.name in ("attack", "assault"):
-        words.append("--yes")
-    if live is not None:
-        words += ["--live", live]
-    else:
-        words += ["--seed", str(a.seed)]
-    return shlex.join(words)
-
-
-def odds_line(a: Any, world: Any, cnum: int, where: list[str], seed: int) -> str:
-    """``bellum empire odds`` of the same plan, which gives the plan's figures."""
-    words = ["bellum", "empire", "odds", a.order.name, *a.order.args, *where]
-    for src, n in (a.plan.mil or {}).items():
-        words += ["--mil", f"{'ship' if src == 'ship' else world.fmt(src, cnum)}={n}"]
-    words += [w for uid in sorted(a.plan.units or ()) for w in ("--unit", str(uid))]
-    return shlex.join([*words, "--seed", str(seed)])
-
-
 def _money(x: float) -> str:
     return f"${x:,.0f}" if x >= 0 else f"-${-x:,.0f}"
 
@@ -151,6 +119,7 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
                 force = " ".join(
                     f"{'ship' if s == 'ship' else world.fmt(s, plan.country)}={n}"
                     for s, n in (a.plan.mil or {}).items()
+                    if n
                 )
                 if a.plan.units:
                     force += " +" + ",".join(f"#{u}" for u in sorted(a.plan.units))
@@ -288,7 +257,13 @@ def plan_cmd(
     with its named answers.  With --db the odds are kept in the database, so a
     second plan of the same turn is quick.  Nothing in the world changes.
     """
-    from bellum.empire.plan.planner import Settings, plan_turn, to_json
+    from bellum.empire.plan.planner import (
+        Settings,
+        odds_command,
+        order_command,
+        plan_turn,
+        to_json,
+    )
     from bellum.empire.plan.value import Weights
     from bellum.empire.service import plan_cache
 
@@ -318,7 +293,7 @@ def plan_cmd(
             progress=lambda _label, f: bar(f),
         )  # fmt: skip
     where = _where_args(world_path, db, country)
-    orders = [order_line(a, world, cnum, where, live) for a in plan.attacks]
+    orders = [order_command(a, world, cnum, where, live) for a in plan.attacks]
     if script is not None:
         write_atomic(script, SCRIPT_HEAD + "".join(o + "\n" for o in orders))
     if as_json:
@@ -326,15 +301,18 @@ def plan_cmd(
         for wave in doc["waves"]:
             mine = [x for x in plan.attacks if x.wave == wave["wave"]]
             for a, attack in zip(wave["attacks"], mine, strict=True):
-                a["command"] = order_line(attack, world, cnum, where, live)
-                a["odds_command"] = odds_line(attack, world, cnum, where, seed)
+                a["command"] = order_command(attack, world, cnum, where, live)
+                a["odds_command"] = odds_command(attack, world, cnum, where, seed)
         click.echo(json.dumps(doc, indent=2))
         return
     click.echo(render(world, plan, orders))
     if plan.attacks:
-        click.echo("\nThe odds of each, as `bellum empire odds` gives them:")
+        click.echo(
+            "\nThe odds of each, as `bellum empire odds` gives them"
+            " (a second wave's hold once the first is played):"
+        )
         for a in plan.attacks:
-            click.echo(f"  {odds_line(a, world, cnum, where, seed)}")
+            click.echo(f"  {odds_command(a, world, cnum, where, seed)}")
 
 
 @empire.command("threats", cls=CoordCommand)

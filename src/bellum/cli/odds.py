@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import click
 
 from bellum.cli.app import cli
-from bellum.cli.options import Whole, echo_json, seed_option
+from bellum.cli.options import Real, Whole, echo_json, seed_option
 from bellum.cli.progress import progress_fraction
 from bellum.errors import InputError, UsageError
 from bellum.odds import Method, Side, fight_odds
@@ -38,18 +37,18 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
 
 
 @odds.command()
-@click.option("--att", "att", type=Whole(), required=True, help="Attacking troops.")
-@click.option("--def", "dfd", type=Whole(), required=True, help="Defending troops.")
+@click.option("--att", "att", type=Whole(1, MAX_ROUNDS), required=True, help="Attacking troops.")
+@click.option("--def", "dfd", type=Whole(1, MAX_ROUNDS), required=True, help="Defending troops.")
 @click.option(
     "--att-mult",
-    type=float,
+    type=Real(0, MAX_MULT, min_open=True),
     default=1.0,
     show_default=True,
     help="Attack strength per soldier (e.g. 2.0 from a fortress).",
 )
 @click.option(
     "--def-mult",
-    type=float,
+    type=Real(0, MAX_MULT, min_open=True),
     default=1.0,
     show_default=True,
     help="Defense strength per soldier (sector defense multiplier).",
@@ -71,16 +70,16 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
     "probability are dropped, at most 1e-12 in all, reported as the pruned mass).",
 )
 @click.option("--monte-carlo", "force_mc", is_flag=True, help="Force Monte Carlo.")
-@click.option("--runs", type=Whole(), default=None, help="Monte Carlo runs (implies Monte Carlo).")
+@click.option("--runs", type=Whole(1), default=None, help="Monte Carlo runs (implies Monte Carlo).")
 @click.option(
     "--target-error",
-    type=float,
+    type=Real(0, 1, min_open=True),
     default=None,
     help="Run Monte Carlo until the standard error of P(win) is at most this.",
 )
 @click.option(
     "--max-runs",
-    type=Whole(),
+    type=Whole(1),
     default=DEFAULT_MAX_RUNS,
     show_default=True,
     help="Run cap for --target-error.",
@@ -88,7 +87,7 @@ def _side(n: int, mult: float, label: str, options: str) -> Side:
 @seed_option("Monte Carlo seed (printed if not given).")
 @click.option(
     "--max-memory",
-    type=Whole(),
+    type=Whole(1),
     default=DEFAULT_MAX_MEMORY // 2**20,
     show_default=True,
     help="Memory allowed to the exact solver, in MB.",
@@ -126,14 +125,6 @@ def fight(
     if (force_exact or unpruned) and force_mc:
         exact_flag = "--exact-unpruned" if unpruned else "--exact"
         raise UsageError(f"choose one of {exact_flag} and --monte-carlo")
-    for name, n in (("--att", att), ("--def", dfd)):
-        if not 0 < n <= MAX_ROUNDS:
-            raise UsageError(f"{name} must be between 1 and {MAX_ROUNDS} troops (got {n})")
-    for name, m in (("--att-mult", att_mult), ("--def-mult", def_mult)):
-        if not (math.isfinite(m) and 0 < m <= MAX_MULT):
-            raise UsageError(f"{name} must be a positive multiplier up to {MAX_MULT:g} (got {m})")
-    if max_memory <= 0:
-        raise UsageError(f"--max-memory must be positive (got {max_memory})")
     if plot is not None:
         plot_format(plot, force=force)
     method: Method = "exact" if force_exact or unpruned else "monte-carlo" if force_mc else "auto"

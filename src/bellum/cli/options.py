@@ -10,15 +10,67 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import click
 
+from bellum.errors import BellumError, InputError, UsageError
+from bellum.fileio import same_file
 from bellum.numbers import shown, to_int
 
 #: The largest seed: the server's MT19937 is seeded with a 32-bit word.
 SEED_MAX = 2**32 - 1
+#: The most ``--resolver-runs`` any command takes; how many fit in the time allowed is
+#: estimated before they start (``bellum.budget``), which usually refuses far fewer.
+RESOLVER_RUNS_MAX = 10_000_000
+
+#: What the command line calls each input the core's errors name (``BellumError.field``);
+#: ``""``: the message names it well enough (a sector it quotes).
+OPTION_NAMES: dict[str, str] = {
+    "country": "--as",
+    "defense_as_seen": "--defense-as-seen",
+    "max_runs": "--max-runs",
+    "method": "--method",
+    "mil": "--mil",
+    "model": "--model",
+    "need": "--need",
+    "option": "--option",
+    "plot": "--plot",
+    "prior": "--prior",
+    "profile": "--profile",
+    "runs": "--runs",
+    "sector": "",
+    "target_error": "--target-error",
+    "unit": "--unit",
+    "weight": "--weight",
+}
+
+
+def error_text(exc: BellumError) -> tuple[str, int]:
+    """What the command line says about ``exc``, naming its input by its option, and the
+    exit status: an input error about one of a command's inputs is a malformed command
+    line (2)."""
+    if exc.field is None:
+        return str(exc), exc.exit_status
+    status = UsageError.exit_status if isinstance(exc, InputError) else exc.exit_status
+    return exc.worded(OPTION_NAMES), status
+
+
+def refuse_same_file(
+    out: str | os.PathLike[str] | None,
+    option: str,
+    inputs: Mapping[str, str | os.PathLike[str] | None],
+) -> None:
+    """A :class:`~bellum.errors.UsageError` if the output ``out`` is one of ``inputs``
+    (``{"--db": path}``): writing there would destroy what is being read."""
+    if out is None or str(out) == "-":
+        return
+    for name, path in inputs.items():
+        if path is not None and same_file(out, path):
+            raise UsageError(f"{option} {out} names the {name} file itself; write to another file")
+
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -38,6 +90,10 @@ class Whole(click.IntRange):
                 self.fail(f"'{shown(value)}' is not a whole number", param, ctx)
             value = number
         return super().convert(value, param, ctx)
+
+    def _describe_range(self) -> str:
+        """No ``[x<=None]`` in the help of a number with no bounds."""
+        return "" if self.min is None and self.max is None else super()._describe_range()
 
 
 class Real(click.FloatRange):
@@ -73,6 +129,36 @@ class HiddenAliases(click.Option):
         return f"'{self.opts[0]}'"
 
 
+class Sectioned(click.Command):
+    """A command whose ``--help`` lists its options in sections, each under the title
+    :func:`in_section` filed it under (the others, ``--help`` too, under "Options")."""
+
+    def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        sections: dict[str, list[tuple[str, str]]] = {}
+        for param in self.get_params(ctx):
+            record = param.get_help_record(ctx) if isinstance(param, click.Option) else None
+            if record is not None:
+                sections.setdefault(getattr(param, "section", "Options"), []).append(record)
+        for title, rows in sections.items():
+            with formatter.section(title):
+                formatter.write_dl(rows)
+
+
+def in_section(title: str, *options: Callable[[F], F]) -> Callable[[F], F]:
+    """Apply the option decorators ``options`` (listed in the order ``--help`` shows
+    them), filing every option they add under ``title`` (see :class:`Sectioned`)."""
+
+    def apply(f: F) -> F:
+        before = len(getattr(f, "__click_params__", ()))
+        for option in reversed(options):
+            f = option(f)
+        for param in f.__click_params__[before:]:  # type: ignore[attr-defined]
+            param.section = title
+        return f
+
+    return apply
+
+
 def seed_option(help: str = "Seed the random draws (printed when not given).") -> Callable[[F], F]:
     """``--seed N``, 0..2**32-1, ``None`` when not given."""
     return click.option("--seed", type=Whole(0, SEED_MAX), default=None, help=help)
@@ -98,11 +184,14 @@ def echo_json(
 
 
 __all__ = [
+    "RESOLVER_RUNS_MAX",
     "SEED_MAX",
     "HiddenAliases",
     "Real",
+    "Sectioned",
     "Whole",
     "echo_json",
+    "in_section",
     "json_option",
     "seed_option",
 ]

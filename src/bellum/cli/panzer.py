@@ -11,7 +11,7 @@ from typing import Any
 import click
 
 from bellum.cli.app import cli
-from bellum.cli.options import SEED_MAX, Whole
+from bellum.cli.options import RESOLVER_RUNS_MAX, SEED_MAX, Whole
 from bellum.cli.progress import progress_fraction
 from bellum.dice import ServerRandom, new_seed
 from bellum.errors import CommandError, UsageError
@@ -57,7 +57,7 @@ JSON = click.option(
     "--json", "as_json", is_flag=True, help="Print a JSON document (schema in docs/schemas/)."
 )
 SEED_RANGE = Whole(0, SEED_MAX)
-RUNS_RANGE = Whole(1, 10_000_000)
+RUNS_RANGE = Whole(1, RESOLVER_RUNS_MAX)
 
 
 @cli.group()
@@ -278,18 +278,20 @@ def sweep_lines(sweep: Sweep) -> list[str]:
             (
                 f"{row.scale:.2g}x" + (" (as given)" if row.scale == 1 else ""),
                 f"{row.strength:,}",
+                _num(row.breakdown.attackers.modified_assault),
                 odds_text(row.breakdown.odds),
-                percent(law.p_success),
+                percent(law.p_success, 2),
                 f"{law.expected_loss(True):,.1f}",
                 f"{law.expected_loss(False):,.1f}",
             )
         )
-    head = ("force", "attackers", "odds", "P(success)", "attacker losses", "defender losses")
+    head = ("force", "strength", "assault", "odds", "P(success)", "att. losses", "def. losses")
     return [
         _bold(f"The assault on {sweep.target} with the attacking force scaled"),
-        "  every attacker's strength times the factor; exact odds; expected losses in"
-        " men-equivalents",
-        *_table(head, rows, "12345"),
+        "  force: the attackers' strengths times a factor; strength: their men-equivalents;",
+        "  assault: their modified assault (as in the odds line); odds and P(success): exact;",
+        "  losses: expected, in men-equivalents",
+        *_table(head, rows, "123456"),
     ]
 
 
@@ -448,7 +450,7 @@ def odds(
     resolver = None
     if runs is not None:
         used = _seed(seed)
-        with progress_fraction(f"{runs} resolutions") as bar:
+        with progress_fraction("resolver runs", total=runs) as bar:
             sample = monte_carlo(plan, runs, used, progress=bar)
         resolver = (compare(dist, sample), used, sample)
     if plot is not None:

@@ -47,9 +47,12 @@ def progress(
     *,
     unit: str = "run",
     stream: TextIO | None = None,
+    counted: bool = True,
 ) -> Iterator[Advance]:
     """A bar for ``total`` steps (a count and a rate when ``total`` is unknown).
 
+    ``counted=False`` shows the share done and the time left only, for work
+    whose steps mean nothing to the player (a fraction of an odds solution).
     Yields the callback to report steps with; the bar disappears when the
     block ends, whether it ends normally, by an error or by Ctrl-C.
     """
@@ -69,6 +72,7 @@ def progress(
         leave=False,
         dynamic_ncols=True,
         mininterval=0.2,
+        bar_format=None if counted else "{desc}: {percentage:3.0f}%|{bar}| {elapsed}<{remaining}",
     )
     try:
         yield bar.update
@@ -78,13 +82,20 @@ def progress(
 
 @contextmanager
 def progress_fraction(
-    description: str, *, stream: TextIO | None = None
+    description: str,
+    *,
+    total: int | None = None,
+    unit: str = "run",
+    stream: TextIO | None = None,
 ) -> Iterator[Callable[[float], None]]:
     """A bar for work that reports the fraction done (0 to 1) rather than steps.
 
-    The bar opens at the first report, so work that turns out to report
-    nothing (an exact solution where a Monte Carlo was possible) shows none.
+    With ``total`` the bar counts in ``unit`` (``340/1000 runs``), else it
+    shows the percentage done.  The bar opens at the first report, so work that
+    turns out to report nothing (an exact solution where a Monte Carlo was
+    possible) shows none.
     """
+    steps = total or 1000
     with ExitStack() as stack:
         advance: Advance | None = None
         done = 0
@@ -93,9 +104,11 @@ def progress_fraction(
             nonlocal advance, done
             if advance is None:
                 advance = stack.enter_context(
-                    progress(description, total=1000, unit="‰", stream=stream)
+                    progress(
+                        description, total=steps, unit=unit, stream=stream, counted=bool(total)
+                    )
                 )
-            now = int(1000 * min(max(fraction, 0.0), 1.0))
+            now = int(steps * min(max(fraction, 0.0), 1.0))
             if now > done:
                 advance(now - done)
                 done = now

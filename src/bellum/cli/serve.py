@@ -88,8 +88,17 @@ def asgi_get(app: Any, path: str) -> tuple[int, bytes]:
     status = 500
     body = bytearray()
 
+    asked = False
+
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        # The request, then (asked again only by a response that streams, such as the
+        # event stream) a disconnect after a second: --get prints what came in that time.
+        nonlocal asked
+        if not asked:
+            asked = True
+            return {"type": "http.request", "body": b"", "more_body": False}
+        await asyncio.sleep(1.0)
+        return {"type": "http.disconnect"}
 
     async def send(message: dict[str, Any]) -> None:
         nonlocal status
@@ -225,8 +234,18 @@ def serve_cmd(
         opener = threading.Timer(0.5, webbrowser.open, args=(url,))
         opener.daemon = True  # a Ctrl-C in the first half second does not wait for it
         opener.start()
+    stopping = state.stopping
+
+    class Server(uvicorn.Server):
+        """Tells the app at the first Ctrl-C, so open event streams end at once and the
+        shutdown does not wait for them."""
+
+        def handle_exit(self, sig: int, frame: Any) -> None:
+            stopping.set()
+            super().handle_exit(sig, frame)
+
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
-    server = uvicorn.Server(config)
+    server = Server(config)
     try:
         server.run(sockets=[sock])
     except KeyboardInterrupt:

@@ -31,7 +31,7 @@ from bellum.fileio import read_input
 from bellum.numbers import shown
 
 if TYPE_CHECKING:
-    from bellum.client.live import Played
+    from bellum.client.live import LiveGame, Played
     from bellum.client.session import SeedCounter, Session
     from bellum.empire.events import Prompter, Sink
     from bellum.empire.orders import Order
@@ -280,7 +280,9 @@ def play_live(
     if deity_password is None:
         with connect(request.address, country, password, request.timeout) as me:
             game = LiveGame(me, db)
-            done = game.play(order, prompter=prompter_for(game.world), sink=sink)
+            done = _interruptible(
+                game, lambda: game.play(order, prompter=prompter_for(game.world), sink=sink)
+            )
         report(done, db, None, as_json=as_json)
         return 0
     with connect(request.address, request.deity, deity_password, request.timeout) as god:
@@ -288,16 +290,35 @@ def play_live(
             seeds = read_count(god, on_step=advance)
         with connect(request.address, country, password, request.timeout, seeds) as me:
             game = LiveGame(me, db)
-            done = game.play(
-                order,
-                prompter=prompter_for(game.world),
-                sink=sink,
-                check=god,
-                profile=run_profile,
-                overrides=overrides,
+            done = _interruptible(
+                game,
+                lambda: game.play(
+                    order,
+                    prompter=prompter_for(game.world),
+                    sink=sink,
+                    check=god,
+                    profile=run_profile,
+                    overrides=overrides,
+                ),
             )
     report(done, db, seeds, as_json=as_json)
     return 1 if done.check is not None and not done.check.same else 0
+
+
+def _interruptible(game: LiveGame, play: Callable[[], Played]) -> Played:
+    """``play()``; after Ctrl-C at a question the session aborted the order, the server
+    finished it and the history recorded it: say so rather than "nothing was saved"."""
+    try:
+        return play()
+    except KeyboardInterrupt:
+        if game.entry is None:
+            raise
+        click.echo(
+            f"\nInterrupted: the server aborted the order and finished it; {game.db} records"
+            f" what it did (history entry {game.entry})",
+            err=True,
+        )
+        sys.exit(130)
 
 
 def report(done: Played, db: Path, seeds: SeedCounter | None, *, as_json: bool) -> None:

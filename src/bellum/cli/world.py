@@ -10,7 +10,7 @@ from typing import Any
 import click
 
 from bellum.cli.empire import CoordCommand
-from bellum.cli.options import Whole, echo_json
+from bellum.cli.options import Whole, echo_json, refuse_same_file
 from bellum.cli.progress import progress
 from bellum.empire.geometry import Geometry
 from bellum.empire.io.sqlite.store import Store
@@ -20,7 +20,7 @@ from bellum.empire.rules import econfig_options
 from bellum.empire.service import DEFAULT_DB, history, replay
 from bellum.empire.world import Sector, World
 from bellum.errors import InputError, UsageError
-from bellum.fileio import DUMP, WORLD, check_overwrite, read_input, refuse_same_file, write_atomic
+from bellum.fileio import DUMP, WORLD, check_overwrite, read_input, write_atomic
 from bellum.numbers import shown, to_int
 
 db_option = click.option(

@@ -194,6 +194,8 @@ class LiveGame:
         self.session = session
         self.db = db
         self._reader = XdumpReader.of(session)
+        #: The history entry of the last order :meth:`play` recorded, if any.
+        self.entry: int | None = None
         self.world, dump = read_world(self._reader)
         record(db, _sync_entry(self._reader, self.world), self.world, dump, only_if_changed=True)
 
@@ -268,6 +270,7 @@ class LiveGame:
         )
         stored = record(self.db, entry, self.world, dump)
         assert stored is not None
+        self.entry = stored.id
         return stored.id
 
 

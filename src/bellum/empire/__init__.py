@@ -15,7 +15,7 @@ the same way, from the text a player would type::
 The package, by concern (docs/architecture.md):
 
 * rules: :mod:`.world` (the objects), :mod:`.tables`, :mod:`.geometry`,
-  :mod:`.movement`, :mod:`.supply`, :mod:`.air`, :mod:`.rules` (profiles);
+  :mod:`.movement`, :mod:`.supply`, :mod:`.rules` (profiles);
 * combat: :mod:`.combat`, one module per step and per command, and
   :mod:`.orders` (the command text); :mod:`.odds` (odds of any combat command);
 * formats and storage: :mod:`.io` (world files, game dumps, the database);

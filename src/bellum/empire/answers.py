@@ -22,8 +22,19 @@ from typing import Any
 from bellum.empire.events import AnswersByKind, Prompt
 from bellum.empire.geometry import Coord
 from bellum.empire.orders import Order
-from bellum.errors import UsageError
+from bellum.errors import InputError
 from bellum.numbers import is_digits, parse_int, shown
+
+
+class AboveMost(InputError):
+    """A number named for a question above the most the question allows (about the
+    ``mil``: each edge words it, the command line with the option that named it)."""
+
+    def __init__(self, prompt: Prompt, n: int, most: int) -> None:
+        super().__init__(f"{n} where {str(prompt).strip()!r} allows at most {most}", field="mil")
+        self.prompt = prompt
+        self.n = n
+        self.most = most
 
 
 @dataclass
@@ -35,6 +46,12 @@ class NamedAnswers(AnswersByKind):
     question is asked), else the complete set of units that go (others stay).
     ``move_in`` answers every sector's move-in question, ``move_in_at`` one
     sector's (it wins).
+
+    A number of mil to send above the most the question allows is refused
+    (:class:`AboveMost`): the server would take the most instead, or read a number
+    past its ``int`` as another one.  A move-in answer is given as named: how many
+    may move in depends on the fight's casualties, and the server moves in the most
+    it allows when the answer is more, as it does for a typed one.
     """
 
     mil_at: dict[Coord, int] = field(default_factory=dict)
@@ -52,16 +69,16 @@ class NamedAnswers(AnswersByKind):
     def mil(self, prompt: Prompt) -> str | None:
         if prompt.ship is not None:
             if prompt.ship in self.ship_mil or self.own_ship_mil is None:
-                return self._take("ship", prompt.ship, self.ship_mil)
+                return self._number(prompt, self._take("ship", prompt.ship, self.ship_mil))
             self.used.add(("ship", "ship"))
-            return str(self.own_ship_mil)
-        return self._take("mil", prompt.at, self.mil_at)
+            return self._number(prompt, self.own_ship_mil)
+        return self._number(prompt, self._take("mil", prompt.at, self.mil_at))
 
     def move_in_mil(self, prompt: Prompt) -> str | None:
         n = self._take("move_in", prompt.at, self.move_in_at)
-        if n is None and self.move_in is not None:
-            n = str(self.move_in)
-        return n
+        if n is None:
+            n = self.move_in
+        return None if n is None else str(n)
 
     def unit(self, prompt: Prompt) -> str | None:
         return self._choose("unit", prompt.uid, self.units)
@@ -72,11 +89,17 @@ class NamedAnswers(AnswersByKind):
     def confirm(self, prompt: Prompt) -> str | None:
         return "y" if self.yes else None
 
-    def _take(self, kind: str, key: object, table: Mapping[Any, int]) -> str | None:
+    @staticmethod
+    def _number(prompt: Prompt, n: int | None) -> str | None:
+        if n is not None and prompt.most is not None and n > prompt.most:
+            raise AboveMost(prompt, n, prompt.most)
+        return None if n is None else str(n)
+
+    def _take(self, kind: str, key: object, table: Mapping[Any, int]) -> int | None:
         if key not in table:
             return None
         self.used.add((kind, key))
-        return str(table[key])
+        return table[key]
 
     def _choose(self, kind: str, uid: object, chosen: frozenset[int] | None) -> str | None:
         if chosen is None:
@@ -104,32 +127,38 @@ def is_ship_key(key: str) -> bool:
     return key.lower() == "ship" or is_digits(key)
 
 
-def answer_ship(order: Order, key: str, option: str = "--mil") -> int | None:
+def answer_ship(order: Order, key: str) -> int | None:
     """The ship a mil answer ``KEY=N`` names, ``KEY`` being ``ship`` (the command's ship)
     or the ship's number: both mean the command's ship, so an answer reads the same in a
     command and in its odds.
 
     Returns the ship's number, or ``None`` for ``ship`` when the command will ask which
     ship.  A command that takes no mil from a ship, or a number that is not the
-    command's ship, is a :class:`~bellum.errors.UsageError`.
+    command's ship, is an :class:`~bellum.errors.InputError` about the ``mil``.
     """
     key = key.strip()
     said = shown(key)
     if not order.takes_ship_mil:
         source = " from a sector" if order.name == "board" else ""
-        raise UsageError(
-            f"{option} {said}: {order.name}{source} takes no mil from a ship; give {option} SECT=N"
+        raise InputError(
+            f"{order.name}{source} takes no mil from a ship, only from a sector (SECT=N)",
+            field="mil",
+            value=said,
         )
     ship = order.ship
     if key.lower() == "ship":
         return ship
-    number = parse_int(key, f"{option} SHIP", error=UsageError)
+    try:
+        number = parse_int(key, "the ship")
+    except InputError as exc:
+        raise InputError(str(exc), field="mil", value=said) from None
     if ship is not None and number != ship:
-        raise UsageError(
-            f"{option} {said}: ship {number} is not the command's ship ({ship});"
-            f" give {option} {ship}=N or {option} ship=N"
+        raise InputError(
+            f"ship {number} is not the command's ship ({ship}): give {ship}=N or ship=N",
+            field="mil",
+            value=said,
         )
     return number
 
 
-__all__ = ["NamedAnswers", "answer_ship", "is_ship_key"]
+__all__ = ["AboveMost", "NamedAnswers", "answer_ship", "is_ship_key"]

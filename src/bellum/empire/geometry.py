@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 
-from bellum.errors import UsageError
+from bellum.errors import InputError
 from bellum.numbers import MAX_DIGITS, shown, to_int
 
 #: The six neighbours as (dx, dy) in the server's direction order 1..6
@@ -35,12 +35,11 @@ class Geometry:
     height: int = 32
 
     def __post_init__(self) -> None:
-        if self.width <= 0 or self.height <= 0 or self.width % 2 or self.height % 2:
+        if not all(0 < side <= MAX_SIDE and side % 2 == 0 for side in (self.width, self.height)):
             raise ValueError(
-                f"world size must be positive and even, not {self.width}x{self.height}"
+                f"world size {self.width}x{self.height}: each side must be an even number"
+                f" from 2 to {MAX_SIDE}"
             )
-        if max(self.width, self.height) > MAX_SIDE:
-            raise ValueError(f"world size {self.width}x{self.height}: at most {MAX_SIDE} a side")
 
     def norm(self, x: int, y: int) -> Coord:
         """Absolute coordinates wrapped into the world."""
@@ -138,18 +137,22 @@ class Geometry:
         return f"{x},{y}"
 
     def parse(self, text: str, origin: Coord) -> Coord:
-        """Absolute coordinates of the player's ``x,y``; malformed input is a usage error."""
+        """Absolute coordinates of the player's ``x,y``; malformed input is an
+        :class:`~bellum.errors.InputError` about a ``sector``."""
         m = _COORD_RE.match(text)
         if not m:
-            raise UsageError(f"'{shown(text)}' is not a sector: expected x,y such as 2,0")
+            raise InputError(
+                f"'{shown(text)}' is not a sector: expected x,y such as 2,0", field="sector"
+            )
         x, y = to_int(m.group(1), signed=True), to_int(m.group(2), signed=True)
         if x is None or y is None:
-            raise UsageError(
-                f"'{shown(text)}' is not a sector: a coordinate has at most {MAX_DIGITS} digits"
+            raise InputError(
+                f"'{shown(text)}' is not a sector: a coordinate has at most {MAX_DIGITS} digits",
+                field="sector",
             )
         rel = x, y
         if not self.is_sector(*rel):
-            raise UsageError(f"{shown(text)} is not a sector: x + y must be even")
+            raise InputError(f"{shown(text)} is not a sector: x + y must be even", field="sector")
         return self.to_abs(rel, origin)
 
 

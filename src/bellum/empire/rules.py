@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields
 from typing import TYPE_CHECKING, Any
 
-from bellum.errors import InputError, UsageError
+from bellum.errors import InputError
 from bellum.numbers import shown, to_int
 
 if TYPE_CHECKING:
@@ -89,9 +89,10 @@ class Rules:
         options, which win over the world profile's switches.  An unknown option, or a
         value of the wrong type or out of range, is an :class:`InputError` naming it.
         """
-        own = dict(options or {})
+        own = check_options(dict(options or {}), "rules")
+        if profile is not None:
+            _check_profile(profile)
         chosen = profile or own.get("profile") or SERVER
-        _check_profile(chosen)
         values = {**PROFILE_SWITCHES[chosen], **own}
         if profile is not None:
             values.update(PROFILE_SWITCHES[profile])
@@ -173,7 +174,10 @@ def check_options(opts: dict[str, Any], where: str) -> dict[str, Any]:
 
 def _check_profile(name: str) -> None:
     if name not in PROFILE_SWITCHES:
-        raise UsageError(f"unknown profile '{name}'; profiles: {', '.join(PROFILE_SWITCHES)}")
+        raise InputError(
+            f"unknown profile '{shown(name)}'; profiles: {', '.join(PROFILE_SWITCHES)}",
+            field="profile",
+        )
 
 
 @dataclass(frozen=True)
@@ -264,7 +268,7 @@ def parse_value(name: str, text: str) -> Any:
             return True
         if low in ("0", "off", "false", "no", "n"):
             return False
-        raise UsageError(f"option {name} takes on/off, not '{shown(text)}'")
+        raise InputError(f"takes on/off, not '{shown(text)}'", field="option", value=name)
     if isinstance(default, str):
         return text
     value: int | float | None
@@ -277,10 +281,10 @@ def parse_value(name: str, text: str) -> Any:
             value = None
     if value is None:
         kind = "a whole number" if isinstance(default, int) else "a number"
-        raise UsageError(f"option {name} takes {kind}, not '{shown(text)}'")
+        raise InputError(f"takes {kind}, not '{shown(text)}'", field="option", value=name)
     problem = check_option(name, value)
     if problem:
-        raise UsageError(f"option {name}: {problem}")
+        raise InputError(problem, field="option", value=name)
     return value
 
 
@@ -292,8 +296,8 @@ def econfig_options(values: Mapping[str, str], where: str) -> dict[str, Any]:
         if key in DEFAULT_OPTIONS and key != "profile":
             try:
                 options[key] = parse_value(key, text)
-            except UsageError as exc:
-                raise InputError(f"{where}: {exc}") from None
+            except InputError as exc:
+                raise InputError(f"{where}: {exc.worded({'option': 'option'})}") from None
     return options
 
 
@@ -306,7 +310,7 @@ def parse_options(
     named = [v.strip() for k, _, v in (w.partition("=") for w in words) if k.strip() == "profile"]
     if named:
         if len(set(named)) > 1 or (profile is not None and profile != named[0]):
-            raise UsageError("give the profile once (--profile or --option profile=NAME)")
+            raise InputError("give the profile once (or option profile=NAME)", field="profile")
         profile = named[0]
     if profile is not None:
         _check_profile(profile)
@@ -317,10 +321,10 @@ def parse_options(
         if key == "profile":
             continue
         if not sep:
-            raise UsageError(f"--option needs NAME=VALUE, not '{item}'")
+            raise InputError(f"needs NAME=VALUE, not '{shown(item)}'", field="option")
         if key not in DEFAULT_OPTIONS:
             valid = ", ".join(sorted(k for k in DEFAULT_OPTIONS if k != "profile"))
-            raise UsageError(f"unknown option '{key}'; options: {valid}")
+            raise InputError(f"unknown option '{shown(key)}'; options: {valid}", field="option")
         options[key] = parse_value(key, value)
     return profile, options
 

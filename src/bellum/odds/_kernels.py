@@ -13,20 +13,21 @@ Conventions: ``sa``/``sd`` are the sides' strength arrays (length ``K + 1``),
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from functools import cache
 from typing import Any
 
 import numpy as np
 
+from bellum.formulas import JITTER_CHOICES, WINDOW_MAX, WINDOW_MIN, chance_probability, jitter
+from bellum.formulas import jitter_offset as offset_of
+from bellum.formulas import odds as share
 from bellum.odds._common import numba_wanted
 
 Array = np.ndarray[Any, Any]
 
-_TWO32 = 4294967296.0
-_W_MIN = 9
-_W_MAX = 51
+_W_MIN = WINDOW_MIN
+_W_MAX = WINDOW_MAX
 _RING = _W_MAX + 1
 _UNDERFLOW = 1e-280
 #: States per vectorised block of the server kernel: long inner loops, rows in L2.
@@ -155,7 +156,7 @@ def server_loops(
             size = min(_CHUNK, hi + 1 - c0)
             for s in range(size):
                 a = c0 + s
-                odds[s] = sa[a] / (sa[a] + sd[n0 - a])
+                odds[s] = share(sa[a], sd[n0 - a])
                 scale[s] = row[a] / 11.0
             # Row 51: top[k] = sum_j p_j**(51-k) * q_j**k, each term by a chain
             # of ratios from k = 26 (p**25 q**26 >= 1e-250 for any 0 < p < 1,
@@ -165,13 +166,10 @@ def server_loops(
                 tk = top[k]
                 for s in range(size):
                     tk[s] = 0.0
-            for j in range(11):
-                offset = (j - 5) / 100.0
+            for j in range(JITTER_CHOICES):
+                offset = offset_of(j + 1)
                 for s in range(size):
-                    x = odds[s] + offset
-                    x = 0.1 if x < 0.0 else x
-                    x = 1.0 if x > 1.0 else x
-                    p = math.ceil(x * _TWO32) / _TWO32 if x > 0.0 else 0.0
+                    p = chance_probability(jitter(odds[s], offset))
                     q = 1.0 - p
                     p2 = p * p
                     p8 = p2 * p2
@@ -289,14 +287,10 @@ def mc_loops(
         p = 0.0
         while a < ka and d < kd:
             if not server:
-                p = sa[a] / (sa[a] + sd[d])
+                p = share(sa[a], sd[d])
             elif left == 0:
-                x = sa[a] / (sa[a] + sd[d]) + (rng.integers(0, 11) - 5) / 100.0
-                if x < 0.0:
-                    x = 0.1
-                if x > 1.0:
-                    x = 1.0
-                p = math.ceil(x * _TWO32) / _TWO32 if x > 0.0 else 0.0
+                offset = offset_of(rng.integers(0, JITTER_CHOICES) + 1)
+                p = chance_probability(jitter(share(sa[a], sd[d]), offset))
                 left = rng.integers(_W_MIN, _W_MAX + 1)
             if rng.random() < p:
                 d += 1
@@ -312,6 +306,15 @@ def mc_loops(
 
 
 @cache
+def _formulas_jitable() -> None:
+    """Let the kernels call :mod:`bellum.formulas` compiled: one copy of each formula."""
+    from numba.extending import register_jitable
+
+    for formula in (share, jitter, offset_of, chance_probability):
+        register_jitable(formula)
+
+
+@cache
 def compiled(name: str) -> Callable[..., Any]:
     """The kernel ``name``, compiled with numba (cached on disk) when wanted.
 
@@ -323,6 +326,8 @@ def compiled(name: str) -> Callable[..., Any]:
     if not numba_wanted():
         return func
     import numba
+
+    _formulas_jitable()
 
     # error_model="numpy": no zero-division check per float division (the
     # denominators are strengths, always positive), which keeps loops SIMD.

@@ -40,7 +40,7 @@ from typing import Literal
 
 import numpy as np
 
-from bellum.errors import InputError, UsageError
+from bellum.errors import InputError
 from bellum.odds._common import numba_importable, numba_wanted
 from bellum.odds.exact import (
     per_casualty_exact,
@@ -152,16 +152,22 @@ def fight_odds(
     also selects Monte Carlo.  An exact solution drops states of negligible
     probability (at most 1e-12 in all, reported as ``pruned_mass``);
     ``prune=False`` keeps every state that has not underflowed to 0.  Raises
-    :class:`~bellum.errors.UsageError` for contradictory options and
+    :class:`~bellum.errors.InputError` naming the option for contradictory options and
     :class:`~bellum.errors.InputError` for a fight that cannot be solved exactly
     within ``max_memory``.  ``progress`` hears the fraction done of a Monte Carlo.
     """
     if model not in MODELS:
-        raise UsageError(f"unknown model {model!r}: choose one of {', '.join(MODELS)}")
+        raise InputError(
+            f"unknown model {model!r}: choose one of {', '.join(MODELS)}", field="model"
+        )
     if method not in METHODS:
-        raise UsageError(f"unknown method {method!r}: choose one of {', '.join(METHODS)}")
+        raise InputError(
+            f"unknown method {method!r}: choose one of {', '.join(METHODS)}", field="method"
+        )
     if method == "exact" and (runs is not None or target_error is not None):
-        raise UsageError("runs and target error apply to Monte Carlo, not to an exact solution")
+        raise InputError(
+            "runs and target error apply to Monte Carlo, not to an exact solution", field="method"
+        )
     chosen: str = method
     if method == "auto":
         if runs is not None or target_error is not None:

@@ -29,18 +29,20 @@ import numpy as np
 from numpy.lib.stride_tricks import as_strided
 
 from bellum.errors import InputError
-from bellum.odds import _kernels
-from bellum.odds._common import (
+from bellum.formulas import (
     JITTER_CHOICES,
     WINDOW_CHOICES,
     WINDOW_MAX,
     WINDOW_MIN,
+    window_survival,
+)
+from bellum.odds import _kernels
+from bellum.odds._common import (
     FloatArray,
     binomial_table,
     jittered_probabilities,
     numba_importable,
     numba_wanted,
-    window_survival,
 )
 from bellum.odds.result import FightEndStates
 from bellum.odds.side import Side

@@ -24,17 +24,19 @@ from typing import Literal
 import numpy as np
 
 from bellum.dice import ServerRandom, seed_sequence
-from bellum.errors import InputError, UsageError
-from bellum.odds import _kernels
-from bellum.odds._common import (
+from bellum.errors import InputError
+from bellum.formulas import (
     JITTER_CHOICES,
+    WINDOW_BASE,
+    WINDOW_CHOICES,
     WINDOW_MAX,
     WINDOW_MIN,
-    FloatArray,
-    jitter_value,
-    jittered_probabilities,
-    server_odds,
+    jitter,
+    jitter_offset,
+    odds,
 )
+from bellum.odds import _kernels
+from bellum.odds._common import FloatArray, jittered_probabilities
 from bellum.odds.exact import resolve_backend
 from bellum.odds.result import FightEndStates, IntArray
 from bellum.odds.side import Side
@@ -111,13 +113,15 @@ def monte_carlo(
     mode, of the runs the standard error so far says are needed).
     """
     if runs is not None and target_error is not None:
-        raise UsageError("give either a run count or a target error, not both")
+        raise InputError("give either a run count or a target error, not both", field="runs")
     if runs is not None and runs < 1:
-        raise UsageError(f"the number of runs must be at least 1 (got {runs})")
+        raise InputError(f"the number of runs must be at least 1 (got {runs})", field="runs")
     if target_error is not None and not target_error > 0:
-        raise UsageError(f"the target error must be positive (got {target_error})")
+        raise InputError(
+            f"the target error must be positive (got {target_error})", field="target_error"
+        )
     if max_runs < 1:
-        raise UsageError(f"the run cap must be at least 1 (got {max_runs})")
+        raise InputError(f"the run cap must be at least 1 (got {max_runs})", field="max_runs")
     if runs is None and target_error is None:
         runs = DEFAULT_RUNS
     used_seed, ss = seed_sequence(seed)
@@ -271,11 +275,11 @@ def server_fight(rng: ServerRandom, att: Side, dfd: Side) -> tuple[str, int, int
     sa, sd = att.strength, dfd.strength
     a = d = 0
 
-    def jitter(o: float, x: float) -> float:
-        return jitter_value(server_odds(o, x), (rng.roll(11) - 6) / 100.0)
+    def redraw(o: float, x: float) -> float:
+        return jitter(odds(o, x), jitter_offset(rng.roll(JITTER_CHOICES)))
 
-    p = jitter(float(sa[0]), float(sd[0]))
-    countdown = 7 + rng.roll(43)
+    p = redraw(float(sa[0]), float(sd[0]))
+    countdown = WINDOW_BASE + rng.roll(WINDOW_CHOICES)
     out: list[str] = []
     success = sd[0] == 0
     while not success and sa[a] > 0:
@@ -287,8 +291,8 @@ def server_fight(rng: ServerRandom, att: Side, dfd: Side) -> tuple[str, int, int
             out.append("@")
             a += 1
         if countdown <= 0:
-            countdown = 7 + rng.roll(43)
-            p = jitter(float(sa[a]), float(sd[d]))
+            countdown = WINDOW_BASE + rng.roll(WINDOW_CHOICES)
+            p = redraw(float(sa[a]), float(sd[d]))
         else:
             countdown -= 1
     return "".join(out), a, d

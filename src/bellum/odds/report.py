@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from bellum.errors import CommandError, UsageError
+from bellum.errors import CommandError, InputError
 from bellum.fileio import IMAGE, check_overwrite, write_atomic
 from bellum.odds.result import ATTACKER_WINS, QUANTILES, LossDistribution, OddsResult
 
@@ -30,12 +30,24 @@ _BOLD = "\x1b[1m"
 _RESET = "\x1b[0m"
 
 
-def percent(p: float) -> str:
-    """A probability as a percentage; a near-certainty never shows as 100 % or 0 %."""
+def percent(p: float, places: int | None = None) -> str:
+    """A probability as a percentage; a near-certainty never shows as 100 % or 0 %.
+
+    Without ``places`` it has the digits that tell it from certainty
+    (``99.9999998 %``, ``1.9e-10 %``); a table's cells give ``places`` and read
+    ``> 99.99 %`` or ``< 0.01 %`` there.
+    """
     p = min(max(p, 0.0), 1.0)
     v = 100.0 * p
     if p in (0.0, 1.0):
         return f"{v:.0f} %"
+    if places is not None:
+        step = 10.0**-places
+        if v < step:
+            return f"< {step:.{places}f} %"
+        if v > 100.0 - step:
+            return f"> {100.0 - step:.{places}f} %"
+        return f"{v:.{places}f} %"
     if v < 0.01:
         return f"{v:.2g} %"
     for digits in range(2, 13):
@@ -244,9 +256,10 @@ def plot_format(path: Path, *, force: bool = False) -> str:
     usable = [f for f in PLOT_FORMATS if f in supported]
     if fmt not in usable:
         given = f"extension .{fmt}" if fmt else "no extension"
-        raise UsageError(
+        raise InputError(
             f"cannot write a plot to {path}: {given}; use one of "
-            + ", ".join(f".{f}" for f in usable)
+            + ", ".join(f".{f}" for f in usable),
+            field="plot",
         )
     check_overwrite(path, IMAGE, force)
     return fmt

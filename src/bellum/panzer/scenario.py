@@ -343,7 +343,11 @@ def scenario_from_dict(raw: Mapping[str, Any], source: str = "<scenario>") -> Sc
             "this is an Empire world, not a Panzer scenario: use it with"
             " `bellum empire ... --world`, or `bellum serve --world`"
         )
-    version = raw.get("schema_version")
+    if "schema_version" not in raw:
+        raise r.fail(
+            f"schema_version: missing: a scenario starts with schema_version = {SCHEMA_VERSION}"
+        )
+    version = raw["schema_version"]
     if version != SCHEMA_VERSION:
         raise r.fail(f"schema_version must be {SCHEMA_VERSION}, not {version!r}")
     allowed = {"schema_version", "name", "description", "night", "map", "parameter_data", "rules",

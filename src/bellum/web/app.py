@@ -16,6 +16,7 @@ import hmac
 import json
 import logging
 import math
+import threading
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from http.cookies import SimpleCookie
 from pathlib import Path
@@ -40,7 +41,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 import bellum
 from bellum.errors import BellumError, CommandError, InputError, UsageError
-from bellum.numbers import shown, to_int
+from bellum.numbers import shown, to_decimal, to_int
 from bellum.web import hexmap
 from bellum.web.service import EmpireGame, PanzerGame, WorldChanged
 
@@ -68,6 +69,8 @@ class AppState:
     empire: EmpireGame | None
     panzer: PanzerGame | None
     templates: Jinja2Templates
+    #: Set when the server is stopping: open event streams end, so Ctrl-C never waits.
+    stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
 
 def state(request: Request) -> AppState:
@@ -120,6 +123,19 @@ def respond(
     return templates.TemplateResponse(request, template, context, status_code=status)
 
 
+#: What the page calls each input the core's errors name (``BellumError.field``): its
+#: control (``mil.0,0``, ``unit.3``), or nothing where the message says enough.
+CONTROL_NAMES = {
+    "mil": "mil",
+    "unit": "unit",
+    "option": "options",
+    "profile": "profile",
+    "need": "force needed",
+    "country": "as",
+    "sector": "",
+}
+
+
 def _status_of(exc: BaseException) -> int:
     if isinstance(exc, WorldChanged):
         return 409
@@ -139,7 +155,7 @@ async def error_response(request: Request, exc: Exception) -> Response:
     if isinstance(exc, HTTPException):
         status, message = exc.status_code, str(exc.detail)
     elif isinstance(exc, BellumError):
-        status, message = _status_of(exc), str(exc)
+        status, message = _status_of(exc), exc.worded(CONTROL_NAMES, join=".")
     else:
         log.exception("unexpected error serving %s", request.url.path, exc_info=exc)
         status, message = 500, "internal error: the server's log has the details"
@@ -213,6 +229,16 @@ def as_int(text: str, name: str, *, low: int = 0, high: int = 2**32 - 1) -> int:
     if not low <= n <= high:
         raise Bad(400, f"{name}: {n} is out of range ({low} to {high})")
     return n
+
+
+def as_number(text: str, name: str, *, low: float = 0.0, high: float = 1e6) -> float:
+    """A decimal number (``2.5``) from a field, within ``low`` and ``high``; else a 400."""
+    x = to_decimal(text)
+    if x is None:
+        raise Bad(400, f"{name}: expected a number, not '{shown(text.strip())}'")
+    if not low <= x <= high:
+        raise Bad(400, f"{name}: {x:g} is out of range ({low:g} to {high:g})")
+    return x
 
 
 # --------------------------------------------------------------------------- guards
@@ -360,7 +386,7 @@ def create_app(
     (``None``: any, for a server bound to all interfaces behind its token).
     Bad files raise :class:`~bellum.errors.BellumError` here, before anything is served.
     """
-    from bellum.web import empire_views, panzer_views
+    from bellum.web import calculator, empire_views, panzer_views
 
     if db is not None and world is not None:
         raise UsageError("give either --db or --world, not both")
@@ -381,9 +407,13 @@ def create_app(
     env.globals["version"] = bellum.__version__
     env.globals["tojson"] = lambda v: json.dumps(jsonable(v))
     env.globals["map_data"] = hexmap.empire_data
+    env.globals["served"] = {"empire": empire is not None, "panzer": panzer is not None}
     templates = Jinja2Templates(env=env)
 
-    routes = _json_twins([("/", index, ["GET"]), *empire_views.ROUTES, *panzer_views.ROUTES])
+    routes = _json_twins(
+        [("/", index, ["GET"]), *empire_views.ROUTES, *panzer_views.ROUTES, *calculator.ROUTES]
+    )
+    routes += [Route(path, safe(endpoint), methods=m) for path, endpoint, m in calculator.FILES]
     routes.append(Mount("/static", app=StaticFiles(directory=HERE / "static"), name="static"))
 
     async def on_error(request: Request, exc: Exception) -> Response:
@@ -394,6 +424,7 @@ def create_app(
         try:
             yield
         finally:
+            app.state.bellum.stopping.set()
             if empire is not None:
                 empire.close()
 

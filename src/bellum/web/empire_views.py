@@ -7,17 +7,19 @@ and renders one context as a page, a fragment for the page's script, or JSON.
 
 from __future__ import annotations
 
+import asyncio
+import json
 import re
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import Response, StreamingResponse
 
 from bellum.numbers import shown
 from bellum.web import charts
-from bellum.web.app import Bad, Params, as_int, empire_of, respond
+from bellum.web.app import Bad, Params, as_int, empire_of, respond, state
 from bellum.web.service import (
     COMMANDS,
     PLAY_RUNS,
@@ -242,6 +244,73 @@ async def fight(request: Request) -> Response:
     )
 
 
+#: How often an open page's event stream looks at the world, in seconds.
+EVENTS_POLL = 1.0
+#: A comment line this often keeps an idle stream's connection open through proxies.
+EVENTS_KEEPALIVE = 15.0
+
+
+async def events(request: Request) -> Response:
+    """Server-sent events for an open page: ``world`` when the world changes (a fight in
+    this page, another tab, or another program writing the database), with the history's
+    length (``version``) and the country's money and BTUs.  The page redraws its map and
+    header and marks its plans stale.  The stream ends when the server stops."""
+    game = empire_of(request)
+    p = await Params.of(request)
+    cnum = await run_in_threadpool(_country, game, p)
+    stopping = state(request).stopping
+
+    def header() -> dict[str, Any]:
+        version = game.version()
+        nation = game.world().nations[cnum]
+        return {"version": version, "as": cnum, "money": nation.money, "btu": nation.btu}
+
+    if request.url.path.endswith(".json"):  # the twin: the state now, once
+        return respond(request, "", await run_in_threadpool(header))
+
+    async def stream() -> AsyncIterator[str]:
+        yield "retry: 2000\n\n"
+        last, quiet = -1, 0.0
+        while not stopping.is_set():
+            version = await run_in_threadpool(game.version)
+            if version != last:
+                doc = await run_in_threadpool(header)
+                last, quiet = doc["version"], 0.0
+                yield f"event: world\ndata: {json.dumps(doc)}\n\n"
+            elif quiet >= EVENTS_KEEPALIVE:
+                quiet = 0.0
+                yield ": still here\n\n"
+            await asyncio.sleep(EVENTS_POLL)
+            quiet += EVENTS_POLL
+
+    return StreamingResponse(
+        stream(), media_type="text/event-stream", headers={"Cache-Control": "no-store"}
+    )
+
+
+async def turn_plan(request: Request) -> Response:
+    """The turn planner's plan (docs/plan.md): each attack with its odds, to accept or
+    reject, and the data the map draws its arrows from."""
+    game = empire_of(request)
+    p = await Params.of(request)
+
+    def build() -> dict[str, Any]:
+        return {"turnplan": game.turn_plan(_country(game, p))}
+
+    return respond(request, "_turnplan.html", await run_in_threadpool(build))
+
+
+async def threats(request: Request) -> Response:
+    """The strongest strike on each of the country's own, for the map's heat map."""
+    game = empire_of(request)
+    p = await Params.of(request)
+
+    def build() -> dict[str, Any]:
+        return {"threats": game.threats(_country(game, p))}
+
+    return respond(request, "_threats.html", await run_in_threadpool(build))
+
+
 async def history(request: Request) -> Response:
     game = empire_of(request)
     rows = await run_in_threadpool(game.history)
@@ -294,6 +363,9 @@ ROUTES = [
     ("/empire/play", play, ["GET"]),
     ("/empire/order", order, ["GET"]),
     ("/empire/fight", fight, ["POST"]),
+    ("/empire/events", events, ["GET"]),
+    ("/empire/turnplan", turn_plan, ["GET"]),
+    ("/empire/threats", threats, ["GET"]),
     ("/empire/history", history, ["GET"]),
     ("/empire/history/{cid}", command, ["GET"]),
     ("/empire/history/{cid}/replay", replay, ["GET"]),

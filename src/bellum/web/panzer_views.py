@@ -34,13 +34,35 @@ def _order(game: PanzerGame, p: Params) -> tuple[str, list[str]]:
     return target, units
 
 
+#: Fortification features: drawn as a dashed rim, not as the hex's terrain.
+FORTS = frozenset({"improved_position", "trench", "bunker", "pillbox"})
+#: Hexside features drawn as water, as road, or as an obstacle.
+WATER = frozenset({"river", "stream", "major_river", "canal"})
+ROADS = frozenset({"road", "bridge", "railroad", "ferry", "ford"})
+#: The pattern drawn over each terrain's fill (bellum.css gives the fills): every terrain
+#: its own look, so the map reads without colour too.
+TERRAIN_PATTERN = {
+    "field": "rows", "vineyard": "rows", "orchard": "grove", "brush": "tufts",
+    "forest": "trees", "jungle": "trees", "bocage": "hedges", "village": "houses",
+    "town": "houses", "city": "blocks", "industrial": "blocks", "rough": "rocks",
+    "broken": "rocks", "marsh": "reeds", "swamp": "reeds", "beach": "sand", "sand": "sand",
+    "elevation": "contours",
+}  # fmt: skip
+#: A counter's size in SVG units (a hex is 24 wide, 20.8 high), and the gap of a spread stack.
+COUNTER_W, COUNTER_H, SPREAD_GAP = 14.0, 10.4, 1.2
+
+
 def board_context(
     game: PanzerGame, board: dict[str, Any], attackers: list[str], focus: str = ""
 ) -> dict[str, Any]:
-    """Hexes, hexsides and counters placed on the SVG; the view starts around ``focus``."""
+    """Hexes, hexsides and stacks placed on the SVG; the view starts around ``focus``.
+
+    Each hex holds at most one stack, inside it: the first unit's counter on top, a badge
+    with the count when there are more, and all of them spread in a row above the hex for
+    the page to show when the stack is clicked.
+    """
     sides = board["sides"]
     hexes = []
-    forts = {"improved_position", "trench", "bunker", "pillbox"}
     for h in board["hexes"]:
         cx, cy = hexmap.panzer_centre(h["col"], h["row"])
         terrain = h["terrain"]
@@ -49,8 +71,11 @@ def board_context(
                 **h,
                 "cx": round(cx, 2),
                 "cy": round(cy, 2),
-                "main": next((t for t in terrain if t not in forts), "clear"),
-                "fort": any(t in forts for t in terrain),
+                "main": next((t for t in terrain if t not in FORTS), "clear"),
+                "fort": next((t for t in terrain if t in FORTS), ""),
+                "pattern": TERRAIN_PATTERN.get(
+                    next((t for t in terrain if t not in FORTS), "clear"), ""
+                ),
                 "label": " ".join(t.replace("_", " ") for t in terrain if t != "clear"),
             }
         )
@@ -59,35 +84,39 @@ def board_context(
         a = tuple(int(v) for v in s["a"].split(","))
         b = tuple(int(v) for v in s["b"].split(","))
         x1, y1, x2, y2 = hexmap.hexside_line(a, b)  # type: ignore[arg-type]
-        kinds = {"river", "stream", "major_river", "road", "bridge"}
-        cls = " ".join(f if f in kinds else "other" for f in s["features"])
-        lines.append({"x1": x1, "y1": y1, "x2": x2, "y2": y2, "cls": cls,
+        features = set(s["features"])
+        cls = ("water " if features & WATER else "") + ("road " if features & ROADS else "")
+        cls += "major " if "major_river" in features else ""
+        cls += "obstacle" if features - WATER - ROADS else ""
+        lines.append({"x1": x1, "y1": y1, "x2": x2, "y2": y2, "cls": cls.strip(),
                       "label": f"{s['a']}|{s['b']}: {', '.join(s['features'])}"})  # fmt: skip
-    stacks: dict[str, list[dict[str, Any]]] = {}
+    by_hex: dict[str, list[dict[str, Any]]] = {}
     for u in board["units"]:
-        stacks.setdefault(u["hex"], []).append(u)
-    counters = []
-    for key, units in stacks.items():
+        by_hex.setdefault(u["hex"], []).append(u)
+    stacks = []
+    for key, units in by_hex.items():
         col, row = (int(v) for v in key.split(","))
         cx, cy = hexmap.panzer_centre(col, row)
         n = len(units)
-        scale = 1.0 if n == 1 else 0.62
-        for i, u in enumerate(units):
-            dx, dy = (
-                (0.0, 0.0)
-                if n == 1
-                else ((i % 2) * 10.4 - 5.2, (i // 2) * 7.2 - 3.6 * ((n - 1) // 2))
-            )
-            counters.append(
-                {
-                    **u,
-                    "x": round(cx + dx - 8 * scale, 2),
-                    "y": round(cy + dy - 5.5 * scale, 2),
-                    "scale": scale,
-                    "side_index": sides.index(u["side"]) % 3,
-                    "attacking": u["id"] in attackers,
-                }
-            )
+        width = n * COUNTER_W + (n - 1) * SPREAD_GAP
+        spread = [
+            {**u, "x": round(-width / 2 + i * (COUNTER_W + SPREAD_GAP), 2),
+             "attacking": u["id"] in attackers}
+            for i, u in enumerate(units)
+        ]  # fmt: skip
+        stacks.append(
+            {
+                "hex": key,
+                "cx": round(cx, 2),
+                "cy": round(cy, 2),
+                "top": spread[0],
+                "units": spread,
+                "count": n,
+                "side_index": sides.index(units[0]["side"]) % 3,
+                "attacking": any(u["attacking"] for u in spread),
+                "spread_w": round(width + 2 * SPREAD_GAP, 2),
+            }
+        )
     layout = hexmap.panzer_layout(board["width"], board["height"])
     view = (0.0, 0.0, layout["w"], layout["h"])
     if _HEX.fullmatch(focus):
@@ -99,10 +128,11 @@ def board_context(
         **board,
         "hexes": hexes,
         "lines": lines,
-        "counters": counters,
+        "stacks": stacks,
         "layout": layout,
         "view": view,
         "hex": hexmap.flat_hex(),
+        "terrains": sorted({h["main"] for h in hexes}),
     }
 
 
@@ -118,6 +148,7 @@ async def page(request: Request) -> Response:
             "board": board_context(game, game.board(), units, target),
             "target": target,
             "units": units,
+            "terrain_pattern": TERRAIN_PATTERN,
         }
 
     return respond(request, "panzer.html", await run_in_threadpool(build))
@@ -138,16 +169,23 @@ async def plan(request: Request) -> Response:
         ctx: dict[str, Any] = {"target": target, "units": units, "candidates": candidates}
         ctx.update(explain=None, odds=None, odds_text="", why="", problem="")
         if units:
-            try:
-                ctx.update(game.study(target, units))
-            except BellumError as exc:  # refused by the rules: shown beside the controls
-                ctx["problem"] = str(exc)
-        if ctx["odds"] is not None:
-            ctx["charts"] = {side: charts.histogram(points(ctx["odds"], side))
-                             for side in ("attacker", "defender")}  # fmt: skip
+            ctx.update(study(game, target, units))
         return ctx
 
     return respond(request, "_pzplan.html", await run_in_threadpool(build))
+
+
+def study(game: PanzerGame, target: str, units: list[str]) -> dict[str, Any]:
+    """``game.study`` with the loss histograms drawn, or the rules' refusal as
+    ``problem`` (shown where the result would be)."""
+    try:
+        out = game.study(target, units)
+    except BellumError as exc:
+        return {"problem": str(exc)}
+    if out["odds"] is not None:
+        out["charts"] = {side: charts.histogram(points(out["odds"], side))
+                         for side in ("attacker", "defender")}  # fmt: skip
+    return out
 
 
 def points(odds: dict[str, Any], side: str) -> list[tuple[int, float]]:

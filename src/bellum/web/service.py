@@ -14,6 +14,7 @@ classes here and get plain dicts, lists and dataclasses back.
 
 from __future__ import annotations
 
+import json
 import tempfile
 import threading
 import time
@@ -25,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import tomli_w
 
 from bellum.dice import ServerRandom, new_seed
 from bellum.empire import run_command
@@ -54,15 +56,18 @@ from bellum.empire.service import history as stored_history
 from bellum.empire.service import replay as replay_command
 from bellum.empire.world import LandUnit, Plane, Relation, Ship, World
 from bellum.errors import CommandError, InputError
+from bellum.fileio import parse_toml
 from bellum.numbers import is_digits, parse_int, shown
 from bellum.odds import OddsResult
 from bellum.panzer.assault import AssaultPlan, odds_text, plan_assault, refusal
-from bellum.panzer.battlefield import Hex
+from bellum.panzer.battlefield import Hex, ParameterData, edge
 from bellum.panzer.distribution import check_exact_size, exact_distribution, exact_seconds
 from bellum.panzer.report import assault_json, assault_odds_json, explain_json
 from bellum.panzer.results import resolve_plan
-from bellum.panzer.scenario import Scenario, load_scenario
-from bellum.panzer.units import Unit
+from bellum.panzer.rules import RULE_KEYS
+from bellum.panzer.scenario import Scenario, load_scenario, scenario_from_dict, scenario_to_dict
+from bellum.panzer.tables import tables
+from bellum.panzer.units import Kind, Mode, State, Unit
 
 COMMANDS = tuple(REGISTRY)
 #: A line the command printed, and what it means.
@@ -788,6 +793,48 @@ class EmpireGame:
 
     # -- fighting -------------------------------------------------------------------
 
+    # -- the turn planner -------------------------------------------------------------
+
+    def turn_plan(self, cnum: int) -> dict[str, Any]:
+        """The turn planner's plan (docs/plan.md), with each attack's place on the map and
+        its printed order; the database keeps the odds it solved, as the command line's do."""
+        from bellum.empire.plan.curves import LocalPool
+        from bellum.empire.plan.planner import (
+            map_keys,
+            odds_command,
+            order_command,
+            plan_turn,
+            to_json,
+        )
+
+        _, world = self._snapshot()
+        with self._store() as store:
+            plan = plan_turn(world, cnum, pool=LocalPool(1), cache=store, version=store.version())
+        doc = to_json(world, plan)
+        where = ["--db", self.label if not self.scratch else "game.db", "--as", str(cnum)]
+        for wave in doc["waves"]:
+            mine = [a for a in plan.attacks if a.wave == wave["wave"]]
+            for a, attack in zip(wave["attacks"], mine, strict=True):
+                a["at"], a["sources"] = map_keys(world, cnum, attack)
+                a["command"] = order_command(attack, world, cnum, where)
+                a["odds_command"] = odds_command(attack, world, cnum, where, plan.settings.seed)
+        return doc
+
+    def threats(self, cnum: int) -> dict[str, Any]:
+        """The strongest strike on each of the country's sectors, ships and units, with
+        each threatened place as the map names it (for the heat map)."""
+        from bellum.empire.plan.curves import LocalPool
+        from bellum.empire.plan.threats import threat_map, to_json
+
+        _, world = self._snapshot()
+        with self._store() as store:
+            tm = threat_map(world, cnum, pool=LocalPool(1), cache=store, version=store.version())
+        doc = to_json(world, tm)
+        for t, threat in zip(doc["threats"], tm.threats, strict=True):
+            kind, _, ident = threat.target.partition(":")
+            t["at"] = threat.where if kind == "sector" else f"{kind}:{ident}"
+        return doc
+
     def fight(
         self, cnum: int, plan: Plan, *, seed: int | None, answers: list[str], base: int | None
     ) -> dict[str, Any]:
@@ -922,9 +969,9 @@ class PanzerGame:
     """A Panzer Campaigns scenario: its battlefield, and assaults planned, explained,
     solved and resolved on it.  The scenario file is never written."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, scenario: Scenario | None = None) -> None:
         self.path = path
-        self.scenario: Scenario = load_scenario(str(path))
+        self.scenario: Scenario = scenario or load_scenario(str(path))
 
     @property
     def name(self) -> str:
@@ -1032,3 +1079,126 @@ def _panzer_unit(u: Unit) -> dict[str, Any]:
         "assault": u.assault,
         "defense": u.defense,
     }
+
+
+# --------------------------------------------------------------------------- the Panzer calculator
+# An assault built in a form rather than a file: the target at 2,2 of a 5 x 5 map (room
+# to retreat), the attackers in its six neighbours, named by direction.  The form is a
+# scenario like any other: validated by the same loader, solved by the same study.
+
+CALC_TARGET = Hex(2, 2)
+CALC_SIZE = 5
+#: Each neighbour's direction, in the order of :meth:`Hex.neighbors` (the same for
+#: every hex of a flat-topped map).
+_NEIGHBOUR_NAMES = ("SE", "NE", "N", "NW", "SW", "S")
+#: The directions as the form lists them, clockwise from the top.
+DIRECTIONS = ("N", "NE", "SE", "S", "SW", "NW")
+FORTS = ("improved_position", "trench", "bunker", "pillbox")
+CROSSINGS = ("bridge", "ferry", "ford", "road", "railroad")
+#: A unit's fields the form shows; the rest of a loaded unit rides along unchanged.
+UNIT_FIELDS = ("id", "kind", "strength", "assault", "defense", "quality", "fatigue", "mode",
+               "state")  # fmt: skip
+
+
+def calc_hex(direction: str) -> Hex:
+    """The calculator's hex in ``direction`` of its target."""
+    return CALC_TARGET.neighbors()[_NEIGHBOUR_NAMES.index(direction)]
+
+
+def calculator_choices() -> dict[str, Any]:
+    """What the form offers: names, values and the rules' keys with their defaults."""
+    t = tables()
+    return {
+        "terrain": [n for n in t.terrain_protection_pct if n not in FORTS and n != "elevation"],
+        "forts": list(FORTS),
+        "features": [n for n in t.hexside_protection_pct if n not in CROSSINGS] + ["major_river"],
+        "crossings": list(CROSSINGS),
+        "kinds": [k.value for k in Kind],
+        "qualities": list(t.quality_modifier_pct),
+        "modes": [m.value for m in Mode],
+        "states": [s.value for s in State],
+        "rules": RULE_KEYS,
+        "params": ParameterData.default().scalar_fields(),
+        "directions": DIRECTIONS,
+    }
+
+
+def calculator_state(
+    s: Scenario, target: str = "", units: list[str] | None = None
+) -> dict[str, Any]:
+    """A scenario's assault as the calculator's form shows it (``target`` and ``units``
+    instead of its ``[assault]``), and ``notes`` on what the form leaves out."""
+    if target:
+        t = Hex.parse(target, "target")
+    elif s.assault is not None:
+        t = s.assault.target
+    else:
+        raise InputError(f"{s.name} orders no assault: choose its target hex")
+    ids = list(units) if units else list(s.assault.units if s.assault else [])
+    doc = scenario_to_dict(s)
+    by_id = {u["id"]: u for u in doc["units"]}
+    neighbours = {n: _NEIGHBOUR_NAMES[i] for i, n in enumerate(t.neighbors())}
+    notes = []
+
+    def row(u: dict[str, Any], role: str, where: str) -> dict[str, Any]:
+        shown_ = {k: u.get(k) for k in UNIT_FIELDS}
+        more = {k: v for k, v in u.items() if k not in UNIT_FIELDS and k not in ("side", "hex")}
+        return {**shown_, "role": role, "from": where, "more": json.dumps(more) if more else ""}
+
+    defenders = [row(by_id[u.id], "defender", "") for u in s.units_at(t)]
+    attackers = []
+    for uid in ids:
+        u = next((x for x in s.units if x.id == uid), None)
+        if u is None or u.hex not in neighbours:
+            notes.append(f"{uid} is not next to {t}: left out")
+            continue
+        attackers.append(row(by_id[uid], "attacker", neighbours[u.hex]))
+    left = len(s.units) - len(defenders) - len(attackers)
+    if left:
+        notes.append(
+            f"{left} other unit{'s' if left > 1 else ''} of {s.name} take no part: on the"
+            " calculator's map nothing blocks a retreat"
+        )
+    terrain = s.battlefield.terrain_of(t)
+    main = [x for x in terrain if x not in FORTS and x != "elevation"]
+    if len(main) > 1:
+        notes.append(f"{t} is {', '.join(main)}: the calculator keeps {main[0]}")
+    sides: dict[str, dict[str, str]] = {}
+    for n, direction in neighbours.items():
+        features = s.battlefield.hexsides.get(edge(t, n), ())
+        crossing = [f for f in features if f in CROSSINGS]
+        obstacle = [f for f in features if f not in CROSSINGS]
+        if len(crossing) > 1 or len(obstacle) > 1:
+            notes.append(f"the hexside {t}|{n} has {', '.join(features)}: the calculator keeps two")
+        sides[direction] = {"feature": (obstacle or [""])[0], "crossing": (crossing or [""])[0]}
+    params = doc.get("parameter_data", {})
+    return {
+        "name": s.name,
+        "att_side": next((x.side for x in s.units if x.id in ids), "Attackers"),
+        "def_side": next((x.side for x in s.units_at(t)), "Defenders"),
+        "night": s.night,
+        "terrain": (main or ["clear"])[0],
+        "fort": next((x for x in terrain if x in FORTS), ""),
+        "elevation": "elevation" in terrain,
+        "sides": sides,
+        "units": defenders + attackers,
+        "rules": dict(s.rules),
+        "params": {**ParameterData.default().scalar_fields(), **s.params.scalar_fields()},
+        "tables": json.dumps({k: v for k, v in params.items() if isinstance(v, dict | list)}),
+        "notes": notes,
+    }
+
+
+def calculator_game(raw: dict[str, Any]) -> PanzerGame:
+    """The calculator's form as a scenario, validated as a file would be."""
+    return PanzerGame(Path("calculator.toml"), scenario_from_dict(raw, "calculator"))
+
+
+def read_scenario(text: str, name: str) -> Scenario:
+    """A scenario from the text of a file the player chose."""
+    return scenario_from_dict(parse_toml(text, name), name)
+
+
+def scenario_text(game: PanzerGame) -> str:
+    """The scenario as a TOML file: what ``bellum panzer odds`` reads."""
+    return tomli_w.dumps(scenario_to_dict(game.scenario))

@@ -7,7 +7,8 @@ step       module
 2          :mod:`~bellum.empire.combat.force`
 3          :mod:`~bellum.empire.combat.strength`
 4          :mod:`~bellum.empire.combat.defenders`
-5          :mod:`~bellum.empire.combat.support`
+5          :mod:`~bellum.empire.combat.support` (:mod:`.guns`, :mod:`.missions`,
+           :mod:`.air`)
 6, 7, 8    :mod:`~bellum.empire.combat.fight`
 9-12       :mod:`~bellum.empire.combat.capture` and :mod:`.conclude`
 13, 14     :mod:`~bellum.empire.combat.movein`

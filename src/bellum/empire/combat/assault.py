@@ -37,7 +37,7 @@ from bellum.empire.combat.state import (
 from bellum.empire.events import Prompter, Sink, Sneaking
 from bellum.empire.rules import Rules
 from bellum.empire.world import Relation, Sector, Ship, World
-from bellum.errors import UsageError
+from bellum.errors import InputError
 from bellum.numbers import c_atoi as atoi
 
 ASSAULT_USAGE = "Usage: assault <to-SECT> <from-SHIP> [<forts?> <ships?> <arty?> <planes?>]"
@@ -72,7 +72,7 @@ def _flow(c: Combat, args: list[str | None], support_args: list[str], result: Co
     text = ask_text(c, sector, "Sector :  ", ASSAULT_USAGE)
     try:
         xy = w.geometry.parse(text, w.nations[c.aggressor].origin)
-    except UsageError:
+    except InputError:
         raise UsageFailure(ASSAULT_USAGE) from None
     t = w.sector(xy)
     c.target, c.defender = t, t.owner

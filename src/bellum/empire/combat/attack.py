@@ -19,7 +19,7 @@ from bellum.empire.events import Prompter, Sink
 from bellum.empire.geometry import Coord
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
-from bellum.errors import UsageError
+from bellum.errors import InputError
 
 ATTACK_USAGE = "Usage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]"
 
@@ -53,7 +53,7 @@ def _flow(c: Combat, args: list[str | None], support: list[str], result: CombatR
     text = flows.ask_text(c, None, "Sector :  ", ATTACK_USAGE) if given is None else given
     try:
         xy = c.world.geometry.parse(text, c.world.nations[c.aggressor].origin)
-    except UsageError:
+    except InputError:
         raise UsageFailure(ATTACK_USAGE) from None
     _attack_flow(c, xy, support, result)
 

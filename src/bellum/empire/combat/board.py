@@ -38,12 +38,13 @@ from bellum.empire.combat.state import (
     ldround,
     roundint10,
 )
+from bellum.empire.combat.strength import sector_offense
 from bellum.empire.events import Prompter, Sink
 from bellum.empire.rules import Rules
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import techfact
 from bellum.empire.world import LandUnit, Relation, Sector, Ship, World
-from bellum.errors import UsageError
+from bellum.errors import InputError
 from bellum.numbers import ASCII_DIGITS
 from bellum.numbers import c_atoi as atoi
 
@@ -93,7 +94,7 @@ def _own_sector(c: Combat, text: str, usage: str) -> Sector:
     w = c.world
     try:
         xy = w.geometry.parse(text.strip(), w.nations[c.aggressor].origin)
-    except UsageError:
+    except InputError:
         raise UsageFailure(usage) from None
     s = w.sector(xy)
     if s.owner != c.aggressor:
@@ -169,6 +170,7 @@ def _board_flow(c: Combat, args: list[str | None], _: list[str], result: CombatR
             c.say(problem)
             raise Aborted
     show_vessel(c, v)
+    _sector_multiplier(c, o)
     ask_mil(c, o, lambda avail: _party_limit(c, o, v.type.milit, "ship", avail), announce=False)
     if o.troops > 0:
         if sh is not None:
@@ -183,6 +185,14 @@ def _board_flow(c: Combat, args: list[str | None], _: list[str], result: CombatR
     afloat = w.ships.get(v.uid)
     if not c.success and afloat is not None and afloat.owner and "u" in afloat.rflags:
         retreat_ship(c, afloat, afloat.owner)
+
+
+def _sector_multiplier(c: Combat, o: OffObject) -> None:
+    """Mil boarding from a sector fight at its offense multiplier, as in an attack: the
+    server's ``get_ototal`` weighs every off-object by ``att_combat_eff``, whatever the
+    mode, so a fortress's mil board at twice their number (checked on the server)."""
+    if o.sector is not None:
+        o.om = sector_offense(o.sector, c.aggressor)
 
 
 def _cannot_board(c: Combat, o: OffObject, v: Ship) -> str | None:
@@ -224,6 +234,7 @@ def _lboard_flow(c: Combat, args: list[str | None], _: list[str], result: Combat
     c.offs = [o]
     result.defender, result.target = u.owner, u.name()
     show_vessel(c, u)
+    _sector_multiplier(c, o)
     if u.type.has("spy"):
         ask_mil(c, o, lambda avail: 1, announce=False)
     else:

@@ -14,6 +14,7 @@ from bellum.dice import SEED_MAX, ServerRandom, new_seed
 from bellum.empire.combat.commands import COMMANDS
 from bellum.empire.combat.flows import play
 from bellum.empire.combat.result import CombatResult
+from bellum.empire.combat.state import Stop
 from bellum.empire.events import Prompter, ReplayPrompter, Sink
 from bellum.empire.orders import Order, as_order
 from bellum.empire.rules import Rules
@@ -70,9 +71,12 @@ def run_order(
     sink: Sink | None = None,
     *,
     rules: Rules,
+    stop_at: Stop | None = None,
 ) -> CombatResult:
     """Run ``order`` as country ``aggressor`` under ``rules``; missing arguments are
-    asked for (§1.1)."""
+    asked for (§1.1).  ``stop_at="fight"`` stops it where its fight begins: it raises
+    :class:`~bellum.empire.combat.flows.FightReached` with the combat as the fight finds
+    it (the odds engine solves the fight itself)."""
     spec = COMMANDS[order.name]
     if order.conditions and order.name == "paradrop":
         raise InputError(
@@ -81,5 +85,5 @@ def run_order(
         )
     return play(
         spec, world, aggressor, dice, prompter, order.slots(), order.support(),
-        sink=sink, rules=rules,
+        sink=sink, rules=rules, stop_at=stop_at,
     )  # fmt: skip

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 from bellum.empire.combat.state import Combat, Fighter, Mode, ldround
-from bellum.empire.combat.strength import defense_total, odds, offense_total
+from bellum.empire.combat.strength import defense_total, offense_total
 from bellum.empire.movement import mcost, unit_kind, unitcost
 from bellum.empire.world import Plague
+from bellum.formulas import JITTER_CHOICES, WINDOW_BASE, WINDOW_CHOICES, jitter, jitter_offset, odds
 
 
 def header(c: Combat) -> None:
@@ -41,10 +42,8 @@ def plague(c: Combat) -> None:
 
 
 def _jitter(c: Combat, p: float) -> float:
-    p = p + (c.dice.roll(11) - 6) / 100.0
-    if p < 0.0:
-        p = 0.1
-    return min(p, 1.0)
+    """§6.2: the odds moved by the jitter the dice draw (:mod:`bellum.formulas`)."""
+    return jitter(p, jitter_offset(c.dice.roll(JITTER_CHOICES)))
 
 
 def fight(c: Combat) -> None:
@@ -55,7 +54,7 @@ def fight(c: Combat) -> None:
     """
     per_casualty = c.rules.info_fight
     p = c.odds0 if per_casualty else _jitter(c, c.odds0)
-    countdown = 0 if per_casualty else 7 + c.dice.roll(43)
+    countdown = 0 if per_casualty else WINDOW_BASE + c.dice.roll(WINDOW_CHOICES)
     while not c.success and c.ototal > 0:
         if c.dice.chance(p):
             c.put("!")
@@ -72,7 +71,7 @@ def fight(c: Combat) -> None:
         if per_casualty:
             p = odds(c.ototal, c.dtotal)
         elif countdown <= 0:
-            countdown = 7 + c.dice.roll(43)
+            countdown = WINDOW_BASE + c.dice.roll(WINDOW_CHOICES)
             p = _jitter(c, odds(c.ototal, c.dtotal))
         else:
             countdown -= 1

@@ -20,6 +20,7 @@ from bellum.empire.combat.state import (
     Failure,
     Mode,
     OffObject,
+    Stop,
     UsageFailure,
 )
 from bellum.empire.combat.strength import attack_value, defense_total, offense_total
@@ -36,7 +37,7 @@ from bellum.empire.events import (
 )
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
-from bellum.errors import UsageError
+from bellum.errors import InputError
 from bellum.numbers import c_atoi as atoi
 
 
@@ -51,10 +52,15 @@ def play(
     *,
     sink: Sink | None,
     rules: Rules,
+    stop_at: Stop | None = None,
 ) -> CombatResult:
     """Run the command ``spec`` as country ``aggressor`` under ``rules``: its flow with
-    its argument words (``None`` for those it asks for) and support words (§16)."""
-    c = Combat(world, dice, prompter, aggressor, spec.mode, rules, spec.wording, sink=sink)
+    its argument words (``None`` for those it asks for) and support words (§16), up to
+    ``stop_at`` if given."""
+    c = Combat(
+        world, dice, prompter, aggressor, spec.mode, rules, spec.wording, sink=sink,
+        stop_at=stop_at,
+    )  # fmt: skip
     result = CombatResult(spec.name, dice.seed, Outcome.ABORTED, aggressor, rules=rules)
     return run_flow(c, result, lambda: spec.flow(c, args, support, result))
 
@@ -66,7 +72,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     """
     nation = c.world.nations.get(c.aggressor)
     if nation is None:
-        raise UsageError(f"there is no country {c.aggressor} in this world")
+        raise InputError(f"there is no country {c.aggressor} in this world", field="country")
     if nation.btu < COMMAND_BTU and not c.rules.BLITZ:
         c.say("You don't have the BTUs, bozo", Refusal())
         result.outcome = Outcome.REFUSED
@@ -247,7 +253,7 @@ def defend_and_fight(
 
 
 class FightReached(Exception):
-    """Raised where the fight would begin when the dice ask to stop there (the odds engine).
+    """Raised where the fight would begin when the run stops there (``stop_at="fight"``).
 
     It carries the combat, set up as the fight finds it, and the result so far.
     """
@@ -262,14 +268,14 @@ def fight_out(c: Combat, result: CombatResult) -> None:
     """§6.1, §7 and §6.2: the header (its numbers go into the result), plague, the fight.
 
     Every command's fight starts here, so this is where the odds engine stops the
-    real flow (``dice.stop_at_fight``) and takes over with its exact solvers.
+    real flow (``stop_at="fight"``) and takes over with its exact solvers.
     """
     fight.header(c)
     for f in c.a_units:
         f.eff = f.unit.eff
     result.final_attack, result.final_defense = c.ototal, c.dtotal
     result.odds_percent = int(c.odds0 * 100)
-    if c.dice.stop_at_fight:
+    if c.stop_at == "fight":
         raise FightReached(c, result)
     fight.plague(c)
     fight.fight(c)

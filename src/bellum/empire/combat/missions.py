@@ -7,7 +7,7 @@ The server runs both through one mission engine, and so does this module:
   number; the list is kept newest-first, so the last plane found acts first);
 * land units and ships fire at once (range roll, volley, news, reports);
 * planes fly in groups, one per base, along the shortest route: they arm at
-  the base, meet flak and fighters on the way (:mod:`bellum.empire.air`), and
+  the base, meet flak and fighters on the way (:mod:`bellum.empire.combat.air`), and
   each survivor pin-bombs the target, its bombs reported ``Blam-blam-BLAM``
   to its owner;
 * what falls near the target does collateral damage to the sector.
@@ -22,8 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from bellum.empire import air
-from bellum.empire.combat import damage, support
+from bellum.empire.combat import air, damage, guns
 from bellum.empire.combat.state import Combat, ldround
 from bellum.empire.geometry import Coord
 from bellum.empire.tables import (
@@ -154,7 +153,7 @@ def perform(
                 continue
             if md > c.dice.roundavg(unit_fire_range(item)):
                 continue
-            dam2 = support.unit_fire(c, item)
+            dam2 = guns.unit_fire(c, item)
             if dam2 < 0:
                 continue
             _fired(c, item.owner, item.name(), victim, what, at)
@@ -167,7 +166,7 @@ def perform(
                 continue  # submarines interdict ships only
             if md > c.dice.roundavg(ship_fire_range(item)):
                 continue
-            dam2 = support.ship_fire(c, item)
+            dam2 = guns.ship_fire(c, item)
             if dam2 <= 0:
                 continue
             _fired(c, item.owner, item.title(), victim, what, at)

@@ -83,7 +83,10 @@ def move_in_mil(c: Combat) -> None:
         o.troops -= n
         if c.rules.fix_movein_mobility:
             s.mob = max(0, s.mob - max(1, int(n * cost)))
-        t.mil += interdict_mil(c, n)
+        # ask_move_in_off reads the target again after the interdiction: the arrivals
+        # join what its collateral damage left of the mil already there.
+        left = interdict_mil(c, n)
+        t.mil += left
 
 
 def easiest_target(c: Combat, units: list[LandUnit]) -> int:

@@ -2,7 +2,7 @@
 
 Transport planes stand by within reach of an assembly point, load
 paratroopers at their bases, fly the route from the assembly point (air
-combat en route, :mod:`bellum.empire.air`) and drop whoever got through on
+combat en route, :mod:`bellum.empire.combat.air`) and drop whoever got through on
 the target.  The fight is the attack's fight with defensive support only;
 nothing but the paratroopers moves in.  Paratroopers dropped on an illegal
 zone are lost: they left their base when the planes were armed (§1.2).
@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from bellum.dice import ServerRandom
-from bellum.empire import air
-from bellum.empire.combat import target
+from bellum.empire.combat import air, target
 from bellum.empire.combat.conclude import conclude
 from bellum.empire.combat.flows import (
     defend_and_fight,

@@ -91,6 +91,9 @@ class Wording:
     ending: Ending
 
 
+#: Where a run may stop short of its end: where the fight begins (the odds engine).
+Stop = Literal["fight"]
+
 #: What one argument is to a planner: the target, where the force comes from (a sector
 #: or the command's ship, or a paradrop's assembly point), the transport planes, the escorts.
 Role = Literal["target", "source", "planes", "escorts"]
@@ -217,6 +220,16 @@ class Fighter:
     eff: int | None = None
 
 
+@dataclass(frozen=True)
+class Channels:
+    """A combat's dice, sink, morale switch and events (:meth:`Combat.channels`)."""
+
+    dice: ServerRandom
+    sink: Sink | None
+    morale: bool
+    events: list[Event]
+
+
 @dataclass
 class Combat:
     """Everything one combat command reads, decides and reports."""
@@ -261,6 +274,21 @@ class Combat:
     #: The player's input ended (or ``q`` quit) at a question: the server's
     #: ``player->aborted``, after which the move-in asks nothing more (§13).
     aborted: bool = False
+    #: Where the run stops short (``run_order(..., stop_at=...)``), if anywhere.
+    stop_at: Stop | None = None
+
+    # -- scratch space ----------------------------------------------------------
+
+    def channels(self) -> Channels:
+        """What the combat draws with and says through, to put back with :meth:`restore`
+        after borrowing it as scratch space (the odds engine replays a side's
+        casualties on it with dice of its own, morale on and no sink)."""
+        return Channels(self.dice, self.sink, self.morale, self.events)
+
+    def restore(self, saved: Channels) -> None:
+        self.dice, self.sink, self.morale, self.events = (
+            saved.dice, saved.sink, saved.morale, saved.events
+        )  # fmt: skip
 
     # -- output ---------------------------------------------------------------
 

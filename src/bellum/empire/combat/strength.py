@@ -100,12 +100,3 @@ def defense_total(c: Combat, dsup: float | None = None) -> int:
             dv /= 2
         total += dv * dm
     return ldround((c.dsup if dsup is None else dsup) * total)
-
-
-def odds(o: float, d: float) -> float:
-    """The attacker's chance per round before jitter."""
-    if o <= 0:
-        return 0.0
-    if d <= 0:
-        return 1.0
-    return o / (o + d)

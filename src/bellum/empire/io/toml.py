@@ -843,11 +843,25 @@ def _merge_entries(
 
 
 def _merge_fields(table: Any, before: Mapping[str, Any], after: Mapping[str, Any]) -> None:
+    """The fields of ``table`` changed from ``before`` to ``after``, each in its place.
+
+    A table written inline (``items = { gun = 10, shell = 100 }``) keeps the order of
+    its keys: values change in place, and keys that come are written after the others.
+    """
     for field in {**before, **after}:
-        if before.get(field) == after.get(field):
+        old, new = before.get(field), after.get(field)
+        if old == new:
             continue
+        current = table.get(field)
+        if isinstance(new, dict) and isinstance(old, dict) and isinstance(current, dict):
+            if current.keys() == new.keys():
+                for key, value in new.items():
+                    if old.get(key) != value:
+                        current[key] = _toml_item(value)
+                continue
+            new = {**{k: new[k] for k in current if k in new}, **new}
         if field in after:
-            table[field] = _toml_item(after[field])
+            table[field] = _toml_item(new)
         elif field in table:
             del table[field]
 
@@ -865,13 +879,11 @@ def _append(doc: Any, kind: str, entry: Mapping[str, Any]) -> None:
 
 
 def _toml_item(value: Any) -> Any:
-    """A value as the writer lays it out: tables inline, arrays on one line."""
+    """A value as the writer lays it out (:func:`dumps`): tables inline, arrays on one line."""
     import tomlkit
 
     if isinstance(value, dict):
-        inline = tomlkit.inline_table()
-        inline.update({k: _toml_item(v) for k, v in value.items()})
-        return inline
+        return tomlkit.parse(f"v = {_value(value)}")["v"]
     return tomlkit.item(value)
 
 

@@ -15,8 +15,8 @@ Two ways to use it, as Panzer's :mod:`bellum.panzer.chance` does:
 :func:`tree_size` estimates the number of ends from a few random probes
 (Knuth's estimator), so the caller can choose before doing the work.  Draws
 made under :meth:`~bellum.dice.ServerRandom.text_only` change only the text:
-they take their likeliest outcome and do not branch.  The dice also ask the
-command to stop where its fight begins (``stop_at_fight``).
+they take their likeliest outcome and do not branch.  The odds engine stops
+the command where its fight begins (``run_order(..., stop_at="fight")``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ import numpy as np
 
 from bellum.dice import ServerRandom
 from bellum.errors import InputError
-from bellum.odds._common import chance_probability
+from bellum.formulas import chance_probability
 
 T = TypeVar("T")
 
@@ -44,15 +44,12 @@ class BranchingDice(ServerRandom):
     part only.  ``widths`` records how many options each choice had.
     """
 
-    stop_at_fight = True
-
     def __init__(
         self,
         path: Sequence[int] = (),
         rng: np.random.Generator | None = None,
         *,
         uniform: bool = False,
-        stop_at_fight: bool = True,
     ) -> None:
         # No generator state: every draw is a choice (ServerRandom.__init__ is not needed).
         self.seed = 0
@@ -62,7 +59,6 @@ class BranchingDice(ServerRandom):
         self.prob = 1.0
         self.rng = rng
         self.uniform = uniform
-        self.stop_at_fight = stop_at_fight
         self._text = 0
 
     def _choose(self, options: Sequence[tuple[T, float]]) -> T:

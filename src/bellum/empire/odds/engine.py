@@ -2,8 +2,9 @@
 
 1. **Before the fight** the command's own code runs on scratch copies of the
    world (:class:`~bellum.empire.scratch.WorldTemplate`) with
-   :class:`~bellum.empire.odds.branching.BranchingDice`, which stops it where
-   the fight begins (``FightReached``).  Every random event on the way —
+   :class:`~bellum.empire.odds.branching.BranchingDice`, stopped where the
+   fight begins (``run_order(..., stop_at="fight")`` raises ``FightReached``).
+   Every random event on the way —
    reacting units' supply, fort, ship, unit and plane support, flak and
    interception on a paradrop's route, a boarding's approach fire — is a
    branch.  When the tree is small enough (estimated first from random
@@ -144,7 +145,9 @@ class _Runner:
         w = self.template.scratch()
         prompter = PlanPrompter(self.plan)
         try:
-            result = run_order(w, self.plan.order, self.country, dice, prompter, rules=self.rules)
+            result = run_order(
+                w, self.plan.order, self.country, dice, prompter, rules=self.rules, stop_at="fight"
+            )
         except FightReached as stop:
             return Leaf(stop.result, stop.combat, prompter, len(dice.widths))
         return Leaf(result, None, prompter, len(dice.widths))
@@ -182,15 +185,16 @@ def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
         where = "the ship" if source == "ship" else world.fmt(source, country)
         if source not in asked:
             if n > 0:
-                raise CommandError(
-                    f"--mil {_name(world, country, source)}: no mil can go from {where}"
-                )
+                name = _name(world, country, source)
+                raise CommandError(f"no mil can go from {where}", field="mil", value=name)
         elif n > asked[source]:
             most = asked[source]
             name = _name(world, country, source)
-            raise CommandError(f"--mil {name}={n}: at most {most} mil can go from {where}")
+            raise CommandError(
+                f"at most {most} mil can go from {where}, not {n}", field="mil", value=name
+            )
     for uid in sorted((plan.units or frozenset()) - leaf.prompter.offered):
-        raise CommandError(f"--unit {uid}: the command does not offer that unit")
+        raise CommandError("the command does not offer that unit", field="unit", value=uid)
     if leaf.combat is None and r.outcome is Outcome.ABORTED and not r.world_changed:
         raise CommandError(" / ".join(lines[-2:]) if lines else "the command was aborted")
 

@@ -23,7 +23,7 @@ from bellum.empire.geometry import Coord
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
-from bellum.errors import UsageError
+from bellum.errors import InputError
 from bellum.numbers import shown, to_int
 
 #: Where mil come from: a sector (absolute coordinates) or the command's ship.
@@ -102,7 +102,9 @@ def parse_mil(
         where, sep, n = item.partition("=")
         count = to_int(n, signed=True)
         if not sep or count is None:
-            raise UsageError(f"--mil needs SECT=N or ship=N, such as 0,0=150, not '{shown(item)}'")
+            raise InputError(
+                "needs SECT=N or ship=N, such as 0,0=150", field="mil", value=shown(item)
+            )
         source: MilSource
         if where.strip().lower() == "ship" and order is None:
             source = "ship"
@@ -112,9 +114,13 @@ def parse_mil(
         else:
             source = world.geometry.parse(where, origin)
         if source in out:
-            raise UsageError(f"--mil {shown(where.strip())} is given twice")
+            raise InputError("given twice", field="mil", value=shown(where.strip()))
         if count < 0:
-            raise UsageError(f"--mil {shown(item)}: the number of mil cannot be negative")
+            raise InputError(
+                f"the number of mil cannot be negative, not {count}",
+                field="mil",
+                value=shown(where.strip()),
+            )
         out[source] = count
     return out
 
@@ -124,7 +130,7 @@ def parse_units(units: list[int]) -> frozenset[int]:
     seen: set[int] = set()
     for uid in units:
         if uid in seen:
-            raise UsageError(f"--unit {uid} is given twice")
+            raise InputError("given twice", field="unit", value=uid)
         seen.add(uid)
     return frozenset(seen)
 

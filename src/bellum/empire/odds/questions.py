@@ -22,7 +22,7 @@ from bellum.empire.odds.branching import BranchingDice
 from bellum.empire.odds.engine import EmpireOdds, FightOutcome, _Mixture, _Runner, plan_odds
 from bellum.empire.odds.plan import MilSource, Plan
 from bellum.empire.world import LandUnit, Sector, Ship, World
-from bellum.errors import CommandError, UsageError
+from bellum.errors import CommandError, InputError
 from bellum.odds.result import LossDistribution, OddsResult
 
 #: The offsets of the true mil from the value shown, ``M + offset``.
@@ -73,10 +73,10 @@ def need_sources(
         for s in sources:
             if s not in order:
                 where = "the ship" if s == "ship" else world.fmt(s, country)
-                raise CommandError(f"--need: {plan.order} never asks for mil from {where}")
+                raise CommandError(f"{plan.order} never asks for mil from {where}", field="need")
         order = {s: order[s] for s in sources}
     if not order:
-        raise CommandError(f"--need: {plan.order} asks for no mil")
+        raise CommandError(f"{plan.order} asks for no mil", field="need")
     return order
 
 
@@ -95,9 +95,10 @@ def need(
     react to the attack's size, so this can fail by a little; the result is checked).
     """
     if not 0 < target < 1:
-        raise UsageError(
-            f"--need must be a probability between 0 and 1 (exclusive), not {target:g}:"
-            " a certainty cannot be shown by computation that prunes or samples"
+        raise InputError(
+            f"must be a probability between 0 and 1 (exclusive), not {target:g}:"
+            " a certainty cannot be shown by computation that prunes or samples",
+            field="need",
         )
     order = need_sources(world, country, plan, sources)
     fixed = {k: v for k, v in (plan.mil or {}).items() if k not in order}
@@ -126,7 +127,7 @@ def _target(world: World, country: int, plan: Plan) -> Sector | Ship | LandUnit:
     leaf = _Runner(world, country, plan)(BranchingDice(rng=np.random.default_rng(0)))
     c = leaf.combat
     if c is None:
-        raise CommandError("--defense-as-seen: the command does not reach a fight")
+        raise CommandError("the command does not reach a fight", field="defense_as_seen")
     victim = c.target_ship or c.target_unit or c.target
     assert victim is not None
     return victim
@@ -151,7 +152,7 @@ def as_seen(
         or not all(0 <= w < math.inf for w in weights)
         or not any(weights)
     ):
-        raise UsageError(f"the prior needs {len(OFFSETS)} finite weights >= 0, not all 0")
+        raise InputError(f"needs {len(OFFSETS)} finite weights >= 0, not all 0", field="prior")
     victim = _target(world, country, plan)
     shown = roundint10(victim.mil)
     mix = _Mixture()

@@ -163,12 +163,12 @@ def render_resolver(odds: EmpireOdds, r: ResolverRuns) -> str:
 def comparison(rows: list[tuple[str, EmpireOdds]]) -> str:
     """Several plans side by side: P(success), the outcomes and the expected losses."""
     names = sorted({k for _, o in rows for k in o.odds.outcomes})
-    head = ["plan", "P(success)", *names, "att. losses", "def. losses", "method"]
+    head = ["plan", "P(success)", *names, "att. losses (mil)", "def. losses (mil)", "method"]
     body = [
         [
             label,
-            percent(o.p_success),
-            *(percent(o.odds.outcomes.get(k, 0.0)) for k in names),
+            percent(o.p_success, 2),
+            *(percent(o.odds.outcomes.get(k, 0.0), 2) for k in names),
             f"{o.expected('attacker'):.2f}",
             f"{o.expected('defender'):.2f}",
             o.method,
@@ -180,7 +180,7 @@ def comparison(rows: list[tuple[str, EmpireOdds]]) -> str:
         "  ".join(
             c.ljust(w) if i in (0, len(head) - 1) else c.rjust(w)
             for i, (c, w) in enumerate(zip(r, widths, strict=True))
-        )
+        ).rstrip()
         for r in [head, *body]
     )
 

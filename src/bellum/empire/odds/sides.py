@@ -141,7 +141,7 @@ def side_graph(
     and put back as it was (its events and the world's telegrams aside).
     Raises :class:`TooManyStates` past ``max_states`` states.
     """
-    saved = (c.dice, c.sink, c.morale, c.events)
+    saved = c.channels()
     c.sink = None
     c.morale = True
     side = _Side(c, defender)
@@ -159,7 +159,7 @@ def side_graph(
         )
     finally:
         side.load(root)
-        c.dice, c.sink, c.morale, c.events = saved
+        c.restore(saved)
     ptr = np.zeros(len(states) + 1, dtype=np.int64)
     ptr[1:] = np.cumsum([len(s) for s in succ])
     to = np.array([t for s in succ for t, _ in s], dtype=np.int64)
@@ -210,7 +210,7 @@ def _explore(
             ends = enumerate_runs(step)
             assert ends is not None
         else:
-            ends = [(step(BranchingDice(rng=rng, stop_at_fight=False)), 1.0)]
+            ends = [(step(BranchingDice(rng=rng)), 1.0)]
         out: dict[int, float] = {}
         for (state, taken, s, occ), p in ends:
             key = (state, cas[n] + taken, depth[n] + 1)

@@ -39,14 +39,14 @@ import numpy.typing as npt
 
 from bellum.empire.odds._blas import one_thread
 from bellum.empire.odds.sides import SideGraph
-from bellum.odds._common import (
+from bellum.formulas import (
     JITTER_CHOICES,
     WINDOW_CHOICES,
     WINDOW_MAX,
     WINDOW_MIN,
-    jittered_probabilities,
     window_survival,
 )
+from bellum.odds._common import jittered_probabilities
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -119,7 +119,10 @@ def probe(
     """Run ``order`` up to its fight, everything offered taken; ``None`` if it cannot fight."""
     prompter = PlanPrompter(Plan(order, rules=rules))
     try:
-        run_order(template.scratch(), order, country, BranchingDice(), prompter, rules=rules)
+        run_order(
+            template.scratch(), order, country, BranchingDice(), prompter, rules=rules,
+            stop_at="fight",
+        )  # fmt: skip
     except FightReached:
         pass
     except BellumError:  # a sector the view does not show (fog of war), for one

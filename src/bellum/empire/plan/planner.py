@@ -15,6 +15,7 @@ with greedy's plan beside it.  The plan's assumptions (docs/plan.md):
 
 from __future__ import annotations
 
+import shlex
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -324,6 +325,61 @@ def to_json(world: World, plan: TurnPlan) -> dict[str, Any]:
     }
 
 
+def _mil_words(a: Attack, world: World, country: int) -> list[str]:
+    words = []
+    for src, n in (a.plan.mil or {}).items():
+        words += ["--mil", f"{'ship' if src == 'ship' else world.fmt(src, country)}={n}"]
+    return words
+
+
+def order_command(
+    a: Attack, world: World, country: int, where: list[str], live: str | None = None
+) -> str:
+    """The printed order: the command, ``where`` (``--db FILE --as C``), its named
+    answers (every question the command asks), and its seed or ``--live HOST:PORT``."""
+    words = [
+        "bellum",
+        "empire",
+        a.order.name,
+        *a.order.args,
+        *where,
+        *_mil_words(a, world, country),
+    ]
+    units = sorted(a.plan.units or ())
+    if a.order.name in ("attack", "assault", "board"):
+        words += [w for uid in units for w in ("--unit", str(uid))] or ["--no-units"]
+    if a.order.name == "attack":
+        for src, n in (a.plan.mil or {}).items():
+            if src != "ship" and n:
+                words += ["--move-in", f"{world.fmt(src, country)}={n}"]
+        words.append("--no-move-in-units")
+    if a.order.name in ("attack", "assault"):
+        words.append("--yes")
+    words += ["--live", live] if live is not None else ["--seed", str(a.seed)]
+    return shlex.join(words)
+
+
+def odds_command(a: Attack, world: World, country: int, where: list[str], seed: int) -> str:
+    """``bellum empire odds`` of the same plan and seed: it gives the plan's figures."""
+    words = ["bellum", "empire", "odds", a.order.name, *a.order.args, *where]
+    words += _mil_words(a, world, country)
+    words += [w for uid in sorted(a.plan.units or ()) for w in ("--unit", str(uid))]
+    return shlex.join([*words, "--seed", str(seed)])
+
+
+def map_keys(world: World, country: int, a: Attack) -> tuple[str, list[str]]:
+    """Where an attack goes and comes from, as the web map names places: ``x,y`` in the
+    country's coordinates, ``ship:N`` and ``unit:N`` for ships and land units."""
+    kind, _, ident = a.target.partition(":")
+    target = a.where if kind == "sector" else f"{kind}:{ident}"
+    sources = []
+    for src, n in (a.plan.mil or {}).items():
+        if n > 0:
+            sources.append(f"ship:{a.order.ship}" if src == "ship" else world.fmt(src, country))
+    sources += [f"unit:{uid}" for uid in sorted(a.plan.units or ())]
+    return target, sources
+
+
 __all__ = [
     "SCHEMA",
     "SCHEMA_VERSION",
@@ -331,6 +387,9 @@ __all__ = [
     "Settings",
     "TurnPlan",
     "Wave",
+    "map_keys",
+    "odds_command",
+    "order_command",
     "plan_turn",
     "play_wave",
     "prize",

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from bellum.empire.odds import Plan
 from bellum.empire.orders import Order
@@ -127,7 +128,7 @@ def threat_map(
     return ThreatMap(country, tuple(ranked), notes, strikes, solved)
 
 
-def to_json(world: World, tm: ThreatMap) -> dict[str, object]:
+def to_json(world: World, tm: ThreatMap) -> dict[str, Any]:
     def r(x: float) -> float:
         return float(f"{x:.6g}")
 

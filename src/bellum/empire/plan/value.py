@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
 
 from bellum.empire.world import LandUnit, Sector, Ship, World
-from bellum.errors import UsageError
+from bellum.errors import InputError
 from bellum.numbers import shown
 
 #: Dollars per 100 % efficient sector of each designation (others: DEFAULT_DES).
@@ -91,9 +91,11 @@ class Weights:
             except ValueError:
                 n = float("nan")
             if not sep or name not in names or not 0 <= n < 1e9:
-                raise UsageError(
-                    f"--weight needs NAME=N with NAME one of {', '.join(names)} and N a"
-                    f" number of dollars from 0, not '{shown(item)}'"
+                raise InputError(
+                    f"needs NAME=N with NAME one of {', '.join(names)} and N a number of"
+                    " dollars from 0",
+                    field="weight",
+                    value=shown(item),
                 )
             out = replace(out, **{name: n})
         return out

@@ -45,10 +45,22 @@ async function pick(table, kind, id, restore = null) {
   if (at && kind !== "sector") map.setPicked(at);
   if (title) title.tabIndex = -1;
   keepInUrl(table, kind === "sector" ? { target: id } : { kind, target: id });
-  const ways = [...panel.querySelectorAll("section.way")];
+  const ways = [...panel.querySelectorAll("details.way")];
   const chosen = restore && ways.find((s) => s.dataset.command === restore.get("command")
     && s.dataset.source === (restore.get("source") || ""));
-  ways.forEach((section) => setupWay(section, table, section === chosen ? restore : null));
+  // The ways' first odds one after the other, the open way's first: asked all at once
+  // they would share the server's cores and each come later.
+  const feeds = ways.map((section) => setupWay(section, table, section === chosen ? restore : null))
+    .filter(Boolean).sort((a, b) => b.section.open - a.section.open);
+  const next = (i) => {
+    if (i >= feeds.length) return;
+    let started = false;
+    const go = () => { if (!started) { started = true; next(i + 1); } };
+    feeds[i].section.addEventListener("bellum:answered", go, { once: true });
+    setTimeout(go, 1500);  // a slow way does not hold the others back for long
+    feeds[i].want();
+  };
+  next(0);
 }
 
 // The plan in the address bar: a reload (or a link) comes back to the same target,
@@ -93,13 +105,32 @@ function restorePlan(section, form, q) {
   if (q.has("seed")) form.elements.seed.value = q.get("seed");
 }
 
+// A way's controls wired to its odds, the map and the fight; its feed (the caller asks
+// for its first odds).
 function setupWay(section, table, restore) {
   if (restore?.get("fight")) showPastFight(section, restore.get("fight"));
   const form = section.querySelector("form[data-plan]");
-  if (!form) return;
+  if (!form) return null;
   form.dataset.fight = restore?.get("fight") || "";
   form.dataset.version = document.getElementById("panel-title")?.dataset.version || table.dataset.version;
   if (restore) restorePlan(section, form, restore);
+  // The map draws the plan of the way last touched (the open one, to begin with); one
+  // way is open at a time.
+  if (restore) section.open = true;
+  if (section.open && !table._activeWay?.isConnected) table._activeWay = section;
+  const touched = () => {
+    table._activeWay = section;
+    table._map.setPlan(planOnMap(form, table._map));
+  };
+  section.addEventListener("focusin", touched);
+  section.addEventListener("toggle", () => {
+    if (!section.open) return;
+    touched();
+    form._feed.want();  // opened before its turn: its odds now
+    for (const other of document.querySelectorAll("#panel details.way[open]:not(.refused)")) {
+      if (other !== section) other.open = false;
+    }
+  });
   const feed = (form._feed = oddsFeed(section, form, table));
 
   form.querySelectorAll(".slider").forEach((s) => {
@@ -139,25 +170,22 @@ function setupWay(section, table, restore) {
       feed.want();
     }
   });
-  feed.want();
+  return feed;
 }
 
-// The odds of a plan as its controls move. Throttled, not debounced: a change is asked
-// for at once when nothing is on its way, else it waits for the answer in flight and
-// only the latest wish is sent (the ones it overtook never are). The figures shown are
-// greyed while newer ones are being worked out; leaving the plan aborts its request.
-function oddsFeed(section, form, table) {
-  const head = section.querySelector(".odds");
-  const more = section.querySelector(".odds-more");
+// An answer that follows a question as it changes (the odds of a plan while its controls
+// move). Throttled, not debounced: a change is asked at once when nothing is on its way,
+// else it waits for the answer in flight and only the latest question is sent (the ones
+// it overtook never are). busy(true) while the answer shown is not the latest question's;
+// stop() aborts the request in flight (the question left the page).
+function liveFeed({ question, ask, show, busy }) {
   let wanted = null, shown = null, inflight = null, stopped = false;
-  const since = new Map();  // a plan's query -> when a control first asked for it
-  const grey = () => head.querySelector(".odds-box")?.classList.toggle("stale", wanted !== shown);
+  const since = new Map();  // a question -> when it was first asked
 
   const want = () => {
-    table._map.setPlan(planOnMap(form, table._map));
-    wanted = planQuery(form).toString();
+    wanted = question();
     if (!since.has(wanted)) since.set(wanted, performance.now());
-    grey();
+    busy(wanted !== shown);
     pump();
   };
   const pump = async () => {
@@ -166,45 +194,66 @@ function oddsFeed(section, form, table) {
     inflight = new AbortController();
     let r;
     try {
-      r = await fetchFragment(`/empire/odds?${q}`, { signal: inflight.signal });
+      r = await ask(q, inflight.signal);
     } catch (err) {
-      if (err.name !== "AbortError") head.innerHTML = `<p class="error" role="alert">No answer from the server (${err.message}).</p>`;
-      return;
+      if (err.name === "AbortError") return;
+      r = { ok: false, status: 0, html: `<p class="error" role="alert">No answer from the server (${err.message}).</p>` };
     } finally {
       inflight = null;
     }
-    if (stopped || !form.isConnected) return;
+    if (stopped) return;
     shown = q;
-    clearErrors(form);
-    if (!r.ok) showError(form, head, r.html);
-    else render(r.html, q);
-    grey();
-    pump();
-  };
-  const render = (html, q) => {
-    const tmp = document.createElement("template");
-    tmp.innerHTML = html;
-    const box = tmp.content.querySelector(".odds-box");
-    head.replaceChildren(box);
-    more.replaceChildren(...tmp.content.querySelectorAll(".odds-detail"));
     const now = performance.now(), ms = Math.round(now - (since.get(q) ?? now));
     for (const key of [...since.keys()]) if (key === q || key !== wanted) since.delete(key);
-    box.dataset.latency = ms;
-    more.querySelector(".latency")?.replaceChildren(`Shown ${ms} ms after the change.`);
-    form.dataset.updates = (+form.dataset.updates || 0) + 1;
-    timings.odds.push({ ms, at: Math.round(now) });
-    if (table._pickedAt) {
-      timings.clickToOdds.push(Math.round(now - table._pickedAt));
-      table._pickedAt = 0;
-    }
-    keepInUrl(table, urlOfPlan(table, form));
-    section.dispatchEvent(new CustomEvent("bellum:odds", { bubbles: true, detail: { ms } }));
+    show(r, ms);
+    busy(wanted !== shown);
+    pump();
   };
   return {
     want,
     stop: () => { stopped = true; inflight?.abort(); },
     forget: () => { shown = null; },
   };
+}
+
+// A fragment's parts moved to their places: {".odds-box": element, ...}.
+function place(html, slots) {
+  const tmp = document.createElement("template");
+  tmp.innerHTML = html;
+  for (const [selector, slot] of Object.entries(slots)) slot.replaceChildren(...tmp.content.querySelectorAll(selector));
+}
+
+// The odds of a plan as its controls move (a liveFeed), drawn on the map as they change.
+function oddsFeed(section, form, table) {
+  const head = section.querySelector(".odds");
+  const more = section.querySelector(".odds-more");
+  const feed = liveFeed({
+    question: () => {
+      if (table._activeWay === section) table._map.setPlan(planOnMap(form, table._map));
+      return planQuery(form).toString();
+    },
+    ask: (q, signal) => fetchFragment(`/empire/odds?${q}`, { signal }),
+    busy: (on) => head.querySelector(".odds-box")?.classList.toggle("stale", on),
+    show: (r, ms) => {
+      if (!form.isConnected) return;
+      clearErrors(form);
+      form.dataset.updates = (+form.dataset.updates || 0) + 1;  // answers shown, errors too
+      section.dispatchEvent(new Event("bellum:answered"));
+      if (!r.ok) { showError(form, head, r.html); return; }
+      place(r.html, { ".odds-box": head, ".odds-detail": more });
+      section.querySelector(".way-p").textContent = `${head.querySelector(".p").textContent} to win`;
+      head.querySelector(".odds-box").dataset.latency = ms;
+      more.querySelector(".latency")?.replaceChildren(`Shown ${ms} ms after the change.`);
+      const now = performance.now();
+      timings.odds.push({ ms, at: Math.round(now) });
+      if (table._pickedAt) {
+        timings.clickToOdds.push(Math.round(now - table._pickedAt));
+        table._pickedAt = 0;
+      }
+      keepInUrl(table, urlOfPlan(table, form));
+    },
+  });
+  return { ...feed, section };
 }
 
 // Where a plan's force comes from, for the map: the sectors and ships whose mil go, the
@@ -259,10 +308,7 @@ async function play(section, form, button, feed) {
   const r = await fetchFragment(`/empire/play?${formQuery(form)}`).finally(done);
   if (!r.ok) { showError(form, out, r.html); return; }
   out.innerHTML = "";
-  const tmp = document.createElement("template");
-  tmp.innerHTML = r.html;
-  section.querySelector(".odds").replaceChildren(...tmp.content.querySelectorAll(".odds-box"));
-  section.querySelector(".odds-more").replaceChildren(...tmp.content.querySelectorAll(".odds-detail"));
+  place(r.html, { ".odds-box": section.querySelector(".odds"), ".odds-detail": section.querySelector(".odds-more") });
   feed.forget();  // the next change asks the planner again
 }
 
@@ -367,9 +413,27 @@ async function worldChanged(table) {
   const { data, version } = readMapData(tmp.content);
   table._map.load(data);
   table.dataset.version = version;
-  const stat = document.querySelector("header .stat");
-  if (stat) stat.textContent = `$${data.country.money.toLocaleString("en-US")} · ${data.country.btu} BTU`;
+  showHeader(data.country);
   markStale(table);
+}
+
+function showHeader({ money, btu }) {
+  const stat = document.querySelector("header .stat");
+  if (stat) stat.textContent = `$${money.toLocaleString("en-US")} · ${btu} BTU`;
+}
+
+// The server says when the world changes (a fight in another tab, or another program
+// writing the database): the map and the header follow, and the plans made before are
+// marked stale.  EventSource reconnects by itself after a dropped connection.
+function listen(table) {
+  if (!window.EventSource) return;
+  const source = (window.bellum.events = new EventSource(`/empire/events?as=${encodeURIComponent(table.dataset.as)}`));
+  source.addEventListener("world", (e) => {
+    const d = JSON.parse(e.data);
+    showHeader(d);
+    if (String(d.version) !== table.dataset.version) worldChanged(table);
+  });
+  window.addEventListener("pagehide", () => source.close());
 }
 
 function markStale(table) {
@@ -389,14 +453,14 @@ function clearErrors(form) {
   form.querySelectorAll(".err").forEach((el) => { el.textContent = ""; });
 }
 
-// An error that names a control ("--mil 0,0", "--unit 7", "options") goes next to it.
+// An error that names a control ("mil.0,0: ...", "unit.7: ...", "options") goes next to it.
 function showError(form, fallback, html) {
   const tmp = document.createElement("div");
   tmp.innerHTML = html;
   const text = tmp.textContent.trim();
-  let m = text.match(/--mil (-?\d+,-?\d+)/) || text.match(/^mil\.(\S+?):/);
+  let m = text.match(/^mil\.(\S+?):/);
   let place = m && form.querySelector(`[data-control="mil.${CSS.escape(m[1])}"] .err`);
-  if (!place && (m = text.match(/--unit (\d+)/))) place = form.querySelector(`[data-control="unit.${m[1]}"] .err`);
+  if (!place && (m = text.match(/^unit\.(\d+):/))) place = form.querySelector(`[data-control="unit.${m[1]}"] .err`);
   if (!place && /option|profile/i.test(text)) place = form.querySelector(`[data-control="options"] .err`);
   if (place) { place.textContent = text; fallback.innerHTML = ""; }
   else fallback.innerHTML = html;
@@ -431,6 +495,115 @@ function parseSector(text, W, H) {
   return { key: `${x},${y}` };
 }
 
+// ---------------------------------------------------------------- the turn plan and threats
+//
+// "Plan the turn" asks the turn planner (docs/plan.md) for the whole turn: the panel lists
+// each attack with a box to accept or reject it, and the map's "turnplan" layer draws an
+// arrow from every source of an accepted attack to its target, with its P(win) on it.
+// "Threats" shades each of your sectors by the likeliest strike on it (a heat map layer).
+
+function mapKey(map, key) {
+  const where = (list, id) => list.find((t) => String(t.uid) === String(id))?.key;
+  if (key.startsWith("ship:")) return where(map.data.ships, key.slice(5));
+  if (key.startsWith("unit:")) return where(map.data.units, key.slice(5));
+  return key;
+}
+
+function pctText(p) { return `${(100 * p).toFixed(p > 0.995 && p < 1 ? 1 : 0)}%`; }
+
+function drawTurnPlan(map, attacks) {
+  map.addLayer("turnplan", 12, (ctx, api) => {
+    for (const a of attacks) {
+      if (!a.accepted) continue;
+      const to = mapKey(map, a.at);
+      for (const src of a.sources) {
+        const from = mapKey(map, src);
+        if (!from || !to || from === to) continue;
+        api.arrow(ctx, from, to, { colour: "#fff", width: Math.max(4, api.r * 0.26) });
+        api.arrow(ctx, from, to, { colour: "#0072b2" });
+        const [vx, vy] = map.toMap(map.cw / 2, map.ch / 2);
+        const tt = map.nearest(to, vx, vy), ff = tt && map.nearest(from, ...tt);
+        if (!ff) continue;
+        const [x1, y1] = map.toScreen(...ff), [x2, y2] = map.toScreen(...tt);
+        const label = pctText(a.p_success), px = Math.max(10, api.r * 0.5);
+        ctx.font = `700 ${px.toFixed(1)}px "DejaVu Sans", sans-serif`;
+        ctx.textAlign = "center"; ctx.textBaseline = "middle";
+        const mx = (x1 + x2) / 2, my = (y1 + y2) / 2, w = ctx.measureText(label).width + 6;
+        ctx.fillStyle = "rgba(255,255,255,.9)"; ctx.fillRect(mx - w / 2, my - px * 0.65, w, px * 1.3);
+        ctx.fillStyle = "#0b3d66"; ctx.fillText(label, mx, my);
+      }
+    }
+  });
+}
+
+async function showTurnPlan(table, button) {
+  const panel = document.getElementById("panel");
+  const map = table._map;
+  button.disabled = true;
+  panel.setAttribute("aria-busy", "true");
+  const r = await fetchFragment(`/empire/turnplan?as=${table.dataset.as}`);
+  panel.innerHTML = r.html;
+  panel.removeAttribute("aria-busy");
+  button.disabled = false;
+  const node = document.getElementById("turnplan-data");
+  if (!r.ok || !node) { map.addLayer("turnplan", 12, null); return; }
+  const attacks = JSON.parse(node.textContent).waves.flatMap((w) => w.attacks);
+  attacks.forEach((a) => { a.accepted = true; });
+  panel.dataset.loaded = "turnplan";
+  drawTurnPlan(map, attacks);
+  panel.querySelector(".turnplan").addEventListener("change", (e) => {
+    const box = e.target.closest("input[name=accept]");
+    if (!box) return;
+    const section = box.closest(".turnplan");
+    // Indices count within a wave's table; the data lists every wave's attacks in order.
+    const tables = [...section.querySelectorAll("table.turnplan-table")];
+    const offset = tables.slice(0, tables.indexOf(box.closest("table"))).reduce((n, t) => n + t.tBodies[0].rows.length, 0);
+    const i = offset + Number(box.value);
+    attacks[i].accepted = box.checked;
+    box.closest("tr").classList.toggle("rejected", !box.checked);
+    const orders = [...section.querySelectorAll("pre.orders")];
+    const order = orders[tables.indexOf(box.closest("table"))]?.querySelector(`[data-attack="${box.value}"]`);
+    if (order) order.hidden = !box.checked;
+    map.schedule();
+  });
+}
+
+async function toggleThreats(table, button) {
+  const map = table._map;
+  if (button.getAttribute("aria-pressed") === "true") {
+    button.setAttribute("aria-pressed", "false");
+    map.addLayer("threats", 5, null);
+    return;
+  }
+  button.disabled = true;
+  const panel = document.getElementById("panel");
+  const r = await fetchFragment(`/empire/threats?as=${table.dataset.as}`);
+  button.disabled = false;
+  panel.innerHTML = r.html;
+  panel.dataset.loaded = "threats";
+  const node = document.getElementById("threats-data");
+  if (!r.ok || !node) return;
+  const heat = new Map();
+  for (const t of JSON.parse(node.textContent).threats) {
+    const key = mapKey(map, t.at);
+    if (key) heat.set(key, Math.max(heat.get(key) || 0, t.p_success));
+  }
+  button.setAttribute("aria-pressed", "true");
+  map.addLayer("threats", 5, (ctx, api) => {
+    for (const [key, p] of heat) {
+      for (const q of api.positions(key)) {
+        ctx.beginPath(); api.hex(ctx, q.x, q.y, 0.95);
+        ctx.fillStyle = `rgba(213, 0, 0, ${(0.12 + 0.68 * p).toFixed(3)})`; ctx.fill();
+        if (api.r >= 9) {
+          ctx.font = `700 ${(0.42 * api.r).toFixed(1)}px "DejaVu Sans", sans-serif`;
+          ctx.textAlign = "center"; ctx.textBaseline = "middle";
+          ctx.fillStyle = p > 0.5 ? "#fff" : "#400"; ctx.fillText(pctText(p), q.x, q.y + 0.05 * api.r);
+        }
+      }
+    }
+  });
+}
+
 // ---------------------------------------------------------------- start
 
 document.addEventListener("DOMContentLoaded", () => {
@@ -442,6 +615,10 @@ document.addEventListener("DOMContentLoaded", () => {
     const map = (table._map = new EmpireMap(document.getElementById("map"), data, (kind, id) => pick(table, kind, id)));
     window.bellum = { map, timings };
     document.querySelector(".toolbar").addEventListener("click", (e) => {
+      const plan = e.target.closest("button[data-turnplan]");
+      if (plan) { showTurnPlan(table, plan); return; }
+      const threats = e.target.closest("button[data-threats]");
+      if (threats) { toggleThreats(table, threats); return; }
       const b = e.target.closest("button[data-zoom]");
       if (!b) return;
       if (b.dataset.zoom === "in") map.zoom(1.4);
@@ -463,75 +640,12 @@ document.addEventListener("DOMContentLoaded", () => {
         pick(table, table._target.kind, table._target.id);
       }
     });
+    listen(table);
     const start = new URLSearchParams(location.search);
     if (table.dataset.target) pick(table, table.dataset.kind || "sector", table.dataset.target, start);
   }
   const pz = document.querySelector(".pz-table");
   if (pz && window.bellumPanzer) window.bellumPanzer(pz);
+  const calc = document.querySelector(".calc-table");
+  if (calc && window.bellumCalculator) window.bellumCalculator(calc);
 });
-
-// ---------------------------------------------------------------- Panzer
-
-window.bellumPanzer = (table) => {
-  const form = document.getElementById("pz-form");
-  const planBox = document.getElementById("pz-plan");
-  const resultBox = document.getElementById("pz-result");
-  const explainBox = document.getElementById("pz-explain");
-  const wrap = document.getElementById("map-wrap");
-  const before = wrap.innerHTML;
-  let first = JSON.parse(table.dataset.units || "[]");
-
-  const query = (pickAll) => {
-    const q = new URLSearchParams({ target: form.target.value });
-    if (first) { first.forEach((u) => q.append("unit", u)); first = null; }
-    else if (pickAll) q.set("pick", "all");
-    else planBox.querySelectorAll("input[name=unit]:checked").forEach((c) => q.append("unit", c.value));
-    return q;
-  };
-  const markAttackers = () => {
-    const chosen = new Set([...planBox.querySelectorAll("input[name=unit]:checked")].map((c) => c.value));
-    wrap.querySelectorAll(".counter").forEach((g) => g.classList.toggle("attacking", chosen.has(g.dataset.unit)));
-  };
-  const load = async (pickAll) => {
-    if (!form.target.value) { planBox.innerHTML = '<p class="note">Choose the hex to assault.</p>'; return; }
-    if (wrap.innerHTML !== before) wrap.innerHTML = before;
-    markAttackers();  // the units just chosen, not the page's first ones, while it loads
-    planBox.querySelector(".odds-box")?.classList.add("stale");
-    resultBox.innerHTML = "";
-    planBox.setAttribute("aria-busy", "true");
-    const r = await fetchFragment(`/panzer/plan?${query(pickAll)}`);
-    const tmp = document.createElement("template");
-    tmp.innerHTML = r.html;
-    const head = tmp.content.querySelector(".pz-head");
-    planBox.replaceChildren(...(head ? [head] : tmp.content.childNodes));
-    explainBox.replaceChildren(...tmp.content.querySelectorAll(".pz-detail"));
-    planBox.removeAttribute("aria-busy");
-    table.dataset.plans = (+table.dataset.plans || 0) + 1;
-    markAttackers();
-  };
-  table.querySelector("button[data-whole]").addEventListener("click", () => {
-    const svg = wrap.querySelector("svg");
-    svg.setAttribute("viewBox", svg.dataset.full);
-  });
-  form.addEventListener("submit", (e) => e.preventDefault());  // Enter never reloads or resolves
-  form.target.addEventListener("change", () => load(true));
-  planBox.addEventListener("change", () => load(false));
-  wrap.addEventListener("click", (e) => {
-    const counter = e.target.closest(".counter");
-    const key = counter ? counter.dataset.hex : e.target.closest(".sec")?.dataset.key;
-    if (!key || ![...form.target.options].some((o) => o.value === key)) return;
-    form.target.value = key;
-    load(true);
-  });
-  form.querySelector("button[data-action=resolve]").addEventListener("click", async () => {
-    const q = new URLSearchParams({ target: form.target.value, seed: form.seed.value });
-    planBox.querySelectorAll("input[name=unit]:checked").forEach((c) => q.append("unit", c.value));
-    const r = await fetchFragment(`/panzer/resolve?${q}`);
-    resultBox.innerHTML = r.html;
-    const after = resultBox.querySelector("template#pz-after");
-    if (after) wrap.innerHTML = after.innerHTML;
-    resultBox.querySelector(".outcome")?.setAttribute("tabindex", "-1");
-    resultBox.querySelector(".outcome")?.focus();
-  });
-  if (form.target.value) load(false);
-};

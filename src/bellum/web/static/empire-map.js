@@ -476,10 +476,11 @@ class EmpireMap {
   }
 }
 
+// A hex's outline, back to its first corner by a line: closePath() would make a path of
+// many hexes quadratic in Chrome (20,000 hexes took 10 s, this way 15 ms).
 function hexPath(path, x, y, r) {
   path.moveTo(x + CORNERS[0][0] * r, y + CORNERS[0][1] * r);
-  for (let k = 1; k < 6; k++) path.lineTo(x + CORNERS[k][0] * r, y + CORNERS[k][1] * r);
-  path.closePath();
+  for (let k = 1; k <= 6; k++) path.lineTo(x + CORNERS[k % 6][0] * r, y + CORNERS[k % 6][1] * r);
 }
 
 function readMapData(root) {

@@ -9,10 +9,12 @@ did not change keeps the exact text it was read with, which makes an
 import followed by an export byte-identical.
 
 Coordinates in a deity's dump are absolute, written in ``[-size/2,
-size/2)``.  A dump says how big the world is only if it holds the
-``version`` table (an ``xdump version``, which also gives the game's rule
-options); otherwise :func:`dump_to_world` infers the size from a complete
-sector table or needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
+size/2)``.  A dump says how big the world is if it holds the ``version``
+table (an ``xdump version``, which also gives the game's rule options) or
+a comment ``# WORLD_X 32 WORLD_Y 16``, which bellum's export writes when the
+sector table leaves sectors out (the server's reader skips comments);
+otherwise :func:`dump_to_world` infers the size from a complete sector
+table or needs it from the caller (``econfig``'s WORLD_X and WORLD_Y).
 
 A player's dump (``xdump`` as a country other than the deity) leaves out
 what the country cannot see: other countries' sectors and units, and the
@@ -25,6 +27,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -169,10 +172,16 @@ class _Row:
         return {unescape(name, self.where) for name in text[1:-1].split()}
 
     def xy(self, xcol: str, ycol: str) -> Coord:
+        """A place, written as the server writes it: in ``[-size/2, size/2)``."""
         assert self.geo is not None
-        w, h = self.geo.width, self.geo.height
-        x = self.num(xcol, -w, w - 1)
-        y = self.num(ycol, -h, h - 1)
+        w, h = self.geo.width // 2, self.geo.height // 2
+        x, y = self.num(xcol), self.num(ycol)
+        if not (-w <= x < w and -h <= y < h):
+            raise self.fail(
+                f"{xcol},{ycol}",
+                f"{x},{y} is off the {2 * w}x{2 * h} map (x {-w}..{w - 1}, y {-h}..{h - 1});"
+                " give the game's size with --size or --econfig",
+            )
         return self.geo.norm(x, y)
 
 
@@ -334,13 +343,24 @@ def game_config(dump: Dump) -> dict[str, str]:
     return dict(zip(t.columns, t.records[0].fields, strict=True))
 
 
+#: The comment that gives a dump's size (see the module's documentation).
+_SIZE_COMMENT = re.compile(r"^#\s*WORLD_X\s+([0-9]{1,9})\s+WORLD_Y\s+([0-9]{1,9})\b", re.M)
+
+
 def _size_of(dump: Dump, config: dict[str, str]) -> tuple[int, int] | None:
-    if "WORLD_X" not in config or "WORLD_Y" not in config:
-        return infer_size(dump)
-    try:
-        return int(config["WORLD_X"]), int(config["WORLD_Y"])
-    except ValueError:
-        raise InputError(f"{dump.source}: version: WORLD_X and WORLD_Y must be numbers") from None
+    """The size the dump says (its ``version`` table, else its size comment), else the
+    size of its complete sector table, else ``None``."""
+    if "WORLD_X" in config and "WORLD_Y" in config:
+        try:
+            return int(config["WORLD_X"]), int(config["WORLD_Y"])
+        except ValueError:
+            raise InputError(
+                f"{dump.source}: version: WORLD_X and WORLD_Y must be numbers"
+            ) from None
+    said = _SIZE_COMMENT.search("".join(t.before for t in dump.tables))
+    if said is not None:
+        return int(said[1]), int(said[2])
+    return infer_size(dump)
 
 
 def _viewer(dump: Dump, geo: Geometry) -> _Row | None:
@@ -412,7 +432,12 @@ def _new_world(
     if dump.table("sect") is None and dump.table("nat") is None:
         raise InputError(f"{dump.source}: no sect or nat table: not an Empire dump, or empty")
     config = game_config(dump)
-    size = size or _size_of(dump, config)
+    own = _size_of(dump, config)
+    if size is not None and own is not None and size != own:
+        raise InputError(
+            f"{dump.source}: the dump's world is {own[0]}x{own[1]}, not {size[0]}x{size[1]}"
+        )
+    size = size or own
     if size is None:
         raise InputError(
             f"{dump.source}: the dump leaves out sectors, so its world size is unknown;"
@@ -755,6 +780,9 @@ def world_to_dump(world: World, template: Dump | None = None) -> str:
             lambda o, n: _relations_over(o, world, n),
             lambda c: {"uid": str(c)},
         )
+    if _size_of(dump, game_config(dump)) != (geo.width, geo.height):
+        first = dump.tables[0]
+        first.before = f"# WORLD_X {geo.width} WORLD_Y {geo.height}\n{first.before}"
     return dump.text()
 
 

@@ -360,10 +360,12 @@ def hostile(c: Combat, owner: int, intruder: int) -> bool:
 
 
 def flak_damage(c: Combat, guns: int, p: Plane) -> int:
-    """One plane's share of a volley of ``guns`` (one ``roll(8)``)."""
+    """One plane's share of a volley of ``guns`` (one ``roll(8)``), as ``ac_flak_dam``
+    computes it: ``mult`` is a C ``float``, so ``(roll(8) + 2) * mult`` is a float product
+    too (10 x 1.4f is 14.0f, not 13.99999976 in double; checked on the server)."""
     margin = guns - plane_def(p.type, p.tech) - (0 if p.type.has("tactical") else 1)
     mult = f32(FLAK_TABLE[max(-8, min(9, margin)) + 8] * c.rules.flakscale)
-    return min(100, int((c.dice.roll(8) + 2) * mult))
+    return min(100, int(f32((c.dice.roll(8) + 2) * mult)))
 
 
 def fire_flak(c: Combat, bombers: list[Flight], shooter: int, guns: int) -> None:
