@@ -195,22 +195,3 @@ def test_client_session_server_that_closes_during_the_login() -> None:
     script = [*LOGIN_AS_1[:12], Turn("EOF")]  # in the greeting, before the command prompt
     with FakeServer(script) as server, pytest.raises(ConnectionLost, match="closed the connection"):
         Session.open(server.address, country="1", password="1", timeout=5)
-
-
-def test_client_session_keeps_the_status_lines_out_of_the_commands_output() -> None:
-    """player.c's status() prints after every command: another country's attack sends
-    a telegram, and its notice is not the command's output (a --check compares that)."""
-    turns = conversation("attack-interrupted")
-    at = turns.index(Turn("S", "6 0 636"))
-    status = ["You have a new telegram waiting ...", "You have 2 new announcements waiting ..."]
-    turns[at:at] = [Turn("S", "1 " + line) for line in status]
-    seen = []
-    with (
-        FakeServer(turns) as server,
-        Session.open(server.address, country="1", password="1") as session,
-    ):
-        out = session.command("attack 2,0", prompter=ScriptedPrompter(["50"]), sink=seen.append)
-    assert server.errors == []
-    assert out.text().endswith("1 of your troops now occupy 2,0\n")
-    assert out.notices == status
-    assert "".join(e.text for e in seen).endswith("".join(line + "\n" for line in status))

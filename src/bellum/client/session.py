@@ -15,7 +15,6 @@ command prompt and the exception goes on up.
 from __future__ import annotations
 
 import logging
-import re
 import socket
 import time
 from dataclasses import dataclass, field
@@ -113,15 +112,6 @@ class SeedCounter:
 
 #: What the server says when it will not run a command for want of BTUs.
 BOZO = "You don't have the BTUs, bozo"
-#: What the server's player loop prints after every command (``status`` in
-#: ``player.c``): money spent or made, telegrams and announcements that came in
-#: meanwhile (another country's attack sends one), a lost capital.
-_STATUS = re.compile(
-    r"That just cost you \$[0-9.]+|You just made \$[0-9.]+"
-    r"|You are now broke; industries are on strike\.|You are no longer broke!"
-    r"|You have (a|\S+) new (telegram|announcement)s? waiting \.\.\."
-    r"|You lost your capital\.\.\. better designate one \(see info capital\)"
-)
 
 
 @dataclass
@@ -131,8 +121,7 @@ class Transcript:
     ``events`` are bellum's transcript events (``text`` for output, ``prompt``
     for a question and its answer), so ``text()`` prints exactly like a local
     resolution.  ``notices`` are flashes and telegram notices that arrived
-    meanwhile, and the status lines the server prints after every command
-    (:data:`_STATUS`); they are not the command's output.
+    meanwhile; they are not the command's output.
     """
 
     command: str
@@ -337,7 +326,6 @@ class Session:
                 emit(Event(EventKind.PROMPT, event.text, answer=answer))
             elif isinstance(event, CommandPrompt):
                 out.btus = self.btus = event.btus
-                _split_status(out)
                 if self.seeds is not None:
                     out.seed = self.seeds.count(line, out.text())
                 if stopped is not None:
@@ -406,15 +394,3 @@ class Session:
                 f"{self.address}: the server sent more than {MAX_REPLY_BYTES >> 20} MB in one reply"
             )
         return event
-
-
-def _split_status(out: Transcript) -> None:
-    """Move the status lines at the end of ``out``'s output to its notices."""
-    status: list[str] = []
-    while out.events and out.events[-1].kind is EventKind.TEXT:
-        line = out.events[-1].text.removesuffix("\n")
-        if not _STATUS.fullmatch(line):
-            break
-        status.insert(0, line)
-        out.events.pop()
-    out.notices += status
