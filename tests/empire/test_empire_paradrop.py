@@ -300,7 +300,6 @@ def test_planes_that_stood_by_lose_their_mission_even_if_none_flies() -> None:
     assert w.nations[1].btu == 640 - 3
 
 
-
 def test_a_condition_on_the_planes_is_refused_whole() -> None:
     """The server's parser takes a ``?...`` word out of the arguments as a condition on
     the planes; bellum cannot evaluate it, so the order is refused, not run without it."""

@@ -58,7 +58,17 @@ def test_store_fog_a_players_dump_keeps_the_unseen_unknown() -> None:
     assert world.fog == Fog(
         1,
         {
-            "nation": ["money", "btu", "tech", "happiness", "origin", "capital", "capital_sacked"],
+            "nation": [
+                "money",
+                "btu",
+                "tech",
+                "happiness",
+                "origin",
+                "capital",
+                "capital_sacked",
+                "tgms",
+                "inform",
+            ],
             "sector": ["loyalty", "mines", "plague", "che", "che_target"],
         },
     )

@@ -74,7 +74,7 @@ class Synced:
 def read_world(reader: XdumpReader) -> tuple[World, Dump]:
     """The world as the reader's account sees it now, and the dump it came from."""
     dump = parse_dump(reader.read(SYNC_TABLES), f"xdump {reader.session.address}")
-    return dump_to_world(dump), dump
+    return dump_to_world(dump, telegrams=True), dump
 
 
 def viewer(world: World) -> int:
