@@ -130,7 +130,7 @@ def render(mode: str, command: str) -> str:
         "it), then breaks once, at a random line of what it sends (`--timeout 0.5`). Every run",
         "must end with a one-line error, or succeed where the fault did no harm; leave the",
         "world database byte for byte as it was unless it succeeded (and then pass",
-        "`integrity_check`); print no traceback; and stay within 20 s and 160 MB of growth of",
+        "`integrity_check`); print no traceback; and stay within 60 s and 160 MB of growth of",
         "the resident memory (sampled every 5 ms). bellum bounds each line to 1 MiB, each",
         "reply to 131,072 lines and 32 MB, and each wait for a whole line to the timeout.",
         "",
