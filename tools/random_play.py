@@ -33,11 +33,13 @@ import argparse
 import json
 import os
 import random
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import closing
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -400,8 +402,17 @@ class Player:
             raise RuntimeError(f"bellum {order} --live failed:\n{live.stderr}") from None
         self.game.seeds.commands = doc["commands_run"]  # --check set the count to 0
         seed, server = doc["seed"], doc["transcript"]
+        # On a copy: the command line writes the order into its database, and the synced
+        # world must stay as it was before the order (``_save`` resolves it again there).
+        scratch = self.folder / "local.db"
+        scratch.unlink(missing_ok=True)
+        with (
+            closing(sqlite3.connect(self.deity_db)) as src,
+            closing(sqlite3.connect(scratch)) as dst,
+        ):
+            src.backup(dst)
         local = subprocess.run(
-            [*base, "--db", str(self.deity_db), "--seed", str(seed)],
+            [*base, "--db", str(scratch), "--seed", str(seed)],
             input=stdin, capture_output=True, text=True, env=env, check=False,
         )  # fmt: skip
         problems = [f"synced world: {d}" for d in compare(server, local.stdout)]
@@ -504,11 +515,11 @@ def match_table(played: list[Played]) -> str:
         mine = [p for p in played if name in ("all", p.command)]
         same = sum(p.same for p in mine)
         known = sum(p.map_only for p in mine)
-        n = len(mine) or 1
         label = f"**{name}**" if name == "all" else f"`{name}`"
+        rates = [f"{100 * k / len(mine):.1f} %" if mine else "-" for k in (same, same + known)]
         rows.append(
             f"| {label} | {len(mine)} | {same} | {known} | {len(mine) - same - known} |"
-            f" {100 * same / n:.1f} % | {100 * (same + known) / n:.1f} % |"
+            f" {rates[0]} | {rates[1]} |"
         )
     return "\n".join(rows) + "\n"
 
