@@ -11,7 +11,7 @@ from bellum.cli.empire import empire as empire_group
 from bellum.empire import COMMANDS
 from bellum.empire.io.toml import load_world
 from bellum.empire.orders import SYNTAX, Order
-from bellum.web.service import Plan
+from bellum.web.games import Plan
 
 
 def test_the_registry_and_the_grammar_name_the_same_commands() -> None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from bellum.empire.geometry import Geometry
-from bellum.empire.world import LandUnit, Nation, Relation, Sector, World
+from bellum.empire.world import LandUnit, Nation, Plane, Relation, Sector, World
 
 DESIGNATIONS = ("wilderness", "mine", "harbor", "capital", "warehouse")
 
@@ -42,4 +42,18 @@ def front(seed: int, width: int = 16, height: int = 8, units: int = 2) -> World:
         s = west[int(rng.integers(len(west)))]
         world.units[uid] = LandUnit(uid=uid, type=inf, owner=1, x=s.x, y=s.y, eff=100,
                                     mob=int(rng.integers(20, 128)), items={"mil": 10})  # fmt: skip
+    return world
+
+
+def airborne(seed: int, planes: int = 2) -> World:
+    """:func:`front` with an airfield far behind country 1's lines (0,0: 100 mil, petrol)
+    holding ``planes`` C-56 transports, which reach every sector within 7."""
+    world = front(seed, units=0)
+    t = world.tables
+    field = world.sectors[(0, 0)]
+    field.type, field.eff, field.mob = t.sector("airfield"), 100, 100
+    field.items = {"mil": 100, "civ": 10, "petrol": 100}
+    for uid in range(planes):
+        world.planes[uid] = Plane(uid=uid, type=t.planes["tr"], owner=1, x=0, y=0, eff=100,
+                                  mob=100, tech=100.0)  # fmt: skip
     return world

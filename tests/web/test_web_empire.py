@@ -482,3 +482,18 @@ def test_events_say_when_the_world_changes(db_path: Path) -> None:
                 pass
             doc = json.loads(next(lines).removeprefix("data: "))
     assert doc["version"] == 1 and doc["btu"] < 640
+
+
+def test_a_stopping_server_drops_the_planner_s_work() -> None:
+    """Ctrl-C sets the app's ``stopping``: odds, force needed, plays and the turn planner
+    then give up at their next step (a 503) rather than keep the server running on for
+    minutes (a 500-sample mixture of realistic.toml took 150 s); fights are not cut."""
+    with client_for(create_app(world=EMPIRE / "vector-a.toml")) as client:
+        plan = "as=1&target=2,0&mil.0,0=60"
+        assert client.get(f"/empire/odds.json?{plan}").status_code == 200
+        client.app.state.bellum.stopping.set()  # type: ignore[attr-defined]
+        for path in (f"odds.json?{plan}&mil.0,0=61", f"need.json?{plan}",
+                     f"play.json?{plan}&seed=1", "turnplan.json?as=1"):  # fmt: skip
+            r = client.get("/empire/" + path)
+            assert (r.status_code, r.json()["error"]) == (503, "the server is stopping"), path
+        assert client.get(f"/empire/odds.json?{plan}").status_code == 200  # known: no work

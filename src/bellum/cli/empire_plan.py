@@ -123,6 +123,9 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
                 )
                 if a.plan.units:
                     force += " +" + ",".join(f"#{u}" for u in sorted(a.plan.units))
+                if a.planes:
+                    drop = int(sum(n for r, n in a.uses.items() if r.startswith("mil:")))
+                    force = f"{len(a.planes)} planes, {drop} mil"
                 lines.append(
                     f"  {k:>2}  {a.order.text():<22} {force:<24} {_p(a.point.p, a.point.se):>12}"
                     f" {a.point.attacker:>6.1f} {a.point.defender:>6.1f}"
@@ -250,9 +253,9 @@ def plan_cmd(
 ) -> None:
     """The best use of this turn's forces: what to attack, with what, in what order.
 
-    Lists every target you can fight for (attack, assault, board, lboard), solves
-    the odds of a few force levels for each with `bellum empire odds`'s engine,
-    and chooses among them with an integer program (HiGHS), a greedy plan
+    Lists every target you can fight for (attack, assault, paradrop, board,
+    lboard), solves the odds of a few force levels for each with `bellum empire
+    odds`'s engine, and chooses among them with an integer program (HiGHS), a greedy plan
     beside it.  Prints the ranked attacks and the orders that play them, each
     with its named answers.  With --db the odds are kept in the database, so a
     second plan of the same turn is quick.  Nothing in the world changes.

@@ -45,7 +45,7 @@ from bellum.empire.tables import (
     ship_glim,
     techfact,
 )
-from bellum.empire.world import LandUnit, Plane, Relation, Sector, Ship
+from bellum.empire.world import LandUnit, Plane, Relation, Sector, Ship, World
 
 #: The flak multipliers by the volley's margin over the plane's defense (§16.5).
 FLAK_TABLE = tuple(
@@ -169,6 +169,12 @@ def capable(p: Plane, job: Job) -> bool:
     return t.has("escort") or t.has("intercept")
 
 
+def paratroopers(w: World, p: Plane) -> int:
+    """The mil one transport carries on a paradrop: its load (doubled for VTOL) in soldiers."""
+    load = plane_load(p.type, p.tech) * (2 if p.type.has("VTOL") else 1)
+    return load // w.tables.items["m"].lbs
+
+
 def pick(c: Combat, planes: list[Plane], ap: Sector, dist: int, job: Job) -> list[Flight]:
     """§16.4 item 3: the planes that stand by for the mission, newest-first.
 
@@ -248,8 +254,7 @@ def equip(c: Combat, f: Flight, job: Job) -> bool:
         return False
     load = 0
     if job == "paradrop":
-        load = plane_load(p.type, p.tech) * (2 if p.type.has("VTOL") else 1)
-        load //= c.world.tables.items["m"].lbs
+        load = paratroopers(c.world, p)
         if load <= 0:
             c.say(f"{p.name()} can't contribute to mission")
             return False

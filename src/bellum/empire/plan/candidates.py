@@ -1,19 +1,22 @@
 """Candidates: every target a country can take this turn, and the forces it could send.
 
 A target is offered to the planner when the command itself, run up to its
-fight on a scratch world, asks for mil or offers land units: the command's
-own checks (adjacency, mobility, a ship close enough, supply) decide, not a
-second copy of them.  Each candidate then becomes a few *options*: force
-levels the prompts allow (a fraction of every source's most, as the
-``Number of mil from ... (max N)`` prompts say), with and without the land
-units offered, and, where a source borders several targets, from that
-source alone, so the planner can share it.
+fight on a scratch world (the likeliest way there), asks for mil, offers land
+units or flies paratroopers: the command's own checks (adjacency, mobility, a
+ship close enough, supply, a plane's range, a drop zone) decide, not a second
+copy of them.  Each candidate then becomes a few *options*: force levels the
+prompts allow (a fraction of every source's most, as the ``Number of mil from
+... (max N)`` prompts say), with and without the land units offered, and,
+where a source borders several targets, from that source alone, so the
+planner can share it; for a paradrop, how many of its transports fly.
 
-Commands covered: ``attack`` (sectors next to yours), ``assault`` (from your
-ships with mil, at most one sector away), ``board`` (enemy ships next to your
-ships and sectors) and ``lboard`` (enemy land units next to your sectors).
-``paradrop`` needs a flight route per target and is not planned yet
-(docs/plan.md).
+Every command of the registry (:data:`~bellum.empire.combat.commands.COMMANDS`)
+is covered, its arguments found by their roles: ``attack`` (sectors next to
+yours or your land units), ``assault`` (from your ships with mil, at most one
+sector away), ``paradrop`` (the transports of one sector, its assembly point,
+to any sector within their range there and back, no escorts), ``board``
+(enemy ships next to your ships and sectors) and ``lboard`` (enemy land units
+next to your sectors).
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
+from bellum.empire.combat import air
+from bellum.empire.combat.air import paratroopers
+from bellum.empire.combat.commands import COMMANDS, CommandSpec, spec_of
 from bellum.empire.combat.dispatch import run_order
 from bellum.empire.combat.flows import FightReached
 from bellum.empire.combat.result import COMMAND_BTU
@@ -29,10 +35,11 @@ from bellum.empire.geometry import Coord
 from bellum.empire.movement import MoveKind, attcost
 from bellum.empire.odds.branching import BranchingDice
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
-from bellum.empire.orders import Order
+from bellum.empire.orders import SYNTAX, Order
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
-from bellum.empire.world import Relation, World
+from bellum.empire.tables import plane_range
+from bellum.empire.world import Plane, Relation, World
 from bellum.errors import BellumError
 
 #: Force levels tried per source set: these fractions of every source's most.
@@ -54,6 +61,10 @@ class Candidate:
     mob_per_mil: float = 0.0
     #: The rules the command runs under.
     rules: Rules = field(default_factory=Rules)
+    #: Transport planes (paradrop): each plane's number and the paratroopers it carries
+    #: from its sector, the assembly point ``base``.
+    planes: tuple[tuple[int, int], ...] = ()
+    base: Coord | None = None
 
 
 @dataclass(frozen=True)
@@ -74,10 +85,61 @@ def enemies(world: World, country: int, owner: int) -> bool:
     return owner != country and (owner == 0 or world.rel(country, owner) != Relation.ALLIED)
 
 
-def orders(world: World, country: int) -> Iterator[tuple[Order, str]]:
-    """Orders worth probing: targets within one sector of the country's forces."""
+def _transports(world: World, country: int) -> dict[Coord, list[Plane]]:
+    """The country's transport planes that could fly a paradrop, by the sector they are in.
+
+    A plane on a ship or a land unit is left out: the planner does not share a ship's or
+    a unit's mil among paradrops.
+    """
+    out: dict[Coord, list[Plane]] = {}
+    for p in sorted(world.planes.values(), key=lambda p: p.uid):
+        if (
+            p.owner == country
+            and p.mob > 0
+            and p.eff >= 40
+            and p.ship is None
+            and p.land is None
+            and air.capable(p, "paradrop")
+            and paratroopers(world, p) > 0
+        ):
+            out.setdefault(p.xy, []).append(p)
+    return out
+
+
+def _reach(world: World, country: int, spec: CommandSpec) -> Iterator[tuple[dict[str, str], Coord]]:
+    """Where ``spec``'s sources reach: the words of its source arguments (by role) and a
+    place a target may be, for each way the country's forces could give the command.
+
+    The roles decide: a command with a ``planes`` role flies the transports of one
+    sector (its assembly point) to anywhere within their range there and back; one with a
+    ``source`` role takes a ship (its ship slot) or a sector (FROM) next to the target;
+    one without either (``attack``) takes every sector and land unit next to it.
+    """
     geo = world.geometry
     mine = [s for s in world.sectors.values() if s.owner == country]
+    if "planes" in spec.roles:
+        for ap, planes in _transports(world, country).items():
+            reach = {p.uid: plane_range(p.type, p.tech) // 2 for p in planes}
+            for t in world.sectors.values():
+                d = geo.mapdist(ap, t.xy)
+                flying = [p.uid for p in planes if 0 < d <= reach[p.uid]]
+                if flying and enemies(world, country, t.owner):
+                    words = {"planes": "/".join(map(str, flying)), "escorts": "."}
+                    yield words | {"source": world.fmt(ap, country)}, t.xy
+        return
+    if "source" in spec.roles:
+        syntax = SYNTAX[spec.name]
+        if syntax.ship is not None:
+            for sh in sorted(world.ships.values(), key=lambda s: s.uid):
+                if sh.owner == country and sh.mil > 0:
+                    for xy in [sh.xy, *geo.neighbours(sh.xy)]:
+                        yield {"source": str(sh.uid)}, geo.norm(*xy)
+        if syntax.ship is None or syntax.ship_or_sector:
+            for s in mine:
+                if s.mil > 1:
+                    for xy in [s.xy, *geo.neighbours(s.xy)]:
+                        yield {"source": world.fmt(s.xy, country)}, geo.norm(*xy)
+        return
     near: set[Coord] = set()
     for s in mine:
         if s.mil > 1 and s.mob > 0:
@@ -86,31 +148,34 @@ def orders(world: World, country: int) -> Iterator[tuple[Order, str]]:
         if u.owner == country and u.mob > 0 and not u.loaded:
             near.update(geo.neighbours(u.xy))
     for xy in sorted(near):
-        t = world.sectors.get(xy)
-        if t is not None and not t.type.is_sea and enemies(world, country, t.owner):
-            yield Order("attack", (world.fmt(xy, country),)), f"sector:{xy[0]},{xy[1]}"
-    ships = [sh for sh in world.ships.values() if sh.owner == country and sh.mil > 0]
-    for sh in sorted(ships, key=lambda s: s.uid):
-        for xy in [sh.xy, *geo.neighbours(sh.xy)]:
-            t = world.sectors.get(geo.norm(*xy))
-            if t is not None and not t.type.is_sea and enemies(world, country, t.owner):
-                where = world.fmt(t.xy, country)
-                yield Order("assault", (where, str(sh.uid))), f"sector:{t.x},{t.y}"
-    for v in sorted(world.ships.values(), key=lambda s: s.uid):
-        if not enemies(world, country, v.owner) or v.owner == 0:
-            continue
-        for sh in ships:
-            if geo.mapdist(sh.xy, v.xy) <= 1:
-                yield Order("board", (str(v.uid), str(sh.uid))), f"ship:{v.uid}"
-        for s in mine:
-            if s.mil > 1 and geo.mapdist(s.xy, v.xy) <= 1:
-                yield Order("board", (str(v.uid), world.fmt(s.xy, country))), f"ship:{v.uid}"
+        yield {}, xy
+
+
+def orders(world: World, country: int) -> Iterator[tuple[Order, str]]:
+    """Orders worth probing, for every command of the registry (:data:`COMMANDS`): each
+    target of the kind it takes (an enemy's land sector, ship or land unit) that its
+    sources reach, with the target's key."""
+    ships: dict[Coord, list[int]] = {}
+    units: dict[Coord, list[int]] = {}
+    for v in sorted(world.ships.values(), key=lambda v: v.uid):
+        if v.owner != 0 and enemies(world, country, v.owner):
+            ships.setdefault(v.xy, []).append(v.uid)
     for u in sorted(world.units.values(), key=lambda u: u.uid):
-        if not enemies(world, country, u.owner) or u.owner == 0:
-            continue
-        for s in mine:
-            if s.mil > 1 and s.mob > 0 and geo.mapdist(s.xy, u.xy) <= 1:
-                yield Order("lboard", (str(u.uid), world.fmt(s.xy, country))), f"unit:{u.uid}"
+        if u.owner != 0 and enemies(world, country, u.owner):
+            units.setdefault(u.xy, []).append(u.uid)
+    for spec in COMMANDS.values():
+        for words, xy in _reach(world, country, spec):
+            targets: list[tuple[str, str]] = []
+            if spec.takes == "sector":
+                t = world.sectors.get(xy)
+                if t is not None and not t.type.is_sea and enemies(world, country, t.owner):
+                    targets = [(world.fmt(xy, country), f"sector:{xy[0]},{xy[1]}")]
+            else:
+                found = (ships if spec.takes == "ship" else units).get(xy, [])
+                targets = [(str(uid), f"{spec.takes}:{uid}") for uid in found]
+            for word, key in targets:
+                args = tuple(word if role == "target" else words[role] for role in spec.roles)
+                yield Order(spec.name, args), key
 
 
 def probe(
@@ -118,11 +183,11 @@ def probe(
 ) -> Candidate | None:
     """Run ``order`` up to its fight, everything offered taken; ``None`` if it cannot fight."""
     prompter = PlanPrompter(Plan(order, rules=rules))
+    dice = BranchingDice()
     try:
-        run_order(
-            template.scratch(), order, country, BranchingDice(), prompter, rules=rules,
-            stop_at="fight",
-        )  # fmt: skip
+        with dice.text_only():  # the likeliest way to the fight (flak that misses, say)
+            run_order(template.scratch(), order, country, dice, prompter, rules=rules,
+                      stop_at="fight")  # fmt: skip
     except FightReached:
         pass
     except BellumError:  # a sector the view does not show (fog of war), for one
@@ -130,6 +195,10 @@ def probe(
     else:
         return None  # refused, aborted, or decided without a fight
     sources = tuple((s, n) for s, n in prompter.asked.items() if n > 0)
+    if "planes" in spec_of(order.name).roles:
+        planes = tuple((uid, paratroopers(world, world.planes[uid])) for uid in _uids(order))
+        base = world.planes[planes[0][0]].xy
+        return Candidate(order, target, (), (), None, 0.0, rules, planes, base)
     if not sources and not prompter.offered:
         return None
     mob = 0.0
@@ -156,8 +225,35 @@ def candidates(world: World, country: int, rules: Rules) -> list[Candidate]:
     return out
 
 
+def _uids(order: Order) -> list[int]:
+    """The transport planes a paradrop order names (its ``planes`` slot: ``3/7/12``)."""
+    return [int(w) for w in order.args[spec_of(order.name).roles.index("planes")].split("/")]
+
+
+def _paradrops(c: Candidate, levels: int) -> Iterator[Force]:
+    """A paradrop's options: the first ⌈k/N⌉ of its transports, for each level k."""
+    slot = spec_of(c.order.name).roles.index("planes")
+    seen: set[int] = set()
+    for k in range(1, levels + 1):
+        n = math.ceil(len(c.planes) * k / levels)
+        if n in seen:
+            continue
+        seen.add(n)
+        flying = c.planes[:n]
+        args = list(c.order.args)
+        args[slot] = "/".join(str(uid) for uid, _ in flying)
+        order = Order(c.order.name, tuple(args))
+        uses: dict[str, float] = {"btu": float(COMMAND_BTU)}
+        assert c.base is not None
+        uses[f"mil:{key(c.base)}"] = float(sum(load for _, load in flying))
+        for uid, _ in flying:
+            uses[f"plane:{uid}"] = 1.0
+        yield Force(c, Plan(order, {}, frozenset(), c.rules), uses)
+
+
 def forces(candidates: list[Candidate], levels: int = DEFAULT_LEVELS) -> list[Force]:
-    """The options of every candidate: force levels × unit choices × source sets."""
+    """The options of every candidate: force levels × unit choices × source sets (for a
+    paradrop: how many of its transports fly)."""
     shared: dict[MilSource, int] = {}
     for c in candidates:
         for s, _ in c.sources:
@@ -165,6 +261,9 @@ def forces(candidates: list[Candidate], levels: int = DEFAULT_LEVELS) -> list[Fo
                 shared[s] = shared.get(s, 0) + 1
     out: list[Force] = []
     for c in candidates:
+        if c.planes:
+            out += _paradrops(c, levels)
+            continue
         sets = [c.sources]
         if len(c.sources) > 1:
             sets += [((s, n),) for s, n in c.sources if shared.get(s, 0) > 1]

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bellum.dice import SEED_MAX, ServerRandom
+from bellum.empire.combat.commands import spec_of
 from bellum.empire.combat.dispatch import run_order
 from bellum.empire.events import Prompt
 from bellum.empire.odds import Plan, PlanPrompter
@@ -94,6 +95,11 @@ class Attack:
     @property
     def value(self) -> float:
         return self.prize * self.point.p - self.cost
+
+    @property
+    def planes(self) -> list[int]:
+        """The transport planes that fly it (a paradrop), by number."""
+        return sorted(int(r.partition(":")[2]) for r in self.uses if r.startswith("plane:"))
 
 
 @dataclass(frozen=True)
@@ -268,6 +274,7 @@ def attack_json(world: World, country: int, a: Attack) -> dict[str, Any]:
         "target": a.where,
         "mil": mil,
         "units": sorted(a.plan.units or ()),
+        "planes": a.planes,
         "p_success": _round(a.point.p),
         "standard_error": _round(a.point.se),
         "method": a.point.method,
@@ -377,6 +384,8 @@ def map_keys(world: World, country: int, a: Attack) -> tuple[str, list[str]]:
         if n > 0:
             sources.append(f"ship:{a.order.ship}" if src == "ship" else world.fmt(src, country))
     sources += [f"unit:{uid}" for uid in sorted(a.plan.units or ())]
+    if a.planes:  # the paratroopers' assembly point
+        sources.append(a.order.args[spec_of(a.order.name).roles.index("source")])
     return target, sources
 
 

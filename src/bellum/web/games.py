@@ -1,11 +1,14 @@
-"""The web app's one door into bellum: every call into the rules, the store and the odds.
+"""The web app's one door into bellum: every call into the rules and the odds.
+
+The world database is reached through the service every edge uses
+(:class:`~bellum.empire.service.WorldDatabase`), never through the store itself.
 
 Views never import :mod:`bellum.empire` or :mod:`bellum.panzer`; they call the two
 classes here and get plain dicts, lists and dataclasses back.
 
 * Orders are :class:`~bellum.empire.orders.Order` objects, built from the planner's
   controls by :meth:`Plan.order` and run by :func:`bellum.empire.run_command` (through
-  the service layer's :class:`~bellum.empire.service.DatabaseSource` for a fight).
+  the service's :class:`~bellum.empire.service.DatabaseSource` for a fight).
 * Questions are answered by their kind (:class:`~bellum.empire.events.Prompt`): the
   plan's controls answer the mil and unit questions, the player the rest.
 * Every call into the odds planner (:mod:`bellum.empire.odds`) is in one section:
@@ -19,8 +22,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,16 +48,12 @@ from bellum.empire.events import (
     said,
 )
 from bellum.empire.geometry import Coord
-from bellum.empire.io.sqlite import Store
-from bellum.empire.io.sqlite.store import UnknownCommand as UnknownCommand  # for the views
-from bellum.empire.io.toml import load_world
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules, profile_names
-from bellum.empire.service import DatabaseSource
-from bellum.empire.service import history as stored_history
-from bellum.empire.service import replay as replay_command
+from bellum.empire.service import UnknownCommand as UnknownCommand  # for the views
+from bellum.empire.service import WorldDatabase
 from bellum.empire.world import LandUnit, Plane, Relation, Ship, World
-from bellum.errors import CommandError, InputError
+from bellum.errors import BellumError, CommandError, InputError
 from bellum.fileio import parse_toml
 from bellum.numbers import is_digits, parse_int, shown
 from bellum.odds import OddsResult
@@ -94,6 +92,24 @@ class NeedAnswer(Exception):
 
 class WorldChanged(CommandError):
     """The world changed between the steps of one command (another command was fought)."""
+
+
+class Stopping(BellumError):
+    """The server is stopping: the odds a page asked for are dropped, so Ctrl-C does not
+    wait for them."""
+
+
+Progress = Callable[[float], None]
+
+
+def watch(stopping: threading.Event) -> Progress:
+    """A progress callback for the planner that gives up once ``stopping`` is set."""
+
+    def check(_done: float) -> None:
+        if stopping.is_set():
+            raise Stopping("the server is stopping")
+
+    return check
 
 
 # --------------------------------------------------------------------------- plans
@@ -275,6 +291,7 @@ def planner_odds(
     *,
     memo: Memo,
     key: Hashable,
+    progress: Progress | None = None,
 ) -> PlannedOdds:
     """The planner's odds of ``order`` with ``mil`` (``SECT=N`` in the player's
     coordinates, ``ship=N``) and ``units``, kept in ``memo`` under ``key`` (the plan and
@@ -285,14 +302,22 @@ def planner_odds(
     odds = memo.get(key)
     if odds is None:
         plan = _odds_plan(world, cnum, order, mil, units, rules)
-        odds = plan_odds(world, cnum, plan, seed=PLANNER_SEED)
+        if progress is not None:  # a small fight never reports progress: look first
+            progress(0.0)
+        odds = plan_odds(world, cnum, plan, seed=PLANNER_SEED, progress=progress)
         memo.put(key, odds)
     final = {side: list(span) for side, span in odds.final.items()}
     return PlannedOdds(odds.odds, list(odds.lines), final, list(odds.notes))
 
 
 def planner_need(
-    world: World, cnum: int, order: Order, units: list[int], rules: Rules, goal: float
+    world: World,
+    cnum: int,
+    order: Order,
+    units: list[int],
+    rules: Rules,
+    goal: float,
+    progress: Progress | None = None,
 ) -> tuple[dict[str, int], float, bool]:
     """The least mil, from the command's sources in the order it asks for them, whose
     chance of success reaches ``goal`` (``bellum empire odds --need``): each source's mil
@@ -301,7 +326,9 @@ def planner_need(
     from bellum.empire.odds.questions import need
 
     def odds(plan: Any) -> Any:
-        return plan_odds(world, cnum, plan, seed=PLANNER_SEED)
+        if progress is not None:
+            progress(0.0)
+        return plan_odds(world, cnum, plan, seed=PLANNER_SEED, progress=progress)
 
     found = need(world, cnum, _odds_plan(world, cnum, order, [], units, rules), goal, odds)
     if found.plan is not None and found.odds is not None:
@@ -325,12 +352,13 @@ def planner_plays(
     rules: Rules,
     runs: int,
     seed: int,
+    progress: Progress | None = None,
 ) -> Any:
     """``runs`` plays of the real command as the plan says, on copies of ``world``."""
     from bellum.empire.odds import resolver_runs
 
     plan = _odds_plan(world, cnum, order, mil, units, rules)
-    return resolver_runs(world, cnum, plan, runs, seed)
+    return resolver_runs(world, cnum, plan, runs, seed, progress=progress)
 
 
 # --------------------------------------------------------------------------- target panel
@@ -403,20 +431,23 @@ class EmpireGame:
     transaction per command, one writer at a time in this server.
     """
 
-    def __init__(self, db: Path | None = None, world_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        db: Path | None = None,
+        world_file: Path | None = None,
+        stopping: threading.Event | None = None,
+    ) -> None:
+        #: Set when the server stops: the planner's work in progress gives up.
+        self.stopping = stopping if stopping is not None else threading.Event()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self.label: str
         if world_file is not None:
-            world = load_world(world_file)
             self._scratch = tempfile.TemporaryDirectory(prefix="bellum-serve-")
-            self.db = Path(self._scratch.name) / "world.db"
-            Store.create(self.db, world).close()
+            self.db = WorldDatabase.copy_of(world_file, Path(self._scratch.name) / "world.db")
             self.label = f"{world_file} (a scratch copy: fights last until the server stops)"
         else:
-            self.db = db if db is not None else Path("bellum.db")
-            self.label = str(self.db)
-        with self._store() as store:  # fail now, in one line, if it is no database
-            store.summary()
+            self.db = WorldDatabase(db if db is not None else Path("bellum.db"))
+            self.label = str(self.db.path)
         self._lock = threading.Lock()
         self._cache: tuple[tuple[int, str], World] | None = None
         self._cache_lock = threading.Lock()
@@ -431,21 +462,11 @@ class EmpireGame:
         if self._scratch is not None:
             self._scratch.cleanup()
 
-    @contextmanager
-    def _store(self) -> Iterator[Store]:
-        """A reading connection of its own (never shared between requests)."""
-        store = Store.open(self.db)
-        try:
-            yield store
-        finally:
-            store.close()
-
     # -- reading ------------------------------------------------------------------
 
     def version(self) -> int:
         """How many commands the history holds: it grows with every command."""
-        with self._store() as store:
-            return int(store.summary()["commands"])
+        return self.db.version()[0]
 
     def world(self) -> World:
         """The current world, shared between requests: never change it, copy it."""
@@ -453,13 +474,11 @@ class EmpireGame:
 
     def _snapshot(self) -> tuple[tuple[int, str], World]:
         """The current world and its version (the history's length, the world's birth)."""
-        with self._store() as store:
-            summary = store.summary()
-            key = (int(summary["commands"]), str(summary["created"]))
-            with self._cache_lock:
-                if self._cache is not None and self._cache[0] == key:
-                    return self._cache
-            world = store.world()
+        key = self.db.version()
+        with self._cache_lock:
+            if self._cache is not None and self._cache[0] == key:
+                return self._cache
+        world = self.db.world()
         with self._cache_lock:
             self._cache = (key, world)
             self._plans.clear()
@@ -729,7 +748,10 @@ class EmpireGame:
         order = plan.order()
         mil, units = plan.mil_words(), sorted(plan.units)
         key = (version, cnum, order, tuple(mil), tuple(units), rules)
-        planned = planner_odds(w, cnum, order, mil, units, rules, memo=self._plans, key=key)
+        planned = planner_odds(
+            w, cnum, order, mil, units, rules, memo=self._plans, key=key,
+            progress=watch(self.stopping),
+        )  # fmt: skip
         doc = _odds_doc(planned.result)
         doc.update(
             command=plan.command,
@@ -749,7 +771,10 @@ class EmpireGame:
         """The least mil, from the command's sources in the order it asks for them, for a
         chance of success of at least ``goal``; or everything, when even that falls short."""
         _, w, rules = self._planning(plan)
-        mil, p, reached = planner_need(w, cnum, plan.order(), sorted(plan.units), rules, goal)
+        units = sorted(plan.units)
+        mil, p, reached = planner_need(
+            w, cnum, plan.order(), units, rules, goal, watch(self.stopping)
+        )
         ship = plan.source if plan.source.startswith("ship:") else ""
         mil = {(ship if k == "ship" else k): n for k, n in mil.items()}
         return {"reached": reached, "goal": goal, "mil": mil, "total": sum(mil.values()),
@@ -773,7 +798,7 @@ class EmpireGame:
         ):
             raise CommandError(_reason(r) or f"the {plan.command} did not start")
         mil, units = plan.mil_words(), sorted(plan.units)
-        runs_ = planner_plays(w, cnum, order, mil, units, rules, runs, seed)
+        runs_ = planner_plays(w, cnum, order, mil, units, rules, runs, seed, watch(self.stopping))
         att, dfd = list(runs_.attacker_losses), list(runs_.defender_losses)
         return {
             "command": plan.command,
@@ -795,6 +820,11 @@ class EmpireGame:
 
     # -- the turn planner -------------------------------------------------------------
 
+    def _watch_step(self) -> Callable[[str, float], None]:
+        """:func:`watch` for the turn planner, whose progress names its step."""
+        check = watch(self.stopping)
+        return lambda _step, done: check(done)
+
     def turn_plan(self, cnum: int) -> dict[str, Any]:
         """The turn planner's plan (docs/plan.md), with each attack's place on the map and
         its printed order; the database keeps the odds it solved, as the command line's do."""
@@ -808,8 +838,11 @@ class EmpireGame:
         )
 
         _, world = self._snapshot()
-        with self._store() as store:
-            plan = plan_turn(world, cnum, pool=LocalPool(1), cache=store, version=store.version())
+        with self.db.planner_cache() as (cache, version):
+            plan = plan_turn(
+                world, cnum, pool=LocalPool(1), cache=cache, version=version,
+                progress=self._watch_step(),
+            )  # fmt: skip
         doc = to_json(world, plan)
         where = ["--db", self.label if not self.scratch else "game.db", "--as", str(cnum)]
         for wave in doc["waves"]:
@@ -827,8 +860,11 @@ class EmpireGame:
         from bellum.empire.plan.threats import threat_map, to_json
 
         _, world = self._snapshot()
-        with self._store() as store:
-            tm = threat_map(world, cnum, pool=LocalPool(1), cache=store, version=store.version())
+        with self.db.planner_cache() as (cache, version):
+            tm = threat_map(
+                world, cnum, pool=LocalPool(1), cache=cache, version=version,
+                progress=self._watch_step(),
+            )  # fmt: skip
         doc = to_json(world, tm)
         for t, threat in zip(doc["threats"], tm.threats, strict=True):
             kind, _, ident = threat.target.partition(":")
@@ -847,40 +883,38 @@ class EmpireGame:
         used = new_seed() if seed is None else seed
         order = plan.order()
         events: list[Event] = []
-        with self._lock:
-            source = DatabaseSource(self.db, write=True)
-            with source:
-                # This connection holds the write lock: no other command can commit until it
-                # is done, so a reader's count of the history is the one this command sees.
-                now = self.version()
-                if base is not None and answers and now != base:
-                    raise WorldChanged(
-                        "the world changed while you answered (another command was fought);"
-                        " start the command again"
-                    )
-                prompter = PlanAnswers(source.world, cnum, plan, answers)
-                try:
-                    result = source.run(
-                        order,
-                        country=cnum,
-                        seed=used,
-                        prompter=prompter,
-                        sink=events.append,
-                        rules=plan.rules(source.world),
-                    )
-                except NeedAnswer as q:
-                    return {
-                        "state": "question",
-                        "order": order.text(),
-                        "seed": used,
-                        "answers": answers,
-                        "question": q.prompt,
-                        "kind": q.kind,
-                        "most": q.most,
-                        "transcript": "".join(e.transcript() for e in events),
-                        "base": now,
-                    }
-                cid = source.recorded
+        with self._lock, self.db.source() as source:
+            # This connection holds the write lock: no other command can commit until it
+            # is done, so a reader's count of the history is the one this command sees.
+            now = self.version()
+            if base is not None and answers and now != base:
+                raise WorldChanged(
+                    "the world changed while you answered (another command was fought);"
+                    " start the command again"
+                )
+            prompter = PlanAnswers(source.world, cnum, plan, answers)
+            try:
+                result = source.run(
+                    order,
+                    country=cnum,
+                    seed=used,
+                    prompter=prompter,
+                    sink=events.append,
+                    rules=plan.rules(source.world),
+                )
+            except NeedAnswer as q:
+                return {
+                    "state": "question",
+                    "order": order.text(),
+                    "seed": used,
+                    "answers": answers,
+                    "question": q.prompt,
+                    "kind": q.kind,
+                    "most": q.most,
+                    "transcript": "".join(e.transcript() for e in events),
+                    "base": now,
+                }
+            cid = source.recorded
         return {
             "state": "done",
             "order": order.text(),
@@ -897,18 +931,16 @@ class EmpireGame:
 
     def history(self) -> list[dict[str, Any]]:
         """The history, newest first, as ``bellum empire history --json`` gives it."""
-        return [r.to_json() for r in reversed(stored_history(self.db))]
+        return [r.to_json() for r in reversed(self.db.history())]
 
     def command(self, cid: int) -> dict[str, Any]:
         """One command's history entry, with its profile, transcript and changes counted."""
-        with self._store() as store:
-            r = store.command(cid)
+        r = self.db.command(cid)
         return {**r.to_json(), "profile": r.profile, "transcript": r.transcript,
                 "changes": len(r.changes)}  # fmt: skip
 
     def replay(self, cid: int) -> dict[str, Any]:
-        with self._store() as store:
-            report = replay_command(store, cid)
+        report = self.db.replay(cid)
         return {
             "id": cid,
             "ok": report.ok,
