@@ -44,7 +44,7 @@ from bellum.empire.plan.candidates import (
     capacities,
     forces,
 )
-from bellum.empire.plan.curves import CurveCache, Point, Pool, solve_points
+from bellum.empire.plan.curves import MAX_SAMPLES, CurveCache, Point, Pool, solve_points
 from bellum.empire.plan.value import Weights, sector_value, ship_value, unit_value
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
@@ -371,6 +371,8 @@ def odds_command(a: Attack, world: World, country: int, where: list[str], seed: 
     words = ["bellum", "empire", "odds", a.order.name, *a.order.args, *where]
     words += _mil_words(a, world, country)
     words += [w for uid in sorted(a.plan.units or ()) for w in ("--unit", str(uid))]
+    if a.point.sampled:
+        words += ["--max-runs", str(MAX_SAMPLES)]
     return shlex.join([*words, "--seed", str(seed)])
 
 
