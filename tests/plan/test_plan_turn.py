@@ -213,3 +213,33 @@ def test_the_engine_chooses_exact_or_sampled_and_the_odds_line_repeats_it(tmp_pa
         assert got["method"] == point.method
         assert got["p_attacker_wins"] == pytest.approx(point.p, rel=1e-9, abs=1e-12)
         assert got["expected_losses"]["attacker"] == pytest.approx(point.attacker, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_skipping_targets_not_worth_their_strongest_option_loses_nothing(seed: int) -> None:
+    from bellum.empire.plan.allocate import Option, Problem, solve
+    from bellum.empire.plan.candidates import candidates, capacities, forces
+    from bellum.empire.plan.curves import solve_points
+    from bellum.empire.plan.planner import cost, prize
+    from bellum.empire.rules import Rules
+
+    world = front(seed)
+    for y in (0, 2, 4):  # 400 mil in three front sectors: no force country 1 has takes them
+        world.sectors[(8, y)].items["mil"] = 400
+    s = Settings(levels=3)
+    (wave,) = plan_turn(world, 1, s, pool=LocalPool(1)).waves
+    every = forces(candidates(world, 1, Rules.of(world.options)), 3)
+    points, _ = solve_points(world, 1, [f.plan for f in every], seed=1, pool=LocalPool(1))
+    options = [
+        Option(
+            f.candidate.target,
+            prize(world, f.candidate.target, {}) * pt.p - cost(f, pt, s.weights),
+            f.uses,
+            pt.p,
+        )
+        for f, pt in zip(every, points, strict=True)
+        if pt is not None
+    ]
+    full = solve(Problem(options, capacities(world, 1)))
+    assert wave.skipped > 0 and wave.options < len(options)
+    assert wave.allocation.value == pytest.approx(full.value, rel=1e-6)
