@@ -71,10 +71,12 @@ class Server:
         raise AssertionError("bellum serve did not start:\n" + "".join(self.output))
 
     def stop(self) -> str:
+        """Stop it as Ctrl-C does; one still working out odds for a page that is gone
+        finishes them first, which the tests do not wait for past 5 s."""
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
-                out, _ = self.proc.communicate(timeout=15)
+                out, _ = self.proc.communicate(timeout=5)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 out, _ = self.proc.communicate(timeout=5)
@@ -96,11 +98,13 @@ def shot(page: Any, name: str) -> Path:
 
 
 def record(key: str, value: Any) -> None:
-    """Keep a measurement in build/web-timings.json for docs/web.md."""
+    """Keep a measurement in build/web-timings.json for docs/web.md, with the machine's
+    load average then (the times mean little without it)."""
     BUILD.mkdir(exist_ok=True)
     path = BUILD / "web-timings.json"
     data = json.loads(path.read_text()) if path.exists() else {}
     data[key] = value
+    data.setdefault("load_average", {})[key] = round(os.getloadavg()[0], 1)
     path.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
 
 

@@ -678,3 +678,30 @@ def test_a_256_by_128_map_is_usable(browser: Any, tmp_path: Path) -> None:
     finally:
         page.close()
         server.stop()
+
+
+def test_the_issue_s_enter_in_the_lboard_mil_box(browser: Any, tmp_path: Path) -> None:
+    """Item 1 as the issue reproduced it: lboard.toml on a database, click unit #0, type
+    50 in the mil box, press Enter: the odds follow, nothing is fought or asked."""
+    db = tmp_path / "lboard.db"
+    Store.create(db, load_world(EMPIRE / "lboard.toml")).close()
+    server = Server("--db", str(db))
+    page = browser.new_page()
+    try:
+        open_map(page, server.url + "/empire?as=1")
+        click_thing(page, "unit", 0)
+        lboard = wait_odds(page, 0)
+        assert "lboard" in lboard.locator("h3").inner_text().lower()
+        n = updates(lboard)
+        box = lboard.locator("input.mirror").first
+        box.fill("50")
+        box.press("Enter")
+        wait_odds(page, 0, after=n)
+        assert lboard.locator("input[type=range]").first.input_value() == "50"
+        page.wait_for_timeout(300)
+        assert server.json("/empire/history.json")["history"] == []
+        assert page.locator("#panel .fight-result").count() == 0
+        assert not page.locator("dialog#confirm").is_visible()
+    finally:
+        page.close()
+        server.stop()

@@ -222,3 +222,50 @@ def test_the_calculator_by_keyboard(page: Any, panzer_server: Server, tmp_path: 
     scenario = load_scenario(PANZER / "hexsides.toml")
     assert p2 == pytest.approx(exact_distribution(plan_assault(scenario)).p_success, abs=1e-6)
     assert page.locator('select[name="side.NW.feature"]').input_value() == "embankment"
+
+
+def test_narrow_screens_reach_every_control(browser: Any, panzer_server: Server) -> None:
+    """Item 5 for the Panzer pages at 800 x 1000: the battlefield's P(success) and Resolve
+    on the first screen; the calculator's whole form reachable (nothing clipped), its odds
+    after it."""
+    page = browser.new_page()
+    page.set_viewport_size({"width": 800, "height": 1000})
+
+    def reachable(selector: str) -> bool:
+        """On screen once scrolled to, by scrolling a person can do: a box that does not
+        scroll (overflow hidden) moved to show it means a hand could not have."""
+        el = page.locator(selector).first
+        el.scroll_into_view_if_needed()
+        return bool(
+            page.evaluate(
+                """(e) => { for (let a = e.parentElement; a; a = a.parentElement) {
+                      const s = getComputedStyle(a);
+                      if ((s.overflowY === 'hidden' && a.scrollTop) ||
+                          (s.overflowX === 'hidden' && a.scrollLeft)) return false; }
+                    const r = e.getBoundingClientRect();
+                    const hit = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2);
+                    return hit === e || e.contains(hit); }""",
+                el.element_handle(),
+            )
+        )
+
+    try:
+        page.goto(panzer_server.url + "/panzer")
+        page.wait_for_selector("#pz-plan .odds-box")
+        for what in ("#pz-plan .odds-box .p", "button[data-action=resolve]"):
+            box = page.locator(what).bounding_box()
+            assert box["y"] + box["height"] <= 1000, what
+        page.goto(panzer_server.url + "/panzer/calculator")
+        page.wait_for_selector("#calc-head .odds-box")
+        assert page.evaluate("document.documentElement.scrollWidth") <= 800
+        for what in (
+            "table[data-role=attacker] tr:last-child button[data-remove]",
+            'select[name="side.NW.crossing"]',
+            "form.calc details:last-of-type > summary",
+            "#calc-head .odds-box .p",
+        ):
+            assert reachable(what), f"{what} cannot be reached at 800 px"
+        page.evaluate("window.scrollTo(0, 0)")
+        shot(page, "web-panzer-calculator-800x1000.png")
+    finally:
+        page.close()

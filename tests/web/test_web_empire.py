@@ -51,6 +51,32 @@ def test_the_page_is_light_and_compressed(world_client: TestClient) -> None:
     assert "content-encoding" not in raw.headers
 
 
+def test_every_json_twin_names_its_schema_first(db_client: TestClient) -> None:
+    """One envelope, as the command line's ``--json``: ``schema`` and ``schema_version``
+    are the first two keys of every document, errors included."""
+    fight = {"as": "1", "target": "2,0", "mil.0,0": "150", "seed": "1", "answer": "0"}
+    kinds = {
+        "/.json": "bellum.web.index",
+        "/empire.json?as=1": "bellum.web.empire",
+        "/empire/map.json?as=1": "bellum.web.empire.map",
+        "/empire/target.json?as=1&kind=sector&id=2,0": "bellum.web.empire.target",
+        "/empire/odds.json?as=1&target=2,0&mil.0,0=60": "bellum.web.empire.odds",
+        "/empire/order.json?as=1&target=2,0&mil.0,0=60": "bellum.web.empire.order",
+        "/empire/events.json?as=1": "bellum.web.empire.events",
+        "POST /empire/fight.json": "bellum.web.empire.fight",
+        "/empire/history.json": "bellum.web.empire.history",
+        "/empire/history/1.json": "bellum.web.empire.command",
+        "/empire/history/1/replay.json": "bellum.web.empire.replay",
+        "/empire/odds.json?as=1&target=2,0&mil.0,0=lots": "bellum.web.error",
+        "/nowhere.json": "bellum.web.error",
+    }
+    for path, kind in kinds.items():
+        post = path.startswith("POST ")
+        doc = (db_client.post(path[5:], data=fight) if post else db_client.get(path)).json()
+        assert list(doc)[:2] == ["schema", "schema_version"], path
+        assert (doc["schema"], doc["schema_version"]) == (kind, 1), path
+
+
 def test_map_json_hides_what_show_hides(world_client: TestClient) -> None:
     doc = world_client.get("/empire.json?as=1").json()
     sectors = {s["key"]: s for s in doc["map"]["sectors"]}
@@ -441,6 +467,7 @@ def test_events_say_when_the_world_changes(db_path: Path) -> None:
     """Item 8: the page's event stream says each change, with the header's figures."""
     with client_for(create_app(db_path)) as client:
         assert client.get("/empire/events.json?as=1").json() == {
+            "schema": "bellum.web.empire.events", "schema_version": 1,
             "version": 0, "as": 1, "money": 25000, "btu": 640,
         }  # fmt: skip
         with client.stream("GET", "/empire/events?as=1") as r:
@@ -455,3 +482,18 @@ def test_events_say_when_the_world_changes(db_path: Path) -> None:
                 pass
             doc = json.loads(next(lines).removeprefix("data: "))
     assert doc["version"] == 1 and doc["btu"] < 640
+
+
+def test_a_stopping_server_drops_the_planner_s_work() -> None:
+    """Ctrl-C sets the app's ``stopping``: odds, force needed, plays and the turn planner
+    then give up at their next step (a 503) rather than keep the server running on for
+    minutes (a 500-sample mixture of realistic.toml took 150 s); fights are not cut."""
+    with client_for(create_app(world=EMPIRE / "vector-a.toml")) as client:
+        plan = "as=1&target=2,0&mil.0,0=60"
+        assert client.get(f"/empire/odds.json?{plan}").status_code == 200
+        client.app.state.bellum.stopping.set()  # type: ignore[attr-defined]
+        for path in (f"odds.json?{plan}&mil.0,0=61", f"need.json?{plan}",
+                     f"play.json?{plan}&seed=1", "turnplan.json?as=1"):  # fmt: skip
+            r = client.get("/empire/" + path)
+            assert (r.status_code, r.json()["error"]) == (503, "the server is stopping"), path
+        assert client.get(f"/empire/odds.json?{plan}").status_code == 200  # known: no work

@@ -43,7 +43,7 @@ import bellum
 from bellum.errors import BellumError, CommandError, InputError, UsageError
 from bellum.numbers import shown, to_decimal, to_int
 from bellum.web import hexmap
-from bellum.web.service import EmpireGame, PanzerGame, WorldChanged
+from bellum.web.service import EmpireGame, PanzerGame, Stopping, WorldChanged
 
 log = logging.getLogger("bellum.web")
 
@@ -69,7 +69,8 @@ class AppState:
     empire: EmpireGame | None
     panzer: PanzerGame | None
     templates: Jinja2Templates
-    #: Set when the server is stopping: open event streams end, so Ctrl-C never waits.
+    #: Set when the server is stopping: open event streams end and the planner's work in
+    #: progress gives up, so Ctrl-C never waits for them.
     stopping: threading.Event = dataclasses.field(default_factory=threading.Event)
 
 
@@ -113,12 +114,38 @@ def jsonable(value: Any) -> Any:
     return value
 
 
+#: The version of every ``.json`` document's shape; a change of meaning bumps it.
+JSON_VERSION = 1
+#: Where a ``.json`` twin's ``schema`` is not its path with dots (``/empire/odds``:
+#: ``bellum.web.empire.odds``).
+SCHEMA_NAMES = {
+    "/": "bellum.web.index",
+    "/empire/history/{cid}": "bellum.web.empire.command",
+    "/empire/history/{cid}/replay": "bellum.web.empire.replay",
+}
+
+
+def schema_name(path: str) -> str:
+    return SCHEMA_NAMES.get(path) or "bellum.web" + path.replace("/", ".")
+
+
+def envelope(request: Request, body: Mapping[str, Any], status: int = 200) -> JSONResponse:
+    """A ``.json`` answer: one object naming its kind in ``schema`` and its version in
+    ``schema_version``, its first two keys, as the command line's ``--json`` documents do."""
+    doc: dict[str, Any] = {
+        "schema": request.scope.get("bellum.schema", "bellum.web.error"),
+        "schema_version": JSON_VERSION,
+    }
+    doc.update((k, v) for k, v in jsonable(body).items() if k not in doc)
+    return JSONResponse(doc, status_code=status)
+
+
 def respond(
     request: Request, template: str, context: dict[str, Any], status: int = 200
 ) -> Response:
     """The page (or fragment) ``template`` rendered from ``context``, or its JSON twin."""
     if wants_json(request):
-        return JSONResponse(jsonable(context), status_code=status)
+        return envelope(request, context, status)
     templates = state(request).templates
     return templates.TemplateResponse(request, template, context, status_code=status)
 
@@ -139,6 +166,8 @@ CONTROL_NAMES = {
 def _status_of(exc: BaseException) -> int:
     if isinstance(exc, WorldChanged):
         return 409
+    if isinstance(exc, Stopping):
+        return 503
     if isinstance(exc, InputError | UsageError):
         return 400
     if isinstance(exc, CommandError):
@@ -160,7 +189,8 @@ async def error_response(request: Request, exc: Exception) -> Response:
         log.exception("unexpected error serving %s", request.url.path, exc_info=exc)
         status, message = 500, "internal error: the server's log has the details"
     if wants_json(request):
-        return JSONResponse({"error": message, "status": status}, status_code=status)
+        request.scope["bellum.schema"] = "bellum.web.error"
+        return envelope(request, {"error": message, "status": status}, status)
     fragment = request.headers.get("x-bellum-fragment") == "1"
     templates = state(request).templates
     name = "_error.html" if fragment else "error.html"
@@ -332,12 +362,13 @@ def _plain(status: int, text: str) -> Response:
 async def index(request: Request) -> Response:
     s = state(request)
     if wants_json(request):
-        return JSONResponse(
+        return envelope(
+            request,
             {
                 "version": bellum.__version__,
                 "empire": None if s.empire is None else {"source": s.empire.label},
                 "panzer": None if s.panzer is None else {"scenario": str(s.panzer.path)},
-            }
+            },
         )
     if s.empire is not None and s.panzer is None:
         return RedirectResponse("/empire", status_code=303)
@@ -349,10 +380,13 @@ async def index(request: Request) -> Response:
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
-def safe(endpoint: Endpoint) -> Endpoint:
-    """The endpoint with every exception turned into its response by :func:`error_response`."""
+def safe(endpoint: Endpoint, schema: str | None = None) -> Endpoint:
+    """The endpoint with every exception turned into its response by :func:`error_response`;
+    ``schema`` names what its JSON twin answers."""
 
     async def run(request: Request) -> Response:
+        if schema is not None:
+            request.scope["bellum.schema"] = schema
         try:
             return await endpoint(request)
         except Exception as exc:
@@ -365,8 +399,9 @@ def safe(endpoint: Endpoint) -> Endpoint:
 def _json_twins(routes: list[tuple[str, Endpoint, list[str]]]) -> list[BaseRoute]:
     out: list[BaseRoute] = []
     for path, endpoint, methods in routes:
+        # The twin first: ``/empire/history/{cid}`` would take ``1.json`` for its cid.
+        out.append(Route(path + ".json", safe(endpoint, schema_name(path)), methods=methods))
         out.append(Route(path, safe(endpoint), methods=methods))
-        out.append(Route(path + ".json", safe(endpoint), methods=methods))
     return out
 
 
@@ -391,8 +426,9 @@ def create_app(
     if db is not None and world is not None:
         raise UsageError("give either --db or --world, not both")
     empire = None
+    stopping = threading.Event()
     if db is not None or world is not None or scenario is None:
-        empire = EmpireGame(db=db, world_file=world)
+        empire = EmpireGame(db=db, world_file=world, stopping=stopping)
     panzer = PanzerGame(scenario) if scenario is not None else None
 
     env = jinja2.Environment(
@@ -433,7 +469,7 @@ def create_app(
         exception_handlers={HTTPException: on_error},
         lifespan=lifespan,
     )
-    app.state.bellum = AppState(empire, panzer, templates)
+    app.state.bellum = AppState(empire, panzer, templates, stopping)
     app.add_middleware(Compress)
     app.add_middleware(Guard, hosts=hosts, token=token)
     return app

@@ -318,7 +318,7 @@ async def history(request: Request) -> Response:
 
 
 def _cid(request: Request) -> int:
-    text = str(request.path_params["cid"]).removesuffix(".json")
+    text = str(request.path_params["cid"])
     return as_int(text, "command id", low=1, high=2**62)
 
 

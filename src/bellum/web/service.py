@@ -19,7 +19,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -55,7 +55,7 @@ from bellum.empire.service import DatabaseSource
 from bellum.empire.service import history as stored_history
 from bellum.empire.service import replay as replay_command
 from bellum.empire.world import LandUnit, Plane, Relation, Ship, World
-from bellum.errors import CommandError, InputError
+from bellum.errors import BellumError, CommandError, InputError
 from bellum.fileio import parse_toml
 from bellum.numbers import is_digits, parse_int, shown
 from bellum.odds import OddsResult
@@ -94,6 +94,24 @@ class NeedAnswer(Exception):
 
 class WorldChanged(CommandError):
     """The world changed between the steps of one command (another command was fought)."""
+
+
+class Stopping(BellumError):
+    """The server is stopping: the odds a page asked for are dropped, so Ctrl-C does not
+    wait for them."""
+
+
+Progress = Callable[[float], None]
+
+
+def watch(stopping: threading.Event) -> Progress:
+    """A progress callback for the planner that gives up once ``stopping`` is set."""
+
+    def check(_done: float) -> None:
+        if stopping.is_set():
+            raise Stopping("the server is stopping")
+
+    return check
 
 
 # --------------------------------------------------------------------------- plans
@@ -275,6 +293,7 @@ def planner_odds(
     *,
     memo: Memo,
     key: Hashable,
+    progress: Progress | None = None,
 ) -> PlannedOdds:
     """The planner's odds of ``order`` with ``mil`` (``SECT=N`` in the player's
     coordinates, ``ship=N``) and ``units``, kept in ``memo`` under ``key`` (the plan and
@@ -285,14 +304,22 @@ def planner_odds(
     odds = memo.get(key)
     if odds is None:
         plan = _odds_plan(world, cnum, order, mil, units, rules)
-        odds = plan_odds(world, cnum, plan, seed=PLANNER_SEED)
+        if progress is not None:  # a small fight never reports progress: look first
+            progress(0.0)
+        odds = plan_odds(world, cnum, plan, seed=PLANNER_SEED, progress=progress)
         memo.put(key, odds)
     final = {side: list(span) for side, span in odds.final.items()}
     return PlannedOdds(odds.odds, list(odds.lines), final, list(odds.notes))
 
 
 def planner_need(
-    world: World, cnum: int, order: Order, units: list[int], rules: Rules, goal: float
+    world: World,
+    cnum: int,
+    order: Order,
+    units: list[int],
+    rules: Rules,
+    goal: float,
+    progress: Progress | None = None,
 ) -> tuple[dict[str, int], float, bool]:
     """The least mil, from the command's sources in the order it asks for them, whose
     chance of success reaches ``goal`` (``bellum empire odds --need``): each source's mil
@@ -301,7 +328,9 @@ def planner_need(
     from bellum.empire.odds.questions import need
 
     def odds(plan: Any) -> Any:
-        return plan_odds(world, cnum, plan, seed=PLANNER_SEED)
+        if progress is not None:
+            progress(0.0)
+        return plan_odds(world, cnum, plan, seed=PLANNER_SEED, progress=progress)
 
     found = need(world, cnum, _odds_plan(world, cnum, order, [], units, rules), goal, odds)
     if found.plan is not None and found.odds is not None:
@@ -325,12 +354,13 @@ def planner_plays(
     rules: Rules,
     runs: int,
     seed: int,
+    progress: Progress | None = None,
 ) -> Any:
     """``runs`` plays of the real command as the plan says, on copies of ``world``."""
     from bellum.empire.odds import resolver_runs
 
     plan = _odds_plan(world, cnum, order, mil, units, rules)
-    return resolver_runs(world, cnum, plan, runs, seed)
+    return resolver_runs(world, cnum, plan, runs, seed, progress=progress)
 
 
 # --------------------------------------------------------------------------- target panel
@@ -403,7 +433,14 @@ class EmpireGame:
     transaction per command, one writer at a time in this server.
     """
 
-    def __init__(self, db: Path | None = None, world_file: Path | None = None) -> None:
+    def __init__(
+        self,
+        db: Path | None = None,
+        world_file: Path | None = None,
+        stopping: threading.Event | None = None,
+    ) -> None:
+        #: Set when the server stops: the planner's work in progress gives up.
+        self.stopping = stopping if stopping is not None else threading.Event()
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self.label: str
         if world_file is not None:
@@ -729,7 +766,10 @@ class EmpireGame:
         order = plan.order()
         mil, units = plan.mil_words(), sorted(plan.units)
         key = (version, cnum, order, tuple(mil), tuple(units), rules)
-        planned = planner_odds(w, cnum, order, mil, units, rules, memo=self._plans, key=key)
+        planned = planner_odds(
+            w, cnum, order, mil, units, rules, memo=self._plans, key=key,
+            progress=watch(self.stopping),
+        )  # fmt: skip
         doc = _odds_doc(planned.result)
         doc.update(
             command=plan.command,
@@ -749,7 +789,10 @@ class EmpireGame:
         """The least mil, from the command's sources in the order it asks for them, for a
         chance of success of at least ``goal``; or everything, when even that falls short."""
         _, w, rules = self._planning(plan)
-        mil, p, reached = planner_need(w, cnum, plan.order(), sorted(plan.units), rules, goal)
+        units = sorted(plan.units)
+        mil, p, reached = planner_need(
+            w, cnum, plan.order(), units, rules, goal, watch(self.stopping)
+        )
         ship = plan.source if plan.source.startswith("ship:") else ""
         mil = {(ship if k == "ship" else k): n for k, n in mil.items()}
         return {"reached": reached, "goal": goal, "mil": mil, "total": sum(mil.values()),
@@ -773,7 +816,7 @@ class EmpireGame:
         ):
             raise CommandError(_reason(r) or f"the {plan.command} did not start")
         mil, units = plan.mil_words(), sorted(plan.units)
-        runs_ = planner_plays(w, cnum, order, mil, units, rules, runs, seed)
+        runs_ = planner_plays(w, cnum, order, mil, units, rules, runs, seed, watch(self.stopping))
         att, dfd = list(runs_.attacker_losses), list(runs_.defender_losses)
         return {
             "command": plan.command,
@@ -795,6 +838,11 @@ class EmpireGame:
 
     # -- the turn planner -------------------------------------------------------------
 
+    def _watch_step(self) -> Callable[[str, float], None]:
+        """:func:`watch` for the turn planner, whose progress names its step."""
+        check = watch(self.stopping)
+        return lambda _step, done: check(done)
+
     def turn_plan(self, cnum: int) -> dict[str, Any]:
         """The turn planner's plan (docs/plan.md), with each attack's place on the map and
         its printed order; the database keeps the odds it solved, as the command line's do."""
@@ -809,7 +857,10 @@ class EmpireGame:
 
         _, world = self._snapshot()
         with self._store() as store:
-            plan = plan_turn(world, cnum, pool=LocalPool(1), cache=store, version=store.version())
+            plan = plan_turn(
+                world, cnum, pool=LocalPool(1), cache=store, version=store.version(),
+                progress=self._watch_step(),
+            )  # fmt: skip
         doc = to_json(world, plan)
         where = ["--db", self.label if not self.scratch else "game.db", "--as", str(cnum)]
         for wave in doc["waves"]:
@@ -828,7 +879,10 @@ class EmpireGame:
 
         _, world = self._snapshot()
         with self._store() as store:
-            tm = threat_map(world, cnum, pool=LocalPool(1), cache=store, version=store.version())
+            tm = threat_map(
+                world, cnum, pool=LocalPool(1), cache=store, version=store.version(),
+                progress=self._watch_step(),
+            )  # fmt: skip
         doc = to_json(world, tm)
         for t, threat in zip(doc["threats"], tm.threats, strict=True):
             kind, _, ident = threat.target.partition(":")
