@@ -6,7 +6,7 @@ A slider drag asks for a new plan at each step; the server answers with the plan
 (:func:`bellum.empire.odds.plan_odds`, the engine of ``bellum empire odds``: the command's
 own flow to its fight, then the fight solved exactly, or a mixture over sampled paths) and
 keeps them per plan, so the request sent when the slider rests is answered from memory.
-This times :meth:`bellum.web.service.EmpireGame.odds` for both, median over the plans of a
+This times :meth:`bellum.web.games.EmpireGame.odds` for both, median over the plans of a
 simulated drag, on ``examples/empire/vector-a.toml`` (one source against 40 mil) and the
 browser tests' generated 64 x 32 world (two sources against 246 mil and an infantry unit).
 Each figure is wall time, then CPU time in brackets: on a busy machine the CPU time is
@@ -29,7 +29,7 @@ sys.path.insert(0, str(ROOT / "tests" / "web"))
 
 from worldgen import frontier  # noqa: E402
 
-from bellum.web.service import EmpireGame, Plan  # noqa: E402
+from bellum.web.games import EmpireGame, Plan  # noqa: E402
 
 TARGET_MS = 200.0
 

@@ -384,3 +384,25 @@ def test_mil_has_one_metavar_in_every_command_and_its_odds() -> None:
     for argv in (["attack"], ["assault"], ["board"], ["odds"]):
         help_text = bellum("empire", *argv, "--help").stdout
         assert "--mil SECT=N" in help_text and "FROM=N" not in help_text
+
+
+@pytest.mark.parametrize(
+    ("world", "command", "mil", "message"),
+    [
+        ("vector-a.toml", ["attack", "2,0"], "0,0=500", "--mil 0,0=500: at most 199 mil can go"
+                                                        " from 0,0"),
+        ("assault.toml", ["assault", "0,0", "0"], "ship=500", "--mil ship=500: at most 24 mil can"
+                                                              " go from ship 0"),
+        ("assault.toml", ["assault", "0,0", "0"], "0=500", "--mil 0=500: at most 24 mil can go"
+                                                           " from ship 0"),
+    ],
+)  # fmt: skip
+def test_more_mil_than_asked_for_is_one_usage_error_in_a_command_and_in_its_odds(
+    world: str, command: list[str], mil: str, message: str
+) -> None:
+    """The odds word and exit as the command does for the same answer, as it was typed."""
+    path = str(ROOT / "examples" / "empire" / world)
+    for argv in (command, ["odds", *command]):
+        r = bellum("empire", *argv, "--world", path, "--as", "1", "--mil", mil, "--seed", "1")
+        assert r.returncode == 2, (argv, r.stderr)
+        assert r.stderr.splitlines()[-1].startswith(f"bellum: error: {message}"), r.stderr

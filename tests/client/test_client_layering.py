@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import bellum
-from bellum.cli.server import TIMEOUT
+from bellum.cli.live_server import TIMEOUT
 from bellum.client.session import DEFAULT_TIMEOUT
 
 SRC = Path(bellum.__file__).parent

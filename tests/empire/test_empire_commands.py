@@ -10,7 +10,7 @@ from bellum import empire
 from bellum.cli.empire import empire as empire_group
 from bellum.empire import COMMANDS
 from bellum.empire.orders import SYNTAX, Order
-from bellum.web.service import Plan
+from bellum.web.games import Plan
 
 
 def test_the_registry_and_the_grammar_name_the_same_commands() -> None:

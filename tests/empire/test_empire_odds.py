@@ -23,10 +23,10 @@ from hypothesis import strategies as st
 from bellum.empire import run_command
 from bellum.empire.io.toml import load_world, parse_world
 from bellum.empire.odds import make_plan, plan_odds, resolver_runs
+from bellum.empire.odds._sides import SideGraph
+from bellum.empire.odds._solver import per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
 from bellum.empire.odds.report import z_scores
-from bellum.empire.odds.sides import SideGraph
-from bellum.empire.odds.solver import per_casualty_ends, server_ends
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate

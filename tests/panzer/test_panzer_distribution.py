@@ -10,7 +10,7 @@ import pytest
 from panzer_helpers import EXAMPLES, build, pairs, unit
 
 from bellum.panzer import Scenario, load_scenario, plan_assault
-from bellum.panzer.chance import rounded_uniform_pmf
+from bellum.panzer._chance import rounded_uniform_pmf
 from bellum.panzer.distribution import Distribution, compare, exact_distribution, monte_carlo
 
 
@@ -188,7 +188,7 @@ def test_exact_work_is_estimated_and_refused_before_it_starts(
 
 def test_a_wide_loss_range_is_enumerated_in_linear_time() -> None:
     """The rounded-uniform pmf is built once per range, not once per enumerated value."""
-    from bellum.panzer.chance import _live_rounded_uniform
+    from bellum.panzer._chance import _live_rounded_uniform
 
     s = build(
         [unit("a", "3,3", strength=2000, assault=50), unit("d", "4,4", "D", strength=50)],

@@ -6,9 +6,9 @@ import pytest
 from panzer_helpers import build, unit
 
 from bellum.panzer import plan_assault
+from bellum.panzer._chance import enumerate_outcomes, rounded_uniform_pmf
 from bellum.panzer.assault import LossPair, combat_range, hard_share
 from bellum.panzer.battlefield import Hex
-from bellum.panzer.chance import enumerate_outcomes, rounded_uniform_pmf
 from bellum.panzer.results import failed_state, morale_check, unit_loss
 from bellum.panzer.rules import Rules
 from bellum.panzer.tables import tables

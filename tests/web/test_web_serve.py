@@ -78,7 +78,7 @@ def test_without_the_web_extra_it_says_which_to_install(monkeypatch: pytest.Monk
 def test_another_interface_needs_the_printed_token(monkeypatch: pytest.MonkeyPatch) -> None:
     import uvicorn
 
-    from bellum.cli import serve
+    from bellum.cli import web_app
 
     def fake_bind(host: str, port: int) -> socket.socket:
         sock = socket.socket()
@@ -90,7 +90,7 @@ def test_another_interface_needs_the_printed_token(monkeypatch: pytest.MonkeyPat
     def fake_run(self: uvicorn.Server, sockets: list[socket.socket]) -> None:
         seen["app"] = self.config.app
 
-    monkeypatch.setattr(serve, "_bind", fake_bind)
+    monkeypatch.setattr(web_app, "_bind", fake_bind)
     monkeypatch.setattr(uvicorn.Server, "run", fake_run)
     code, out, err = run("serve", "--world", str(EMPIRE / "vector-a.toml"), "--host", "0.0.0.0")
     assert code == 0

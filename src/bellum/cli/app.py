@@ -77,7 +77,7 @@ COMMANDS: LazyTable = {
         "Panzer Campaigns assaults: resolve, explain and compute exact odds.",
     ),
     "serve": (
-        "bellum.cli.serve:serve_cmd",
+        "bellum.cli.web_app:serve_cmd",
         "The planning table in your browser (Empire and Panzer).",
     ),
 }

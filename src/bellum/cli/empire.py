@@ -12,8 +12,8 @@ import click
 
 from bellum.cli import options as shared
 from bellum.cli.app import LazyGroup, cli
+from bellum.cli.live_server import LiveRequest, live_options, live_request, play_live
 from bellum.cli.options import Sectioned, Whole, echo_json, in_section, refuse_same_file
-from bellum.cli.server import LiveRequest, live_options, live_request, play_live
 from bellum.dice import new_seed
 from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship, is_ship_key
 from bellum.empire.combat import COMMANDS, CommandSpec
@@ -70,6 +70,8 @@ class StreamPrompter:
             out.write("\n")
             option, key = answer_option(exc.prompt, self.at)
             whence = key if exc.prompt.ship is None else f"ship {key}"
+            if exc.prompt.ship is not None:
+                key = self.named.ship_named or key  # as the command line named it
             raise UsageError(
                 f"{option} {key}={exc.n}: at most {exc.most} mil can go from {whence};"
                 " nothing was saved"
@@ -209,7 +211,7 @@ def rules_options(f: Callable[..., None]) -> Callable[..., None]:
             "Check that stored command ID reproduces bit for bit.",
         ),
         "sync": (
-            "bellum.cli.live:sync_cmd",
+            "bellum.cli.empire_sync:sync_cmd",
             "Read a live game from the server at HOST:PORT into a world database.",
         ),
         "types": (
@@ -656,6 +658,7 @@ def named_answers(
             ship = answer_ship(order, key)
             if ship in named.ship_mil or (ship is None and named.own_ship_mil is not None):
                 raise UsageError(f"--mil {key}: the command's ship is given twice")
+            named.ship_named = shown(key.strip())
             if ship is None:
                 named.own_ship_mil = n
             else:

@@ -289,8 +289,6 @@ def odds_cmd(
     from bellum.empire.odds import plan_odds
     from bellum.empire.odds import resolver_runs as play
     from bellum.empire.odds.questions import as_seen
-    from bellum.empire.odds.questions import need as find_need
-    from bellum.empire.odds.report import comparison, render, render_resolver, to_json
 
     order = _order(words)
     if plot is not None:
@@ -313,7 +311,7 @@ def odds_cmd(
             "--plot and --resolver-runs go with one plan: give each --mil source once and"
             " no --sweep"
         )
-    _check(world, cnum, plans, need is not None)
+    _check(world, cnum, plans, need is not None, mil)
     used_seed = _seed(seed)
     settings: dict[str, Any] = {
         "seed": used_seed,
@@ -338,24 +336,9 @@ def odds_cmd(
             return as_seen(world, cnum, plan, weights=weights, progress=progress, **settings)
         return plan_odds(world, cnum, plan, progress=progress, **settings)
 
+    found = None
     if need is not None:
-        label, plan = plans[0]
-        sources = list(plan.mil) if plan.mil else None
-        found = find_need(world, cnum, plan, need, odds_of, sources)
-        if found.odds is None or found.plan is None:
-            best = 100 * found.best.p_success
-            raise_msg = f"even everything the command allows succeeds only {best:.2f}% of the time"
-            if as_json:  # the best plan's odds, with no mil found
-                doc = to_json(found.best, world, cnum)
-                doc["need"] = {
-                    "target": need,
-                    "mil": None,
-                    "sampled": found.best.samples is not None,
-                }
-                echo_json(ODDS_SCHEMA, 1, doc, indent=None)
-            else:
-                click.echo(render(found.best, color=use_color()))
-            raise InputError(raise_msg)
+        found = _need(world, cnum, plans[0][1], need, odds_of, as_json)
         check_runs(found.plan)
         plans = [(f"{found.total} mil", found.plan)]
         results = [(plans[0][0], found.odds)]
@@ -367,13 +350,7 @@ def odds_cmd(
             for label, plan in plans:
                 results.append((label, odds_of(plan, bar)))
     if len(results) > 1:
-        if as_json:
-            docs = [dict(to_json(o, world, cnum), label=label) for label, o in results]
-            for d in docs:
-                del d["schema_version"]  # the comparison's own is enough
-            echo_json("bellum.empire.comparison", 1, {"plans": docs}, indent=None)
-        else:
-            click.echo(comparison(results))
+        _echo_comparison(results, world, cnum, as_json)
         return
     label, odds = results[0]
     resolver = None
@@ -386,14 +363,59 @@ def odds_cmd(
         from bellum.odds.report import write_plot
 
         write_plot(odds.odds, plot, force=force)
+    _echo_one(odds, world, cnum, resolver, need=found, plot=plot, as_json=as_json)
+
+
+def _need(
+    world: Any, cnum: int, plan: Any, need: float, odds_of: Callable[..., Any], as_json: bool
+) -> Any:
+    """What ``--need`` finds; when even everything fails, the best plan's odds are shown
+    (with no mil found) and the error says how often it succeeds."""
+    from bellum.empire.odds.questions import need as find_need
+    from bellum.empire.odds.report import render, to_json
+
+    found = find_need(world, cnum, plan, need, odds_of, list(plan.mil) if plan.mil else None)
+    if found.odds is None or found.plan is None:
+        best = 100 * found.best.p_success
+        if as_json:
+            doc = to_json(found.best, world, cnum)
+            doc["need"] = {"target": need, "mil": None, "sampled": found.best.samples is not None}
+            echo_json(ODDS_SCHEMA, 1, doc, indent=None)
+        else:
+            click.echo(render(found.best, color=use_color()))
+        raise InputError(
+            f"even everything the command allows succeeds only {best:.2f}% of the time"
+        )
+    return found
+
+
+def _echo_comparison(results: list[tuple[str, Any]], world: Any, cnum: int, as_json: bool) -> None:
+    from bellum.empire.odds.report import comparison, to_json
+
+    if not as_json:
+        click.echo(comparison(results))
+        return
+    docs = [dict(to_json(o, world, cnum), label=label) for label, o in results]
+    for d in docs:
+        del d["schema_version"]  # the comparison's own is enough
+    echo_json("bellum.empire.comparison", 1, {"plans": docs}, indent=None)
+
+
+def _echo_one(
+    odds: Any, world: Any, cnum: int, resolver: Any, *, need: Any, plot: Path | None, as_json: bool
+) -> None:
+    """One plan's odds (with what ``--need`` found, the resolver runs and the plot)."""
+    from bellum.empire.odds.report import render, render_resolver, to_json
+
     if as_json:
         doc = to_json(odds, world, cnum, resolver)
         if need is not None:
-            doc["need"] = {"target": need, "mil": found.total, "sampled": odds.samples is not None}
+            sampled = odds.samples is not None
+            doc["need"] = {"target": need.target, "mil": need.total, "sampled": sampled}
         echo_json(ODDS_SCHEMA, 1, doc, indent=None)
         return
     if need is not None:
-        click.echo(_need_line(found, odds))
+        click.echo(_need_line(need, odds))
     click.echo(render(odds, color=use_color()))
     if resolver is not None:
         click.echo(render_resolver(odds, resolver))
@@ -401,11 +423,15 @@ def odds_cmd(
         click.echo(f"plot written to {plot}")
 
 
-def _check(world: Any, cnum: int, plans: list[tuple[str, Any]], need: bool) -> None:
+def _check(
+    world: Any, cnum: int, plans: list[tuple[str, Any]], need: bool, mil: tuple[str, ...]
+) -> None:
     """Refuse what the odds would refuse, before the seed line and any work: the
     command's own refusals (its ``Usage:`` line as the command prints it, exit status
-    2) and answers it never asks for."""
-    from bellum.empire.odds.engine import CommandUsage, check_plan
+    2), more mil than it asks for (worded as the command words it, with ``--mil`` as
+    typed) and answers it never asks for."""
+    from bellum.empire.odds.engine import CommandUsage, MoreThanAsked, check_plan
+    from bellum.empire.odds.plan import parse_mil
     from bellum.empire.odds.questions import need_sources
 
     try:
@@ -420,6 +446,13 @@ def _check(world: Any, cnum: int, plans: list[tuple[str, Any]], need: bool) -> N
     except CommandUsage as exc:
         click.echo(str(exc))
         sys.exit(exc.exit_status)
+    except MoreThanAsked as exc:
+        order = plans[0][1].order
+        typed = {next(iter(parse_mil(world, cnum, [m], order))): m.partition("=")[0] for m in mil}
+        key = shown(typed.get(exc.source, str(exc.value)).strip())
+        raise UsageError(
+            f"--mil {key}={exc.n}: at most {exc.most} mil can go from {exc.where}"
+        ) from None
 
 
 def _need_line(found: Any, odds: Any) -> str:

@@ -58,6 +58,8 @@ class NamedAnswers(AnswersByKind):
     ship_mil: dict[int, int] = field(default_factory=dict)
     #: Mil from the command's ship when its number is not known yet (it will be asked).
     own_ship_mil: int | None = None
+    #: How the ship's answer was named (``ship`` or its number), to word a mistake as given.
+    ship_named: str | None = None
     units: frozenset[int] | None = None
     move_in: int | None = None
     move_in_at: dict[Coord, int] = field(default_factory=dict)

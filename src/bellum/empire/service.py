@@ -11,17 +11,18 @@ with no terminal in it: edges decide only where questions and output go.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self
 
 from bellum.empire.combat.dispatch import run_command
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.events import Event, Prompter, RecordingPrompter, ReplayPrompter, Sink
 from bellum.empire.io.sqlite.codec import CommandRecord, ServerEntry, changes, world_rows
-from bellum.empire.io.sqlite.store import Session, Store
+from bellum.empire.io.sqlite.store import Session, Store, UnknownCommand
 from bellum.empire.io.toml import read_world_file, save_world
 from bellum.empire.io.xdump.syntax import Dump
 from bellum.empire.orders import Order, as_order
@@ -80,7 +81,7 @@ class WorldSource:
     def close(self) -> None:
         """Release the world; an order not kept is dropped."""
 
-    def __enter__(self) -> WorldSource:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(
@@ -188,6 +189,68 @@ def open_source(
     if world_path is not None:
         return FileSource(world_path, out, write=write, force=force)
     return DatabaseSource(source, write=write, out=out, force=force)
+
+
+class WorldDatabase:
+    """A world database by its path, for an edge that lives long and reads often (the web
+    page).  Every call opens a connection of its own and closes it, so requests on other
+    threads never share one; an order runs through :meth:`source`, one transaction each."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        with self._store() as store:  # fail now, in one line, if it is no world database
+            store.summary()
+
+    @classmethod
+    def copy_of(cls, world_file: Path, path: Path) -> WorldDatabase:
+        """A new database at ``path`` holding the world of ``world_file``."""
+        Store.create(path, read_world_file(world_file)[0]).close()
+        return cls(path)
+
+    @contextmanager
+    def _store(self) -> Iterator[Store]:
+        store = Store.open(self.path)
+        try:
+            yield store
+        finally:
+            store.close()
+
+    def version(self) -> tuple[int, str]:
+        """How many orders the history holds, and when the world was made: it changes
+        with every order kept and with a new world at the same path."""
+        with self._store() as store:
+            summary = store.summary()
+        return int(summary["commands"]), str(summary["created"])
+
+    def world(self) -> World:
+        """The current world."""
+        with self._store() as store:
+            return store.world()
+
+    def source(self) -> DatabaseSource:
+        """The database opened to run one order and keep it (holding the write lock)."""
+        return DatabaseSource(self.path, write=True)
+
+    def history(self) -> list[CommandRecord]:
+        """Every order stored, oldest first."""
+        return history(self.path)
+
+    def command(self, cid: int) -> CommandRecord:
+        """History entry ``cid`` (:class:`UnknownCommand` if there is none)."""
+        with self._store() as store:
+            return store.command(cid)
+
+    def replay(self, cid: int) -> ReplayReport:
+        """Order ``cid`` re-run and compared with its record (see :func:`replay`)."""
+        with self._store() as store:
+            return replay(store, cid)
+
+    @contextmanager
+    def planner_cache(self) -> Iterator[tuple[CurveCache, str]]:
+        """Where the turn planner keeps its solved odds, and the world's version to key
+        them by, for as long as the planner runs."""
+        with self._store() as store:
+            yield store, store.version()
 
 
 def history(path: Path) -> list[CommandRecord]:
@@ -316,6 +379,8 @@ __all__ = [
     "DatabaseSource",
     "FileSource",
     "ReplayReport",
+    "UnknownCommand",
+    "WorldDatabase",
     "WorldSource",
     "history",
     "open_source",

@@ -98,7 +98,9 @@ def per_casualty_loops(sa: Array, sdr: Array, tau: float, att_w: Array, def_w: A
     return pruned
 
 
-def server_loops(
+# The exact server model's loop nest (spec §6.2), compiled by numba when it is installed
+# and run as Python otherwise: kept whole, so no call sits in its innermost loop.
+def server_loops(  # noqa: C901
     sa: Array, sd: Array, dep_w: Array, abs_w: Array, tau: float, att_w: Array, def_w: Array
 ) -> float:
     """Exact server model by window transition kernels; returns the pruned mass.

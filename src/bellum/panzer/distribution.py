@@ -1,7 +1,7 @@
 """The exact outcome distribution of an assault, and a Monte Carlo of the resolver to check it.
 
 The exact law is computed from the resolver's own step functions, run under
-:func:`~bellum.panzer.chance.enumerate_outcomes`; only the composition is done here:
+:func:`~bellum.panzer._chance.enumerate_outcomes`; only the composition is done here:
 
 * **Rows.**  A side's combat result (``draw_side_loss``) and how it is shared among the units
   (``loss_shares``) are enumerated: one *row* per side loss and sharing, with its probability.
@@ -42,9 +42,9 @@ import numpy.typing as npt
 from bellum.dice import ServerRandom
 from bellum.errors import CommandError
 from bellum.odds.result import ATTACKER, DEFENDER, LossDistribution, OddsResult
+from bellum.panzer._chance import Chance, enumerate_outcomes
 from bellum.panzer.assault import AssaultBreakdown, AssaultPlan, CombatRange, plan_assault
 from bellum.panzer.battlefield import Hex
-from bellum.panzer.chance import Chance, enumerate_outcomes
 from bellum.panzer.results import (
     OUTCOMES,
     Fate,

@@ -1,6 +1,6 @@
 """The random half of an assault: combat results, losses, morale, outcome, retreat, advance.
 
-Each step is a small function taking a :class:`~bellum.panzer.chance.Chance`; the resolver
+Each step is a small function taking a :class:`~bellum.panzer._chance.Chance`; the resolver
 calls them with seeded dice in the project's fixed draw order (spec §7.1: defenders' loss
 range and rounding, attackers' likewise, per-unit losses D then A, morale D then A, then
 retreat and surrender, then fatigue), and :mod:`bellum.panzer.distribution` calls the same
@@ -19,9 +19,9 @@ import numpy as np
 import numpy.typing as npt
 
 from bellum.dice import ServerRandom, new_seed
+from bellum.panzer._chance import Chance, DiceChance
 from bellum.panzer.assault import AssaultBreakdown, AssaultPlan, CombatRange, plan_assault
 from bellum.panzer.battlefield import Hex
-from bellum.panzer.chance import Chance, DiceChance
 from bellum.panzer.rules import Rules
 from bellum.panzer.scenario import Scenario
 from bellum.panzer.units import Kind, State, Unit

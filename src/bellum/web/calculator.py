@@ -4,7 +4,7 @@ The form describes one assault: the target hex (terrain, fortification, elevatio
 defenders, the attacking units and the hex each comes from, the hexside each crosses, and
 the rules' keys and Parameter Data with their documented defaults.  :func:`document`
 turns its fields into a scenario document, which the service validates and solves like a
-file (:func:`~bellum.web.service.calculator_game`); the page shows the odds and the
+file (:func:`~bellum.web.games.calculator_game`); the page shows the odds and the
 explain table as the form changes, saves the scenario as TOML and loads one.
 """
 
@@ -20,9 +20,8 @@ from starlette.responses import Response
 
 from bellum.errors import BellumError
 from bellum.numbers import shown
-from bellum.web.app import Bad, Endpoint, Params, as_int, as_number, respond, state
-from bellum.web.panzer_views import study
-from bellum.web.service import (
+from bellum.web._page import Bad, Endpoint, Params, as_int, as_number, respond, state
+from bellum.web.games import (
     CALC_SIZE,
     CALC_TARGET,
     DIRECTIONS,
@@ -34,6 +33,7 @@ from bellum.web.service import (
     read_scenario,
     scenario_text,
 )
+from bellum.web.panzer_views import study
 
 _ROW = re.compile(r"u\.([0-9]{1,4})\.[a-z]+")
 #: The longest name, side or unit id the form takes.

@@ -1,7 +1,7 @@
 """The Empire pages: the map, the target panel, odds, fights and the history.
 
-Each view reads its fields (:class:`~bellum.web.app.Params`), calls
-:class:`~bellum.web.service.EmpireGame` in a worker thread (the rules and SQLite block),
+Each view reads its fields (:class:`~bellum.web._page.Params`), calls
+:class:`~bellum.web.games.EmpireGame` in a worker thread (the rules and SQLite block),
 and renders one context as a page, a fragment for the page's script, or JSON.
 """
 
@@ -18,9 +18,9 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from bellum.numbers import shown
-from bellum.web import charts
-from bellum.web.app import Bad, Params, as_int, empire_of, respond, state
-from bellum.web.service import (
+from bellum.web import _charts as charts
+from bellum.web._page import Bad, Params, as_int, empire_of, respond, state
+from bellum.web.games import (
     COMMANDS,
     PLAY_RUNS,
     SUPPORT_KINDS,

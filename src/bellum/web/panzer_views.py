@@ -15,9 +15,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from bellum.errors import BellumError
-from bellum.web import charts, hexmap
-from bellum.web.app import Bad, Endpoint, Params, panzer_of, respond
-from bellum.web.service import PanzerGame
+from bellum.web import _charts as charts
+from bellum.web import _hexmap as hexmap
+from bellum.web._page import Bad, Endpoint, Params, panzer_of, respond
+from bellum.web.games import PanzerGame
 
 _HEX = re.compile(r"[0-9]{1,4},[0-9]{1,4}")
 

@@ -56,27 +56,8 @@ def sector_mob_loss(c: Combat, mob: int, newmob: int) -> int:
 
 def conclude(c: Combat, result: CombatResult) -> None:
     """§6.5 items 1-10 and §15 for a fight that took place."""
-    w = c.world
     t, ship, unit = c.target, c.target_ship, c.target_unit
-    # 1. the target's garrison
-    if c.success:
-        c.d_troops = 0
-    elif t is not None and c.d_mil0 > 0 and c.d_cas > 0 and t.mob >= 0:
-        newmob = c.dice.damage(t.mob, (100 * c.d_cas) // c.d_mil0)
-        c.target_pending = sector_mob_loss(c, t.mob, newmob)
-    victim = t or ship or unit
-    assert victim is not None
-    victim.mil = c.d_troops
-    # 2. the off-objects lose their dead
-    for o in c.offs:
-        lost = o.troops0 - o.troops
-        if lost <= 0:
-            continue
-        s = o.sector
-        if s is not None and s.mil > 0 and s.mob >= 0:
-            newmob = c.dice.damage(s.mob, (100 * lost) // s.mil)
-            o.pending += sector_mob_loss(c, s.mob, newmob)
-        o.mil = o.mil - lost
+    victim = _losses(c)
     # 3. unit mobility, 4. the target's efficiency
     fight.unit_mobility(c)
     # The occupier pays its way into the target as it was before this damage:
@@ -98,22 +79,71 @@ def conclude(c: Combat, result: CombatResult) -> None:
     # 7. reacting units go home; the attackers' units are written
     fight.send_home(c)
     fight.write_attackers(c)
-    # 8. capture, or the target keeps its damaged self
-    captured = False
-    if c.success:
-        if t is not None:
-            if capture.occupy(c, lambda u: unit_movein_cost(c, u, undamaged)):
-                capture.take_sector(c, t)
-                captured = True
-            elif t.civ == 0 and t.mil == 0 and not w.units_at(t.xy):
-                t.owner = 0
-        else:
-            captured = take_vessel(c)
-    elif t is not None:
-        t.mob = max(0, t.mob - c.target_pending)
+    captured = _capture(c, undamaged)
     if c.target_infected and victim.plague == Plague.HEALTHY:
         victim.plague = Plague.EXPOSED
-    # 9. the off-objects pay their mobility (step 12)
+    _offs_pay(c)
+    if captured:
+        _move_in(c, victim)
+    if c.money_made:
+        c.say(f"You just made ${c.money_made}.00")
+    if c.sneak:
+        target.declare_sneak_war(c, c.success)
+    charge = COMMAND_BTU + int(0.015 * cas + 0.5)
+    c.world.nations[c.aggressor].btu -= charge
+    result.btu_charged = charge
+    result.outcome = (
+        Outcome.CAPTURED if captured else Outcome.DEFEATED if not c.success else Outcome.UNOCCUPIED
+    )
+    result.attacker_casualties, result.defender_casualties = c.a_cas, c.d_cas
+    result.money_made = c.money_made
+    result.world_changed = True
+
+
+def _losses(c: Combat) -> Sector | Ship | LandUnit:
+    """Steps 1 and 2: the target's garrison and the off-objects lose their dead (their
+    mobility loss is counted, paid in step 9); returns the target."""
+    t, ship, unit = c.target, c.target_ship, c.target_unit
+    # 1. the target's garrison
+    if c.success:
+        c.d_troops = 0
+    elif t is not None and c.d_mil0 > 0 and c.d_cas > 0 and t.mob >= 0:
+        newmob = c.dice.damage(t.mob, (100 * c.d_cas) // c.d_mil0)
+        c.target_pending = sector_mob_loss(c, t.mob, newmob)
+    victim = t or ship or unit
+    assert victim is not None
+    victim.mil = c.d_troops
+    # 2. the off-objects lose their dead
+    for o in c.offs:
+        lost = o.troops0 - o.troops
+        if lost <= 0:
+            continue
+        s = o.sector
+        if s is not None and s.mil > 0 and s.mob >= 0:
+            newmob = c.dice.damage(s.mob, (100 * lost) // s.mil)
+            o.pending += sector_mob_loss(c, s.mob, newmob)
+        o.mil = o.mil - lost
+    return victim
+
+
+def _capture(c: Combat, undamaged: Sector | None) -> bool:
+    """Step 8: capture, or the target keeps its damaged self; whether it was captured."""
+    t = c.target
+    if c.success:
+        if t is None:
+            return take_vessel(c)
+        if capture.occupy(c, lambda u: unit_movein_cost(c, u, undamaged)):
+            capture.take_sector(c, t)
+            return True
+        if t.civ == 0 and t.mil == 0 and not c.world.units_at(t.xy):
+            t.owner = 0
+    elif t is not None:
+        t.mob = max(0, t.mob - c.target_pending)
+    return False
+
+
+def _offs_pay(c: Combat) -> None:
+    """Step 9: the off-objects pay their mobility (step 12)."""
     floor = -127 if c.rules.MOB_ACCESS else 0
     for o in c.offs:
         if o.sector is not None:
@@ -122,32 +152,21 @@ def conclude(c: Combat, result: CombatResult) -> None:
                 o.sector.plague = Plague.EXPOSED
         elif o.ship is not None:
             o.ship.mob = max(-127, o.ship.mob - o.pending)
-    # 10. move in (§13.4)
-    if captured:
-        if c.mode is Mode.ATTACK:
-            movein.move_in_mil(c)
-            # The server reports the mil as they were before the units' move-in,
-            # whose interdiction may hurt them.
-            troops = victim.mil
-            movein.move_in_units(c)
-        else:
-            move_in(c)
-            troops = victim.mil
-        if troops > 0:
-            c.say(f"{troops} of your troops now occupy {c.target_name()}")
-    if c.money_made:
-        c.say(f"You just made ${c.money_made}.00")
-    if c.sneak:
-        target.declare_sneak_war(c, c.success)
-    charge = COMMAND_BTU + int(0.015 * cas + 0.5)
-    w.nations[c.aggressor].btu -= charge
-    result.btu_charged = charge
-    result.outcome = (
-        Outcome.CAPTURED if captured else Outcome.DEFEATED if not c.success else Outcome.UNOCCUPIED
-    )
-    result.attacker_casualties, result.defender_casualties = c.a_cas, c.d_cas
-    result.money_made = c.money_made
-    result.world_changed = True
+
+
+def _move_in(c: Combat, victim: Sector | Ship | LandUnit) -> None:
+    """Step 10: move in (§13.4)."""
+    if c.mode is Mode.ATTACK:
+        movein.move_in_mil(c)
+        # The server reports the mil as they were before the units' move-in,
+        # whose interdiction may hurt them.
+        troops = victim.mil
+        movein.move_in_units(c)
+    else:
+        move_in(c)
+        troops = victim.mil
+    if troops > 0:
+        c.say(f"{troops} of your troops now occupy {c.target_name()}")
 
 
 def _outcome(c: Combat) -> None:

@@ -1,9 +1,10 @@
 """Any combat command from its :class:`~bellum.empire.orders.Order` (spec §16).
 
-This is where an order's words become a command's arguments.  Every way of
-running a command (the CLI, replay from the store, the odds planner, the web
-application) comes through :func:`run_command`, the public entry point
-(``bellum.empire.run_command``).
+This is where an order's words become a command's arguments.  The command line,
+replay from the store, the web application and the live check come through
+:func:`run_command`, the public entry point (``bellum.empire.run_command``), which makes
+the run's dice from its seed; the odds planner calls :func:`run_order` with dice of its
+own (branching, or stopping at the fight with ``stop_at``).
 """
 
 from __future__ import annotations

@@ -145,43 +145,11 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers, most: int | None = 
             if not (v.has("supply") and not v.has("sub")) and not u.type.has("light"):
                 c.say("Only light land units can board this kind of ship")
                 continue
+        q = _march_cost(c, o, u)
+        if q is None:
+            continue
         about = UnitNote(u.uid)
-        barred = info_page_barred(c, u)
-        if barred:
-            c.say(f"{u.name()} is {barred} unit, and cannot {verb}", about)
-            continue
-        if u.mob <= 0:
-            c.say(f"{u.name()} is out of mobility, and cannot {verb}", about)
-            continue
-        if o.ship is not None and u.ship != o.ship.uid:
-            continue
-        if u.ship is not None and o.ship is None:
-            c.say(f"{u.name()} is on ship #{u.ship}, and cannot {verb}", about)
-            continue
-        if u.land is not None:
-            c.say(f"{u.name()} is on unit #{u.land}, and cannot {verb}", about)
-            continue
-        if c.mode is not Mode.ATTACK:
-            if not u.type.has("assault"):
-                continue
-            p = q = 0.0
-        else:
-            assert c.target is not None
-            p = attcost(w, c.aggressor, c.target, unit_kind(u), rules=c.rules)
-            q = unitcost(u, p)
-        whole_march = p >= 1.0 or c.rules.info_march_mobility
-        if whole_march and u.mob < min(127, math.ceil(q)):
-            c.say(
-                f"{u.name()} does not have enough mobility ({min(127, math.ceil(q))} needed)", about
-            )
-            continue
         av = attack_value(u, c.mode, c.rules.assault_penalty)
-        if av < 1.0 and not (c.mode is Mode.ASSAULT and u.type.has("spy")):
-            c.say(f"{u.name()} has no offensive strength", about)
-            continue
-        if not in_supply(w, u, dice=c.dice, rules=c.rules):
-            c.say(f"{u.name()} is out of supply, and cannot {verb}", about)
-            continue
         if most is not None and not announced:
             c.say(f"You may board with a maximum of {most} land units")
             announced = True
@@ -203,6 +171,50 @@ def ask_units(c: Combat, o: OffObject, answers: ArmyAnswers, most: int | None = 
         chosen += 1
         if most is not None and chosen >= most:
             return
+
+
+def _march_cost(c: Combat, o: OffObject, u: LandUnit) -> float | None:
+    """The mobility unit ``u`` at off-object ``o`` pays to join, or ``None`` when it
+    cannot (the server says why, unit by unit, in this order)."""
+    w = c.world
+    verb = c.verb
+    about = UnitNote(u.uid)
+    barred = info_page_barred(c, u)
+    if barred:
+        c.say(f"{u.name()} is {barred} unit, and cannot {verb}", about)
+        return None
+    if u.mob <= 0:
+        c.say(f"{u.name()} is out of mobility, and cannot {verb}", about)
+        return None
+    if o.ship is not None and u.ship != o.ship.uid:
+        return None
+    if u.ship is not None and o.ship is None:
+        c.say(f"{u.name()} is on ship #{u.ship}, and cannot {verb}", about)
+        return None
+    if u.land is not None:
+        c.say(f"{u.name()} is on unit #{u.land}, and cannot {verb}", about)
+        return None
+    if c.mode is not Mode.ATTACK:
+        if not u.type.has("assault"):
+            return None
+        p = q = 0.0
+    else:
+        assert c.target is not None
+        p = attcost(w, c.aggressor, c.target, unit_kind(u), rules=c.rules)
+        q = unitcost(u, p)
+    whole_march = p >= 1.0 or c.rules.info_march_mobility
+    if whole_march and u.mob < min(127, math.ceil(q)):
+        c.say(f"{u.name()} does not have enough mobility ({min(127, math.ceil(q))} needed)", about)
+        return None
+    if attack_value(u, c.mode, c.rules.assault_penalty) < 1.0 and not (
+        c.mode is Mode.ASSAULT and u.type.has("spy")
+    ):
+        c.say(f"{u.name()} has no offensive strength", about)
+        return None
+    if not in_supply(w, u, dice=c.dice, rules=c.rules):
+        c.say(f"{u.name()} is out of supply, and cannot {verb}", about)
+        return None
+    return q
 
 
 def info_page_barred(c: Combat, u: LandUnit) -> str:

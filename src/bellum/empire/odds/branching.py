@@ -5,7 +5,7 @@ The odds engine runs a command's own code up to its fight with a
 rules make (``chance``, ``roll``, ``pct_chance``, ``roundavg``, ``damage``)
 becomes a choice among its outcomes, each with its exact probability (the
 server's ``chance(p)`` is true with ``p`` rounded up to a multiple of 2⁻³²).
-Two ways to use it, as Panzer's :mod:`bellum.panzer.chance` does:
+Two ways to use it, as Panzer's :mod:`bellum.panzer._chance` does:
 
 * :func:`enumerate_runs` re-runs the command once per path through the tree
   of choices and weighs each end by the product of its choices' probabilities;

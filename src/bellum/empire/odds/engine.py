@@ -39,10 +39,10 @@ from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, said, transcript
+from bellum.empire.odds._sides import SideGraph, TooManyStates, side_graph
+from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
-from bellum.empire.odds.sides import SideGraph, TooManyStates, side_graph
-from bellum.empire.odds.solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
@@ -132,7 +132,7 @@ class EmpireOdds:
         return self.odds.losses[side].mean()
 
 
-class _Runner:
+class PlanRunner:
     """Runs the plan's command on scratch worlds, stopping at the fight."""
 
     def __init__(self, world: World, country: int, plan: Plan) -> None:
@@ -160,10 +160,25 @@ class CommandUsage(CommandError):
     exit_status = 2
 
 
+class MoreThanAsked(CommandError):
+    """A plan's mil from a source above the most the command's question there allows: the
+    edges word it as the command does for the same answer named to it (the command line:
+    a usage error)."""
+
+    def __init__(self, source: MilSource, n: int, most: int, where: str, name: str) -> None:
+        super().__init__(
+            f"at most {most} mil can go from {where}, not {n}", field="mil", value=name
+        )
+        self.source = source
+        self.n = n
+        self.most = most
+        self.where = where
+
+
 def check_plan(world: World, country: int, plan: Plan) -> None:
     """Raise what :func:`plan_odds` would raise about ``plan`` before any work: the
     command's refusals and the answers it never asks for (one run up to the fight)."""
-    _check_plan(world, country, plan, _Runner(world, country, plan)(BranchingDice()))
+    _check_plan(world, country, plan, PlanRunner(world, country, plan)(BranchingDice()))
 
 
 def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
@@ -182,17 +197,14 @@ def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> None:
         raise CommandError("; ".join(lines[-2:]) if lines else f"{plan.order.name} refused")
     asked = leaf.prompter.asked
     for source, n in (plan.mil or {}).items():
-        where = "the ship" if source == "ship" else world.fmt(source, country)
+        ship = "the ship" if plan.order.ship is None else f"ship {plan.order.ship}"
+        where = ship if source == "ship" else world.fmt(source, country)
         if source not in asked:
             if n > 0:
                 name = _name(world, country, source)
                 raise CommandError(f"no mil can go from {where}", field="mil", value=name)
         elif n > asked[source]:
-            most = asked[source]
-            name = _name(world, country, source)
-            raise CommandError(
-                f"at most {most} mil can go from {where}, not {n}", field="mil", value=name
-            )
+            raise MoreThanAsked(source, n, asked[source], where, _name(world, country, source))
     for uid in sorted((plan.units or frozenset()) - leaf.prompter.offered):
         raise CommandError("the command does not offer that unit", field="unit", value=uid)
     if leaf.combat is None and r.outcome is Outcome.ABORTED and not r.world_changed:
@@ -367,7 +379,7 @@ def _weights(values: Any, probs: Any) -> dict[int, float]:
     return out
 
 
-class _Mixture:
+class Mixture:
     """Sums of fight outcomes, weighted; and per-sample values for standard errors."""
 
     def __init__(self) -> None:
@@ -441,7 +453,7 @@ def plan_odds(
     """
     start = time.perf_counter()
     model = world_model(plan.rules_in(world))
-    runner = _Runner(world, country, plan)
+    runner = PlanRunner(world, country, plan)
     first = runner(BranchingDice())
     _check_plan(world, country, plan, first)
     used_seed = seed if seed is not None else new_seed()
@@ -454,7 +466,7 @@ def plan_odds(
         leaves = [(first, 1.0)]
     elif not forced and tree_size(runner, rng, PROBES) <= max_leaves:
         leaves = enumerate_runs(runner, limit=4 * max_leaves)
-    mix = _Mixture()
+    mix = Mixture()
     notes: list[str] = []
     if leaves is not None and not forced:
         exact = [(solver.exact(leaf), p) for leaf, p in leaves]
@@ -506,7 +518,7 @@ def _pick(leaves: list[tuple[Leaf, float]], rng: np.random.Generator) -> int:
 
 def _finish(
     plan: Plan,
-    mix: _Mixture,
+    mix: Mixture,
     method: str,
     model: str,
     leaves: list[tuple[Leaf, float]],
@@ -572,6 +584,9 @@ __all__ = [
     "CommandUsage",
     "EmpireOdds",
     "Leaf",
+    "Mixture",
+    "MoreThanAsked",
+    "PlanRunner",
     "check_plan",
     "plan_odds",
     "world_model",

@@ -19,7 +19,7 @@ import numpy as np
 
 from bellum.empire.combat.state import roundint10
 from bellum.empire.odds.branching import BranchingDice
-from bellum.empire.odds.engine import EmpireOdds, FightOutcome, _Mixture, _Runner, plan_odds
+from bellum.empire.odds.engine import EmpireOdds, FightOutcome, Mixture, PlanRunner, plan_odds
 from bellum.empire.odds.plan import MilSource, Plan
 from bellum.empire.world import LandUnit, Sector, Ship, World
 from bellum.errors import CommandError, InputError
@@ -46,7 +46,7 @@ class Need:
 
 def sources_in_order(world: World, country: int, plan: Plan) -> dict[MilSource, int]:
     """The mil prompts of ``plan``'s command in the order it asks them, with their limits."""
-    leaf = _Runner(world, country, replace(plan, mil=None))(
+    leaf = PlanRunner(world, country, replace(plan, mil=None))(
         BranchingDice(rng=np.random.default_rng(0))
     )
     return dict(leaf.prompter.asked)
@@ -124,7 +124,7 @@ def need(
 
 
 def _target(world: World, country: int, plan: Plan) -> Sector | Ship | LandUnit:
-    leaf = _Runner(world, country, plan)(BranchingDice(rng=np.random.default_rng(0)))
+    leaf = PlanRunner(world, country, plan)(BranchingDice(rng=np.random.default_rng(0)))
     c = leaf.combat
     if c is None:
         raise CommandError("the command does not reach a fight", field="defense_as_seen")
@@ -155,7 +155,7 @@ def as_seen(
         raise InputError(f"needs {len(OFFSETS)} finite weights >= 0, not all 0", field="prior")
     victim = _target(world, country, plan)
     shown = roundint10(victim.mil)
-    mix = _Mixture()
+    mix = Mixture()
     total = 0.0
     parts: list[tuple[int, float, EmpireOdds]] = []
     for offset, w in zip(OFFSETS, weights, strict=True):

@@ -13,6 +13,7 @@ business.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from bellum.errors import InputError
@@ -287,18 +288,7 @@ def parse_dump(text: str, source: str) -> Dump:
             pending += raw + "\n"
             i += 1
             continue
-        words = stripped.split()
-        if words[0] == "config" and len(words) == 2:
-            human = True
-        elif words[0] == "XDUMP" and len(words) == 3 and to_int(words[2], signed=True) is not None:
-            human = False
-        else:
-            raise InputError(f"{where(i)}: expected a table header ('config <table>')")
-        name = words[1]
-        if name not in KNOWN_COLUMNS and not (human and name in FREE_COLUMNS):
-            raise InputError(f"{where(i)}: unknown table '{name}'")
-        if dump.table(name) is not None:
-            raise InputError(f"{where(i)}: table '{name}' appears twice")
+        name, human = _header(stripped.split(), dump, where(i))
         header_at = i
         i += 1
         if human:
@@ -315,42 +305,65 @@ def parse_dump(text: str, source: str) -> Dump:
         table = Table(name, human, raw, columns, column_line, before=pending)
         table.header_lineno = header_at + 1
         pending = ""
-        while True:
-            if i >= len(lines):
-                raise InputError(f"{where(i)}: unexpected end of file in table {name}")
-            line = lines[i]
-            if line.startswith("/"):
-                footer = line.strip()
-                if human and footer != "/config":
-                    raise InputError(f"{where(i)}: malformed table footer '{footer}'")
-                if not human:
-                    count = to_int(footer[1:])
-                    if count is None:
-                        raise InputError(f"{where(i)}: malformed table footer '{shown(footer)}'")
-                    if count != len(table.records):
-                        raise InputError(
-                            f"{where(i)}: footer says {count} records, read {len(table.records)}"
-                        )
-                table.footer = line
-                i += 1
-                break
-            if line.strip() == "" or line.strip().startswith("#"):
-                raise InputError(f"{where(i)}: blank lines inside a table are not supported")
-            fields = split_fields(line, where(i))
-            if len(fields) != len(columns):
-                raise InputError(
-                    f"{where(i)}: table {name} expects {len(columns)} fields, got {len(fields)}"
-                )
-            for k, f in enumerate(fields):
-                if not (_NUMBER_RE.match(f) or f.startswith(('"', "(")) or _IDENT_RE.match(f)):
-                    raise InputError(f"{where(i)}: malformed field {k + 1} ({columns[k]}): {f}")
-            table.records.append(Record(line, fields, i + 1))
-            i += 1
+        i = _read_records(lines, i, table, where)
         dump.tables.append(table)
     if not complete and lines:
         raise InputError(f"{source}:{len(lines)}: no newline at the end (truncated?)")
     dump.tail = pending
     return dump
+
+
+def _header(words: list[str], dump: Dump, where: str) -> tuple[str, bool]:
+    """A table's name, and whether it is the human-readable kind (``config``)."""
+    if words[0] == "config" and len(words) == 2:
+        human = True
+    elif words[0] == "XDUMP" and len(words) == 3 and to_int(words[2], signed=True) is not None:
+        human = False
+    else:
+        raise InputError(f"{where}: expected a table header ('config <table>')")
+    name = words[1]
+    if name not in KNOWN_COLUMNS and not (human and name in FREE_COLUMNS):
+        raise InputError(f"{where}: unknown table '{name}'")
+    if dump.table(name) is not None:
+        raise InputError(f"{where}: table '{name}' appears twice")
+    return name, human
+
+
+def _read_records(lines: list[str], i: int, table: Table, where: Callable[[int], str]) -> int:
+    """The table's records from line ``i`` up to its footer; the line after the footer."""
+    name, columns = table.name, table.columns
+    while True:
+        if i >= len(lines):
+            raise InputError(f"{where(i)}: unexpected end of file in table {name}")
+        line = lines[i]
+        if line.startswith("/"):
+            _check_footer(line.strip(), table, where(i))
+            table.footer = line
+            return i + 1
+        if line.strip() == "" or line.strip().startswith("#"):
+            raise InputError(f"{where(i)}: blank lines inside a table are not supported")
+        fields = split_fields(line, where(i))
+        if len(fields) != len(columns):
+            raise InputError(
+                f"{where(i)}: table {name} expects {len(columns)} fields, got {len(fields)}"
+            )
+        for k, f in enumerate(fields):
+            if not (_NUMBER_RE.match(f) or f.startswith(('"', "(")) or _IDENT_RE.match(f)):
+                raise InputError(f"{where(i)}: malformed field {k + 1} ({columns[k]}): {f}")
+        table.records.append(Record(line, fields, i + 1))
+        i += 1
+
+
+def _check_footer(footer: str, table: Table, where: str) -> None:
+    if table.human:
+        if footer != "/config":
+            raise InputError(f"{where}: malformed table footer '{footer}'")
+        return
+    count = to_int(footer[1:])
+    if count is None:
+        raise InputError(f"{where}: malformed table footer '{shown(footer)}'")
+    if count != len(table.records):
+        raise InputError(f"{where}: footer says {count} records, read {len(table.records)}")
 
 
 def format_float(x: float) -> str:

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from bellum.empire.odds._blas import one_thread
-from bellum.empire.odds.sides import SideGraph
+from bellum.empire.odds._sides import SideGraph
 from bellum.formulas import (
     JITTER_CHOICES,
     WINDOW_CHOICES,

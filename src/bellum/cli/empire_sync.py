@@ -1,6 +1,6 @@
 """``bellum empire sync``: a live game's state into a world database (docs/live.md).
 
-Logging in is :mod:`bellum.cli.server`'s; the ``--live`` option of the combat
+Logging in is :mod:`bellum.cli.live_server`'s; the ``--live`` option of the combat
 commands is there too.
 """
 
@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 
 from bellum.cli.empire import empire
-from bellum.cli.server import login_options, open_session
+from bellum.cli.live_server import login_options, open_session
 from bellum.empire.service import DEFAULT_DB
 
 

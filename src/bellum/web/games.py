@@ -1,11 +1,14 @@
-"""The web app's one door into bellum: every call into the rules, the store and the odds.
+"""The web app's one door into bellum: every call into the rules and the odds.
+
+The world database is reached through the service every edge uses
+(:class:`~bellum.empire.service.WorldDatabase`), never through the store itself.
 
 Views never import :mod:`bellum.empire` or :mod:`bellum.panzer`; they call the two
 classes here and get plain dicts, lists and dataclasses back.
 
 * Orders are :class:`~bellum.empire.orders.Order` objects, built from the planner's
   controls by :meth:`Plan.order` and run by :func:`bellum.empire.run_command` (through
-  the service layer's :class:`~bellum.empire.service.DatabaseSource` for a fight).
+  the service's :class:`~bellum.empire.service.DatabaseSource` for a fight).
 * Questions are answered by their kind (:class:`~bellum.empire.events.Prompt`): the
   plan's controls answer the mil and unit questions, the player the rest.
 * Every call into the odds planner (:mod:`bellum.empire.odds`) is in one section:
@@ -19,8 +22,7 @@ import tempfile
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Hashable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -46,14 +48,10 @@ from bellum.empire.events import (
     said,
 )
 from bellum.empire.geometry import Coord
-from bellum.empire.io.sqlite import Store
-from bellum.empire.io.sqlite.store import UnknownCommand as UnknownCommand  # for the views
-from bellum.empire.io.toml import load_world
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules, profile_names
-from bellum.empire.service import DatabaseSource
-from bellum.empire.service import history as stored_history
-from bellum.empire.service import replay as replay_command
+from bellum.empire.service import UnknownCommand as UnknownCommand  # for the views
+from bellum.empire.service import WorldDatabase
 from bellum.empire.world import LandUnit, Plane, Relation, Ship, World
 from bellum.errors import BellumError, CommandError, InputError
 from bellum.fileio import parse_toml
@@ -444,16 +442,12 @@ class EmpireGame:
         self._scratch: tempfile.TemporaryDirectory[str] | None = None
         self.label: str
         if world_file is not None:
-            world = load_world(world_file)
             self._scratch = tempfile.TemporaryDirectory(prefix="bellum-serve-")
-            self.db = Path(self._scratch.name) / "world.db"
-            Store.create(self.db, world).close()
+            self.db = WorldDatabase.copy_of(world_file, Path(self._scratch.name) / "world.db")
             self.label = f"{world_file} (a scratch copy: fights last until the server stops)"
         else:
-            self.db = db if db is not None else Path("bellum.db")
-            self.label = str(self.db)
-        with self._store() as store:  # fail now, in one line, if it is no database
-            store.summary()
+            self.db = WorldDatabase(db if db is not None else Path("bellum.db"))
+            self.label = str(self.db.path)
         self._lock = threading.Lock()
         self._cache: tuple[tuple[int, str], World] | None = None
         self._cache_lock = threading.Lock()
@@ -468,21 +462,11 @@ class EmpireGame:
         if self._scratch is not None:
             self._scratch.cleanup()
 
-    @contextmanager
-    def _store(self) -> Iterator[Store]:
-        """A reading connection of its own (never shared between requests)."""
-        store = Store.open(self.db)
-        try:
-            yield store
-        finally:
-            store.close()
-
     # -- reading ------------------------------------------------------------------
 
     def version(self) -> int:
         """How many commands the history holds: it grows with every command."""
-        with self._store() as store:
-            return int(store.summary()["commands"])
+        return self.db.version()[0]
 
     def world(self) -> World:
         """The current world, shared between requests: never change it, copy it."""
@@ -490,13 +474,11 @@ class EmpireGame:
 
     def _snapshot(self) -> tuple[tuple[int, str], World]:
         """The current world and its version (the history's length, the world's birth)."""
-        with self._store() as store:
-            summary = store.summary()
-            key = (int(summary["commands"]), str(summary["created"]))
-            with self._cache_lock:
-                if self._cache is not None and self._cache[0] == key:
-                    return self._cache
-            world = store.world()
+        key = self.db.version()
+        with self._cache_lock:
+            if self._cache is not None and self._cache[0] == key:
+                return self._cache
+        world = self.db.world()
         with self._cache_lock:
             self._cache = (key, world)
             self._plans.clear()
@@ -856,9 +838,9 @@ class EmpireGame:
         )
 
         _, world = self._snapshot()
-        with self._store() as store:
+        with self.db.planner_cache() as (cache, version):
             plan = plan_turn(
-                world, cnum, pool=LocalPool(1), cache=store, version=store.version(),
+                world, cnum, pool=LocalPool(1), cache=cache, version=version,
                 progress=self._watch_step(),
             )  # fmt: skip
         doc = to_json(world, plan)
@@ -878,9 +860,9 @@ class EmpireGame:
         from bellum.empire.plan.threats import threat_map, to_json
 
         _, world = self._snapshot()
-        with self._store() as store:
+        with self.db.planner_cache() as (cache, version):
             tm = threat_map(
-                world, cnum, pool=LocalPool(1), cache=store, version=store.version(),
+                world, cnum, pool=LocalPool(1), cache=cache, version=version,
                 progress=self._watch_step(),
             )  # fmt: skip
         doc = to_json(world, tm)
@@ -901,40 +883,38 @@ class EmpireGame:
         used = new_seed() if seed is None else seed
         order = plan.order()
         events: list[Event] = []
-        with self._lock:
-            source = DatabaseSource(self.db, write=True)
-            with source:
-                # This connection holds the write lock: no other command can commit until it
-                # is done, so a reader's count of the history is the one this command sees.
-                now = self.version()
-                if base is not None and answers and now != base:
-                    raise WorldChanged(
-                        "the world changed while you answered (another command was fought);"
-                        " start the command again"
-                    )
-                prompter = PlanAnswers(source.world, cnum, plan, answers)
-                try:
-                    result = source.run(
-                        order,
-                        country=cnum,
-                        seed=used,
-                        prompter=prompter,
-                        sink=events.append,
-                        rules=plan.rules(source.world),
-                    )
-                except NeedAnswer as q:
-                    return {
-                        "state": "question",
-                        "order": order.text(),
-                        "seed": used,
-                        "answers": answers,
-                        "question": q.prompt,
-                        "kind": q.kind,
-                        "most": q.most,
-                        "transcript": "".join(e.transcript() for e in events),
-                        "base": now,
-                    }
-                cid = source.recorded
+        with self._lock, self.db.source() as source:
+            # This connection holds the write lock: no other command can commit until it
+            # is done, so a reader's count of the history is the one this command sees.
+            now = self.version()
+            if base is not None and answers and now != base:
+                raise WorldChanged(
+                    "the world changed while you answered (another command was fought);"
+                    " start the command again"
+                )
+            prompter = PlanAnswers(source.world, cnum, plan, answers)
+            try:
+                result = source.run(
+                    order,
+                    country=cnum,
+                    seed=used,
+                    prompter=prompter,
+                    sink=events.append,
+                    rules=plan.rules(source.world),
+                )
+            except NeedAnswer as q:
+                return {
+                    "state": "question",
+                    "order": order.text(),
+                    "seed": used,
+                    "answers": answers,
+                    "question": q.prompt,
+                    "kind": q.kind,
+                    "most": q.most,
+                    "transcript": "".join(e.transcript() for e in events),
+                    "base": now,
+                }
+            cid = source.recorded
         return {
             "state": "done",
             "order": order.text(),
@@ -951,18 +931,16 @@ class EmpireGame:
 
     def history(self) -> list[dict[str, Any]]:
         """The history, newest first, as ``bellum empire history --json`` gives it."""
-        return [r.to_json() for r in reversed(stored_history(self.db))]
+        return [r.to_json() for r in reversed(self.db.history())]
 
     def command(self, cid: int) -> dict[str, Any]:
         """One command's history entry, with its profile, transcript and changes counted."""
-        with self._store() as store:
-            r = store.command(cid)
+        r = self.db.command(cid)
         return {**r.to_json(), "profile": r.profile, "transcript": r.transcript,
                 "changes": len(r.changes)}  # fmt: skip
 
     def replay(self, cid: int) -> dict[str, Any]:
-        with self._store() as store:
-            report = replay_command(store, cid)
+        report = self.db.replay(cid)
         return {
             "id": cid,
             "ok": report.ok,

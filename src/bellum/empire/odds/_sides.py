@@ -122,6 +122,10 @@ class _Side:
     def strength(self) -> int:
         return defense_total(self.c) if self.defender else offense_total(self.c)
 
+    def occupies(self) -> bool:
+        """Whether an attacker's victory now takes the target (someone can move in)."""
+        return not self.defender and capture.can_occupy(self.c)
+
     def lose_round(self, dice: BranchingDice) -> int:
         """One lost round by the fight's own rule (§6.3); returns the casualties it counts."""
         self.c.dice = dice
@@ -146,87 +150,88 @@ def side_graph(
     c.morale = True
     side = _Side(c, defender)
     root = side.state()
-    keys: dict[tuple[Any, ...], int] = {(root, 0, 0): 0}
-    states = [root]
-    depth = [0]
-    cas = [0]
-    strength = [float(side.strength())]
-    occupies = [not defender and capture.can_occupy(c)]
-    succ: list[list[tuple[int, float]]] = []
+    explorer = _Explorer(side, rng, max_states)
     try:
-        _explore(
-            c, side, defender, rng, max_states, keys, states, depth, cas, strength, occupies, succ
-        )
+        explorer.explore()
     finally:
         side.load(root)
         c.restore(saved)
-    ptr = np.zeros(len(states) + 1, dtype=np.int64)
-    ptr[1:] = np.cumsum([len(s) for s in succ])
-    to = np.array([t for s in succ for t, _ in s], dtype=np.int64)
-    p = np.array([q for s in succ for _, q in s], dtype=np.float64)
-    if int(np.asarray(depth).max()) > 10_000_000:
-        raise InputError("a side that can lose more than 10,000,000 rounds is too big")
-    return SideGraph(
-        depth=np.asarray(depth, dtype=np.int64),
-        strength=np.asarray(strength, dtype=np.float64),
-        casualties=np.asarray(cas, dtype=np.int64),
-        ptr=ptr,
-        to=to,
-        p=p,
-        occupies=np.asarray(occupies, dtype=bool),
-    )
+    return explorer.graph()
 
 
-def _explore(
-    c: Combat,
-    side: _Side,
-    defender: bool,
-    rng: np.random.Generator | None,
-    max_states: int,
-    keys: dict[tuple[Any, ...], int],
-    states: list[tuple[Any, ...]],
-    depth: list[int],
-    cas: list[int],
-    strength: list[float],
-    occupies: list[bool],
-    succ: list[list[tuple[int, float]]],
-) -> None:
-    """Breadth first from the root: each state's successors by one lost round."""
-    n = 0
-    while n < len(states):
-        if strength[n] <= 0:
-            succ.append([])
+class _Explorer:
+    """The graph as it grows, breadth first from the side as the fight begins: every
+    state found (merged by its troops, casualties and rounds lost), its numbers, and the
+    chance of each successor."""
+
+    def __init__(self, side: _Side, rng: np.random.Generator | None, max_states: int) -> None:
+        self.side = side
+        self.rng = rng
+        self.max_states = max_states
+        root = side.state()
+        self.keys: dict[tuple[Any, ...], int] = {(root, 0, 0): 0}
+        self.states = [root]
+        self.depth = [0]
+        self.cas = [0]
+        self.strength = [float(side.strength())]
+        self.occupies = [side.occupies()]
+        self.succ: list[list[tuple[int, float]]] = []
+
+    def explore(self) -> None:
+        """Each state's successors by one lost round, until no new state appears."""
+        n = 0
+        while n < len(self.states):
+            self.succ.append(self._successors(n) if self.strength[n] > 0 else [])
             n += 1
-            continue
-        here = states[n]
 
-        def step(dice: BranchingDice, here: tuple[Any, ...] = here) -> tuple[Any, ...]:
+    def _successors(self, n: int) -> list[tuple[int, float]]:
+        side, here = self.side, self.states[n]
+
+        def step(dice: BranchingDice) -> tuple[Any, ...]:
             side.load(here)
             taken = side.lose_round(dice)
-            occ = not defender and capture.can_occupy(c)
-            return side.state(), taken, side.strength(), occ
+            return side.state(), taken, side.strength(), side.occupies()
 
-        if rng is None:
+        if self.rng is None:
             ends = enumerate_runs(step)
             assert ends is not None
         else:
-            ends = [(step(BranchingDice(rng=rng)), 1.0)]
+            ends = [(step(BranchingDice(rng=self.rng)), 1.0)]
         out: dict[int, float] = {}
         for (state, taken, s, occ), p in ends:
-            key = (state, cas[n] + taken, depth[n] + 1)
-            i = keys.get(key)
-            if i is None:
-                i = keys[key] = len(states)
-                if i >= max_states:
-                    raise TooManyStates(f"more than {max_states} states on one side")
-                states.append(state)
-                depth.append(depth[n] + 1)
-                cas.append(cas[n] + taken)
-                strength.append(float(s))
-                occupies.append(occ)
+            i = self._index(state, self.cas[n] + taken, self.depth[n] + 1, float(s), occ)
             out[i] = out.get(i, 0.0) + p
-        succ.append(sorted(out.items()))
-        n += 1
+        return sorted(out.items())
+
+    def _index(self, state: tuple[Any, ...], cas: int, depth: int, s: float, occ: bool) -> int:
+        """The node of ``state`` reached after ``depth`` rounds with ``cas`` dead (new or not)."""
+        key = (state, cas, depth)
+        i = self.keys.get(key)
+        if i is None:
+            i = self.keys[key] = len(self.states)
+            if i >= self.max_states:
+                raise TooManyStates(f"more than {self.max_states} states on one side")
+            self.states.append(state)
+            self.depth.append(depth)
+            self.cas.append(cas)
+            self.strength.append(s)
+            self.occupies.append(occ)
+        return i
+
+    def graph(self) -> SideGraph:
+        if max(self.depth) > 10_000_000:
+            raise InputError("a side that can lose more than 10,000,000 rounds is too big")
+        ptr = np.zeros(len(self.states) + 1, dtype=np.int64)
+        ptr[1:] = np.cumsum([len(s) for s in self.succ])
+        return SideGraph(
+            depth=np.asarray(self.depth, dtype=np.int64),
+            strength=np.asarray(self.strength, dtype=np.float64),
+            casualties=np.asarray(self.cas, dtype=np.int64),
+            ptr=ptr,
+            to=np.array([t for s in self.succ for t, _ in s], dtype=np.int64),
+            p=np.array([q for s in self.succ for _, q in s], dtype=np.float64),
+            occupies=np.asarray(self.occupies, dtype=bool),
+        )
 
 
 __all__ = ["MAX_SIDE_STATES", "SideGraph", "TooManyStates", "side_graph"]
