@@ -71,7 +71,7 @@ def _flow(c: Combat, args: list[str | None], support_args: list[str], result: Co
     w = c.world
     text = ask_text(c, sector, "Sector :  ", ASSAULT_USAGE)
     try:
-        xy = w.geometry.parse(text, w.nations[c.aggressor].origin)
+        xy = w.geometry.parse(text, w.origin(c.aggressor))
     except InputError:
         raise UsageFailure(ASSAULT_USAGE) from None
     t = w.sector(xy)
@@ -148,7 +148,7 @@ def _reinforce(c: Combat, o: OffObject, result: CombatResult) -> None:
         result.outcome = Outcome.ABORTED
         return
     move_in(c)
-    c.world.nations[c.aggressor].btu -= COMMAND_BTU
+    c.world.charge_btus(c.aggressor, COMMAND_BTU)
     result.outcome = Outcome.REINFORCED
     result.world_changed = True
 
@@ -179,7 +179,7 @@ def _sneak(c: Combat, t: Sector, sh: Ship, result: CombatResult) -> None:
     result.btu_charged = COMMAND_BTU
     result.outcome = Outcome.LANDED if c.a_units else Outcome.ABORTED
     if c.a_units:
-        w.nations[c.aggressor].btu -= COMMAND_BTU
+        w.charge_btus(c.aggressor, COMMAND_BTU)
         result.world_changed = True
 
 

@@ -52,7 +52,7 @@ def _flow(c: Combat, args: list[str | None], support: list[str], result: CombatR
     (given,) = args
     text = flows.ask_text(c, None, "Sector :  ", ATTACK_USAGE) if given is None else given
     try:
-        xy = c.world.geometry.parse(text, c.world.nations[c.aggressor].origin)
+        xy = c.world.geometry.parse(text, c.world.origin(c.aggressor))
     except InputError:
         raise UsageFailure(ATTACK_USAGE) from None
     _attack_flow(c, xy, support, result)

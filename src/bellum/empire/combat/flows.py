@@ -36,7 +36,7 @@ from bellum.empire.events import (
     UnitNote,
 )
 from bellum.empire.rules import Rules
-from bellum.empire.world import World
+from bellum.empire.world import World, known
 from bellum.errors import InputError
 from bellum.numbers import c_atoi as atoi
 
@@ -73,7 +73,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     nation = c.world.nations.get(c.aggressor)
     if nation is None:
         raise InputError(f"there is no country {c.aggressor} in this world", field="country")
-    if nation.btu < COMMAND_BTU and not c.rules.BLITZ:
+    if known(nation.btu, "the country's BTUs") < COMMAND_BTU and not c.rules.BLITZ:
         c.say("You don't have the BTUs, bozo", Refusal())
         result.outcome = Outcome.REFUSED
         result.events = c.events
@@ -94,7 +94,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         result.outcome = Outcome.REFUSED
         result.btu_charged = COMMAND_BTU
         if result.world_changed:
-            nation.btu -= COMMAND_BTU
+            c.world.charge_btus(c.aggressor, COMMAND_BTU)
     except Aborted as exc:
         c.say(c.wording.aborted, Closing())
         if exc.no_troops:
@@ -102,7 +102,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         result.outcome = Outcome.ABORTED
         result.btu_charged = COMMAND_BTU
         if result.world_changed:
-            nation.btu -= COMMAND_BTU
+            c.world.charge_btus(c.aggressor, COMMAND_BTU)
     if any(e.kind is EventKind.TELEGRAM and e.to == c.aggressor for e in c.events):
         # What the server says before the next prompt; the telegrams of one
         # command arrive within seconds and count as one.

@@ -39,7 +39,7 @@ from bellum.empire.orders import SYNTAX, Order
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.tables import plane_range
-from bellum.empire.world import Plane, Relation, World
+from bellum.empire.world import Plane, Relation, World, known
 from bellum.errors import BellumError
 
 #: Force levels tried per source set: these fractions of every source's most.
@@ -307,7 +307,7 @@ def _force(c: Candidate, mil: dict[MilSource, int], units: frozenset[int]) -> Fo
 
 def capacities(world: World, country: int) -> dict[str, float]:
     """Every shared resource's capacity: mil a sector can send, its mobility, the BTUs."""
-    cap: dict[str, float] = {"btu": float(world.nations[country].btu)}
+    cap: dict[str, float] = {"btu": float(known(world.nations[country].btu, "the BTUs"))}
     for s in world.sectors.values():
         if s.owner == country:
             cap[f"mil:{s.x},{s.y}"] = float(max(0, s.mil - 1))
