@@ -500,7 +500,7 @@ def target_of(world: World, plan: Plan) -> str:
     if order.name in ("board", "lboard"):
         return "ship" if order.name == "board" else "land unit"
     where = order.args[3] if order.name == "paradrop" else order.args[0]
-    xy = world.geometry.parse(where, world.nations[cnum].origin)
+    xy = world.geometry.parse(where, world.origin(cnum))
     return world.sectors[xy].type.name
 
 

@@ -21,7 +21,7 @@ def test_client_sync_of_a_player_from_a_recorded_conversation(tmp_path: Path) ->
     with FakeServer(conversation("player-sync")) as server:
         with Session.open(server.address, country="1", password="1") as session:
             done = sync(session, db)
-        assert session.commands_sent == 64  # xdump reads only
+        assert session.commands_sent == 66  # xdump reads, the bmap and the report
     assert server.errors == []
     world = done.world
     assert (world.geometry.width, world.geometry.height) == (32, 16)
@@ -30,6 +30,9 @@ def test_client_sync_of_a_player_from_a_recorded_conversation(tmp_path: Path) ->
     assert list(world.planes) == [0] and world.units == {}
     assert world.nations[1].relations == {2: Relation.AT_WAR}
     assert Rules.of(world.options).BLITZ is True
+    assert world.bmaps[1].rows == [" " * 32] * 16
+    tech = world.observations["nation 2"].fields["tech"]
+    assert (tech.lo, tech.hi, tech.source) == (90, 111, "report")
     assert done.refused == {}
     store = Store.open(db)
     try:

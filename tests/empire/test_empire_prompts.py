@@ -82,13 +82,17 @@ class Generous(ScriptedPrompter):
         return "y" if prompt.kind in ("unit", "move_in_unit", "abort", "ally", "sneak") else None
 
 
+#: The combat commands (an example's header may show ``odds`` too).
+COMBAT = "attack|assault|paradrop|board|lboard"
+
+
 def example_orders() -> list[tuple[str, str, list[str], int, str]]:
     """The commands each example world's header shows: (file, order, answers, seed, country)."""
     found = []
     for path in sorted(EXAMPLES.glob("*.toml")):
         for line in path.read_text().splitlines():
-            m = re.match(r"#\s+(?:printf '([^']*)' \| )?bellum empire (\w+) (.*?) --world .*"
-                         r"--seed (\d+)", line)  # fmt: skip
+            m = re.match(r"#\s+(?:printf '([^']*)' \| )?bellum empire (" + COMBAT + r") (.*?)"
+                         r" --world .*--seed (\d+)", line)  # fmt: skip
             if m:
                 answers = (
                     m.group(1).encode().decode("unicode_escape").splitlines() if m.group(1) else []

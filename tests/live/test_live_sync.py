@@ -69,7 +69,8 @@ def test_live_sync_as_a_player_keeps_the_rest_unknown(game: EmpireGame, tmp_path
     with pytest.raises(UnknownSector, match="sector 2,0 is unknown"):
         world.sector((2, 0))
     assert world.units == {} and list(world.planes) == [0]  # 2's infantry is not seen
-    assert world.fog.hides("sector", "mines") and world.fog.hides("nation", "money")
+    assert world.sector((0, 0)).mines is None and world.nations[2].money is None  # unknown
+    assert world.fog.turn == 1 and world.fog.time > 1_000_000_000  # a new game's first update
     me = world.nations[1]
     assert (me.money, me.tech, me.capital) == (25000, 100.0, (22, 0))
     assert world.nations[2].name == "2" and world.nations[2].relations[1] is Relation.AT_WAR

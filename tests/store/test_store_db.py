@@ -296,7 +296,7 @@ def test_store_codec_covers_every_field_of_the_world() -> None:
 
     assert {f.name for f in dataclasses.fields(World)} == {
         "geometry", "tables", "options", "nations", "sectors", "units", "ships", "planes",
-        "telegrams", "news", "fog", "deity_name",
+        "telegrams", "news", "fog", "deity_name", "bmaps", "observations",
     }  # fmt: skip
 
 

@@ -13,7 +13,7 @@ from bellum.empire.io.toml import dumps, parse_world, world_to_data
 from bellum.empire.io.xdump.mapping import dump_to_world, world_to_dump
 from bellum.empire.io.xdump.syntax import parse_dump
 from bellum.empire.tables import stock
-from bellum.empire.world import Fog, Plague, Relation, UnknownSector, World
+from bellum.empire.world import Fog, Relation, Unknown, UnknownSector, World
 from bellum.errors import InputError
 
 
@@ -55,23 +55,7 @@ def player_world() -> World:
 
 def test_store_fog_a_players_dump_keeps_the_unseen_unknown() -> None:
     world = player_world()
-    assert world.fog == Fog(
-        1,
-        {
-            "nation": [
-                "money",
-                "btu",
-                "tech",
-                "happiness",
-                "origin",
-                "capital",
-                "capital_sacked",
-                "tgms",
-                "inform",
-            ],
-            "sector": ["loyalty", "mines", "plague", "che", "che_target"],
-        },
-    )
+    assert world.fog == Fog(1)  # the dump has no game table: update 0
     assert (world.geometry.width, world.geometry.height) == (32, 16)  # from the version table
     assert world.options == {"BLITZ": True, "land_mob_max": 100, "combat_mob": 5.0}
     assert sorted(world.sectors) == [(0, 0), (22, 0)]  # not 254 sea sectors
@@ -87,12 +71,22 @@ def test_store_fog_a_players_dump_keeps_the_unseen_unknown() -> None:
     )
     assert me.relations == {2: Relation.AT_WAR} and them.relations == {1: Relation.HOSTILE}
     assert them.name == "2" and them.active
-    assert world.sector((0, 0)).plague is Plague.HEALTHY and world.fog.hides("sector", "plague")
+    # what the server keeps from the player is unknown, not a placeholder
+    assert (them.money, them.btu, them.tech, them.happiness, them.origin, them.capital) == (
+        (None,) * 6
+    )
+    here = world.sector((0, 0))
+    assert (here.plague, here.loyalty, here.mines, here.che, here.che_target) == (None,) * 5
+    with pytest.raises(Unknown, match="the number of mines in 0,0 is unknown"):
+        _ = here.minefield
+    with pytest.raises(Unknown, match="country 2's tech is unknown"):
+        world.tech(2)
 
 
 def test_store_fog_survives_the_database_the_world_file_and_export(tmp_path: Path) -> None:
     world = player_world()
     rows = world_rows(world)
+    assert '"money":null' in rows[("nation", "2")] and '"plague":null' in rows[("sector", "0,0")]
     assert world_rows(rows_world(rows, stock(), "db")) == rows
     again = parse_world(tomllib.loads(dumps(world_to_data(world))), "w.toml")
     assert world_rows(again) == rows

@@ -242,7 +242,7 @@ json_option = shared.json_option()
 def _rows(world: World, sectors: tuple[str, ...], n: Nation, mine: bool) -> list[Sector]:
     """The SECTORS named (each once, in order), else every sector (``mine``: yours)."""
     if sectors:
-        wanted = dict.fromkeys(world.geometry.parse(s, n.origin) for s in sectors)
+        wanted = dict.fromkeys(world.geometry.parse(s, world.origin(n.cnum)) for s in sectors)
         return [world.sector(xy) for xy in wanted]
     return [
         s
@@ -664,14 +664,14 @@ def named_answers(
             else:
                 named.ship_mil[ship] = n
         else:
-            named.mil_at[world.geometry.parse(key, nation.origin)] = n
+            named.mil_at[world.geometry.parse(key, world.origin(nation.cnum))] = n
     plain = [v for v in move_in if "=" not in v]
     if len(plain) > 1:
         raise UsageError("--move-in N given twice")
     if plain:
         named.move_in = _count(plain[0], "--move-in")
     for key, n in _pairs(tuple(v for v in move_in if "=" in v), "--move-in"):
-        named.move_in_at[world.geometry.parse(key, nation.origin)] = n
+        named.move_in_at[world.geometry.parse(key, world.origin(nation.cnum))] = n
     return named
 
 

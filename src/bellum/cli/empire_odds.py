@@ -250,6 +250,22 @@ def _plans(
     help="Write the outcomes and losses as a picture (.png, .svg, .pdf, ...).",
 )
 @click.option("--force", is_flag=True, help="Let --plot replace a file that is not an image.")
+@click.option(
+    "--assume",
+    "assume",
+    multiple=True,
+    metavar="NAME=VALUE",
+    help="A player's view: fix an input the odds would otherwise draw (NAME as the list of"
+    " inputs names it: 2,0.mil=40, unit#3.mission=reserve), or a prior (drift=0.25,"
+    " missions=0.5, unseen=empty); repeatable (docs/fog.md).",
+)
+@click.option(
+    "--fog-draws",
+    type=Whole(1, 1000),
+    default=None,
+    metavar="N",
+    help="A player's view: solve at most N worlds drawn from the unknowns (default 40).",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
 def odds_cmd(
     words: tuple[str, ...],
@@ -273,6 +289,8 @@ def odds_cmd(
     seed: int | None,
     plot: Path | None,
     force: bool,
+    assume: tuple[str, ...],
+    fog_draws: int | None,
     as_json: bool,
 ) -> None:
     """The odds of COMMAND before you make it: attack, assault, paradrop, board or lboard.
@@ -285,6 +303,10 @@ def odds_cmd(
     mines, flak, approach fire), then the fight is solved exactly with morale
     checks; the method line says what was exact and what was sampled.
     Nothing in the world changes.
+
+    On a player's view (`bellum empire sync` as a player) the odds are those the
+    country can know: every number it cannot see is drawn from what it saw and
+    when (docs/fog.md), and the report lists each input, seen or not.
     """
     from bellum.empire.odds import plan_odds
     from bellum.empire.odds import resolver_runs as play
@@ -303,6 +325,8 @@ def odds_cmd(
     if model is not None:
         rules = replace(rules, info_fight=model == "per-casualty")
     cnum = _country(world, country).cnum
+    view = _Fog(world, cnum, order, assume, fog_draws, defense_as_seen, resolver_runs)
+    world = view.check_world
     plans = _plans(world, cnum, order, mil, units, sweep, rules)
     if need is not None and len(plans) > 1:
         raise UsageError("--need finds one plan: give each --mil source once and no --sweep")
@@ -332,13 +356,15 @@ def odds_cmd(
         check_repeats("--resolver-runs", resolver_runs, each / parallel, f"play the {order.name}")
 
     def odds_of(plan: Any, progress: Callable[[float], None] | None = None) -> Any:
+        if view.fog is not None:
+            return view.odds(plan, progress, settings)
         if defense_as_seen:
             return as_seen(world, cnum, plan, weights=weights, progress=progress, **settings)
         return plan_odds(world, cnum, plan, progress=progress, **settings)
 
     found = None
     if need is not None:
-        found = _need(world, cnum, plans[0][1], need, odds_of, as_json)
+        found = _need(world, cnum, plans[0][1], need, odds_of, as_json, view)
         check_runs(found.plan)
         plans = [(f"{found.total} mil", found.plan)]
         results = [(plans[0][0], found.odds)]
@@ -350,9 +376,10 @@ def odds_cmd(
             for label, plan in plans:
                 results.append((label, odds_of(plan, bar)))
     if len(results) > 1:
-        _echo_comparison(results, world, cnum, as_json)
+        _echo_comparison(results, world, cnum, as_json, view)
         return
-    label, odds = results[0]
+    label, found_odds = results[0]
+    odds = view.plain(found_odds)
     resolver = None
     if resolver_runs is not None:
         with progress_fraction("resolver runs", total=resolver_runs) as bar:
@@ -363,52 +390,73 @@ def odds_cmd(
         from bellum.odds.report import write_plot
 
         write_plot(odds.odds, plot, force=force)
-    _echo_one(odds, world, cnum, resolver, need=found, plot=plot, as_json=as_json)
+    _echo_one(found_odds, world, cnum, resolver, need=found, plot=plot, as_json=as_json, view=view)
 
 
 def _need(
-    world: Any, cnum: int, plan: Any, need: float, odds_of: Callable[..., Any], as_json: bool
+    world: Any,
+    cnum: int,
+    plan: Any,
+    need: float,
+    odds_of: Callable[..., Any],
+    as_json: bool,
+    view: _Fog,
 ) -> Any:
     """What ``--need`` finds; when even everything fails, the best plan's odds are shown
     (with no mil found) and the error says how often it succeeds."""
     from bellum.empire.odds.questions import need as find_need
-    from bellum.empire.odds.report import render, to_json
+    from bellum.empire.odds.report import render
 
     found = find_need(world, cnum, plan, need, odds_of, list(plan.mil) if plan.mil else None)
     if found.odds is None or found.plan is None:
         best = 100 * found.best.p_success
         if as_json:
-            doc = to_json(found.best, world, cnum)
-            doc["need"] = {"target": need, "mil": None, "sampled": found.best.samples is not None}
+            doc = view.json(found.best, world, cnum)
+            sampled = view.plain(found.best).samples is not None
+            doc["need"] = {"target": need, "mil": None, "sampled": sampled}
             echo_json(ODDS_SCHEMA, 1, doc, indent=None)
         else:
-            click.echo(render(found.best, color=use_color()))
+            click.echo(render(view.plain(found.best), color=use_color()))
+            view.echo_inputs(found.best)
         raise InputError(
             f"even everything the command allows succeeds only {best:.2f}% of the time"
         )
     return found
 
 
-def _echo_comparison(results: list[tuple[str, Any]], world: Any, cnum: int, as_json: bool) -> None:
-    from bellum.empire.odds.report import comparison, to_json
+def _echo_comparison(
+    results: list[tuple[str, Any]], world: Any, cnum: int, as_json: bool, view: _Fog
+) -> None:
+    from bellum.empire.odds.report import comparison
 
     if not as_json:
-        click.echo(comparison(results))
+        click.echo(comparison([(label, view.plain(o)) for label, o in results]))
+        view.echo_inputs(results[0][1])
         return
-    docs = [dict(to_json(o, world, cnum), label=label) for label, o in results]
+    docs = [dict(view.json(o, world, cnum), label=label) for label, o in results]
     for d in docs:
         del d["schema_version"]  # the comparison's own is enough
     echo_json("bellum.empire.comparison", 1, {"plans": docs}, indent=None)
 
 
 def _echo_one(
-    odds: Any, world: Any, cnum: int, resolver: Any, *, need: Any, plot: Path | None, as_json: bool
+    found_odds: Any,
+    world: Any,
+    cnum: int,
+    resolver: Any,
+    *,
+    need: Any,
+    plot: Path | None,
+    as_json: bool,
+    view: _Fog,
 ) -> None:
-    """One plan's odds (with what ``--need`` found, the resolver runs and the plot)."""
-    from bellum.empire.odds.report import render, render_resolver, to_json
+    """One plan's odds (with what ``--need`` found, the resolver runs and the plot); on a
+    player's view, with the list of inputs."""
+    from bellum.empire.odds.report import render, render_resolver
 
+    odds = view.plain(found_odds)
     if as_json:
-        doc = to_json(odds, world, cnum, resolver)
+        doc = view.json(found_odds, world, cnum, resolver)
         if need is not None:
             sampled = odds.samples is not None
             doc["need"] = {"target": need.target, "mil": need.total, "sampled": sampled}
@@ -417,10 +465,88 @@ def _echo_one(
     if need is not None:
         click.echo(_need_line(need, odds))
     click.echo(render(odds, color=use_color()))
+    view.echo_inputs(found_odds)
     if resolver is not None:
         click.echo(render_resolver(odds, resolver))
     if plot is not None:
         click.echo(f"plot written to {plot}")
+
+
+class _Fog:
+    """The fog of a player's view, for the odds command: nothing on a whole world.
+
+    On a view the plans are checked on a complete world drawn from the country's
+    belief (its likeliest one), and the odds are :func:`~bellum.empire.odds.fog.fog_odds`.
+    """
+
+    def __init__(
+        self,
+        world: Any,
+        cnum: int,
+        order: Order,
+        assume: tuple[str, ...],
+        draws: int | None,
+        defense_as_seen: bool,
+        resolver_runs: int | None,
+    ) -> None:
+        self.fog = world.fog
+        self.world = world
+        self.check_world = world
+        self.cnum = cnum
+        self.draws = draws
+        if self.fog is None:
+            if assume or draws is not None:
+                what = "--assume" if assume else "--fog-draws"
+                raise UsageError(
+                    f"{what} goes with a player's view of a game (bellum empire sync as a"
+                    " player): this world is the whole game"
+                )
+            return
+        if defense_as_seen:
+            raise UsageError(
+                "--defense-as-seen is for a whole world: on a player's view the odds already"
+                " come from what the country saw"
+            )
+        if resolver_runs is not None:
+            raise UsageError(
+                "--resolver-runs plays the command on the whole world; a player's view has"
+                " only what the country saw"
+            )
+        from bellum.empire.intel.belief import believe, parse_assumptions
+        from bellum.empire.odds.fog import target_of
+        from bellum.empire.odds.plan import Plan
+
+        self.assume = parse_assumptions(assume)
+        target = target_of(world, cnum, Plan(order))
+        belief = believe(world, cnum, target, assume=self.assume)
+        self.check_world = belief.world([u.dist.quantile(0.5) for u in belief.open])
+
+    def odds(self, plan: Any, progress: Any, settings: dict[str, Any]) -> Any:
+        from bellum.empire.odds.fog import DRAWS, fog_odds
+
+        return fog_odds(self.world, self.cnum, plan, assume=self.assume,
+                        draws=self.draws or DRAWS, progress=progress, **settings)  # fmt: skip
+
+    def plain(self, odds: Any) -> Any:
+        """The odds as the plain reports take them."""
+        return odds.odds if self.fog is not None else odds
+
+    def json(self, odds: Any, world: Any, cnum: int, resolver: Any = None) -> dict[str, Any]:
+        from bellum.empire.odds.report import to_json
+
+        if self.fog is None:
+            return to_json(odds, world, cnum, resolver)
+        doc = to_json(odds.odds, self.world, cnum, resolver)
+        doc["fog"] = {"viewer": self.fog.viewer, "turn": self.fog.turn, "draws": odds.draws,
+                      "every_combination": odds.exhaustive}  # fmt: skip
+        doc["inputs"] = odds.inputs_json()
+        return doc
+
+    def echo_inputs(self, odds: Any) -> None:
+        if self.fog is not None:
+            from bellum.empire.odds.fog import inputs_text
+
+            click.echo(inputs_text(odds.inputs, self.fog.turn))
 
 
 def _check(

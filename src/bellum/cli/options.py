@@ -31,6 +31,7 @@ RESOLVER_RUNS_MAX = 10_000_000
 OPTION_NAMES: dict[str, str] = {
     "country": "--as",
     "defense_as_seen": "--defense-as-seen",
+    "draws": "--fog-draws",
     "max_runs": "--max-runs",
     "method": "--method",
     "mil": "--mil",

@@ -18,8 +18,8 @@ the same order on that world with that seed and the answers the player gave
 any test-mode game becomes an oracle for bellum.
 
 All of these take open :class:`~bellum.client.session.Session` objects, so the
-caller decides how to connect and when to disconnect; they send only ``xdump``
-reads and the order they are given.
+caller decides how to connect and when to disconnect; they send only reads
+(``xdump``, a player's ``bmap``) and the order they are given.
 """
 
 from __future__ import annotations
@@ -29,11 +29,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bellum.client.intel import Gather, gather
 from bellum.client.protocol import Awaiting
 from bellum.client.session import Session, Transcript
 from bellum.client.xdump import SYNC_TABLES, XdumpReader
 from bellum.empire import run_command
 from bellum.empire.events import Prompter, Sink
+from bellum.empire.intel.model import merge_all
+from bellum.empire.intel.reports import bmap_of, map_area
 from bellum.empire.io.sqlite import ServerEntry
 from bellum.empire.io.xdump.mapping import dump_to_world
 from bellum.empire.io.xdump.syntax import Dump, parse_dump
@@ -59,7 +62,8 @@ class Synced:
         w = self.world
         who = "the deity" if self.country == 0 else f"country #{self.country}"
         view = (
-            "fog of war: only what this country sees is known"
+            f"fog of war: only what this country sees is known; {len(w.observations)} objects"
+            " of others seen"
             if w.fog is not None
             else "the whole game"
         )
@@ -72,9 +76,19 @@ class Synced:
 
 
 def read_world(reader: XdumpReader) -> tuple[World, Dump]:
-    """The world as the reader's account sees it now, and the dump it came from."""
+    """The world as the reader's account sees it now, and the dump it came from.
+
+    A player's view also holds the country's bmap (``bmap`` of the whole world,
+    which reads and changes nothing): the server draws it in a flight's path
+    questions.
+    """
     dump = parse_dump(reader.read(SYNC_TABLES), f"xdump {reader.session.address}")
-    return dump_to_world(dump, telegrams=True), dump
+    world = dump_to_world(dump, telegrams=True)
+    if world.fog is not None:
+        world.fog.time = reader.stamps.get("game", reader.stamps.get("nat", 0))
+        out = reader.session.command(f"bmap {map_area(world.geometry)}")
+        world.bmaps[world.fog.viewer] = bmap_of(out.text(), world.geometry, world.fog.viewer)
+    return world, dump
 
 
 def viewer(world: World) -> int:
@@ -88,11 +102,27 @@ def _sync_entry(reader: XdumpReader, world: World) -> ServerEntry:
     return ServerEntry(reader.session.address, viewer(world), "synced", result)
 
 
-def sync(session: Session, db: Path) -> Synced:
-    """Store the game as the session's account sees it as a new version of ``db``'s world."""
+def sync(session: Session, db: Path, how: Gather | None = None) -> Synced:
+    """Store the game as the session's account sees it as a new version of ``db``'s world.
+
+    A player's view also gathers intelligence (:func:`bellum.client.intel.gather`:
+    the free reads, and the costly commands ``how`` allows); what it saw is merged
+    into what the database knew, each field keeping its freshest sighting.
+    """
     reader = XdumpReader.of(session)
     world, dump = read_world(reader)
+    gathered = None
+    if world.fog is not None:
+        gathered = gather(session, world, how or Gather())
+        world.observations = merge_all({}, gathered.observations)
     entry = _sync_entry(reader, world)
+    if gathered is not None:
+        entry.result["intelligence"] = {
+            "commands": gathered.commands,
+            "btus": gathered.btus,
+            "observations": len(gathered.observations),
+            "refused": gathered.refused,
+        }
     stored = record(db, entry, world, dump)
     assert stored is not None
     return Synced(
@@ -235,6 +265,9 @@ class LiveGame:
                 )
             truth = read_world(XdumpReader.of(check))[0]
             rules = Rules.of(truth.options, profile=profile, overrides=overrides)
+            if self.country in self.world.bmaps and self.country in truth.nations:
+                origin = truth.origin(self.country)
+                truth.bmaps[self.country] = self.world.bmaps[self.country].moved(origin)
             seed = seeds.next_seed
         try:
             done = self.session.command(

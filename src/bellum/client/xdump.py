@@ -76,6 +76,8 @@ class XdumpReader:
         self.refusal = ""
         #: The tables :meth:`read` could not read, with the server's reason.
         self.refused: dict[str, str] = {}
+        #: The server's clock (seconds since 1970) in the header of each table read.
+        self.stamps: dict[str, int] = {}
 
     def start(self) -> None:
         """Read the meta-meta-data (how meta-data is laid out) and the table of tables."""
@@ -118,6 +120,9 @@ class XdumpReader:
             log.debug("xdump %s refused: %s", " ".join(args), " / ".join(lines))
             self.refusal = " ".join(lines).strip() or "no output"
             return None
+        stamp = to_int(lines[0].split()[-1]) if len(lines[0].split()) == 3 else None
+        if stamp is not None and args and args[0] != "meta":
+            self.stamps[args[0]] = stamp
         footer = lines[-1] if len(lines) > 1 else ""
         rows = [split_fields(line, "xdump") for line in lines[1:-1]]
         if footer != f"/{len(rows)}":

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Self
 from bellum.empire.combat.dispatch import run_command
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.events import Event, Prompter, RecordingPrompter, ReplayPrompter, Sink
+from bellum.empire.intel.model import merge_all
 from bellum.empire.io.sqlite.codec import CommandRecord, ServerEntry, changes, world_rows
 from bellum.empire.io.sqlite.store import Session, Store, UnknownCommand
 from bellum.empire.io.toml import read_world_file, save_world
@@ -276,6 +277,11 @@ def record(
     for export.  A missing database is created first (an empty world of ``world``'s
     size), so the first sync's entry shows the whole game arriving.
 
+    A player's view keeps what the country saw before: ``world``'s observations
+    are merged into the stored ones field by field, the fresher sighting winning
+    (:func:`bellum.empire.intel.model.merge`), so an older report never replaces a
+    newer one.
+
     Returns the stored entry, or ``None`` with ``only_if_changed`` when ``world``
     is already the current world (nothing written).
     """
@@ -283,6 +289,12 @@ def record(
         Store.create(path, World(geometry=world.geometry)).close()
     store = Store.open(path)
     try:
+        if world.fog is not None:
+            before = store.world()
+            if before.fog is not None and before.fog.viewer == world.fog.viewer:
+                world.observations = merge_all(
+                    before.observations, list(world.observations.values())
+                )
         cid = store.record(entry, world, dump, only_if_changed=only_if_changed)
         return None if cid is None else store.command(cid)
     finally:

@@ -70,8 +70,7 @@ def _sources(world: World, u: LandUnit, rules: Rules) -> Iterator[_Source]:
     here = world.sector(u.xy)
     if not u.loaded and here.owner == u.owner:
         yield _Source(here, here.items, None, 0.0)
-    nation = world.nations.get(u.owner)
-    reach = int(techfact(int(nation.tech) if nation else 0, 10))
+    reach = int(techfact(int(world.tech(u.owner)), 10))
     geo = world.geometry
     harbors = []
     for xy in geo.within(u.xy, reach):

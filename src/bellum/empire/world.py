@@ -11,9 +11,10 @@ from __future__ import annotations
 import pickle
 from dataclasses import dataclass, field
 from enum import IntEnum
-from typing import Any
+from typing import Any, TypeVar
 
 from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.intel.model import Observation
 from bellum.empire.tables import (
     LandType,
     PlaneType,
@@ -26,6 +27,8 @@ from bellum.empire.tables import (
 )
 from bellum.errors import CommandError, InputError
 from bellum.numbers import to_int
+
+T = TypeVar("T")
 
 #: Commodity names as stored in worlds (the server's item names, short forms).
 ITEMS = (
@@ -78,31 +81,39 @@ class Plague(IntEnum):
 
 @dataclass
 class Nation:
+    """A country.  In a player's view (:class:`Fog`) the others' money, BTUs, tech,
+    happiness, origin and capital are unknown: ``None``, as is a relation the option
+    HIDDEN keeps from the player."""
+
     cnum: int
     name: str
-    money: int = 0
-    btu: int = 640
-    tech: float = 0.0
-    happiness: float = 0.0
-    origin: Coord = (0, 0)
+    money: int | None = 0
+    btu: int | None = 640
+    tech: float | None = 0.0
+    happiness: float | None = 0.0
+    origin: Coord | None = (0, 0)
     capital: Coord | None = None
-    capital_sacked: bool = False
+    capital_sacked: bool | None = False
     active: bool = True
     #: Telegrams the server has yet to announce (``nat_tgms``): it says "You have a new
     #: telegram waiting ..." after the next command, then counts from 0 again.
     tgms: int = 0
     #: The ``inform`` flag: telegrams are announced as they arrive, not after a command.
     inform: bool = False
-    relations: dict[int, Relation] = field(default_factory=dict)
+    relations: dict[int, Relation | None] = field(default_factory=dict)
     #: SLOW_WAR only: a declaration on its way to war, "mobilizing" or "sitzkrieg"
     #: (the relation itself then reads hostile).
     war_steps: dict[int, str] = field(default_factory=dict)
 
     def rel(self, other: int) -> Relation:
-        """This nation's declared relation toward ``other`` (itself: allied)."""
+        """This nation's declared relation toward ``other`` (itself: allied); one the
+        player cannot see is a :class:`Unknown` error."""
         if other == self.cnum:
             return Relation.ALLIED
-        return self.relations.get(other, Relation.NEUTRAL)
+        r = self.relations.get(other, Relation.NEUTRAL)
+        if r is None:
+            raise Unknown(f"country {self.cnum}'s relation to country {other} is unknown")
+        return r
 
 
 @dataclass
@@ -117,16 +128,18 @@ class Sector:
     road: int = 0
     rail: int = 0
     defense: int = 0
-    loyalty: int = 0
-    che: int = 0
-    che_target: int = 0
+    #: Loyalty, che, mines and plague the server keeps to the deity: ``None`` (unknown)
+    #: in a player's view of its own sectors.
+    loyalty: int | None = 0
+    che: int | None = 0
+    che_target: int | None = 0
     avail: int = 0
-    mines: int = 0
+    mines: int | None = 0
     off: bool = False
     dist: Coord | None = None
     thresholds: dict[str, int] = field(default_factory=dict)
     deliveries: dict[str, str] = field(default_factory=dict)
-    plague: Plague = Plague.HEALTHY
+    plague: Plague | None = Plague.HEALTHY
     items: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -146,6 +159,11 @@ class Sector:
     @mil.setter
     def mil(self, n: int) -> None:
         self.put("mil", n)
+
+    @property
+    def minefield(self) -> int:
+        """The mines here, for a rule that needs them (unknown: an :class:`Unknown` error)."""
+        return known(self.mines, f"the number of mines in {self.x},{self.y}")
 
     @property
     def civ(self) -> int:
@@ -178,7 +196,8 @@ class LandUnit:
     retreat: int = 42
     ship: int | None = None
     land: int | None = None
-    plague: Plague = Plague.HEALTHY
+    #: ``None`` in a player's view: the server keeps the plague to the deity.
+    plague: Plague | None = Plague.HEALTHY
     off: bool = False
     items: dict[str, int] = field(default_factory=dict)
 
@@ -218,7 +237,8 @@ class Ship:
     mission: str = ""
     op_center: Coord | None = None
     op_radius: int = 0
-    plague: Plague = Plague.HEALTHY
+    #: ``None`` in a player's view: the server keeps the plague to the deity.
+    plague: Plague | None = Plague.HEALTHY
     off: bool = False
     items: dict[str, int] = field(default_factory=dict)
     rpath: str = ""
@@ -292,6 +312,45 @@ class NewsItem:
 
 
 @dataclass
+class BMap:
+    """What one country's bmap shows: the server's per-country map of what it has seen.
+
+    ``rows[y][x]`` is the character the server prints at absolute ``x,y`` (the
+    designation mnemonic, ``?`` for land of unknown use, a player's own marks);
+    a blank is a sector the country has never seen.  The server draws it in the
+    questions of a flight's path (``fly_map``: the seven sectors around the
+    plane), so the rules read it there.
+    """
+
+    cnum: int
+    rows: list[str] = field(default_factory=list)
+
+    @classmethod
+    def blank(cls, cnum: int, geometry: Geometry) -> BMap:
+        return cls(cnum, [" " * geometry.width for _ in range(geometry.height)])
+
+    def at(self, c: Coord) -> str:
+        """The character at absolute ``c`` (blank where never seen, or outside the rows)."""
+        x, y = c
+        row = self.rows[y] if 0 <= y < len(self.rows) else ""
+        return row[x] if 0 <= x < len(row) else " "
+
+    def put(self, c: Coord, mark: str) -> None:
+        """Set the character at absolute ``c`` (a one-character mark)."""
+        x, y = c
+        row = self.rows[y]
+        self.rows[y] = row[:x] + mark + row[x + 1 :]
+
+    def moved(self, by: Coord) -> BMap:
+        """The same map with every sector moved by ``by``: a player's bmap (in the player's
+        coordinates) laid on the whole game is moved by the player's origin."""
+        h, w = len(self.rows), len(self.rows[0]) if self.rows else 0
+        dx, dy = by
+        rows = [self.rows[(y - dy) % h] for y in range(h)]
+        return BMap(self.cnum, [r[(-dx) % w :] + r[: (-dx) % w] for r in rows])
+
+
+@dataclass
 class Fog:
     """What one country's view of the game leaves out (a world synced as a player).
 
@@ -301,25 +360,37 @@ class Fog:
     * a sector missing from ``World.sectors`` is unknown, not sea: looking it
       up raises :class:`UnknownSector`;
     * the world holds the viewer's own ships, land units and planes: those of
-      other countries are unknown (absent means unseen, not absent);
-    * the fields named in ``hidden`` hold placeholders, not values: by object
-      kind (``sector``, ``ship``, ``unit``, ``plane``) for the viewer's own
-      objects, and under ``nation`` for every nation but the viewer's.
+      other countries are unknown (absent means unseen, not absent); what the
+      country saw of them is in ``World.observations``;
+    * a field the view does not show holds ``None`` (other nations' money and
+      tech, the loyalty and plague of the viewer's own sectors...).
+
+    ``turn`` and ``time`` are the game time of the view: the server's update
+    number and clock (seconds since 1970) when it was read.
     """
 
     viewer: int
-    hidden: dict[str, list[str]] = field(default_factory=dict)
+    turn: int = 0
+    time: int = 0
 
-    def hides(self, kind: str, name: str) -> bool:
-        """Whether field ``name`` of ``kind`` objects is a placeholder."""
-        return name in self.hidden.get(kind, ())
+
+class Unknown(CommandError):
+    """A rule needed a value the world's viewer cannot see (see :class:`Fog`)."""
+
+
+def known(value: T | None, what: str) -> T:
+    """``value``, which a rule needs: ``None`` (unknown in a player's view) is an
+    :class:`Unknown` error naming ``what``."""
+    if value is None:
+        raise Unknown(f"{what} is unknown: the country's view of the game does not show it")
+    return value
 
 
 #: The deity's name in a new game (the server's ``files`` makes country 0 ``POGO``).
 DEITY_NAME = "POGO"
 
 
-class UnknownSector(CommandError):
+class UnknownSector(Unknown):
     """A rule needed a sector the world's viewer cannot see (see :class:`Fog`)."""
 
 
@@ -339,6 +410,11 @@ class World:
     planes: dict[int, Plane] = field(default_factory=dict)
     telegrams: list[Telegram] = field(default_factory=list)
     news: list[NewsItem] = field(default_factory=list)
+    #: Each country's bmap where it is known (a player's sync stores its own).
+    bmaps: dict[int, BMap] = field(default_factory=dict)
+    #: A player's view: what the country saw of the objects that are not its own, by
+    #: key (``sector 3,1``, ``unit 12``; see :mod:`bellum.empire.intel.model`).
+    observations: dict[str, Observation] = field(default_factory=dict)
     #: What the world does not know: ``None`` for the whole game (see :class:`Fog`).
     fog: Fog | None = None
     #: The deity's country name, which the server prints as the owner of unowned land.
@@ -426,9 +502,24 @@ class World:
         return [u for _, u in sorted(self.units.items()) if u.xy == c]
 
     def fmt(self, c: Coord, viewer: int) -> str:
-        """``x,y`` as country ``viewer`` sees it (the deity sees absolute coordinates)."""
+        """``x,y`` as country ``viewer`` sees it (the deity sees absolute coordinates; a
+        country whose origin the view does not show, as the view's own coordinates)."""
         n = self.nations.get(viewer)
-        return self.geometry.fmt(c, n.origin if n else (0, 0))
+        return self.geometry.fmt(c, n.origin if n and n.origin is not None else (0, 0))
+
+    def charge_btus(self, cnum: int, btus: int) -> None:
+        """Take ``btus`` from country ``cnum`` (its own BTUs, which its view knows)."""
+        n = self.nations[cnum]
+        n.btu = known(n.btu, f"country {cnum}'s BTUs") - btus
+
+    def tech(self, cnum: int) -> float:
+        """Country ``cnum``'s tech level (0 for the deity and countries not in the world)."""
+        n = self.nations.get(cnum)
+        return 0.0 if n is None else known(n.tech, f"country {cnum}'s tech")
+
+    def origin(self, cnum: int) -> Coord:
+        """Country ``cnum``'s origin, which its coordinates are relative to."""
+        return known(self.nations[cnum].origin, f"country {cnum}'s origin")
 
 
 #: Retreat orders (a ship's ``rflags``): the letter of the server's ``retreat`` command,

@@ -32,7 +32,7 @@ def flat_hex() -> str:
 
 
 #: The columns of a sector in the page's map data, in this order.
-SECTOR_FIELDS = ("x", "y", "owner", "eff", "mil", "civ", "mob", "mines")
+SECTOR_FIELDS = ("x", "y", "owner", "eff", "mil", "civ", "mob", "mines", "seen")
 
 
 def empire_data(view: Mapping[str, Any]) -> dict[str, Any]:

@@ -169,7 +169,7 @@ def _source_key(world: World, cnum: int, at: Coord | None, ship: int | None) -> 
     if ship is not None:
         return f"ship:{ship}"
     assert at is not None
-    return world.geometry.fmt(at, world.nations[cnum].origin)
+    return world.geometry.fmt(at, world.origin(cnum))
 
 
 class PlanAnswers(AnswersByKind):
@@ -238,8 +238,13 @@ class PlannedOdds:
     final: dict[str, list[int]]
     #: What was sampled rather than solved, if anything.
     notes: list[str]
+    #: On a player's view: every input the odds rest on (seen or not, when, how treated).
+    inputs: list[dict[str, Any]] = field(default_factory=list)
 
 
+#: Worlds the planner's odds draw on a player's view (fewer than the command's: a page
+#: answers while the player drags).
+FOG_DRAWS = 16
 #: The planner's seed: the same plan always shows the same numbers.
 PLANNER_SEED = 1
 
@@ -298,16 +303,24 @@ def planner_odds(
     the world): the command's own flow to its fight, reactions, support and morale
     included, solved exactly or, for a big tree, sampled with a fixed seed."""
     from bellum.empire.odds import plan_odds
+    from bellum.empire.odds.fog import fog_odds
 
-    odds = memo.get(key)
-    if odds is None:
+    planned: PlannedOdds | None = memo.get(key)
+    if planned is None:
         plan = _odds_plan(world, cnum, order, mil, units, rules)
         if progress is not None:  # a small fight never reports progress: look first
             progress(0.0)
-        odds = plan_odds(world, cnum, plan, seed=PLANNER_SEED, progress=progress)
-        memo.put(key, odds)
-    final = {side: list(span) for side, span in odds.final.items()}
-    return PlannedOdds(odds.odds, list(odds.lines), final, list(odds.notes))
+        inputs: list[dict[str, Any]] = []
+        if world.fog is not None:  # a player's view: the odds from what the country saw
+            fog = fog_odds(world, cnum, plan, draws=FOG_DRAWS, seed=PLANNER_SEED,
+                           progress=progress)  # fmt: skip
+            odds, inputs = fog.odds, fog.inputs_json()
+        else:
+            odds = plan_odds(world, cnum, plan, seed=PLANNER_SEED, progress=progress)
+        final = {side: list(span) for side, span in odds.final.items()}
+        planned = PlannedOdds(odds.odds, list(odds.lines), final, list(odds.notes), inputs)
+        memo.put(key, planned)
+    return planned
 
 
 def planner_need(
@@ -335,7 +348,7 @@ def planner_need(
         chosen, p, reached = found.plan, found.odds.p_success, True
     else:
         chosen, p, reached = found.best.plan, found.best.p_success, False
-    origin = world.nations[cnum].origin
+    origin = world.origin(cnum)
     mil = {
         "ship" if src == "ship" else world.geometry.fmt(src, origin): n
         for src, n in (chosen.mil or {}).items()
@@ -507,6 +520,7 @@ class EmpireGame:
         """
         w = self.world()
         me = w.nations[cnum]
+        me_origin = w.origin(cnum)
         geo = w.geometry
         nations = [
             {"cnum": n.cnum, "name": n.name, "relation": _relation(w, cnum, n.cnum)}
@@ -514,7 +528,7 @@ class EmpireGame:
         ]
         sectors = []
         for xy, s in w.sectors.items():
-            rx, ry = geo.to_rel(xy, me.origin)
+            rx, ry = geo.to_rel(xy, me_origin)
             sectors.append(
                 {
                     "x": rx,
@@ -532,8 +546,11 @@ class EmpireGame:
                     "mines": s.mines if s.oldowner == cnum or s.owner == 0 else None,
                     "sea": s.type.is_sea,
                     "impassable": s.type.impassable,
+                    "seen": "known",
                 }
             )
+        if w.fog is not None:
+            sectors += _unseen_sectors(w, cnum)
 
         def thing(x: LandUnit | Ship | Plane, label: str, **more: Any) -> dict[str, Any]:
             return {
@@ -541,7 +558,7 @@ class EmpireGame:
                 "label": label,
                 "owner": x.owner,
                 "relation": _relation(w, cnum, x.owner),
-                "key": geo.fmt(x.xy, me.origin),
+                "key": geo.fmt(x.xy, me_origin),
                 "eff": x.eff,
                 "mob": x.mob,
                 **more,
@@ -554,6 +571,7 @@ class EmpireGame:
             "width": geo.width,
             "height": geo.height,
             "country": {"cnum": me.cnum, "name": me.name, "btu": me.btu, "money": me.money},
+            "view": "player" if w.fog is not None else "whole",
             "nations": nations,
             "sectors": sectors,
             "units": units,
@@ -568,15 +586,19 @@ class EmpireGame:
 
         A probe runs the command on a scratch copy answering 0 mil and no units: the
         questions it asks are the sources and their limits, what it prints are the
-        refusals (not adjacent, no mobility...).  The result is thrown away.
+        refusals (not adjacent, no mobility...).  The result is thrown away.  On a
+        player's view the probes run on the likeliest whole world the country's belief
+        about the target gives (what it saw, its priors: docs/fog.md).
         """
         w = self.world()
-        me = w.nations[cnum]
+        me_origin = w.origin(cnum)
         geo = w.geometry
+        if w.fog is not None:
+            w = _likeliest(w, cnum, kind, ident)
         if kind == "sector":
-            xy = geo.parse(ident, me.origin)
+            xy = geo.parse(ident, me_origin)
             s = w.sector(xy)
-            key = geo.fmt(xy, me.origin)
+            key = geo.fmt(xy, me_origin)
             title = f"{key} {s.type.name}" + (f" of {w.name_of(s.owner)}" if s.owner else "")
             sector = ""
             ways = [self._probe_attack(w, cnum, key)]
@@ -589,7 +611,7 @@ class EmpireGame:
             if thing is None or thing.owner == cnum:
                 raise InputError(f"no enemy {kind} #{uid} in sight")
             name = thing.title() if isinstance(thing, Ship) else thing.name()
-            key = geo.fmt(thing.xy, me.origin)
+            key = geo.fmt(thing.xy, me_origin)
             title = f"{name} at {key}"
             ways = self._probe_boardings(w, cnum, kind, uid, thing.xy)
             # A unit on someone else's land goes with its sector: offer to plan that too.
@@ -627,7 +649,7 @@ class EmpireGame:
         units_here: list[LandUnit],
     ) -> Way:
         probe, lines, refusal = probed
-        origin = w.nations[probe.cnum].origin
+        origin = w.origin(probe.cnum)
         way = Way(command, title, refusal=refusal, confirm=probe.confirms)
         for key, most in probe.mil_asked:
             if key.startswith("ship:"):
@@ -686,7 +708,7 @@ class EmpireGame:
             if p.owner == cnum and p.type.has("para") and p.ship is None and p.land is None:
                 bases.setdefault(p.xy, []).append(p.uid)
         ways = []
-        origin = w.nations[cnum].origin
+        origin = w.origin(cnum)
         for base, uids in sorted(bases.items()):
             ap = w.geometry.fmt(base, origin)
             escorts = [
@@ -713,7 +735,7 @@ class EmpireGame:
     def _probe_boardings(
         self, w: World, cnum: int, kind: str, uid: int, xy: tuple[int, int]
     ) -> list[Way]:
-        origin = w.nations[cnum].origin
+        origin = w.origin(cnum)
         key = w.geometry.fmt(xy, origin)
         froms: list[str] = []
         if kind == "ship":
@@ -758,6 +780,7 @@ class EmpireGame:
             said=planned.said,
             final=planned.final,
             notes=planned.notes,
+            inputs=planned.inputs,
             seconds=time.perf_counter() - started,
         )
         return doc
@@ -949,6 +972,69 @@ class EmpireGame:
             "differences": report.differences,
             "transcript": report.transcript,
         }
+
+
+def _likeliest(view: World, cnum: int, kind: str, ident: str) -> World:
+    """The whole world a player's view most believes in around a target (each unknown at
+    its median), for probing commands on it."""
+    from bellum.empire.intel.belief import believe
+
+    geo = view.geometry
+    if kind == "sector":
+        at = geo.parse(ident, view.origin(cnum))
+    else:
+        uid = parse_int(ident, f"{kind} number", lo=0)
+        seen = view.observations.get(f"{kind} {uid}")
+        where = seen.get("at") if seen is not None else None
+        if where is None or not isinstance(where.value, str):
+            raise InputError(f"no enemy {kind} #{uid} in sight")
+        at = geo.parse(where.value, (0, 0))
+    belief = believe(view, cnum, at)
+    return belief.world([u.dist.quantile(0.5) for u in belief.open])
+
+
+def _unseen_sectors(w: World, cnum: int) -> list[dict[str, Any]]:
+    """A player's view beyond its own sectors, for the map: each sector it saw (``seen``:
+    ``known`` since the last update, ``stale`` before; numbers as shown, rounded) and each
+    one its bmap shows (``unknown``: only the designation, or ``?``)."""
+    assert w.fog is not None
+    geo, now = w.geometry, w.fog.turn
+    bmap = w.bmaps.get(cnum)
+    out = []
+    for y in range(geo.height):
+        for x in range(y % 2, geo.width, 2):
+            if (x, y) in w.sectors:
+                continue
+            o = w.observations.get(f"sector {x},{y}")
+            mark = bmap.at((x, y)) if bmap is not None else " "
+            if o is None and not mark.strip():
+                continue
+
+            def shown(name: str, o: Any = o) -> Any:
+                v = o.get(name) if o is not None else None
+                return v.value if v is not None else None
+
+            kind = None
+            for key in (shown("type"), mark):
+                try:
+                    kind = w.tables.sector(str(key))
+                    break
+                except KeyError:
+                    continue
+            owner = shown("owner") or 0
+            rx, ry = geo.to_rel((x, y), w.origin(cnum))
+            out.append({
+                "x": rx, "y": ry, "key": f"{rx},{ry}",
+                "des": kind.mnemonic if kind else "?",
+                "des_name": kind.name if kind else "land of unknown use",
+                "owner": owner, "owner_name": w.name_of(owner) if owner else "",
+                "relation": _relation(w, cnum, owner),
+                "eff": shown("eff") or 0, "mil": shown("mil") or 0, "civ": shown("civ") or 0,
+                "mob": 0, "mines": None,
+                "sea": bool(kind and kind.is_sea), "impassable": bool(kind and kind.impassable),
+                "seen": "unknown" if o is None else "known" if o.last_seen[0] >= now else "stale",
+            })  # fmt: skip
+    return out
 
 
 def _relation(w: World, me: int, other: int) -> str:

@@ -388,7 +388,7 @@ def sector_flak(c: Combat, bombers: list[Flight], s: Sector) -> None:
     """The sector's own guns (only called when its owner is hostile)."""
     w = c.world
     a = bombers[0].plane.owner
-    level = w.nations[s.owner].tech if s.owner in w.nations else 0.0
+    level = w.tech(s.owner)
     g = c.dice.roundavg(techfact(level, 2.0 * min(FLAK_GUN_MAX, s.get("gun"))))
     if g > 0:
         c.notify(a, f"firing {g} flak guns in {c.at(s.xy, a)}...")

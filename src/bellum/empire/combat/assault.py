@@ -71,7 +71,7 @@ def _flow(c: Combat, args: list[str | None], support_args: list[str], result: Co
     w = c.world
     text = ask_text(c, sector, "Sector :  ", ASSAULT_USAGE)
     try:
-        xy = w.geometry.parse(text, w.nations[c.aggressor].origin)
+        xy = w.geometry.parse(text, w.origin(c.aggressor))
     except InputError:
         raise UsageFailure(ASSAULT_USAGE) from None
     t = w.sector(xy)
@@ -156,7 +156,7 @@ def _reinforce(c: Combat, o: OffObject, result: CombatResult) -> None:
         # (put_combat): the mil it counted at the start, with none landed to add, look
         # like one too many for the one it keeps.  Nothing changes but this line.
         c.say(f"WARNING: Your mil in {c.at(t.xy)} has been reduced from {t.mil} to {t.mil - 1}!")
-    c.world.nations[c.aggressor].btu -= COMMAND_BTU
+    c.world.charge_btus(c.aggressor, COMMAND_BTU)
     result.outcome = Outcome.REINFORCED
     result.world_changed = True
 
@@ -187,7 +187,7 @@ def _sneak(c: Combat, t: Sector, sh: Ship, result: CombatResult) -> None:
     result.btu_charged = COMMAND_BTU
     result.outcome = Outcome.LANDED if c.a_units else Outcome.ABORTED
     if c.a_units:
-        w.nations[c.aggressor].btu -= COMMAND_BTU
+        w.charge_btus(c.aggressor, COMMAND_BTU)
         result.world_changed = True
 
 

@@ -53,7 +53,7 @@ def _flow(c: Combat, args: list[str | None], support: list[str], result: CombatR
     # getstarg: an empty argument ("") is asked for, as a missing one is
     text = given if given else flows.ask_text(c, None, "Sector :  ", ATTACK_USAGE)
     try:
-        xy = c.world.geometry.parse(text, c.world.nations[c.aggressor].origin)
+        xy = c.world.geometry.parse(text, c.world.origin(c.aggressor))
     except InputError:
         raise UsageFailure(ATTACK_USAGE) from None
     _attack_flow(c, xy, support, result)

@@ -93,7 +93,7 @@ def _own_sector(c: Combat, text: str, usage: str) -> Sector:
     """A boarding sector given as ``x,y``: it must exist and be A's (a usage error if not)."""
     w = c.world
     try:
-        xy = w.geometry.parse(text.strip(), w.nations[c.aggressor].origin)
+        xy = w.geometry.parse(text.strip(), w.origin(c.aggressor))
     except InputError:
         raise UsageFailure(usage) from None
     s = w.sector(xy)
@@ -469,14 +469,14 @@ def _gauntlet(c: Combat, fleet: list[_Sailing]) -> bool:
             continue
         cap = sh.type.cargo.get("shell", 0)
         for _ in range(5):
-            if s.mines <= 0:
+            if s.minefield <= 0:
                 break
             if c.dice.chance(0.66):
                 if first:
                     c.notify(sh.owner, f"Approaching minefield at {c.at(s.xy, sh.owner)}...")
                     first = False
                 c.notify(sh.owner, "Sweep...")
-                s.mines -= 1
+                s.mines = s.minefield - 1
                 sh.items["shell"] = min(cap, sh.items.get("shell", 0) + 1)
         stopping |= _mine(c, fleet, f)
     for f in list(fleet):
@@ -488,9 +488,9 @@ def _mine(c: Combat, fleet: list[_Sailing], f: _Sailing) -> bool:
     """A ship in a mined sea sector may hit one: 21 + roll(21), halved for minesweepers."""
     sh = f.ship
     s = c.world.sector(sh.xy)
-    if f not in fleet or s.type.name != "sea" or s.mines <= 0:
+    if f not in fleet or s.type.name != "sea" or s.minefield <= 0:
         return False
-    if not c.dice.chance(s.mines / (s.mines + 20.0)):
+    if not c.dice.chance(s.minefield / (s.minefield + 20.0)):
         return False
     c.notify(sh.owner, f"Kawhomp! Mine detected in {c.at(s.xy, sh.owner)}!")
     c.news(0, f"{c.name(sh.owner)} ship hits a mine", 0, actor=sh.owner)
@@ -498,7 +498,7 @@ def _mine(c: Combat, fleet: list[_Sailing], f: _Sailing) -> bool:
     if sh.type.has("sweep"):
         m /= 2.0
     damage.ship(c, sh, ldround(m))
-    s.mines -= 1
+    s.mines = s.minefield - 1
     if sh.eff < SHIP_MINEFF:
         _sink(c, sh)
         fleet.remove(f)

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 from bellum.empire.combat.state import Combat, OffObject
 from bellum.empire.movement import attcost, unit_kind, unitcost
-from bellum.empire.world import LandUnit, NewsItem, Sector
+from bellum.empire.world import LandUnit, NewsItem, Sector, known
 
 
 def pct(x: int) -> int:
@@ -80,8 +80,16 @@ def occupy(c: Combat, unit_cost: Callable[[LandUnit], float] | None = None) -> b
 
 def hapfact(c: Combat) -> float:
     w = c.world
-    ha = w.nations[c.aggressor].happiness if c.aggressor in w.nations else 0.0
-    hd = w.nations[c.defender].happiness if c.defender in w.nations else 0.0
+    ha = (
+        known(w.nations[c.aggressor].happiness, "the happiness")
+        if c.aggressor in w.nations
+        else 0.0
+    )
+    hd = (
+        known(w.nations[c.defender].happiness, "the defender's happiness")
+        if c.defender in w.nations
+        else 0.0
+    )
     if ha > 0 and hd > 0:
         f = ha / hd
     elif ha > 0:
@@ -138,17 +146,18 @@ def take_sector(c: Combat, s: Sector) -> None:
             u.retreat = c.rules.morale_base
             u.mission, u.op_center, u.army = "", None, ""
     s.avail = 0
-    n = (50 - s.loyalty) + (c.dice.roll(100) - 26)
+    loyalty, held = known(s.loyalty, "the loyalty"), known(s.che, "the che")
+    n = (50 - loyalty) + (c.dice.roll(100) - 26)
     if n > 0 and s.owner == s.oldowner:
         che = s.civ * n // 3000 + 5
         if 2 * che > s.civ:
             che = s.civ // 2
         che = int(che / hapfact(c))
-        if che + s.che > 255:
-            che = 255 - s.che
+        if che + held > 255:
+            che = 255 - held
         if che > 0:
             s.civ -= che
-            s.che += che
+            s.che = held + che
     if s.oldowner != a:
         s.che_target = a
     if s.che_target == 0:
@@ -172,11 +181,13 @@ def sack_capital(c: Combat, s: Sector, d: int) -> None:
         return
     dn.capital_sacked = True
     c.say(f"* We have captured {dn.name}'s capital, sir! *")
-    half = int(dn.money / 2)
+    money = known(dn.money, "the defender's money")
+    half = int(money / 2)
     lose = max(half, 3000)
-    dn.money -= lose
+    dn.money = money - lose
     gain = int((0.2 + 0.8 * s.eff / 100) * half) if half >= 0 else 0
-    w.nations[c.aggressor].money += gain
+    me = w.nations[c.aggressor]
+    me.money = known(me.money, "the country's money") + gain
     c.money_made += gain
     c.tell(d, f"* {c.name(c.aggressor)} just sacked your capital! *")
     c.tell(d, f"You lost ${lose} and they gained ${gain}")

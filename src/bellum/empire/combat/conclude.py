@@ -90,7 +90,7 @@ def conclude(c: Combat, result: CombatResult) -> None:
     if c.sneak:
         target.declare_sneak_war(c, c.success)
     charge = COMMAND_BTU + int(0.015 * cas + 0.5)
-    c.world.nations[c.aggressor].btu -= charge
+    c.world.charge_btus(c.aggressor, charge)
     result.btu_charged = charge
     result.outcome = (
         Outcome.CAPTURED if captured else Outcome.DEFEATED if not c.success else Outcome.UNOCCUPIED

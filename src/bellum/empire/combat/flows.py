@@ -36,7 +36,7 @@ from bellum.empire.events import (
     UnitNote,
 )
 from bellum.empire.rules import Rules
-from bellum.empire.world import World
+from bellum.empire.world import World, known
 from bellum.errors import InputError
 from bellum.numbers import c_atoi as atoi
 from bellum.numbers import numstr
@@ -74,7 +74,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     nation = c.world.nations.get(c.aggressor)
     if nation is None:
         raise InputError(f"there is no country {c.aggressor} in this world", field="country")
-    if nation.btu < COMMAND_BTU and not c.rules.BLITZ:
+    if known(nation.btu, "the country's BTUs") < COMMAND_BTU and not c.rules.BLITZ:
         c.say("You don't have the BTUs, bozo", Refusal())
         result.outcome = Outcome.REFUSED
         _announce_telegrams(c)
@@ -96,7 +96,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         result.outcome = Outcome.REFUSED
         result.btu_charged = COMMAND_BTU
         if result.world_changed:
-            nation.btu -= COMMAND_BTU
+            c.world.charge_btus(c.aggressor, COMMAND_BTU)
     except Aborted as exc:
         c.say(c.wording.aborted, Closing())
         if exc.no_troops:
@@ -104,7 +104,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         result.outcome = Outcome.ABORTED
         result.btu_charged = COMMAND_BTU
         if result.world_changed:
-            nation.btu -= COMMAND_BTU
+            c.world.charge_btus(c.aggressor, COMMAND_BTU)
     _announce_telegrams(c)
     result.events = c.events
     return result

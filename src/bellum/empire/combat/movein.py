@@ -18,7 +18,7 @@ def landmine_hit(c: Combat, weight: int) -> int:
     """§14.1: mil stepping on the target's mines (harmless to the old owner)."""
     t = c.target
     assert t is not None
-    mines = 0 if t.type.has("seamines") else t.mines
+    mines = 0 if t.type.has("seamines") else t.minefield
     if mines <= 0 or t.oldowner == c.aggressor:
         return 0
     if not c.dice.chance(mines / (mines + 35)):
@@ -27,7 +27,7 @@ def landmine_hit(c: Combat, weight: int) -> int:
         return 0
     c.put(f"{BELL}Blammo! Landmines detected! in {c.at(t.xy)}  ")
     dmg = c.dice.roll(20)
-    t.mines -= 1
+    t.mines = t.minefield - 1
     c.say(f"{dmg} damage sustained.")
     return dmg
 
@@ -167,18 +167,18 @@ def mine_checks(c: Combat, movers: list[LandUnit]) -> None:
     if engineers and w.rel(t.oldowner, c.aggressor) != Relation.ALLIED:
         first = True
         for e in reversed(engineers):
-            if e.uid not in w.units or t.mines <= 0:
+            if e.uid not in w.units or t.minefield <= 0:
                 continue
             most = e.type.cargo.get("shell", 0)
             for _ in range(2 * most):
-                if t.mines <= 0:
+                if t.minefield <= 0:
                     break
                 if c.dice.chance(0.5 * e.type.att):
                     if first:
                         c.say(f"Approaching minefield at {c.at(t.xy)}...")
                         first = False
                     c.say("Sweep...")
-                    t.mines -= 1
+                    t.mines = t.minefield - 1
                     if e.items.get("shell", 0) < most:
                         e.items["shell"] = e.items.get("shell", 0) + 1
                     elif t.get("shell") < 9999:
@@ -193,16 +193,16 @@ def _step_on_mines(c: Combat, u: LandUnit, divisor: int) -> None:
     assert t is not None
     if u.uid not in c.world.units:
         return
-    if t.mines <= 0 or c.world.rel(t.oldowner, u.owner) == Relation.ALLIED:
+    if t.minefield <= 0 or c.world.rel(t.oldowner, u.owner) == Relation.ALLIED:
         return
-    if c.dice.chance(t.mines / (t.mines + 35) / divisor):
+    if c.dice.chance(t.minefield / (t.minefield + 35) / divisor):
         c.notify(u.owner, f"Blammo! Landmines detected in {c.at(t.xy, u.owner)}!")
         c.world.news.append(NewsItem(u.owner, 0, f"{c.name(u.owner)} {MINE_NEWS}"))
         dam = 10 + c.dice.roll(20)
         if u.type.has("engineer"):
             dam //= 2
         damage.land(c, u, dam)
-        t.mines -= 1
+        t.mines = t.minefield - 1
 
 
 #: The news of a land unit that runs into a mine (no goodwill lost: it has no victim).

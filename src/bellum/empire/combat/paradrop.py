@@ -166,7 +166,7 @@ def _lose(c: Combat, result: CombatResult, lost: int) -> None:
     result.outcome = Outcome.ABORTED
     result.btu_charged = COMMAND_BTU
     result.world_changed = True
-    c.world.nations[c.aggressor].btu -= COMMAND_BTU
+    c.world.charge_btus(c.aggressor, COMMAND_BTU)
 
 
 def plane_list(c: Combat, given: str | None, prompt: str) -> list[Plane] | None:
@@ -179,7 +179,7 @@ def plane_list(c: Combat, given: str | None, prompt: str) -> list[Plane] | None:
     if text is None:
         raise UsageFailure(PARADROP_USAGE)
     w = c.world
-    origin = w.nations[c.aggressor].origin
+    origin = w.origin(c.aggressor)
     picked = select(w.planes, text.strip(), w.geometry, origin, lambda p: p.wing)
     for note in picked.notes:
         c.put(note)
@@ -194,7 +194,7 @@ def _assembly_point(c: Combat, given: str | None) -> Sector:
     text = given if given else c.ask(Prompt("assembly point? ", PromptKind.ARGUMENT))
     if not text:
         raise UsageFailure(PARADROP_USAGE)
-    xy = parse_xy(text, w.geometry, w.nations[c.aggressor].origin)
+    xy = parse_xy(text, w.geometry, w.origin(c.aggressor))
     if xy is None:
         raise UsageFailure(PARADROP_USAGE)
     s = w.sector(xy)
@@ -218,7 +218,7 @@ def flight_path(c: Combat, given: str | None, start: Coord) -> str:
     """
     w = c.world
     geo = w.geometry
-    origin = w.nations[c.aggressor].origin
+    origin = w.origin(c.aggressor)
     path = given or ""
     done = 0
     here = geo.norm(*start)
@@ -258,12 +258,15 @@ def flight_path(c: Combat, given: str | None, start: Coord) -> str:
 
 
 def _fly_map(c: Combat, at: Coord) -> None:
-    """The seven sectors around ``at`` as the player's map shows them.
-
-    bellum keeps no per-country map of what each player has seen, so it
-    shows them unexplored (blanks), as the server does for a new country.
-    """
-    c.say("       \n        \n       ")
+    """The seven sectors around ``at`` as the aggressor's bmap shows them (the server's
+    ``fly_map``); a world without the country's bmap shows them unexplored (blanks),
+    as the server does for a new country."""
+    bmap = c.world.bmaps.get(c.aggressor)
+    x, y = at
+    around = [(x - 1, y - 1), (x + 1, y - 1), (x - 2, y), at, (x + 2, y), (x - 1, y + 1),
+              (x + 1, y + 1)]  # fmt: skip
+    v = [bmap.at(c.world.geometry.norm(*p)) if bmap else " " for p in around]
+    c.say(f"    {v[0]} {v[1]}\n   {v[2]} {v[3]} {v[4]}\n    {v[5]} {v[6]}")
 
 
 def _drop_zone(c: Combat, t: Sector) -> str | None:

@@ -27,6 +27,7 @@ from bellum.empire.world import (
     Ship,
     Telegram,
     World,
+    known,
 )
 
 if TYPE_CHECKING:
@@ -404,8 +405,10 @@ class Combat:
         return self.at(o.xy) if o.sector is not None else "your forces"
 
 
-def infected(stage: Plague) -> bool:
-    return stage == Plague.INFECT
+def infected(stage: Plague | None) -> bool:
+    """Whether an object at this plague stage infects those it fights; an unknown stage
+    (a player's view) is an :class:`~bellum.empire.world.Unknown` error."""
+    return known(stage, "the plague stage") == Plague.INFECT
 
 
 def ldround(x: float) -> int:

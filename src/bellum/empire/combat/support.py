@@ -35,7 +35,7 @@ def fort_range(c: Combat, s: Sector) -> float:
     """§0.5: a fortress's firing range; -1 for anything that cannot fire."""
     if not s.type.has("fortress") or s.eff < 5:
         return -1.0
-    tech = c.world.nations[s.owner].tech if s.owner in c.world.nations else 0.0
+    tech = c.world.tech(s.owner)
     rng = techfact(int(tech), int(14 * c.rules.fire_range_factor) / 2.0)
     return rng + (1 if s.eff >= 60 else 0)
 
@@ -215,7 +215,7 @@ def mine_bonus(c: Combat) -> None:
     assert t is not None
     if defense_total(c) == 0 or t.oldowner == c.aggressor:
         return
-    mines = 0 if t.type.has("seamines") else t.mines
+    mines = 0 if t.type.has("seamines") else t.minefield
     m = min(mines, 20)
     if c.a_engineer > 0:
         m = int(m / 2.0 + 0.5)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bellum.empire.combat.state import Aborted, Combat, Failure, Mode, roundint10
 from bellum.empire.events import Prompt, PromptKind
-from bellum.empire.world import Relation, Sector
+from bellum.empire.world import Relation, Sector, known
 
 
 def check_attack_target(c: Combat, target: Sector) -> None:
@@ -61,7 +61,7 @@ def declare_sneak_war(c: Combat, won: bool) -> None:
     c.say(f"Your sneak attack was {'successful' if won else 'unsuccessful'}")
     c.say(f"it will cost you ${SNEAK_ATTACK_COST}")
     c.say("War has been declared!!!!")
-    me.money -= SNEAK_ATTACK_COST
+    me.money = known(me.money, "the country's money") - SNEAK_ATTACK_COST
     me.relations[d] = Relation.HOSTILE
     me.war_steps[d] = "mobilizing"
     c.tell(d, f"You have been sneak attacked by {c.name(c.aggressor)}!")

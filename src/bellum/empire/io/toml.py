@@ -14,6 +14,8 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from bellum.empire.geometry import Coord, Geometry
+from bellum.empire.intel.model import KINDS as OBSERVED
+from bellum.empire.intel.model import Observation, Seen
 from bellum.empire.io._common import (
     BYTE,
     CHE,
@@ -30,6 +32,7 @@ from bellum.empire.world import (
     ITEMS,
     MISSIONS,
     RETREAT_ORDERS,
+    BMap,
     Fog,
     LandUnit,
     Nation,
@@ -179,7 +182,11 @@ def _per_item(e: _Entry, key: str, valid: Callable[[Any], bool], wanted: str) ->
     return out
 
 
-def _plague(e: _Entry) -> Plague:
+def _plague(e: _Entry, unknown: bool = False) -> Plague | None:
+    """The plague stage; in a player's view, which the server does not show it, absent
+    is unknown."""
+    if unknown and "plague" not in e.data:
+        return None
     name = e.get("plague", str, "healthy")
     try:
         return Plague[name.upper()]
@@ -238,6 +245,8 @@ def parse_world(
     if version > SCHEMA_VERSION:
         raise top.fail("schema_version", f"{version} is newer than this bellum ({SCHEMA_VERSION})")
     world, fill, fill_eff = _read_map(_Entry(f"{source}:world", top.get("world", dict, {})), tables)
+    if "fog" in top.data:  # a player's view: the sectors not listed are unknown
+        world.fog = _read_fog(_Entry(f"{source}:fog", top.get("fog", dict)))
     _read_options(world, top.get("options", dict, {}), source)
     for i, raw in enumerate(top.get("nation", list, [])):
         _read_nation(world, _Entry(f"{source}:nation[{i}]", raw), source)
@@ -247,15 +256,15 @@ def parse_world(
                 raise InputError(f"{source}:nation {n.name}: relations.{other}: no such country")
     for i, raw in enumerate(top.get("sector", list, [])):
         _read_sector(world, _Entry(f"{source}:sector[{i}]", raw), source)
-    if "fog" in top.data:  # a player's view: the sectors not listed are unknown
-        world.fog = _read_fog(_Entry(f"{source}:fog", top.get("fog", dict)))
-    else:
+    if world.fog is None:
         fill_map(world, fill, fill_eff)
     geo = world.geometry
     for e, (uid, st, owner, x, y) in _objects(top, "ship", world.ships, tables.ships, world):
-        world.ships[uid] = _read_ship(e, Ship(uid=uid, type=st, owner=owner, x=x, y=y), geo)
+        sh = Ship(uid=uid, type=st, owner=owner, x=x, y=y)
+        world.ships[uid] = _read_ship(e, sh, geo, world.fog is not None)
     for e, (uid, lt, owner, x, y) in _objects(top, "unit", world.units, tables.land, world):
-        world.units[uid] = _read_unit(e, LandUnit(uid=uid, type=lt, owner=owner, x=x, y=y), geo)
+        u = LandUnit(uid=uid, type=lt, owner=owner, x=x, y=y)
+        world.units[uid] = _read_unit(e, u, geo, world.fog is not None)
     for e, (uid, pt, owner, x, y) in _objects(top, "plane", world.planes, tables.planes, world):
         world.planes[uid] = _read_plane(e, Plane(uid=uid, type=pt, owner=owner, x=x, y=y), geo)
     for i, raw in enumerate(top.get("telegram", list, [])):
@@ -270,9 +279,57 @@ def parse_world(
             )
         )
         e.finish()
+    for i, raw in enumerate(top.get("bmap", list, [])):
+        _read_bmap(world, _Entry(f"{source}:bmap[{i}]", raw), source)
+    for i, raw in enumerate(top.get("observation", list, [])):
+        _read_observation(world, _Entry(f"{source}:observation[{i}]", raw), source)
     top.finish()
     _check_positions(world, source)
     return world
+
+
+def _read_observation(world: World, e: _Entry, source: str) -> None:
+    """What a country saw of an object not its own: ``kind``, ``id`` and its fields, each
+    ``{ value, lo, hi, how, turn, time, source }`` (see :class:`Observation`)."""
+    kind = e.get("kind", str)
+    if kind not in OBSERVED:
+        raise e.fail("kind", f"expected one of {', '.join(OBSERVED)}, got {_shown(kind)}")
+    ident = e.get("id", str)
+    e.where = f"{source}:observation {kind} {ident}"
+    fields = {}
+    for name, raw in e.get("fields", dict, {}).items():
+        f = _Entry(f"{e.where}:fields.{name}", raw)
+        value = f.data.get("value")
+        f.used.add("value")
+        if value is not None and (type(value) not in (int, float, str) or value != value):
+            raise f.fail("value", f"expected a number or a text, got {_shown(value)}")
+        lo, hi = (f.get(b, float) if b in f.data else None for b in ("lo", "hi"))
+        how = f.get("how", str, "exact")
+        fields[str(name)] = Seen(value, f.int("turn", lo=0), f.int("time", 0),
+                                 f.get("source", str), lo, hi, how)  # fmt: skip
+        f.finish()
+    e.finish()
+    obs = Observation(kind, ident, fields)
+    if obs.key in world.observations:
+        raise e.fail("id", "observed twice")
+    world.observations[obs.key] = obs
+
+
+def _read_bmap(world: World, e: _Entry, source: str) -> None:
+    """A country's bmap: one text row per map row, as wide as the map."""
+    cnum = e.int("country", lo=0)
+    e.where = f"{source}:bmap {cnum}"
+    if cnum in world.bmaps:
+        raise e.fail("country", "bmap given twice")
+    rows = e.get("rows", list)
+    geo = world.geometry
+    if len(rows) != geo.height or not all(
+        isinstance(r, str) and len(r) == geo.width and r.isprintable() for r in rows
+    ):
+        size = f"{geo.height} rows of {geo.width} printable characters"
+        raise e.fail("rows", f"expected {size} (the map's size)")
+    e.finish()
+    world.bmaps[cnum] = BMap(cnum, list(rows))
 
 
 def _read_map(w: _Entry, tables: Tables) -> tuple[World, SectorType, int]:
@@ -307,14 +364,17 @@ def _read_nation(world: World, e: _Entry, source: str) -> None:
     if same:
         raise e.fail("name", f"{n.name!r} is already country {same[0]}'s name")
     e.where = f"{source}:nation {n.name}"
-    n.money = e.int("money", 0)
-    n.btu = e.int("btu", 640)
-    n.tech = e.tech(0.0)
-    n.happiness = e.get("happiness", float, 0.0)
-    n.origin = e.coord("origin", world.geometry, (0, 0))
-    # The server always has a registered capital location; a new country's is its origin.
-    n.capital = e.coord("capital", world.geometry, n.origin)
-    n.capital_sacked = e.get("capital_sacked", bool, False)
+    if world.fog is not None and cnum != world.fog.viewer:
+        _read_foreign_nation(world, e, n)
+    else:
+        n.money = e.int("money", 0)
+        n.btu = e.int("btu", 640)
+        n.tech = e.tech(0.0)
+        n.happiness = e.get("happiness", float, 0.0)
+        n.origin = e.coord("origin", world.geometry, (0, 0))
+        # The server always has a registered capital location; a new country's is its origin.
+        n.capital = e.coord("capital", world.geometry, n.origin)
+        n.capital_sacked = e.get("capital_sacked", bool, False)
     n.active = e.get("active", bool, True)
     n.tgms = e.int("tgms", 0, lo=0, hi=65535)
     n.inform = e.get("inform", bool, False)
@@ -323,6 +383,9 @@ def _read_nation(world: World, e: _Entry, source: str) -> None:
         them = to_int(other)
         if them is None or not 1 <= them <= MAX_CNUM:
             raise e.fail(key, f"expected a country number 1..{MAX_CNUM}")
+        if rel == "unknown" and world.fog is not None:  # option HIDDEN keeps it from the view
+            n.relations[them] = None
+            continue
         if rel in ("mobilizing", "sitzkrieg"):
             n.war_steps[them] = rel
             rel = "hostile"
@@ -334,6 +397,26 @@ def _read_nation(world: World, e: _Entry, source: str) -> None:
             raise e.fail(key, f"unknown relation '{shown(str(rel))}'") from None
     e.finish()
     world.nations[cnum] = n
+
+
+def _read_foreign_nation(world: World, e: _Entry, n: Nation) -> None:
+    """Another country in a player's view: what is not given is unknown."""
+    geo = world.geometry
+    n.money = e.int("money") if "money" in e.data else None
+    n.btu = e.int("btu") if "btu" in e.data else None
+    n.tech = e.tech(0.0) if "tech" in e.data else None
+    n.happiness = e.get("happiness", float) if "happiness" in e.data else None
+    n.origin = e.coord("origin", geo) if "origin" in e.data else None
+    n.capital = e.coord("capital", geo) if "capital" in e.data else None
+    n.capital_sacked = e.get("capital_sacked", bool) if "capital_sacked" in e.data else None
+
+
+#: The fields of a player's own objects the server does not show the player: absent from
+#: a view's world file, they are unknown.
+UNSHOWN = {"sector": ("loyalty", "che", "che_target", "mines", "plague"), "ship": ("plague",),
+           "unit": ("plague",)}  # fmt: skip
+#: The fields of other countries a player's view does not show.
+FOREIGN = ("money", "btu", "tech", "happiness", "origin", "capital", "capital_sacked")
 
 
 def _read_sector(world: World, e: _Entry, source: str) -> None:
@@ -355,11 +438,12 @@ def _read_sector(world: World, e: _Entry, source: str) -> None:
     s.road = e.int("road", 0, *PERCENT)
     s.rail = e.int("rail", 0, *PERCENT)
     s.defense = e.int("defense", 0, *PERCENT)
-    s.loyalty = e.int("loyalty", 0, *BYTE)
-    s.che = e.int("che", 0, *CHE)
-    s.che_target = e.int("che_target", 0, 0)
+    view = world.fog is not None
+    s.loyalty = None if view and "loyalty" not in e.data else e.int("loyalty", 0, *BYTE)
+    s.che = None if view and "che" not in e.data else e.int("che", 0, *CHE)
+    s.che_target = None if view and "che_target" not in e.data else e.int("che_target", 0, 0)
     s.avail = e.int("avail", 0, *STOCK)
-    s.mines = e.int("mines", 0, *STOCK)
+    s.mines = None if view and "mines" not in e.data else e.int("mines", 0, *STOCK)
     s.off = e.get("off", bool, False)
     s.dist = e.coord("dist", geo) if "dist" in e.data else None
     counts = f"a count 0..{MAX_THRESHOLD}"
@@ -367,7 +451,7 @@ def _read_sector(world: World, e: _Entry, source: str) -> None:
         e, "thresholds", lambda v: type(v) is int and 0 <= v <= MAX_THRESHOLD, counts
     )
     s.deliveries = _per_item(e, "deliveries", lambda v: type(v) is str, "a string")
-    s.plague = _plague(e)
+    s.plague = _plague(e, view)
     s.items = _items(e)
     problem = unownable(s)
     if problem:
@@ -399,7 +483,7 @@ def _retreat_orders(e: _Entry) -> str:
     return "".join(k for k in RETREAT_ORDERS if k in text)
 
 
-def _read_ship(e: _Entry, sh: Ship, geo: Geometry) -> Ship:
+def _read_ship(e: _Entry, sh: Ship, geo: Geometry, view: bool) -> Ship:
     sh.name = e.get("name", str, "")
     _read_condition(e, sh)
     sh.fleet = e.get("fleet", str, "")
@@ -408,13 +492,13 @@ def _read_ship(e: _Entry, sh: Ship, geo: Geometry) -> Ship:
     sh.rpath = e.get("rpath", str, "")
     sh.rflags = _retreat_orders(e)
     sh.off = e.get("off", bool, False)
-    sh.plague = _plague(e)
+    sh.plague = _plague(e, view)
     sh.items = _items(e)
     e.finish()
     return sh
 
 
-def _read_unit(e: _Entry, u: LandUnit, geo: Geometry) -> LandUnit:
+def _read_unit(e: _Entry, u: LandUnit, geo: Geometry, view: bool) -> LandUnit:
     _read_condition(e, u)
     u.army = e.get("army", str, "")
     u.fort = e.int("fort", 0, *BYTE)
@@ -424,7 +508,7 @@ def _read_unit(e: _Entry, u: LandUnit, geo: Geometry) -> LandUnit:
     u.retreat = e.int("retreat", 42, *PERCENT)
     u.ship = e.int("ship", lo=0) if "ship" in e.data else None
     u.land = e.int("land", lo=0) if "land" in e.data else None
-    u.plague = _plague(e)
+    u.plague = _plague(e, view)
     u.items = _items(e, ("mil",))
     if u.mil > u.type.milit:
         raise e.fail("mil", f"{u.mil} is more than {article(u.type.name)} holds ({u.type.milit})")
@@ -445,12 +529,10 @@ def _read_plane(e: _Entry, p: Plane, geo: Geometry) -> Plane:
 
 
 def _read_fog(e: _Entry) -> Fog:
-    viewer = e.int("viewer", lo=0)
-    hidden = e.get("hidden", dict, {})
-    if not all(isinstance(v, list) and all(isinstance(f, str) for f in v) for v in hidden.values()):
-        raise e.fail("hidden", "expected lists of field names by object kind")
+    fog = Fog(e.int("viewer", lo=0), e.int("turn", 0, lo=0), e.int("time", 0, lo=0))
+    e.used.add("hidden")  # written by bellum before unknown fields were left out instead
     e.finish()
-    return Fog(viewer, {str(k): list(v) for k, v in hidden.items()})
+    return fog
 
 
 def _check_positions(world: World, source: str) -> None:
@@ -521,25 +603,62 @@ def world_to_data(world: World) -> dict[str, Any]:
     }
     if world.fog is not None:  # every known sector is listed: the others are unknown
         doc["world"] = {"size": [geo.width, geo.height]}
-        doc["fog"] = {"viewer": world.fog.viewer, "hidden": dict(world.fog.hidden)}
+        fog = {"viewer": world.fog.viewer, "turn": world.fog.turn, "time": world.fog.time}
+        doc["fog"] = {k: v for k, v in fog.items() if v or k == "viewer"}
     if world.deity_name != DEITY_NAME:
         doc["world"]["deity"] = world.deity_name
     if world.options:
         doc["options"] = dict(world.options)
-    doc["nation"] = [_nation_data(n) for n in sorted(world.nations.values(), key=lambda n: n.cnum)]
+    doc["nation"] = [
+        _known(_nation_data(n), FOREIGN, n, world.fog is not None and n.cnum != world.fog.viewer)
+        for n in sorted(world.nations.values(), key=lambda n: n.cnum)
+    ]
     known = [world.sectors[c] for c in sorted(world.sectors, key=lambda c: (c[1], c[0]))]
+    view = world.fog is not None
     doc["sector"] = [
-        _sector_data(s)
+        _known(_sector_data(s), UNSHOWN["sector"], s, view)
         for s in known
         # a player's view lists every sector it knows: those left out are unknown
         if world.fog is not None or s != Sector(x=s.x, y=s.y, type=fill, eff=fill_eff)
     ]
-    doc["ship"] = [_ship_data(sh) for _, sh in sorted(world.ships.items())]
-    doc["unit"] = [_unit_data(u) for _, u in sorted(world.units.items())]
+    doc["ship"] = [
+        _known(_ship_data(sh), UNSHOWN["ship"], sh, view) for _, sh in sorted(world.ships.items())
+    ]
+    doc["unit"] = [
+        _known(_unit_data(u), UNSHOWN["unit"], u, view) for _, u in sorted(world.units.items())
+    ]
     doc["plane"] = [_plane_data(p) for _, p in sorted(world.planes.items())]
     doc["telegram"] = [{"to": t.to, "text": t.text} for t in world.telegrams]
     doc["news"] = [{"actor": n.actor, "victim": n.victim, "text": n.text} for n in world.news]
+    doc["bmap"] = [{"country": c, "rows": list(b.rows)} for c, b in sorted(world.bmaps.items())]
+    doc["observation"] = [
+        {"kind": o.kind, "id": o.ident,
+         "fields": {n: _seen_data(v) for n, v in sorted(o.fields.items())}}
+        for _, o in sorted(world.observations.items())
+    ]  # fmt: skip
     return {k: v for k, v in doc.items() if v != []}
+
+
+def _known(data: dict[str, Any], fields: tuple[str, ...], obj: Any, view: bool) -> dict[str, Any]:
+    """In a player's view, ``fields`` are written when known (even at their default) and
+    left out when unknown, which is how they read back."""
+    if not view:
+        return data
+    for name in fields:
+        v = getattr(obj, name)
+        if v is None:
+            data.pop(name, None)
+        elif name not in data:
+            data[name] = (
+                _xy(v) if isinstance(v, tuple) else v.name.lower() if name == "plague" else v
+            )
+    return data
+
+
+def _seen_data(v: Seen) -> dict[str, Any]:
+    data = {"value": v.value, "lo": v.lo, "hi": v.hi, "how": v.how, "turn": v.turn,
+            "time": v.time, "source": v.source}  # fmt: skip
+    return {k: x for k, x in data.items() if x is not None and (k != "how" or x != "exact")}
 
 
 def _fill_of(world: World) -> tuple[str, int]:
@@ -568,7 +687,8 @@ def _nation_data(n: Nation) -> dict[str, Any]:
             "tgms": n.tgms,
             "inform": n.inform,
             "relations": {
-                str(k): n.war_steps.get(k, r.label()) for k, r in sorted(n.relations.items())
+                str(k): "unknown" if r is None else n.war_steps.get(k, r.label())
+                for k, r in sorted(n.relations.items())
             },
         },
         {
@@ -607,7 +727,7 @@ def _sector_data(s: Sector) -> dict[str, Any]:
             "dist": _xy(s.dist),
             "thresholds": s.thresholds,
             "deliveries": s.deliveries,
-            "plague": s.plague.name.lower(),
+            "plague": s.plague.name.lower() if s.plague is not None else None,
         },
         {
             "owner": 0,
@@ -657,7 +777,7 @@ def _ship_data(sh: Ship) -> dict[str, Any]:
             "rpath": sh.rpath,
             "rflags": sh.rflags,
             "off": sh.off,
-            "plague": sh.plague.name.lower(),
+            "plague": sh.plague.name.lower() if sh.plague is not None else None,
         },
         {
             "name": "",
@@ -694,7 +814,7 @@ def _unit_data(u: LandUnit) -> dict[str, Any]:
             "retreat": u.retreat,
             "ship": u.ship,
             "land": u.land,
-            "plague": u.plague.name.lower(),
+            "plague": u.plague.name.lower() if u.plague is not None else None,
         },
         {"army": "", "fort": 0, "mission": "", "op_radius": 0, "items": {}, "plague": "healthy"},
     )
@@ -771,7 +891,14 @@ def save_world(
 # -- rewriting a file in its own style -----------------------------------------------
 
 #: How the entries of each ``[[array]]`` are told apart (see :func:`_entry_id`).
-_ENTRY_KEYS = {"nation": "cnum", "sector": "at", "ship": "uid", "unit": "uid", "plane": "uid"}
+_ENTRY_KEYS = {
+    "nation": "cnum",
+    "sector": "at",
+    "ship": "uid",
+    "unit": "uid",
+    "plane": "uid",
+    "bmap": "country",
+}
 
 
 def update_text(text: str, world: World) -> str:

@@ -96,7 +96,7 @@ def parse_mil(
 ) -> dict[MilSource, int]:
     """``--mil SECT=N`` (a sector in the player's coordinates), ``--mil ship=N`` or
     ``--mil SHIP=N`` with ``order``'s ship number (the form the command itself takes)."""
-    origin = world.nations[country].origin
+    origin = world.origin(country)
     out: dict[MilSource, int] = {}
     for item in items:
         where, sep, n = item.partition("=")

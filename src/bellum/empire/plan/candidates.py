@@ -39,7 +39,7 @@ from bellum.empire.orders import SYNTAX, Order
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.tables import plane_range
-from bellum.empire.world import Plane, Relation, World
+from bellum.empire.world import Plane, Relation, World, known
 from bellum.errors import BellumError
 
 #: Force levels tried per source set: these fractions of every source's most.
@@ -282,6 +282,14 @@ def forces(candidates: list[Candidate], levels: int = DEFAULT_LEVELS) -> list[Fo
     return out
 
 
+def strongest(c: Candidate) -> Force:
+    """The candidate's strongest option, one of :func:`forces`'s: everything its command
+    offers (every source's most, every land unit, every transport)."""
+    if c.planes:
+        return next(_paradrops(c, 1))
+    return _force(c, dict(c.sources), frozenset(c.units))
+
+
 def _force(c: Candidate, mil: dict[MilSource, int], units: frozenset[int]) -> Force:
     uses: dict[str, float] = {"btu": float(COMMAND_BTU)}
     for s, n in mil.items():
@@ -299,7 +307,7 @@ def _force(c: Candidate, mil: dict[MilSource, int], units: frozenset[int]) -> Fo
 
 def capacities(world: World, country: int) -> dict[str, float]:
     """Every shared resource's capacity: mil a sector can send, its mobility, the BTUs."""
-    cap: dict[str, float] = {"btu": float(world.nations[country].btu)}
+    cap: dict[str, float] = {"btu": float(known(world.nations[country].btu, "the BTUs"))}
     for s in world.sectors.values():
         if s.owner == country:
             cap[f"mil:{s.x},{s.y}"] = float(max(0, s.mil - 1))
@@ -307,4 +315,12 @@ def capacities(world: World, country: int) -> dict[str, float]:
     return cap
 
 
-__all__ = ["DEFAULT_LEVELS", "Candidate", "Force", "candidates", "capacities", "forces"]
+__all__ = [
+    "DEFAULT_LEVELS",
+    "Candidate",
+    "Force",
+    "candidates",
+    "capacities",
+    "forces",
+    "strongest",
+]

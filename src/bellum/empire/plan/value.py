@@ -120,7 +120,7 @@ def sector_value(world: World, s: Sector) -> float:
         and not owner.capital_sacked
         and (s.type.has("capital") or s.type.is_mountain)
     ):
-        half = int(owner.money / 2)
+        half = int((owner.money or 0) / 2)  # money a player's view does not show: none counted
         worth += int((0.2 + 0.8 * s.eff / 100) * half) if half >= 0 else 0
     return worth
 

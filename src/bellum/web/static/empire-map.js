@@ -22,6 +22,9 @@ const RELATION_FILL = {
 };
 const SEA_FILL = "#d4e6f1", BACKGROUND = "#dfe8ef";
 const RELATION_PATTERN = { allied: "dots", war: "stripes", hostile: "cross", neutral: "lines", friendly: "lines" };
+// A player's view: what the country saw before the last update, and what it never saw, veiled.
+const SEEN_VEIL = { stale: "rgba(255,255,255,0.35)", unknown: "rgba(255,255,255,0.65)" };
+const SEEN_TEXT = { stale: " (seen before the last update)", unknown: " (never seen: unknown)" };
 // Where others' ships and land units sit in their sector, in hex radii (up to four).
 const MARKER_SLOTS = [[-0.52, -0.2], [0.52, -0.2], [-0.52, 0.25], [0.52, 0.25]];
 const CORNERS = [...Array(6)].map((_, k) => [Math.cos(Math.PI / 6 + k * Math.PI / 3), Math.sin(Math.PI / 6 + k * Math.PI / 3)]);
@@ -90,6 +93,7 @@ class EmpireMap {
         k, x, y, key: `${x},${y}`, des, desName: kind.name, sea: kind.sea, owner,
         ownerName: nation ? nation.name : "", relation: owner === 0 ? "none" : (nation ? nation.relation : "none"),
         eff: col.eff[k], mil: col.mil[k], civ: col.civ[k], mob: col.mob[k], mines: col.mines[k],
+        seen: col.seen ? col.seen[k] : "known",
         units: [], ships: [], planes: [], markers: [], badges: "",
       };
       this.grid[mod(y + H / 2, H) * W + mod(x + W / 2, W)] = k;
@@ -120,7 +124,9 @@ class EmpireMap {
     if (!s) return "";
     let text = `${s.key} ${s.desName}`;
     if (s.owner) text += `, ${s.ownerName} (#${s.owner}, ${s.relation})`;
+    if (s.seen === "unknown") return text + SEEN_TEXT.unknown;
     if (!s.sea) text += `: ${s.eff}%, ${s.mil} mil, ${s.civ} civ, mob ${s.mob}${s.mines === null ? "" : `, ${s.mines} mines`}`;
+    text += SEEN_TEXT[s.seen] || "";
     for (const u of s.units) text += `\nunit ${u.label} of #${u.owner}: ${u.mil} mil, ${u.eff}%${u.aboard ? ", aboard" : ""}`;
     for (const sh of s.ships) text += `\nship ${sh.label} of #${sh.owner}: ${sh.mil} mil, ${sh.eff}%`;
     for (const p of s.planes) text += `\nplane ${p.label}: ${p.eff}%, mob ${p.mob}`;
@@ -281,6 +287,9 @@ class EmpireMap {
     });
     for (const [fill, path] of fills) { ctx.fillStyle = fill; ctx.fill(path); }
     for (const [pat, path] of patterns) { ctx.fillStyle = this.patterns[pat]; ctx.fill(path); }
+    const veils = new Map();
+    this.eachVisible((s, x, y) => { if (SEEN_VEIL[s.seen]) hexPath(add(veils, SEEN_VEIL[s.seen]), x, y, r * gap); });
+    for (const [veil, path] of veils) { ctx.fillStyle = veil; ctx.fill(path); }
     if (r >= 9) this.drawLabels(ctx, r);
     const api = this.api();
     for (const layer of this.layers) { ctx.save(); ctx.beginPath(); layer.draw(ctx, api); ctx.restore(); }

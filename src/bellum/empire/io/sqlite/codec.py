@@ -32,6 +32,8 @@ import bellum
 from bellum.empire import world as wm
 from bellum.empire.events import Event, EventKind
 from bellum.empire.geometry import Geometry
+from bellum.empire.intel.model import KINDS as OBSERVED
+from bellum.empire.intel.model import Observation
 from bellum.empire.io.xdump.syntax import Record, Table, split_fields
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules, check_options
@@ -57,6 +59,8 @@ KINDS: dict[str, type] = {
     "plane": wm.Plane,
     "telegram": wm.Telegram,
     "news": wm.NewsItem,
+    "bmap": wm.BMap,
+    "observation": Observation,
 }
 
 
@@ -78,6 +82,8 @@ def _encode(v: Any) -> Any:
         return {str(k): _encode(x) for k, x in v.items()}
     if isinstance(v, list):
         return [_encode(x) for x in v]
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return encode(v)
     return v
 
 
@@ -102,7 +108,7 @@ def encode(obj: Any) -> dict[str, Any]:
 
 @cache
 def _hints(cls: type) -> dict[str, Any]:
-    return typing.get_type_hints(cls, vars(wm))
+    return typing.get_type_hints(cls)
 
 
 #: Reads one stored value into a field's type (see :func:`_decoder`).
@@ -138,7 +144,10 @@ def _decoder(hint: Any) -> Decoder:
     origin = typing.get_origin(hint)
     args = typing.get_args(hint)
     if origin in (typing.Union, types.UnionType):
-        inner = _decoder(next(a for a in args if a is not type(None)))
+        kinds = [a for a in args if a is not type(None)]
+        if len(kinds) > 1:  # plain values of several types (a Seen's value)
+            return lambda v, tables: _one_of(v, kinds)
+        inner = _decoder(kinds[0])
         return lambda v, tables: None if v is None else inner(v, tables)
     if origin is tuple:
         parts = [_decoder(a) for a in args]
@@ -159,6 +168,8 @@ def _decoder(hint: Any) -> Decoder:
         return lambda v, tables: tables.planes[v]
     if isinstance(hint, type) and issubclass(hint, IntEnum):
         return lambda v, tables: hint[str(v).upper()]
+    if dataclasses.is_dataclass(hint) and isinstance(hint, type):
+        return lambda v, tables: _decode_object(hint, v, tables)
     if hint is float:
         return _decode_float
     if hint is int:
@@ -172,6 +183,20 @@ def _decoder(hint: Any) -> Decoder:
 def _decoders(cls: type) -> tuple[tuple[str, Decoder], ...]:
     hints = _hints(cls)
     return tuple((f.name, _decoder(hints[f.name])) for f in dataclasses.fields(cls))
+
+
+def _one_of(v: Any, kinds: list[Any]) -> Any:
+    """A plain value that must be of one of ``kinds`` (or null)."""
+    if v is None or type(v) in kinds or (float in kinds and type(v) is int):
+        return v
+    raise ValueError(f"expected one of {', '.join(k.__name__ for k in kinds)}, got {_shown(v)}")
+
+
+def _decode_object(cls: type, data: Any, tables: Tables) -> Any:
+    """A dataclass held inside an object (a :class:`Seen` in an observation)."""
+    if not isinstance(data, dict):
+        raise ValueError(f"expected a JSON object, got {_shown(data)}")
+    return cls(**{name: read(data[name], tables) for name, read in _decoders(cls) if name in data})
 
 
 def _shown(v: Any) -> str:
@@ -260,6 +285,10 @@ def world_rows(world: wm.World) -> Rows:
         rows[("telegram", f"{i:08d}")] = canonical(encode(t))
     for i, item in enumerate(world.news):
         rows[("news", f"{i:08d}")] = canonical(encode(item))
+    for cnum, bmap in world.bmaps.items():
+        rows[("bmap", str(cnum))] = canonical(encode(bmap))
+    for key, seen in world.observations.items():
+        rows[("observation", key)] = canonical(encode(seen))
     return rows
 
 
@@ -307,22 +336,7 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
             raise DamagedError(named, f"not JSON: {why(exc)}") from None
         obj = decode(kind, data, tables, named)
         _check_places(obj, geometry, named)
-        if kind == "nation":
-            world.nations[obj.cnum] = obj
-        elif kind == "sector":
-            if key != f"{obj.x},{obj.y}":
-                raise DamagedError(named, f"holds sector {obj.x},{obj.y}")
-            world.sectors[(obj.x, obj.y)] = obj
-        elif kind == "unit":
-            world.units[obj.uid] = obj
-        elif kind == "ship":
-            world.ships[obj.uid] = obj
-        elif kind == "plane":
-            world.planes[obj.uid] = obj
-        elif kind == "telegram":
-            world.telegrams.append(obj)
-        else:
-            world.news.append(obj)
+        _place(world, kind, key, obj, named)
     # A player's view (fog) knows only some sectors; a whole world has every one.  A world
     # with none is the empty start a live game's first sync is recorded onto.
     whole = geometry.width * geometry.height
@@ -342,16 +356,43 @@ def rows_world(rows: Rows, tables: Tables, where: str) -> wm.World:
     return world
 
 
+def _place(world: wm.World, kind: str, key: str, obj: Any, named: str) -> None:
+    """Put a decoded object of ``kind`` stored under ``key`` in ``world``."""
+    if kind == "nation":
+        world.nations[obj.cnum] = obj
+    elif kind == "sector":
+        if key != f"{obj.x},{obj.y}":
+            raise DamagedError(named, f"holds sector {obj.x},{obj.y}")
+        world.sectors[(obj.x, obj.y)] = obj
+    elif kind in ("unit", "ship", "plane"):
+        getattr(world, f"{kind}s")[obj.uid] = obj
+    elif kind == "telegram":
+        world.telegrams.append(obj)
+    elif kind == "bmap":
+        _check_bmap(obj, world.geometry, named)
+        world.bmaps[obj.cnum] = obj
+    elif kind == "observation":
+        if key != obj.key or obj.kind not in OBSERVED:
+            raise DamagedError(named, f"holds an observation of {shown(obj.key)}")
+        world.observations[key] = obj
+    else:
+        world.news.append(obj)
+
+
 def _fog(data: Any) -> wm.Fog:
-    """A stored :class:`~bellum.empire.world.Fog`: a viewer and field names by kind."""
-    viewer, hidden = data["viewer"], data["hidden"]
-    if type(viewer) is not int or not 0 <= viewer <= 255:
-        raise ValueError(f"fog viewer: expected a country number, got {_shown(viewer)}")
-    if not isinstance(hidden, dict) or not all(
-        isinstance(v, list) and all(isinstance(f, str) for f in v) for v in hidden.values()
-    ):
-        raise TypeError("fog hidden: expected lists of field names by object kind")
-    return wm.Fog(viewer, {k: list(v) for k, v in hidden.items()})
+    """A stored :class:`~bellum.empire.world.Fog`: a viewer and the view's game time (an
+    older row's list of placeholder fields is left: its fields read as they were)."""
+    viewer, turn, time = data["viewer"], data.get("turn", 0), data.get("time", 0)
+    for name, v in (("viewer", viewer), ("turn", turn), ("time", time)):
+        if type(v) is not int or v < 0 or (name == "viewer" and v > 255):
+            raise ValueError(f"fog {name}: expected a whole number, got {_shown(v)}")
+    return wm.Fog(viewer, turn, time)
+
+
+def _check_bmap(bmap: wm.BMap, geo: Geometry, where: str) -> None:
+    """A bmap has a row of the map's width for each row of the map."""
+    if len(bmap.rows) != geo.height or any(len(r) != geo.width for r in bmap.rows):
+        raise DamagedError(where, f"not a bmap of the {geo.width}x{geo.height} map")
 
 
 #: The fields that hold a place on the map, besides ``x`` and ``y``.

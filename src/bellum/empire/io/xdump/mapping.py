@@ -81,20 +81,6 @@ DIST_COLUMNS = {item: f"{col[0]}_dist" for item, col in zip(ITEMS, ITEM_COLUMNS,
 #: Machine-readable dumps write these symbols as numbers; the values are the server's.
 NATION_STATUS = ("unused", "new", "visitor", "sanctuary", "active", "deity")
 NO_MISSION = "none"
-#: The world fields each deity-only column holds, by dump table (see :class:`Fog`).
-HIDDEN_FIELDS: dict[str, tuple[str, dict[str, str]]] = {
-    "sect": (
-        "sector",
-        {"loyal": "loyalty", "mines": "mines", "pstage": "plague", "che": "che",
-         "che_target": "che_target"},
-    ),
-    "ship": ("ship", {"pstage": "plague"}),
-    "land": ("unit", {"pstage": "plague"}),
-}  # fmt: skip
-#: What a player does not see of other nations.
-FOREIGN_NATION_FIELDS = [
-    "money", "btu", "tech", "happiness", "origin", "capital", "capital_sacked", "tgms", "inform"
-]  # fmt: skip
 
 
 def read_dump(path: str | Path) -> Dump:
@@ -187,9 +173,9 @@ class _Row:
         return self.geo.norm(x, y)
 
 
-def _plague(row: _Row) -> Plague:
+def _plague(row: _Row) -> Plague | None:
     if not row.has("pstage"):
-        return Plague.HEALTHY
+        return None  # the deity's: unknown in a player's view
     name = row.symbol("pstage", tuple(p.name.lower() for p in Plague))
     try:
         return Plague[name.upper()]
@@ -382,15 +368,17 @@ def _viewer(dump: Dump, geo: Geometry) -> _Row | None:
     return _Row(dump, country, country.records[0], geo)
 
 
-def _hidden(dump: Dump) -> dict[str, list[str]]:
-    """The world fields a player's dump leaves out, by object kind (see :class:`Fog`)."""
-    hidden: dict[str, list[str]] = {"nation": list(FOREIGN_NATION_FIELDS)}
-    for table, (kind, fields) in HIDDEN_FIELDS.items():
-        t = dump.table(table)
-        missing = [f for col, f in fields.items() if t is not None and col not in t.columns]
-        if missing:
-            hidden[kind] = missing
-    return hidden
+def _game_time(dump: Dump, world: World) -> tuple[int, int]:
+    """The update number (``game`` table's ``turn``) and the server's clock when the dump
+    was made (its header's timestamp); 0 where the dump does not say."""
+    turn = 0
+    for row in _rows(dump, "game", world):
+        if row.has("turn"):
+            turn = row.num("turn", 0)
+    table = dump.table("game") or dump.table("nat")
+    words = table.header.split() if table is not None else []
+    stamp = to_int(words[-1]) if len(words) >= 3 else None
+    return turn, stamp or 0
 
 
 def dump_to_world(
@@ -416,7 +404,7 @@ def dump_to_world(
     world = _new_world(dump, size, options or {}, tables or stock())
     viewer = _viewer(dump, world.geometry)
     if viewer is not None:
-        world.fog = Fog(viewer.num("cnum", 0, 255), _hidden(dump))
+        world.fog = Fog(viewer.num("cnum", 0, 255), *_game_time(dump, world))
     _read_nations(dump, world, viewer, telegrams)
     _read_relations(dump, world)
     _read_sectors(dump, world)
@@ -484,7 +472,7 @@ def _read_nations(dump: Dump, world: World, viewer: _Row | None, telegrams: bool
     """The countries that play (not unused, not the deity), and the deity's name.
 
     In a player's dump (``viewer``, its ``country`` record) the other countries
-    are only names, statuses and relations (see :data:`FOREIGN_NATION_FIELDS`).
+    are only names, statuses and relations: the rest of them is unknown (``None``).
     """
     for row in _rows(dump, "nat", world):
         cnum = row.num("cnum", 0, 255)
@@ -506,8 +494,8 @@ def _read_nations(dump: Dump, world: World, viewer: _Row | None, telegrams: bool
             n.tgms = row.num("tgms", 0, 65535) if telegrams and row.has("tgms") else 0
         elif world.fog is not None and cnum == world.fog.viewer:
             _nation_fields(viewer, n)  # the player's coordinates: its origin is 0,0
-        else:  # hidden: placeholders, the capital where a world file would put it
-            n.capital = n.origin
+        else:  # another country, as a player sees it: what its nat row hides is unknown
+            n.money = n.btu = n.tech = n.happiness = n.origin = n.capital_sacked = None
 
 
 def _read_relations(dump: Dump, world: World) -> None:
@@ -519,10 +507,8 @@ def _read_relations(dump: Dump, world: World) -> None:
         for other in world.nations:
             col = f"relations({other})"
             if other != me.cnum and col in row.table.columns:
-                r = _relation(row, col)
-                if r is None and world.fog and "relations" not in world.fog.hidden["nation"]:
-                    world.fog.hidden["nation"].append("relations")
-                if r is not None and r != Relation.NEUTRAL:
+                r = _relation(row, col)  # None: option HIDDEN keeps it from the player
+                if r != Relation.NEUTRAL:
                     me.relations[other] = r
 
 
@@ -547,7 +533,7 @@ def _read_sectors(dump: Dump, world: World) -> None:
         s.eff = row.num("effic", *PERCENT)
         s.mob = row.num("mobil", *MOBILITY)
         s.off = row.num("off", 0, 1) == 1
-        s.loyalty = row.num("loyal", *BYTE) if row.has("loyal") else 0
+        s.loyalty = row.num("loyal", *BYTE) if row.has("loyal") else None
         dist = row.xy("xdist", "ydist")
         s.dist = None if dist == (x, y) else dist
         s.avail = row.num("avail", *STOCK)
@@ -555,10 +541,10 @@ def _read_sectors(dump: Dump, world: World) -> None:
         s.thresholds = {
             item: v for item, col in DIST_COLUMNS.items() if (v := row.num(col, 0, 32767))
         }
-        s.mines = row.num("mines", *STOCK) if row.has("mines") else 0
+        s.mines = row.num("mines", *STOCK) if row.has("mines") else None
         s.plague = _plague(row)
-        s.che = row.num("che", *CHE) if row.has("che") else 0
-        s.che_target = _owner(row, world, "che_target") if row.has("che_target") else 0
+        s.che = row.num("che", *CHE) if row.has("che") else None
+        s.che_target = _owner(row, world, "che_target") if row.has("che_target") else None
         s.road = row.num("road", *PERCENT)
         s.rail = row.num("rail", *PERCENT)
         s.defense = row.num("dfense", *PERCENT)
@@ -623,8 +609,9 @@ class _Overlay:
         self.changed = False
 
     def put(self, col: str, value: Any, decode: Decoder = int, encode: Encoder = _fmt) -> None:
+        """Write ``value`` in column ``col``; an unknown value (``None``) leaves it as read."""
         i = self.table.index(col)
-        if i < 0:
+        if i < 0 or value is None:
             return
         old = self.rec.fields[i]
         try:
@@ -635,7 +622,9 @@ class _Overlay:
             self.rec.fields[i] = encode(value)
             self.changed = True
 
-    def xy(self, xcol: str, ycol: str, c: Coord) -> None:
+    def xy(self, xcol: str, ycol: str, c: Coord | None) -> None:
+        if c is None:
+            return
         rx, ry = self.geo.to_rel(c, (0, 0))
         w, h = self.geo.width, self.geo.height
         self.put(xcol, rx % w, lambda s: int(s) % w, lambda _: str(rx))
@@ -651,8 +640,9 @@ class _Overlay:
     def symbol(self, col: str, value: str) -> None:
         self.put(col, value, lambda s: unescape(s, ""), escape)
 
-    def plague(self, p: Plague) -> None:
-        self.symbol("pstage", p.name.lower())
+    def plague(self, p: Plague | None) -> None:
+        if p is not None:
+            self.symbol("pstage", p.name.lower())
 
     def mission(self, m: str) -> None:
         self.symbol("mission", _SYMBOL_OF_MISSION[m])
@@ -876,7 +866,7 @@ def _nation_over(o: _Overlay, n: Nation) -> None:
     if i >= 0:
         flags = o.rec.fields[i][1:-1].split()
         for name, on in (("sacked", n.capital_sacked), ("inform", n.inform)):
-            if (name in flags) != on:
+            if on is not None and (name in flags) != on:
                 flags = [f for f in flags if f != name] + ([name] if on else [])
                 o.rec.fields[i] = "(" + " ".join(flags) + ")"
                 o.changed = True
@@ -890,7 +880,8 @@ def _nation_over(o: _Overlay, n: Nation) -> None:
 def _relations_over(o: _Overlay, world: World, n: Nation) -> None:
     for other in world.nations:
         if other != n.cnum:
-            o.put(f"relations({other})", n.rel(other), Relation.parse, lambda r: r.label())
+            r = n.relations.get(other, Relation.NEUTRAL)
+            o.put(f"relations({other})", r, Relation.parse, lambda r: r.label())
     o.finish()
 
 

@@ -1,0 +1,900 @@
+"""What a country believes about the game: a distribution for every unknown a fight needs.
+
+A player's world (:class:`~bellum.empire.world.World` with fog) holds the
+country's own objects exactly and, in ``observations``, what it saw of the
+others.  :func:`believe` turns that into a :class:`Belief`: one complete world
+with a placeholder for every unknown, and the list of :class:`Unknown` values
+(each a finite distribution and how it was chosen).  :meth:`Belief.draws` and
+:meth:`Belief.world` give complete worlds from it, on which the rules run as on
+any world.
+
+The priors (docs/fog.md says why each was chosen):
+
+* **A number seen rounded** (``approx 40 mil``, ``100%`` rounded to 10): every
+  integer the rounding allows, equally likely.
+* **Its age.**  Between updates nothing of the server's own changes a
+  sector's mil or a unit's; what moves them is the owner's orders, which no
+  rule bounds.  So a number seen ``a`` updates ago is widened by a factor
+  ``(1 + drift) ** a`` both ways (``drift`` 0.25 by default: ``--assume
+  drift=...``); one seen since the last update is taken as seen.
+* **What no report shows** (missions, a unit's fortification, efficiency and
+  load, a ship's crew and guns, a fort's guns and shells where no spy counted
+  them): like the country's own objects, each as likely; a country plays as
+  its enemies do more than any other guess says.  Without own objects to go
+  by: what the type allows, uniformly (missions: 1/2).
+* **The tech** of another country: its ``report`` band.
+* **Sectors never seen** near the target are like the sectors of the same
+  owner that were seen (a random one of them, with its units): where the bmap
+  shows land, and where it shows nothing (close to the target) with the chance
+  that a sector it shows is land.
+
+``--assume NAME=VALUE`` (:func:`parse_assumptions`) fixes any of them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+
+from bellum.empire.geometry import Coord
+from bellum.empire.intel.model import Observation, Seen
+from bellum.empire.world import (
+    ITEMS,
+    LandUnit,
+    Nation,
+    Plague,
+    Plane,
+    Relation,
+    Sector,
+    Ship,
+    UnknownSector,
+    World,
+)
+from bellum.errors import InputError
+from bellum.numbers import to_int
+
+#: How much a number seen may have changed per update since, each way (a factor).
+DRIFT = 0.25
+#: How far from the target foreign objects matter (sectors): forts, reserves, ships
+#: and artillery in range of it.
+REACH = 8
+#: Most distinct values of one unknown kept (wider ranges are thinned evenly).
+MAX_VALUES = 101
+
+Apply = Callable[[World, Any], None]
+
+
+@dataclass(frozen=True)
+class Dist:
+    """A finite distribution: ``values`` with their ``weights`` (normalised when drawn)."""
+
+    values: tuple[Any, ...]
+    weights: tuple[float, ...]
+
+    @classmethod
+    def fixed(cls, value: Any) -> Dist:
+        return cls((value,), (1.0,))
+
+    @classmethod
+    def uniform(cls, lo: int, hi: int) -> Dist:
+        """Every integer from ``lo`` to ``hi`` (at most :data:`MAX_VALUES`, evenly spread)."""
+        lo, hi = int(lo), int(max(lo, hi))
+        n = hi - lo + 1
+        values = (
+            range(lo, hi + 1)
+            if n <= MAX_VALUES
+            else sorted({round(lo + i * (hi - lo) / (MAX_VALUES - 1)) for i in range(MAX_VALUES)})
+        )
+        vs = tuple(values)
+        return cls(vs, (1.0,) * len(vs))
+
+    @classmethod
+    def of(cls, values: Sequence[Any]) -> Dist:
+        """Each of ``values`` as likely as the others (a value given twice, twice as likely)."""
+        counts: dict[Any, int] = {}
+        for v in values:
+            counts[v] = counts.get(v, 0) + 1
+        keys = sorted(counts)
+        return cls(tuple(keys), tuple(float(counts[k]) for k in keys))
+
+    @property
+    def certain(self) -> bool:
+        return len(self.values) == 1
+
+    def quantile(self, u: float) -> Any:
+        """The value at cumulative probability ``u`` in [0, 1)."""
+        total = sum(self.weights)
+        acc = 0.0
+        for v, w in zip(self.values, self.weights, strict=True):
+            acc += w / total
+            if u < acc:
+                return v
+        return self.values[-1]
+
+    def describe(self) -> str:
+        if self.certain:
+            return f"{self.values[0]}"
+        same = all(w == self.weights[0] for w in self.weights)
+        numbers = all(isinstance(v, int) and not isinstance(v, bool) for v in self.values)
+        lo, hi = self.values[0], self.values[-1]
+        if same and numbers and list(self.values) == list(range(lo, hi + 1)):
+            return f"uniform {lo}..{hi}"
+        if numbers:
+            return f"one of {len(self.values)} values from {lo} to {hi}"
+        if len(self.values) > 6:
+            return f"one of {len(self.values)} cases"
+        parts = [
+            f"{v} ({w / sum(self.weights):.0%})"
+            for v, w in zip(self.values, self.weights, strict=True)
+        ]
+        return ", ".join(parts)
+
+
+@dataclass(frozen=True)
+class Input:
+    """One input of the odds as the report lists it.
+
+    ``status`` is ``known`` (seen since the last update, exactly or as the server
+    rounds it), ``stale`` (seen before an update since) or ``unknown`` (never seen:
+    a prior).
+    """
+
+    name: str
+    status: str
+    seen: str | None
+    turn: int | None
+    source: str | None
+    treatment: str
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "seen": self.seen is not None,
+            "value_seen": self.seen,
+            "turn": self.turn,
+            "source": self.source,
+            "status": self.status,
+            "treatment": self.treatment,
+        }
+
+
+@dataclass
+class Unknown:
+    """One unknown: its distribution, how to put a value of it in a world, its listing."""
+
+    name: str
+    dist: Dist
+    apply: Apply
+    info: Input
+
+
+@dataclass
+class Belief:
+    """A complete world with every unknown open, and the unknowns."""
+
+    base: World
+    unknowns: list[Unknown] = field(default_factory=list)
+    #: The inputs that are no unknowns (seen exactly, the country's own): listed too.
+    known: list[Input] = field(default_factory=list)
+
+    @property
+    def inputs(self) -> list[Input]:
+        return [u.info for u in self.unknowns] + self.known
+
+    @property
+    def open(self) -> list[Unknown]:
+        """The unknowns that are not certain."""
+        return [u for u in self.unknowns if not u.dist.certain]
+
+    def combinations(self) -> int:
+        return math.prod(len(u.dist.values) for u in self.open)
+
+    def world(self, values: Sequence[Any]) -> World:
+        """The complete world with the open unknowns at ``values`` (in :attr:`open` order)."""
+        w = self.base.copy()
+        for u in self.unknowns:
+            if u.dist.certain:
+                u.apply(w, u.dist.values[0])
+        for u, v in zip(self.open, values, strict=True):
+            u.apply(w, v)
+        return w
+
+    def draws(self, n: int, seed: int) -> Iterator[tuple[tuple[Any, ...], float]]:
+        """Values of the open unknowns with their weights: every combination when there
+        are at most ``n``, else ``n`` Latin-hypercube draws (each unknown's quantiles
+        stratified, shuffled independently), each of weight ``1/n``."""
+        opened = self.open
+        total = self.combinations()
+        if total <= n:
+            yield from _every(opened)
+            return
+        rng = np.random.default_rng(seed)
+        columns = []
+        for u in opened:
+            strata = (rng.permutation(n) + rng.random(n)) / n
+            columns.append([u.dist.quantile(float(q)) for q in strata])
+        for row in zip(*columns, strict=True):
+            yield tuple(row), 1.0 / n
+
+
+def _every(opened: list[Unknown]) -> Iterator[tuple[tuple[Any, ...], float]]:
+    combos: list[tuple[tuple[Any, ...], float]] = [((), 1.0)]
+    for u in opened:
+        total = sum(u.dist.weights)
+        combos = [
+            ((*vs, v), p * w / total)
+            for vs, p in combos
+            for v, w in zip(u.dist.values, u.dist.weights, strict=True)
+        ]
+    yield from combos
+
+
+# -- assumptions -----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Assumptions:
+    """What ``--assume`` fixed: input names to values, and the global priors."""
+
+    values: dict[str, str] = field(default_factory=dict)
+    drift: float = DRIFT
+    #: The chance of a mission that joins the fight; ``None``: the viewer's own share.
+    missions: float | None = None
+    unseen: str = "like-seen"
+
+    def take(self, name: str) -> str | None:
+        return self.values.get(name)
+
+
+GLOBALS = {"drift", "missions", "unseen"}
+
+
+def parse_assumptions(items: Sequence[str]) -> Assumptions:
+    """``NAME=VALUE`` pairs (``--assume``): an input's name as the report lists it
+    (``2,0.mil``, ``unit#3.mission``, ``nation#2.tech``), or a global prior:
+    ``drift`` (a factor per update, >= 0), ``missions`` (a probability),
+    ``unseen`` (``like-seen`` or ``empty``)."""
+    values: dict[str, str] = {}
+    drift, unseen = DRIFT, "like-seen"
+    missions: float | None = None
+    for item in items:
+        name, sep, value = item.partition("=")
+        name, value = name.strip(), value.strip()
+        if not sep or not name or not value:
+            raise InputError(f"--assume needs NAME=VALUE such as 2,0.mil=40, not '{item}'")
+        if name in values:
+            raise InputError(f"--assume {name} is given twice")
+        if name == "drift":
+            drift = _number(name, value, 0, 100)
+        elif name == "missions":
+            missions = _number(name, value, 0, 1)
+        elif name == "unseen":
+            if value not in ("like-seen", "empty"):
+                raise InputError("--assume unseen= takes like-seen or empty")
+            unseen = value
+        else:
+            values[name] = value
+    return Assumptions(values, drift, missions, unseen)
+
+
+def _number(name: str, text: str, lo: float, hi: float) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        v = math.nan
+    if not lo <= v <= hi:
+        raise InputError(f"--assume {name}= takes a number from {lo:g} to {hi:g}, not '{text}'")
+    return v
+
+
+# -- building the belief ---------------------------------------------------------------
+
+
+@dataclass
+class _Builder:
+    world: World
+    country: int
+    target: Coord
+    assume: Assumptions
+    turn: int
+    belief: Belief = field(init=False)
+    own: _Own = field(init=False)
+    used: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.belief = Belief(_complete(self.world, self.country))
+        self.own = _Own.of(self.world, self.country)
+
+    @property
+    def geo(self) -> Any:
+        return self.world.geometry
+
+    def near(self, c: Coord, reach: int = REACH) -> bool:
+        return bool(self.geo.mapdist(c, self.target) <= reach)
+
+    # -- one input -------------------------------------------------------------------
+
+    def add(self, name: str, dist: Dist, apply: Apply, seen: Seen | None, how: str) -> None:
+        """An input: its distribution (or the value ``--assume`` gives it) and its listing."""
+        given = self.assume.take(name)
+        if given is not None:
+            self.used.add(name)
+            value = _as_value(given, dist)
+            dist = Dist.fixed(value)
+            how = f"assumed {value} (--assume)"
+        if seen is None:
+            status = "unknown"
+        elif self.turn - seen.turn <= 0:
+            status = "known"
+        else:
+            status = "stale"
+        info = Input(
+            name,
+            status,
+            None if seen is None else _shown(seen),
+            None if seen is None else seen.turn,
+            None if seen is None else seen.source,
+            how,
+        )
+        self.belief.unknowns.append(Unknown(name, dist, apply, info))
+
+    def number(
+        self, name: str, seen: Seen | None, prior: Dist, apply: Apply, why: str, most: int
+    ) -> None:
+        """A number: from its sighting (rounding, widened by age), else ``prior``."""
+        if seen is None:
+            self.add(name, prior, apply, None, f"never seen: {why}, {prior.describe()}")
+            return
+        lo = seen.lo if seen.lo is not None else seen.value
+        hi = seen.hi if seen.hi is not None else seen.value
+        assert isinstance(lo, int | float) and isinstance(hi, int | float)
+        age = max(0, self.turn - seen.turn)
+        widen = (1 + self.assume.drift) ** age
+        lo2, hi2 = math.floor(lo / widen), min(most, math.ceil(hi * widen))
+        dist = Dist.uniform(int(lo2), int(max(lo2, hi2)))
+        what = "as seen" if seen.exact and not age else f"seen as {_shown(seen)} ({seen.how})"
+        aged = f", {age} update{'s' * (age != 1)} ago: widened {widen:.2f}x" if age else ""
+        self.add(name, dist, apply, seen, f"{what}{aged}: {dist.describe()}")
+
+
+def _shown(seen: Seen) -> str:
+    if seen.value is not None:
+        return str(seen.value)
+    if seen.hi is None:
+        return f">= {seen.lo:g}"
+    return f"{seen.lo:g}..{seen.hi:g}"
+
+
+def _as_value(text: str, dist: Dist) -> Any:
+    """An ``--assume`` value in the type of the input's values."""
+    sample = dist.values[0]
+    if isinstance(sample, bool | str):
+        return text
+    n = to_int(text, signed=True)
+    if n is None:
+        try:
+            return float(text)
+        except ValueError:
+            raise InputError(f"--assume: '{text}' is not a number") from None
+    return n
+
+
+def _complete(world: World, country: int) -> World:
+    """A whole world to draw from: the country's view with its gaps filled with what
+    changes nothing (unseen sectors empty land or sea as the bmap says; unknown fields
+    of the country's own objects at the server's defaults; other nations' at 0)."""
+    w = world.copy()
+    w.fog = None
+    w.observations = {}
+    geo = w.geometry
+    bmap = world.bmaps.get(country)
+    afloat = _afloat(world)
+    for y in range(geo.height):
+        for x in range(y % 2, geo.width, 2):
+            if (x, y) in w.sectors:
+                continue
+            mark = bmap.at((x, y)) if bmap else " "
+            sea = mark == "." or (x, y) in afloat
+            kind = w.tables.sector("sea") if sea else w.tables.sector("wilderness")
+            w.sectors[(x, y)] = Sector(x=x, y=y, type=kind)
+    for n in w.nations.values():
+        _fill_nation(n)
+    for s in w.sectors.values():
+        _fill_own(s)
+    for u in w.units.values():
+        u.plague = Plague.HEALTHY if u.plague is None else u.plague
+    for sh in w.ships.values():
+        sh.plague = Plague.HEALTHY if sh.plague is None else sh.plague
+    w.sectors = dict(sorted(w.sectors.items(), key=lambda kv: (kv[0][1], kv[0][0])))
+    return w
+
+
+def _afloat(world: World) -> set[Coord]:
+    """Where ships are and no sector is known: at sea (a harbour holding them would be
+    the country's own, or seen)."""
+    return {sh.xy for sh in world.ships.values() if sh.xy not in world.sectors}
+
+
+def _fill_nation(n: Nation) -> None:
+    n.money = 0 if n.money is None else n.money
+    n.btu = 0 if n.btu is None else n.btu
+    n.tech = 0.0 if n.tech is None else n.tech
+    n.happiness = 0.0 if n.happiness is None else n.happiness
+    n.origin = (0, 0) if n.origin is None else n.origin
+    n.capital_sacked = bool(n.capital_sacked)
+
+
+def _fill_own(s: Sector) -> None:
+    """The server keeps these to the deity: at their defaults they change no fight."""
+    s.loyalty = 0 if s.loyalty is None else s.loyalty
+    s.mines = 0 if s.mines is None else s.mines
+    s.che = 0 if s.che is None else s.che
+    s.che_target = 0 if s.che_target is None else s.che_target
+    s.plague = Plague.HEALTHY if s.plague is None else s.plague
+
+
+# -- what the country's own objects suggest ---------------------------------------------
+
+
+@dataclass
+class _Own:
+    """What no report shows of another country (missions, fortification, a unit's or a
+    ship's load, a fort's guns) is drawn from the viewer's own objects: the country's
+    own doctrine is the best evidence it has of how its enemies play."""
+
+    values: dict[str, list[int]] = field(default_factory=dict)
+    shares: dict[str, list[float]] = field(default_factory=dict)
+    counts: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, world: World, country: int) -> _Own:
+        own = cls()
+        units = [u for u in world.units.values() if u.owner == country and not u.loaded]
+        own.values["unit eff"] = [u.eff for u in units]
+        own.values["unit fort"] = [u.fort for u in units]
+        own.shares["unit mil"] = [u.mil / u.type.milit for u in units if u.type.milit]
+        reacting = [u for u in units if u.type.rad > 0 and not u.type.has("spy")]
+        own.counts["reserve"] = (sum(u.mission == "reserve" for u in reacting), len(reacting))
+        ships = [sh for sh in world.ships.values() if sh.owner == country]
+        own.values["ship eff"] = [sh.eff for sh in ships]
+        for item in ("mil", "gun", "shell"):
+            own.shares[f"ship {item}"] = [
+                sh.items.get(item, 0) / sh.type.cargo[_cargo(item)]
+                for sh in ships
+                if sh.type.cargo.get(_cargo(item))
+            ]
+        planes = [p for p in world.planes.values() if p.owner == country
+                  and (p.type.has("tactical") or p.type.has("bomber"))]  # fmt: skip
+        supporting = sum(p.mission in ("support", "osupport", "dsupport") for p in planes)
+        own.counts["support"] = (supporting, len(planes))
+        forts = [s for s in world.sectors.values() if s.owner == country and s.type.has("fortress")]
+        own.values["fort gun"] = [s.get("gun") for s in forts]
+        own.values["fort shell"] = [s.get("shell") for s in forts]
+        own.values["defense"] = [s.defense for s in world.sectors.values() if s.owner == country]
+        return own
+
+    def like(self, key: str, fallback: Dist) -> Dist:
+        """The viewer's own values of ``key``, each as likely; ``fallback`` without any."""
+        vs = self.values.get(key, [])
+        return Dist.of(vs) if vs else fallback
+
+    def share(self, key: str, most: int) -> Dist:
+        """``most`` times a share of the viewer's own; uniform up to ``most`` without any."""
+        shares = self.shares.get(key, [])
+        if not shares:
+            return Dist.uniform(0, most)
+        return Dist.of([min(most, max(0, round(f * most))) for f in shares])
+
+    def chance(self, key: str, given: float | None) -> float:
+        """The chance of ``key`` from the viewer's own objects doing it, ``n`` of
+        ``total``: ``(n + 1) / (total + 2)`` (Laplace's rule: a few own units say
+        something, never certainty; 1/2 without any).  ``given`` overrides."""
+        if given is not None:
+            return given
+        n, total = self.counts.get(key, (0, 0))
+        return (n + 1) / (total + 2)
+
+    def why(self, key: str, fallback: str) -> str:
+        n = len(self.values.get(key, self.shares.get(key, [])))
+        if key in self.counts:
+            n = self.counts[key][1]
+        return f"like the country's own {n}" if n else fallback
+
+
+# -- the objects seen ------------------------------------------------------------------
+
+
+def believe(
+    world: World,
+    country: int,
+    target: Coord,
+    *,
+    assume: Assumptions | None = None,
+    turn: int | None = None,
+) -> Belief:
+    """What ``country`` believes about the fight at ``target`` (its coordinates).
+
+    ``world`` is the country's view (its own objects and ``observations``);
+    ``turn`` the game's update number now (default: the view's).  Every foreign
+    object seen within :data:`REACH` of the target becomes an input; so does
+    every number of the country's own that the server keeps from it.
+    """
+    assume = assume or Assumptions()
+    now = turn if turn is not None else (world.fog.turn if world.fog is not None else 0)
+    target = world.geometry.norm(*target)
+    b = _Builder(world, country, target, assume, now)
+    for o in sorted(world.observations.values(), key=lambda o: (o.kind, o.ident)):
+        if o.kind == "sector":
+            _sector_seen(b, o)
+    for o in sorted(world.observations.values(), key=lambda o: (o.kind, o.ident)):
+        if o.kind in ("unit", "ship", "plane"):
+            _thing_seen(b, o)
+    _unseen(b)
+    for o in world.observations.values():
+        if o.kind == "nation":
+            _nation_seen(b, o)
+    missing = set(assume.values) - b.used
+    if missing:
+        names = ", ".join(sorted(missing))
+        raise InputError(f"--assume {names}: no such input of this fight (see the list of inputs)")
+    return b.belief
+
+
+def _xy_of(ident: str, b: _Builder) -> Coord:
+    x, _, y = ident.partition(",")
+    xy: Coord = b.world.geometry.norm(int(x), int(y))
+    return xy
+
+
+def _seen_value(o: Observation, name: str, default: Any) -> Any:
+    s = o.get(name)
+    return default if s is None or s.value is None else s.value
+
+
+def _sector_seen(b: _Builder, o: Observation) -> None:
+    """A foreign sector seen: it takes its place in the world with what was seen."""
+    xy = _xy_of(o.ident, b)
+    w = b.belief.base
+    kind = w.tables.sector(str(_seen_value(o, "type", w.sectors[xy].type.name)))
+    owner = int(_seen_value(o, "owner", 0))
+    s = Sector(
+        x=xy[0], y=xy[1], type=kind, owner=owner, oldowner=int(_seen_value(o, "oldowner", owner))
+    )
+    for item in ITEMS:
+        seen = o.get(item)
+        if seen is not None and isinstance(seen.value, int):
+            s.put(item, seen.value)
+    seen_eff = o.get("eff")
+    s.eff = int(seen_eff.value) if seen_eff is not None and isinstance(seen_eff.value, int) else 100
+    w.sectors[xy] = s
+    if not b.near(xy) or owner == b.country:
+        return
+    at = f"{xy[0]},{xy[1]}" if not b.world.fog else b.world.fmt(xy, b.country)
+    is_target = xy == b.target
+    fortress = kind.has("fortress")
+
+    def setter(field_name: str) -> Apply:
+        def put(world: World, v: Any) -> None:
+            sect = world.sectors[xy]
+            if field_name in ITEMS:
+                sect.put(field_name, int(v))
+            else:
+                setattr(sect, field_name, int(v))
+
+        return put
+
+    if is_target or fortress or o.get("mil") is not None:
+        b.number(f"{at}.mil", o.get("mil"), _mil_prior(b, owner), setter("mil"),
+                 "the mil of the owner's sectors seen", 32767)  # fmt: skip
+    if is_target or fortress:
+        b.number(f"{at}.eff", seen_eff, Dist.uniform(0, 100), setter("eff"), "any efficiency", 100)
+        defense = b.own.like("defense", Dist.fixed(0))
+        b.number(f"{at}.defense", o.get("defense"), defense, setter("defense"),
+                 b.own.why("defense", "not improved"), 100)  # fmt: skip
+    if fortress:
+        for item in ("gun", "shell"):
+            b.number(f"{at}.{item}", o.get(item), _item_prior(b, owner, item), setter(item),
+                     f"the {item}s of the owner's forts seen", 32767)  # fmt: skip
+    if is_target:
+        b.add(f"{at}.mines", Dist.fixed(0), setter("mines"), None,
+              "never shown to a country that is not its old owner: assumed 0")  # fmt: skip
+
+
+def _mil_prior(b: _Builder, owner: int) -> Dist:
+    """The mil of a sector never counted: like the owner's sectors that were."""
+    return _like_seen(b, owner, "mil", Dist.uniform(0, 100))
+
+
+def _item_prior(b: _Builder, owner: int, item: str) -> Dist:
+    fallback = b.own.like(f"fort {item}", Dist.uniform(0, 50 if item == "gun" else 100))
+    return _like_seen(b, owner, item, fallback, forts=True)
+
+
+def _like_seen(b: _Builder, owner: int, item: str, fallback: Dist, forts: bool = False) -> Dist:
+    values = []
+    for o in b.world.observations.values():
+        if o.kind != "sector" or int(_seen_value(o, "owner", -1)) != owner:
+            continue
+        if forts and not b.world.tables.sector(str(_seen_value(o, "type", "sea"))).has("fortress"):
+            continue
+        v = o.get(item)
+        if v is not None and isinstance(v.value, int):
+            values.append(v.value)
+    if not values:
+        return fallback
+    return Dist.of(values)
+
+
+def _thing_seen(b: _Builder, o: Observation) -> None:
+    """A foreign unit, ship or plane seen: placed where it was seen, its unknowns open."""
+    w = b.belief.base
+    at_seen = o.get("at")
+    if at_seen is None or not isinstance(at_seen.value, str):
+        return
+    xy = _xy_of(at_seen.value, b)
+    owner = int(_seen_value(o, "owner", 0))
+    uid = int(o.ident)
+    mnemonic = str(_seen_value(o, "type", ""))
+    tables = w.tables
+    tech_seen = o.get("tech")
+    tech = float(tech_seen.value) if tech_seen and isinstance(tech_seen.value, int) else 0.0
+    name = f"{o.kind}#{uid}"
+    if o.kind == "unit" and mnemonic in tables.land:
+        lt = tables.land[mnemonic]
+        u = LandUnit(uid=uid, type=lt, owner=owner, x=xy[0], y=xy[1], tech=tech, eff=100,
+                     mob=127)  # fmt: skip
+        u.items = full_load(lt.cargo)
+        w.units[uid] = u
+        if not b.near(xy):
+            return
+
+        def put_unit(field_name: str) -> Apply:
+            def put(world: World, v: Any) -> None:
+                unit = world.units[uid]
+                if field_name == "mil":
+                    unit.items["mil"] = int(v)
+                elif field_name == "mission":
+                    unit.mission = str(v)
+                    unit.op_center, unit.op_radius = (unit.xy, lt.rad) if v else (None, 0)
+                else:
+                    setattr(unit, field_name, v)
+
+            return put
+
+        own = b.own
+        eff = own.like("unit eff", Dist.uniform(10, 100))
+        b.number(f"{name}.eff", o.get("eff"), eff, put_unit("eff"),
+                 own.why("unit eff", "any efficiency a unit keeps"), 100)  # fmt: skip
+        b.number(f"{name}.mil", o.get("mil"), own.share("unit mil", lt.milit), put_unit("mil"),
+                 own.why("unit mil", "up to what the type holds"), lt.milit)  # fmt: skip
+        b.number(f"{name}.tech", tech_seen, _tech_prior(b, owner, lt.tech), put_unit("tech"),
+                 "the owner's tech as report shows it", 1000)  # fmt: skip
+        fort = own.like("unit fort", Dist.uniform(0, 127))
+        b.add(f"{name}.fort", fort, put_unit("fort"), None,
+              f"never shown: {own.why('unit fort', 'uniform 0..127')}")  # fmt: skip
+        if lt.rad > 0 and not lt.has("spy"):
+            p = own.chance("reserve", b.assume.missions)
+            b.add(f"{name}.mission", Dist(("reserve", ""), (p, 1 - p)), put_unit("mission"), None,
+                  f"never shown: reserve with probability {p:.2f}"
+                  f" ({own.why('reserve', 'the most uncertain')})")  # fmt: skip
+    elif o.kind == "ship" and mnemonic in tables.ships:
+        st = tables.ships[mnemonic]
+        sh = Ship(uid=uid, type=st, owner=owner, x=xy[0], y=xy[1], tech=tech or st.tech, eff=100,
+                  mob=127)  # fmt: skip
+        sh.items = full_load(st.cargo)
+        w.ships[uid] = sh
+        if not b.near(xy):
+            return
+
+        def put_ship(field_name: str) -> Apply:
+            def put(world: World, v: Any) -> None:
+                ship = world.ships[uid]
+                if field_name in ("mil", "gun", "shell"):
+                    ship.items[field_name] = int(v)
+                else:
+                    setattr(ship, field_name, v)
+
+            return put
+
+        own = b.own
+        b.number(f"{name}.eff", o.get("eff"), own.like("ship eff", Dist.uniform(60, 100)),
+                 put_ship("eff"), own.why("ship eff", "60% or more"), 100)  # fmt: skip
+        for item in ("mil", "gun", "shell"):
+            most = st.cargo.get(_cargo(item), 0)
+            if most:
+                b.number(f"{name}.{item}", o.get(item), own.share(f"ship {item}", most),
+                         put_ship(item), own.why(f"ship {item}", "up to what the type holds"),
+                         most)  # fmt: skip
+    elif o.kind == "plane" and mnemonic in tables.planes:
+        pt = tables.planes[mnemonic]
+        pl = Plane(uid=uid, type=pt, owner=owner, x=xy[0], y=xy[1], tech=tech or pt.tech, eff=100,
+                   mob=127)  # fmt: skip
+        w.planes[uid] = pl
+        if pt.has("tactical") or pt.has("bomber"):
+
+            def put_mission(world: World, v: Any) -> None:
+                plane = world.planes[uid]
+                plane.mission = str(v)
+                plane.op_center, plane.op_radius = (plane.xy, pt.range) if v else (None, 0)
+
+            p = b.own.chance("support", b.assume.missions)
+            b.add(f"{name}.mission", Dist(("support", ""), (p, 1 - p)), put_mission, None,
+                  f"never shown: support with probability {p:.2f}"
+                  f" ({b.own.why('support', 'the most uncertain')})")  # fmt: skip
+
+
+def _cargo(item: str) -> str:
+    return {"mil": "milit", "gun": "gun", "shell": "shell"}[item]
+
+
+#: The world's item names of the type tables' cargo names that differ.
+_ITEM_OF_CARGO = {"milit": "mil", "civil": "civ"}
+
+
+def full_load(cargo: dict[str, int]) -> dict[str, int]:
+    """What a unit or ship of a type holding ``cargo`` carries when full: the prior of
+    the supplies nobody can see (a unit's guns and shells, its food)."""
+    return {_ITEM_OF_CARGO.get(k, k): v for k, v in cargo.items() if v > 0}
+
+
+def _tech_prior(b: _Builder, owner: int, least: int) -> Dist:
+    """A foreign object's tech: the owner's tech as ``report`` last showed it."""
+    o = b.world.observations.get(f"nation {owner}")
+    band = o.get("tech") if o is not None else None
+    if band is None or band.lo is None:
+        return Dist.fixed(least)
+    top = band.hi if band.hi is not None else band.lo * 1.5
+    return Dist.uniform(max(least, int(band.lo)), max(least, int(top)))
+
+
+def _nation_seen(b: _Builder, o: Observation) -> None:
+    """Another nation's tech (forts' range): its ``report`` band."""
+    cnum = int(o.ident)
+    w = b.belief.base
+    if cnum not in w.nations or not any(
+        s.owner == cnum and b.near(s.xy) for s in w.sectors.values()
+    ):
+        return
+
+    def put(world: World, v: Any) -> None:
+        world.nations[cnum].tech = float(v)
+
+    b.number(f"nation#{cnum}.tech", o.get("tech"), Dist.fixed(0), put,
+             "never shown", 1000)  # fmt: skip
+
+
+def _as_drawn(world: World, value: Any) -> None:
+    """An input already in the world as drawn (listed for what it assumes)."""
+
+
+def _likely_owner(b: _Builder) -> int | None:
+    """Whose the target is when it was never seen: the owner of the nearest foreign sector
+    seen (a country at war with the viewer first)."""
+    best: tuple[bool, int, str] | None = None
+    owner = None
+    for o in b.world.observations.values():
+        if o.kind != "sector":
+            continue
+        who = int(_seen_value(o, "owner", 0))
+        if who in (0, b.country):
+            continue
+        at_war = (
+            b.world.nations.get(b.country) is not None
+            and who in b.world.nations
+            and (b.world.nations[b.country].relations.get(who) == Relation.AT_WAR)
+        )
+        key = (not at_war, b.geo.mapdist(_xy_of(o.ident, b), b.target), o.ident)
+        if best is None or key < best:
+            best, owner = key, who
+    return owner
+
+
+#: How far from the target a sector the bmap shows nothing of may hide what joins the
+#: fight (a fort's reach, a reserve's): beyond, such sectors are left empty.
+BLANK_REACH = 4
+#: Numbers given to the units copied into sectors never seen (far above any real one).
+COPY_UIDS = 1_000_000
+
+
+def _unseen(b: _Builder) -> None:
+    """Sectors near the target never seen, and the target itself if never seen: like a
+    random sector seen of the target's owner (the likeliest owner when the target was not
+    seen either), with the units seen in that sector.  A sector the bmap shows as land of
+    some use (``?`` or a designation) is such land; one it shows nothing of (within
+    :data:`BLANK_REACH`) is land with the chance that a sector the bmap shows is land,
+    else sea."""
+    w = b.belief.base
+    target_seen = b.target in b.world.sectors or f"sector {b.target[0]},{b.target[1]}" in (
+        b.world.observations
+    )
+    owner = w.sectors[b.target].owner if target_seen else _likely_owner(b)
+    seen = [
+        o for o in b.world.observations.values()
+        if o.kind == "sector" and owner not in (None, 0, b.country)
+        and int(_seen_value(o, "owner", -1)) == owner
+    ]  # fmt: skip
+    if not seen or owner is None:
+        if not target_seen:
+            raise UnknownSector(
+                f"sector {b.world.fmt(b.target, b.country)} is unknown: country {b.country} has"
+                " seen neither it nor any other country's sector to judge it by (sync with"
+                " --spend-btus or --risk-spies to look, docs/fog.md)"
+            )
+        return
+    if b.assume.unseen == "empty" and target_seen:
+        return
+    bmap = b.world.bmaps.get(b.country)
+    marks = [c for row in (bmap.rows if bmap else []) for c in row if c.strip()]
+    land = sum(c != "." for c in marks) / len(marks) if marks else 0.5
+    units_at = _units_seen_at(b)
+    p_reserve = b.own.chance("reserve", b.assume.missions)
+    afloat = _afloat(b.world)
+    for xy in list(w.geometry.within(b.target, REACH)):
+        if xy in b.world.sectors or f"sector {xy[0]},{xy[1]}" in b.world.observations:
+            continue
+        if xy in afloat and xy != b.target:
+            continue
+        mark = bmap.at(xy) if bmap is not None else " "
+        blank = not mark.strip()
+        if xy != b.target and (
+            mark in ".^~\\-" or b.assume.unseen == "empty" or (blank and bmap is None)
+            or (blank and b.geo.mapdist(xy, b.target) > BLANK_REACH)
+        ):  # fmt: skip
+            continue
+        at = b.world.fmt(xy, b.country)
+        share = 1.0 if not blank or xy == b.target else land
+        choices: list[tuple[int, bool]] = [(-1, False)] if share < 1 else []
+        weights: list[float] = [1 - share] if share < 1 else []
+        for i, o in enumerate(seen):
+            if units_at.get(o.ident):
+                choices += [(i, True), (i, False)]
+                weights += [share * p_reserve / len(seen), share * (1 - p_reserve) / len(seen)]
+            else:
+                choices.append((i, False))
+                weights.append(share / len(seen))
+
+        def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner) -> None:
+            i, reserve = pick
+            if i < 0:
+                world.sectors[xy] = Sector(x=xy[0], y=xy[1], type=world.tables.sector("sea"))
+                return
+            src = seen[i]
+            kind = world.tables.sector(str(_seen_value(src, "type", "wilderness")))
+            sect = Sector(x=xy[0], y=xy[1], type=kind, owner=owner, oldowner=owner)
+            sect.eff = int(_seen_value(src, "eff", 100))
+            for item in ITEMS:
+                v = src.get(item)
+                if v is not None and isinstance(v.value, int):
+                    sect.put(item, v.value)
+            world.sectors[xy] = sect
+            for n, unit in enumerate(units_at.get(src.ident, [])):
+                copy = world.units.get(unit)
+                if copy is None:
+                    continue
+                uid = COPY_UIDS + len(world.units) + n
+                u = replace(copy, uid=uid, x=xy[0], y=xy[1], items=dict(copy.items))
+                u.mission = "reserve" if reserve else ""
+                u.op_center, u.op_radius = (u.xy, u.type.rad) if reserve else (None, 0)
+                world.units[uid] = u
+
+        where = f"{mark!r} on the bmap" if not blank else f"land {share:.0%}, like the bmap's"
+        b.add(f"{at}.like", Dist(tuple(choices), tuple(weights)), put, None,
+              f"never seen ({where}): like one of the {len(seen)} sectors of"
+              f" {w.name_of(owner)} seen, with their units")  # fmt: skip
+        if xy == b.target:
+            b.add(f"{at}.mines", Dist.fixed(0), _as_drawn, None,
+                  "never shown to a country that is not its old owner: assumed 0")  # fmt: skip
+
+
+def _units_seen_at(b: _Builder) -> dict[str, list[int]]:
+    """The foreign units seen, by the sector they were seen in."""
+    out: dict[str, list[int]] = {}
+    for o in b.world.observations.values():
+        at = o.get("at")
+        if o.kind == "unit" and at is not None and isinstance(at.value, str):
+            out.setdefault(at.value, []).append(int(o.ident))
+    return out

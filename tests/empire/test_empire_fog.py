@@ -1,0 +1,143 @@
+"""Odds from a player's view: the belief (priors from what was seen, its rounding and its
+age), --assume, the list of inputs, and agreement with the whole world where the view is
+exact (docs/fog.md)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from conftest import EXAMPLES
+
+from bellum.empire.intel.belief import Assumptions, believe, parse_assumptions
+from bellum.empire.intel.model import Seen
+from bellum.empire.io.toml import dumps, load_world, world_to_data
+from bellum.empire.odds import make_plan, plan_odds
+from bellum.empire.odds.fog import fog_odds, target_of
+from bellum.empire.odds.questions import as_seen
+from bellum.empire.orders import Order
+from bellum.empire.world import Ship, UnknownSector, World
+from bellum.errors import InputError
+from clirunner import bellum
+from fogviews import TURN, spied, view
+from jsonschemas import validate
+
+
+@pytest.fixture
+def world() -> World:
+    return load_world(EXAMPLES / "vector-a.toml")
+
+
+def plan_of(world: World, text: str, mil: list[str]):  # type: ignore[no-untyped-def]
+    return make_plan(world, 1, Order.parse(text), mil, [])
+
+
+def test_an_exact_view_gives_the_whole_worlds_odds(world: World) -> None:
+    v = view(world, 1)
+    o = spied(world, (2, 0), exact=True)
+    o.fields["mines"] = Seen(0, TURN, 0, "deity")
+    v.observations[o.key] = o
+    plan = plan_of(world, "attack 2,0", ["0,0=60"])
+    fog = fog_odds(v, 1, plan, seed=1, assume=parse_assumptions(["2,0.mines=0"]))
+    god = plan_odds(world, 1, plan, seed=1)
+    assert fog.draws == 1 and fog.exhaustive
+    assert fog.p_success == pytest.approx(god.p_success, abs=1e-12)
+
+
+def test_a_rounded_sighting_is_the_defense_as_seen(world: World) -> None:
+    """mil seen as 40 (35..44), efficiency exact: the mixture --defense-as-seen makes."""
+    world.sector((2, 0)).mil = 37
+    v = view(world, 1)
+    o = spied(world, (2, 0))
+    o.fields["eff"] = Seen(world.sector((2, 0)).eff, TURN, 0, "spy")
+    o.fields["defense"] = Seen(0, TURN, 0, "spy")
+    v.observations[o.key] = o
+    plan = plan_of(world, "attack 2,0", ["0,0=60"])
+    fog = fog_odds(v, 1, plan, seed=1)
+    seen = as_seen(world, 1, plan, seed=1)
+    assert fog.exhaustive and fog.draws == 10
+    assert fog.p_success == pytest.approx(seen.p_success, abs=1e-9)
+    (mil,) = [i for i in fog.inputs if i.name == "2,0.mil"]
+    assert (mil.status, mil.seen, mil.source, mil.turn) == ("known", "40", "spy", TURN)
+    assert mil.treatment == "seen as 40 (rounded to 10): uniform 35..44"
+
+
+def test_an_old_sighting_is_widened_by_its_age(world: World) -> None:
+    v = view(world, 1, turn=TURN + 2)
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    b = believe(v, 1, (2, 0))
+    (mil,) = [u for u in b.unknowns if u.name == "2,0.mil"]
+    assert mil.info.status == "stale"
+    assert (mil.dist.values[0], mil.dist.values[-1]) == (22, 69)  # 35/1.25², 44*1.25²
+    assert "2 updates ago: widened 1.56x" in mil.info.treatment
+    still = believe(v, 1, (2, 0), assume=Assumptions(drift=0.0))
+    (mil,) = [u for u in still.unknowns if u.name == "2,0.mil"]
+    assert (mil.dist.values[0], mil.dist.values[-1]) == (35, 44)
+
+
+def test_assume_fixes_an_input_and_names_a_wrong_one(world: World) -> None:
+    v = view(world, 1)
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    b = believe(v, 1, (2, 0), assume=parse_assumptions(["2,0.mil=41", "2,0.eff=100"]))
+    (mil,) = [u for u in b.unknowns if u.name == "2,0.mil"]
+    assert mil.dist.values == (41,) and mil.info.treatment == "assumed 41 (--assume)"
+    with pytest.raises(InputError, match=r"--assume 2,2\.mil: no such input"):
+        believe(v, 1, (2, 0), assume=parse_assumptions(["2,2.mil=4"]))
+    for bad, why in (("mil", "NAME=VALUE"), ("missions=2", "from 0 to 1"),
+                     ("unseen=maybe", "like-seen or empty"), ("drift=-1", "from 0 to 100")):  # fmt: skip
+        with pytest.raises(InputError, match=why):
+            parse_assumptions([bad])
+
+
+def test_a_sector_never_seen_is_like_those_seen(world: World) -> None:
+    v = view(world, 1)
+    with pytest.raises(UnknownSector, match="2,0 is unknown: country 1 has seen neither it"):
+        believe(v, 1, (2, 0))
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    b = believe(v, 1, (2, 0))
+    (like,) = [u for u in b.unknowns if u.name == "2,0.like"]
+    assert like.dist.values == ((0, False),) and like.info.status == "unknown"
+    assert "like one of the 1 sectors of 2 seen" in like.info.treatment
+    drawn = b.world([u.dist.values[0] for u in b.open])
+    assert drawn.sector((2, 0)).owner == 2 and drawn.sector((2, 0)).type.name == "capital"
+
+
+def test_a_sector_under_the_viewers_ship_is_sea(world: World) -> None:
+    """The bmap may not show the sea a ship sails on; the ship says it is sea, so an
+    assault from it is not 'from that far inland'."""
+    v = view(world, 1)
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.ships[5] = Ship(uid=5, type=v.tables.ships["dd"], owner=1, x=3, y=1, mob=100)
+    b = believe(v, 1, (2, 0))
+    assert b.base.sector((3, 1)).type.is_sea
+    assert not [u for u in b.unknowns if u.name == "3,1.like"]
+    assert b.base.sector((1, 1)).type.name == "wilderness"  # no ship, no bmap: land
+
+
+def test_where_the_fight_is(world: World) -> None:
+    assert target_of(world, 1, plan_of(world, "attack 2,0", [])) == (2, 0)
+    drop = load_world(EXAMPLES / "paradrop.toml")
+    order = Order.parse("paradrop 0 . 0,0 jjh")
+    assert target_of(drop, 1, make_plan(drop, 1, order, [], [])) == (4, 0)
+
+
+def test_the_command_line_lists_the_inputs(world: World, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    v = view(world, 1)
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    path = tmp_path / "view.toml"
+    path.write_text(dumps(world_to_data(v)))
+    args = ["empire", "odds", "attack", "2,0", "--world", str(path), "--as", "1",
+            "--mil", "0,0=60", "--fog-draws", "4", "--seed", "2"]  # fmt: skip
+    r = bellum(*args, "--json")
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    validate(doc)
+    assert doc["fog"] == {"viewer": 1, "turn": TURN, "draws": 4, "every_combination": False}
+    names = [i["name"] for i in doc["inputs"]]
+    assert names[:3] == ["2,0.mil", "2,0.eff", "2,0.defense"] and "2,0.mines" in names
+    r = bellum(*args, "--assume", "2,0.mil=40")
+    assert r.returncode == 0, r.stderr
+    assert "2,0.mil      known    spy, update 3           assumed 40 (--assume)" in r.stdout
+    r = bellum("empire", "odds", "attack", "2,0", "--world", str(EXAMPLES / "vector-a.toml"),
+               "--as", "1", "--assume", "2,0.mil=40")  # fmt: skip
+    assert r.returncode == 2 and "--assume goes with a player's view" in r.stderr
