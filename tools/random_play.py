@@ -361,7 +361,8 @@ class Player:
         return Played(
             self.name, number, name, order.text(), done.transcript.answers, seed, "library",
             done.check.same, not problems, [*done.check.differences, *problems],
-            map_only(server, done.check.transcript) and map_only(server, local),
+            not (done.check.same and not problems)
+            and all(t == server or map_only(server, t) for t in (done.check.transcript, local)),
             "- Casualties -" in server,
         )  # fmt: skip
 
@@ -416,11 +417,11 @@ class Player:
             input=stdin, capture_output=True, text=True, env=env, check=False,
         )  # fmt: skip
         problems = [f"synced world: {d}" for d in compare(server, local.stdout)]
-        # The check's own transcript is not in the document: its differences must be
-        # those of the synced world, which differ in the map only.
-        known = (
-            map_only(server, local.stdout)
-            and [f"synced world: {d}" for d in doc["check"]["differences"]] == problems
+        # The check's own transcript is not in the document: it is the same, or its
+        # differences are those of the synced world, which differ in the map only.
+        known = map_only(server, local.stdout) and (
+            doc["check"]["same"]
+            or [f"synced world: {d}" for d in doc["check"]["differences"]] == problems
         )
         return Played(
             self.name, number, name, order.text(), doc["answers"], seed, "command line",
