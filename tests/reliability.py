@@ -29,7 +29,26 @@ INPUTS = [
     "named answers",
     "serve arguments",
     "live arguments",
+    "hostile server",
     "known inputs",
+]
+#: The faults of tests/fuzz/hostile.py, in the order the report lists them.
+HOSTILE = [
+    ("garbage", "random bytes"),
+    ("cut", "a line cut short, then the connection closed"),
+    ("huge", "a 10 MB line"),
+    ("endless-line", "a line that never ends"),
+    ("bad-id", "a junk output id"),
+    ("exit", "C_EXIT in the middle of things"),
+    ("bad-prompt", "a command prompt without its numbers"),
+    ("bad-version", "protocol version 3"),
+    ("endless-prompts", "questions without end"),
+    ("endless-output", "output without end"),
+    ("stall", "silence, the connection kept open"),
+    ("trickle", "one byte every 20 ms"),
+    ("xdump-columns", "an xdump record with a field too many or too few"),
+    ("xdump-total", "an xdump footer that miscounts its records"),
+    ("xdump-value", "an xdump field replaced by junk"),
 ]
 #: The category of the web app's requests (tests/fuzz/test_fuzz_web_api.py), reported apart.
 WEB = "web requests"
@@ -103,6 +122,26 @@ def render(mode: str, command: str) -> str:
         "(uvicorn's loop replaced by one that returns at once); `live arguments` meet a port",
         "on 127.0.0.1 that refuses connections or one that never answers: no server is needed",
         "and none is left running.",
+        "",
+        "## A hostile server (tests/fuzz/test_fuzz_hostile_server.py)",
+        "",
+        "`bellum empire sync` and `bellum empire attack --live` against a fake server on",
+        "127.0.0.1 that answers like the real 4.4.1 server (from conversations recorded from",
+        "it), then breaks once, at a random line of what it sends (`--timeout 0.5`). Every run",
+        "must end with a one-line error, or succeed where the fault did no harm; leave the",
+        "world database byte for byte as it was unless it succeeded (and then pass",
+        "`integrity_check`); print no traceback; and stay within 60 s and 160 MB of growth of",
+        "the resident memory (sampled every 5 ms). bellum bounds each line to 1 MiB, each",
+        "reply to 131,072 lines and 32 MB, and each wait for a whole line to the timeout.",
+        "",
+        "| fault | runs | one-line errors | no harm | longest run | most memory |",
+        "| --- | ---: | ---: | ---: | ---: | ---: |",
+        *[
+            f"| {text} | {_n('hostile', key, 'runs'):,} | {_n('hostile', key, 'errors'):,} |"
+            f" {_n('hostile', key, 'harmless'):,} | {_n('hostile', key, 'ms') / 1000:.1f} s |"
+            f" {_n('hostile', key, 'kb') / 1024:.1f} MB |"
+            for key, text in HOSTILE
+        ],
         "",
         "## The web app (tests/fuzz/test_fuzz_web_api.py)",
         "",

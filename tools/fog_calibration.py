@@ -137,6 +137,8 @@ class Record:
     checked: bool
     inputs: int
     fog_error: str = ""
+    #: The seed the server played the attack with.
+    seed: int | None = None
 
     def line(self) -> str:
         return json.dumps(self.__dict__)
@@ -172,11 +174,17 @@ def fresh(view: World, country: int, plan: Plan) -> bool:
 
 
 def play(game: EmpireGame, snapshot: Path, made: Midgame, god: World, a: Attack,
-         scratch: Path) -> tuple[str, bool, bool]:  # fmt: skip
+         scratch: Path, shift: int) -> tuple[str, bool, bool, int]:  # fmt: skip
     """Play ``a`` on the game restored from ``snapshot``: its outcome (bellum's resolution
-    with the server's seed), whether that was a success, and whether bellum's transcript
-    is the server's."""
+    with the server's seed), whether that was a success, whether bellum's transcript is
+    the server's, and the seed.
+
+    A restored server counts its commands from the start again, and in test mode the
+    count is the seed: every attack would draw the same dice.  ``shift`` moves the count
+    first (``__cmd added``), so that each attack has a seed of its own."""
     game.restore(snapshot)
+    with game.session(DEITY, DEITY_PASSWORD) as god_session:
+        god_session.command(f"__cmd added -{shift} 0 0")  # the count moves up by shift
     country = made.country(a.country)
     with game.session(country.name, country.password) as me:
         live = LiveGame(me, scratch / "play.db")
@@ -188,7 +196,7 @@ def play(game: EmpireGame, snapshot: Path, made: Midgame, god: World, a: Attack,
     result = run_command(god.copy(), a.order, country=a.country, seed=seed,
                          prompter=PlanPrompter(a.plan(god)))  # fmt: skip
     same = result.transcript() == done.transcript.text()
-    return result.outcome.value, result.outcome.value in SUCCESS, same
+    return result.outcome.value, result.outcome.value in SUCCESS, same, seed
 
 
 def world_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: int) -> int:
@@ -230,14 +238,16 @@ def world_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: 
             try:
                 p_god = plan_odds(god, a.country, a.plan(god), seed=seed,
                                   target_error=GOD_ERROR).p_success  # fmt: skip
-                outcome, success, same = play(game, snapshot, made, god, a, folder)
+                outcome, success, same, server_seed = play(
+                    game, snapshot, made, god, a, folder, rng.randrange(1, 1 << 20)
+                )
             except BellumError as exc:
                 log(f"  skipped {a.order} as {a.name}: {exc}")
                 continue
             counts[name] += 1
             recorded += 1
             r = Record(seed, name, a.country, a.order, a.mil, a.units, p_fog, p_god, success,
-                       is_fresh, outcome, same, inputs, error)  # fmt: skip
+                       is_fresh, outcome, same, inputs, error, server_seed)  # fmt: skip
             with out.open("a") as f_out:
                 f_out.write(r.line() + "\n")
             shown = "unseen" if p_fog is None else f"{p_fog:.3f}"

@@ -141,4 +141,28 @@ def c_atoi(text: str | None) -> int:
     return low - _INT32 if low >= _INT32 // 2 else low
 
 
-__all__ = ["MAX_DIGITS", "c_atoi", "c_strtol", "is_digits", "parse_int", "shown", "to_int"]
+_ONES = [
+    "zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten",
+    "eleven", "twelve", "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen",
+    "nineteen",
+]  # fmt: skip
+_TENS = [
+    "", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety", "hundred"
+]  # fmt: skip
+
+
+def numstr(n: int) -> str:
+    """``n`` in words, as the server's ``numstr`` writes it: "twenty-one", "several"
+    above a hundred."""
+    if n > 100:
+        return "several"
+    if n < 0:
+        return "a negative number of"
+    if n < 20:
+        return _ONES[n]
+    return _TENS[n // 10] + (f"-{_ONES[n % 10]}" if n % 10 else "")
+
+
+__all__ = [
+    "MAX_DIGITS", "c_atoi", "c_strtol", "is_digits", "numstr", "parse_int", "shown", "to_int"
+]  # fmt: skip

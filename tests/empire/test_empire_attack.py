@@ -8,6 +8,7 @@ import pytest
 from conftest import EXAMPLES, world_from
 
 from bellum.dice import ServerRandom
+from bellum.empire import run_command
 from bellum.empire.combat import CombatResult, attack
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.io.toml import load_world
@@ -226,3 +227,15 @@ def test_missing_target_is_asked_for(vector_a_path: Path) -> None:
     assert eof.outcome == "usage" and eof.transcript().endswith(
         "Usage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]\n"
     )
+
+
+def test_an_empty_target_argument_is_asked_for() -> None:
+    """getstarg asks when the argument is empty ("" on the command line), as when it is
+    missing (random play found bellum calling it a usage error at once)."""
+    world = load_world(EXAMPLES / "air-support.toml")
+    r = run_command(world, 'attack "" n n y', country=1, seed=1, answers=[None])
+    assert r.transcript() == (
+        "Sector :  \nUsage: attack <SECT> [<forts?> <ships?> <arty?> <planes?>]\n"
+    )
+    r = run_command(world, 'attack ""', country=1, seed=1, answers=["2,0", "100", "0"])
+    assert r.transcript().startswith("Sector :  2,0\n2,0 is a 100% 2 wilderness")

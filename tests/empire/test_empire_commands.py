@@ -9,6 +9,7 @@ from conftest import EXAMPLES
 from bellum import empire
 from bellum.cli.empire import empire as empire_group
 from bellum.empire import COMMANDS
+from bellum.empire.io.toml import load_world
 from bellum.empire.orders import SYNTAX, Order
 from bellum.web.games import Plan
 
@@ -77,3 +78,25 @@ def test_a_run_stops_where_its_fight_begins_when_asked_whatever_its_dice() -> No
     world = empire.load_world(EXAMPLES / "vector-a.toml")
     done = run_order(world, order, 1, ServerRandom(1), ScriptedPrompter(["150", "0"]), rules=rules)
     assert done.outcome == "captured"
+
+
+def test_telegrams_are_announced_after_the_command_as_the_server_counts_them() -> None:
+    """player.c's status(): the telegrams the player had yet to hear of, plus one for
+    those the command sent it; none with ``inform`` (they came as they arrived)."""
+    world = EXAMPLES / "air-support.toml"
+
+    def last_line(tgms: int, inform: bool = False) -> str:
+        w = load_world(world)
+        w.nations[1].tgms, w.nations[1].inform = tgms, inform
+        r = empire.run_command(w, "attack 2,0", country=1, seed=1, answers=["100", "0"])
+        assert w.nations[1].tgms == (tgms + 1 if inform else 0)
+        return r.transcript().splitlines()[-1]
+
+    assert last_line(0) == "You have a new telegram waiting ..."  # the vector's
+    assert last_line(1) == "You have two new telegrams waiting ..."
+    assert last_line(20) == "You have twenty-one new telegrams waiting ..."
+    assert "telegram" not in last_line(2, inform=True)
+    w = load_world(EXAMPLES / "paradrop.toml")
+    w.nations[1].tgms = 1
+    r = empire.run_command(w, "paradrop 0 . 0,0 jh", country=1, seed=1)
+    assert r.transcript().endswith("command failed\nYou have a new telegram waiting ...\n")

@@ -106,13 +106,26 @@ def test_bad_orders_are_input_errors(text: str, message: str) -> None:
 def test_words_an_order_cannot_hold_are_refused() -> None:
     with pytest.raises(InputError, match="double quote"):
         Order("attack", ('2,0"',))
+    with pytest.raises(InputError, match="control character"):
+        Order("attack", ("2,0\a",))
+    with pytest.raises(InputError, match="redirect"):
+        Order.parse("attack 2,0 >out")
     with pytest.raises(InputError, match="only the last arguments"):
         Order.of("board", [None, "0"])
 
 
 words = st.text(
-    st.characters(blacklist_characters='"\n\r', blacklist_categories=("Cs",)), max_size=8
+    st.characters(blacklist_characters='"><|', blacklist_categories=("Cs", "Cc")), max_size=8
 )
+
+
+def test_words_are_read_as_the_server_reads_them() -> None:
+    """parse.c: a word that starts with ? is the condition, taken out of the arguments;
+    characters that are not printable ASCII are dropped from each word."""
+    order = Order.parse("attack ?des=c 2,0 y²")
+    assert (order.args, order.conditions) == (("2,0", "y"), ("?des=c",))
+    assert order.text() == "attack 2,0 y ?des=c"
+    assert Order("attack", ("²",)).args == ("",)
 
 
 @given(st.data())

@@ -18,6 +18,7 @@ from conftest import EXAMPLES, ROOT
 
 from bellum.cli import cli
 from bellum.dice import ServerRandom
+from bellum.empire import run_command
 from bellum.empire.combat import paradrop
 from bellum.empire.events import ScriptedPrompter
 from bellum.empire.geometry import Geometry
@@ -297,3 +298,12 @@ def test_planes_that_stood_by_lose_their_mission_even_if_none_flies() -> None:
     )
     assert (r.outcome, r.world_changed, w.planes[0].mission) == ("refused", True, "")
     assert w.nations[1].btu == 640 - 3
+
+
+def test_a_condition_on_the_planes_is_refused_whole() -> None:
+    """The server's parser takes a ``?...`` word out of the arguments as a condition on
+    the planes; bellum cannot evaluate it, so the order is refused, not run without it."""
+    world = load_world(EXAMPLES / "paradrop.toml")
+    with pytest.raises(InputError, match=re.escape("support conditions (?type=tc)")):
+        run_command(world, "paradrop 0 . 0,0 4,0 ?type=tc", country=1, seed=7)
+    assert world == load_world(EXAMPLES / "paradrop.toml")

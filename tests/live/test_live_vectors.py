@@ -5,8 +5,9 @@ Each world of a vector is built on a fresh test-mode game by the deity commands 
 answers through bellum's command line, and bellum's resolution must match the
 server's transcript byte for byte.  These are the differences the first live games
 found (issue 25): the bell before "Incoming shells" (the client dropped control
-characters) and an own sector without mobility next to the target (the server says
-nothing about it).
+characters), an own sector without mobility next to the target (the server says
+nothing about it), and a paradrop whose path is asked for (the map around it is the
+country's own, blank in a world it has not looked at: the rest must match too).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ VECTORS = ROOT / "tests" / "vectors"
     [
         ("board-approach-sector", "\aIncoming shells do "),
         ("attack-zero-mobility", "Number of mil from wilderness at 0,0"),
+        ("paradrop-path-prompt", "\n       \n        \n       \n<2: 4,0> "),
     ],
 )
 def test_live_vector_is_checked_byte_for_byte(

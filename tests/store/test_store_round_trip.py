@@ -51,6 +51,7 @@ def worlds(draw: st.DrawFn) -> World:
         n.origin = draw(coord)
         n.capital = draw(st.none() | coord)
         n.capital_sacked = draw(st.booleans())
+        n.inform = draw(st.booleans())
         world.nations[c] = n
     for n in world.nations.values():
         for other in cnums:

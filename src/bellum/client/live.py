@@ -83,7 +83,7 @@ def read_world(reader: XdumpReader) -> tuple[World, Dump]:
     questions.
     """
     dump = parse_dump(reader.read(SYNC_TABLES), f"xdump {reader.session.address}")
-    world = dump_to_world(dump)
+    world = dump_to_world(dump, telegrams=True)
     if world.fog is not None:
         world.fog.time = reader.stamps.get("game", reader.stamps.get("nat", 0))
         out = reader.session.command(f"bmap {map_area(world.geometry)}")
@@ -109,7 +109,7 @@ def sync(session: Session, db: Path, how: Gather | None = None) -> Synced:
     the free reads, and the costly commands ``how`` allows); what it saw is merged
     into what the database knew, each field keeping its freshest sighting.
     """
-    reader = XdumpReader(session)
+    reader = XdumpReader.of(session)
     world, dump = read_world(reader)
     gathered = None
     if world.fog is not None:
@@ -223,7 +223,7 @@ class LiveGame:
     def __init__(self, session: Session, db: Path) -> None:
         self.session = session
         self.db = db
-        self._reader = XdumpReader(session)
+        self._reader = XdumpReader.of(session)
         #: The history entry of the last order :meth:`play` recorded, if any.
         self.entry: int | None = None
         self.world, dump = read_world(self._reader)
@@ -263,7 +263,7 @@ class LiveGame:
                     "check mode needs the server's command count: give both sessions one"
                     " SeedCounter (a server in test mode seeds each command with it)"
                 )
-            truth = read_world(XdumpReader(check))[0]
+            truth = read_world(XdumpReader.of(check))[0]
             rules = Rules.of(truth.options, profile=profile, overrides=overrides)
             if self.country in self.world.bmaps and self.country in truth.nations:
                 origin = truth.origin(self.country)

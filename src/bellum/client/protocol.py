@@ -60,7 +60,8 @@ MAX_LINE_SIZE = 1 << 20
 #: The lines that mean interrupt and end of file rather than input.
 INTERRUPT, EOF = "aborted", "ctld"
 
-_ID = re.compile(rb"[0-9A-Za-z]+")
+#: The longest output id read as a number (the server's are one digit of base 36).
+_ID_DIGITS = 6
 _CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 #: Highlighting in a UTF-8 session: shift-out starts it, shift-in ends it.
 _HIGHLIGHT = str.maketrans("", "", "\x0e\x0f")
@@ -94,6 +95,8 @@ class Connection:
         #: Whether the session is UTF-8 (the ``utf-8`` session option is on).
         self.utf8 = False
         self._buffer = bytearray()
+        #: Bytes received so far.
+        self.received = 0
         self._eof = False
         self._wants_utf8: bool | None = None  # the value an unanswered ``options`` asked for
         self._played = False
@@ -107,6 +110,7 @@ class Connection:
             raise LocalProtocolError("data received after the server closed the connection")
         if data:
             self._buffer += data
+            self.received += len(data)
         else:
             self._eof = True
 
@@ -125,17 +129,25 @@ class Connection:
                     f"the server sent a line longer than {self.max_line_size} bytes"
                 )
             return NEED_DATA
+        if end > self.max_line_size:
+            raise RemoteProtocolError(
+                f"the server sent a line longer than {self.max_line_size} bytes"
+            )
         line = bytes(self._buffer[:end])
         del self._buffer[: end + 1]
         return self._event(line)
 
     def _event(self, line: bytes) -> Event:
         head, space, body = line.partition(b" ")
-        if not space or not _ID.fullmatch(head):
-            raise RemoteProtocolError(f"the server sent a line without an output id: {line!r}")
-        n = int(head, 36)
+        if not space or not head.isalnum():  # ASCII letters and digits (base 36)
+            raise RemoteProtocolError(
+                f"the server sent a line without an output id: {line[:60]!r}"
+                + ("..." if len(line) > 60 else "")
+            )
+        n = int(head, 36) if len(head) <= _ID_DIGITS else -1  # -1: no id bellum knows
         text = self._decode(body)
-        log.debug("<< %s %s", head.decode("ascii"), text)
+        if log.isEnabledFor(logging.DEBUG):
+            log.debug("<< %s %s", head.decode("ascii"), text)
         event = _make(n, text)
         self._advance(event)
         return event

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import time
 from dataclasses import dataclass, field
 from types import TracebackType
 
@@ -51,8 +52,12 @@ from bellum.numbers import shown, to_int
 
 log = logging.getLogger("bellum.client")
 
-#: Seconds to wait for the server before giving up (connecting, or any one read).
+#: Seconds to wait for the server before giving up: to connect, and for each whole line.
 DEFAULT_TIMEOUT = 30.0
+#: The most a server may send for one command (or the login): lines, and bytes.  The
+#: largest table of a 256x256 game (``xdump sect``) is some 65,536 lines and 11 MB.
+MAX_REPLY_LINES = 1 << 17
+MAX_REPLY_BYTES = 32 << 20
 
 
 def parse_address(text: str) -> tuple[str, int]:
@@ -156,6 +161,8 @@ class Session:
         #: What the server printed between the login and the first command prompt.
         self.greeting: list[str] = []
         self.btus: int | None = None
+        self._reply_lines = 0  # of the reply being read (see MAX_REPLY_LINES)
+        self._reply_from = 0  # where it starts in the bytes received
         #: The last command's transcript, complete or not (when a prompter stopped it,
         #: what the server printed until it finished the command).
         self.last: Transcript | None = None
@@ -197,6 +204,7 @@ class Session:
         return session
 
     def _login(self, country: str, password: str, utf8: bool) -> None:
+        self._new_reply()
         first = self._next()
         if not isinstance(first, Init):
             raise RemoteProtocolError(f"{self.address}: not an Empire server (it said {first!r})")
@@ -289,6 +297,7 @@ class Session:
         """
         self._send(self.conn.send_command(line))
         self.commands_sent += 1
+        self._new_reply()
         out = self.last = Transcript(line)
         stopped: BaseException | None = None
 
@@ -349,10 +358,21 @@ class Session:
                 f"{self.address}: connection lost ({exc.strerror or exc})"
             ) from None
 
+    def _new_reply(self) -> None:
+        """Start counting what the server sends in answer to one line."""
+        self._reply_lines, self._reply_from = 0, self.conn.received
+
     def _next(self) -> ServerEvent:
-        """The next server event, reading the socket (at most ``timeout`` per read)."""
+        """The next server event: a whole line within ``timeout`` seconds (a server that
+        trickles a byte at a time gets no longer), and the reply within its bounds."""
+        deadline = time.monotonic() + self.timeout
         while isinstance(event := self.conn.next_event(), NeedData):
-            self.sock.settimeout(self.timeout)
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise ServerTimeout(
+                    f"{self.address}: the server sent no whole line for {self.timeout:g} s"
+                )
+            self.sock.settimeout(left)
             try:
                 data = self.sock.recv(65536)
             except TimeoutError:
@@ -364,4 +384,13 @@ class Session:
                     f"{self.address}: connection lost ({exc.strerror or exc})"
                 ) from None
             self.conn.receive_data(data)
+        self._reply_lines += 1
+        if self._reply_lines > MAX_REPLY_LINES:
+            raise RemoteProtocolError(
+                f"{self.address}: the server sent more than {MAX_REPLY_LINES:,} lines in one reply"
+            )
+        if self.conn.received - self._reply_from > MAX_REPLY_BYTES:
+            raise RemoteProtocolError(
+                f"{self.address}: the server sent more than {MAX_REPLY_BYTES >> 20} MB in one reply"
+            )
         return event

@@ -15,6 +15,7 @@ Every request is one ``xdump`` command, which reads and changes nothing.
 from __future__ import annotations
 
 import logging
+import weakref
 from dataclasses import dataclass
 
 from bellum.client.errors import RemoteProtocolError
@@ -53,6 +54,15 @@ class Column:
 
 class XdumpReader:
     """Reads tables through one session, learning meta-data and symbols on the way."""
+
+    @classmethod
+    def of(cls, session: Session) -> XdumpReader:
+        """The session's own reader: what it learns (meta-data and symbols, which do not
+        change while a session lasts) serves every later read through the session."""
+        reader = _READERS.get(session)
+        if reader is None:
+            reader = _READERS[session] = cls(session)
+        return reader
 
     def __init__(self, session: Session) -> None:
         self.session = session
@@ -204,6 +214,10 @@ class XdumpReader:
             )
         lines.append("/config")
         return "".join(line + "\n" for line in lines)
+
+
+#: Each session's reader (:meth:`XdumpReader.of`), dropped with the session.
+_READERS: weakref.WeakKeyDictionary[Session, XdumpReader] = weakref.WeakKeyDictionary()
 
 
 def _symbolic(value: str, bits: bool, names: dict[int, str] | None) -> str:

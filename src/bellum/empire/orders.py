@@ -15,6 +15,7 @@ asked for, so only trailing arguments may be left out).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +49,12 @@ SYNTAX: dict[str, Syntax] = {
 }
 
 
+#: Control characters: a line to the server cannot hold them.
+_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+#: What the server's parser drops from a word: all but printable ASCII and the tab.
+_FUNNY = re.compile(r"[^\x20-\x7e\t]")
+
+
 @dataclass(frozen=True)
 class Order:
     """A combat command and its argument words, e.g. ``Order("attack", ("2,0",))``.
@@ -57,23 +64,38 @@ class Order:
 
     name: str
     args: tuple[str, ...] = ()
+    #: Words that start with ``?``: the server's conditional argument (``parse.c`` takes
+    #: them out of the arguments; only object lists, a paradrop's planes, read them).
+    conditions: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         syntax = SYNTAX.get(self.name)
         if syntax is None:
             raise InputError(f"unknown command {self.name!r} (one of {', '.join(sorted(SYNTAX))})")
-        object.__setattr__(self, "args", tuple(self.args))
+        for i, word in enumerate((*self.args, *self.conditions), 1):
+            if not isinstance(word, str):
+                raise InputError(f"{self.name}: argument {i} is not text: {word!r}")
+            if '"' in word or _CONTROL.search(word):
+                raise InputError(
+                    f"{self.name}: argument {i} {word!r} cannot hold a double quote or a"
+                    " control character"
+                )
+        # The server's parser keeps printable ASCII and tabs of each word, nothing else;
+        # an unquoted word that starts with ? is its condition, > or | a redirection.
+        words = [_FUNNY.sub("", w) for w in self.args]
+        for word in (*words, *self.conditions):
+            if word[:1] in (">", "|") and _bare(word):
+                raise InputError(
+                    f"{self.name}: {word!r}: the server would send its output elsewhere"
+                    " ('>' and '|' redirect it); bellum does not"
+                )
+        conditions = [w for w in words if w[:1] == "?" and _bare(w)]
+        object.__setattr__(self, "args", tuple(w for w in words if w not in conditions))
+        object.__setattr__(self, "conditions", (*self.conditions, *conditions))
         if not syntax.support and len(self.args) > len(syntax.slots):
             raise InputError(
                 f"{self.name} takes at most {len(syntax.slots)} arguments, got {len(self.args)}"
             )
-        for i, word in enumerate(self.args, 1):
-            if not isinstance(word, str):
-                raise InputError(f"{self.name}: argument {i} is not text: {word!r}")
-            if '"' in word or "\n" in word or "\r" in word:
-                raise InputError(
-                    f"{self.name}: argument {i} {word!r} cannot hold a double quote or a line break"
-                )
 
     @classmethod
     def parse(cls, text: str) -> Order:
@@ -154,7 +176,7 @@ class Order:
 
     def text(self) -> str:
         """The order as a player types it; :meth:`parse` gives it back."""
-        return " ".join([self.name, *(_quote(w) for w in self.args)])
+        return " ".join([self.name, *(_quote(w) for w in (*self.args, *self.conditions))])
 
     def __str__(self) -> str:
         return self.text()
@@ -164,8 +186,13 @@ def _is_number(word: str) -> bool:
     return word.isascii() and word.isdigit()
 
 
+def _bare(word: str) -> bool:
+    """Whether :meth:`Order.text` writes ``word`` without quotes."""
+    return bool(word) and not any(ch.isspace() for ch in word)
+
+
 def _quote(word: str) -> str:
-    return f'"{word}"' if not word or any(ch.isspace() for ch in word) else word
+    return word if _bare(word) else f'"{word}"'
 
 
 def as_order(order: str | Order) -> Order:

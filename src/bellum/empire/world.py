@@ -95,6 +95,11 @@ class Nation:
     capital: Coord | None = None
     capital_sacked: bool | None = False
     active: bool = True
+    #: Telegrams the server has yet to announce (``nat_tgms``): it says "You have a new
+    #: telegram waiting ..." after the next command, then counts from 0 again.
+    tgms: int = 0
+    #: The ``inform`` flag: telegrams are announced as they arrive, not after a command.
+    inform: bool = False
     relations: dict[int, Relation | None] = field(default_factory=dict)
     #: SLOW_WAR only: a declaration on its way to war, "mobilizing" or "sitzkrieg"
     #: (the relation itself then reads hostile).

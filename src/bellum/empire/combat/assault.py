@@ -147,7 +147,15 @@ def _reinforce(c: Combat, o: OffObject, result: CombatResult) -> None:
     if not (o.troops or c.a_units):
         result.outcome = Outcome.ABORTED
         return
+    t = c.target
+    assert t is not None
+    warn = not o.troops and t.mil > 0
     move_in(c)
+    if warn:
+        # att_move_in_off writes the sector back and reads it again as an attacker's
+        # (put_combat): the mil it counted at the start, with none landed to add, look
+        # like one too many for the one it keeps.  Nothing changes but this line.
+        c.say(f"WARNING: Your mil in {c.at(t.xy)} has been reduced from {t.mil} to {t.mil - 1}!")
     c.world.charge_btus(c.aggressor, COMMAND_BTU)
     result.outcome = Outcome.REINFORCED
     result.world_changed = True

@@ -50,7 +50,8 @@ def attack(
 
 def _flow(c: Combat, args: list[str | None], support: list[str], result: CombatResult) -> None:
     (given,) = args
-    text = flows.ask_text(c, None, "Sector :  ", ATTACK_USAGE) if given is None else given
+    # getstarg: an empty argument ("") is asked for, as a missing one is
+    text = given if given else flows.ask_text(c, None, "Sector :  ", ATTACK_USAGE)
     try:
         xy = c.world.geometry.parse(text, c.world.origin(c.aggressor))
     except InputError:

@@ -79,6 +79,11 @@ def run_order(
     :class:`~bellum.empire.combat.flows.FightReached` with the combat as the fight finds
     it (the odds engine solves the fight itself)."""
     spec = COMMANDS[order.name]
+    if order.conditions and order.name == "paradrop":
+        raise InputError(
+            f"{order.name}: bellum does not support conditions ({order.conditions[-1]}) on"
+            " the planes it selects (docs/paradrop.md)"
+        )
     return play(
         spec, world, aggressor, dice, prompter, order.slots(), order.support(),
         sink=sink, rules=rules, stop_at=stop_at,

@@ -39,6 +39,7 @@ from bellum.empire.rules import Rules
 from bellum.empire.world import World, known
 from bellum.errors import InputError
 from bellum.numbers import c_atoi as atoi
+from bellum.numbers import numstr
 
 
 def play(
@@ -76,6 +77,7 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
     if known(nation.btu, "the country's BTUs") < COMMAND_BTU and not c.rules.BLITZ:
         c.say("You don't have the BTUs, bozo", Refusal())
         result.outcome = Outcome.REFUSED
+        _announce_telegrams(c)
         result.events = c.events
         return result
     try:
@@ -103,12 +105,25 @@ def run_flow(c: Combat, result: CombatResult, flow: Callable[[], None]) -> Comba
         result.btu_charged = COMMAND_BTU
         if result.world_changed:
             c.world.charge_btus(c.aggressor, COMMAND_BTU)
-    if any(e.kind is EventKind.TELEGRAM and e.to == c.aggressor for e in c.events):
-        # What the server says before the next prompt; the telegrams of one
-        # command arrive within seconds and count as one.
-        c.say("You have a new telegram waiting ...")
+    _announce_telegrams(c)
     result.events = c.events
     return result
+
+
+def _announce_telegrams(c: Combat) -> None:
+    """What the server says about telegrams after every command (``status`` in
+    ``player.c``): those the player had yet to hear of, and one for those the command
+    sent it (they arrive within seconds of each other, and ``wu`` counts such a run as
+    one); then it counts from 0 again.  With ``inform`` they were announced already."""
+    nation = c.world.nations[c.aggressor]
+    sent = any(e.kind is EventKind.TELEGRAM and e.to == c.aggressor for e in c.events)
+    count = nation.tgms + sent
+    if nation.inform:
+        nation.tgms = count
+    elif count:
+        nation.tgms = 0
+        many = "a new telegram" if count == 1 else f"{numstr(count)} new telegrams"
+        c.say(f"You have {many} waiting ...")
 
 
 def ask_arg(c: Combat, given: str | None, prompt: str) -> str | None:

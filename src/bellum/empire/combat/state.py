@@ -7,6 +7,7 @@ every line the aggressor sees goes through :meth:`Combat.say`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import Enum
@@ -36,6 +37,17 @@ if TYPE_CHECKING:
 #: ``Blammo!``) to players with the beep flag, which every new country has; the
 #: byte is written and the terminal decides what to do with it.
 BELL = "\a"
+
+
+#: What the server drops from an answer (``prmptrd``): control characters but the tab.
+_FUNNY = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+_NON_ASCII = re.compile(r"[^\x00-\x7f]")
+
+
+def as_read(answer: str) -> str:
+    """An answer as the server reads it: control characters but the tab dropped, and
+    each character that is not ASCII a ``?`` (``copy_utf8_to_ascii_no_funny``)."""
+    return _NON_ASCII.sub("?", _FUNNY.sub("", answer))
 
 
 class Mode(Enum):
@@ -320,7 +332,7 @@ class Combat:
         answer = self.prompter.ask(prompt)
         self.aborted = self.aborted or answer is None
         self.emit(Event(EventKind.PROMPT, prompt.text, answer=answer, fact=prompt))
-        return answer
+        return None if answer is None else as_read(answer)
 
     def news(self, victim: int, text: str, goodwill: int, actor: int | None = None) -> None:
         """A news item (by the aggressor unless ``actor``); bad news may turn the victim

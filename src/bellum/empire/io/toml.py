@@ -376,6 +376,8 @@ def _read_nation(world: World, e: _Entry, source: str) -> None:
         n.capital = e.coord("capital", world.geometry, n.origin)
         n.capital_sacked = e.get("capital_sacked", bool, False)
     n.active = e.get("active", bool, True)
+    n.tgms = e.int("tgms", 0, lo=0, hi=65535)
+    n.inform = e.get("inform", bool, False)
     for other, rel in e.get("relations", dict, {}).items():
         key = f"relations.{shown(other)}"
         them = to_int(other)
@@ -682,12 +684,21 @@ def _nation_data(n: Nation) -> dict[str, Any]:
             "capital": _xy(n.capital) if n.capital != n.origin else None,
             "capital_sacked": n.capital_sacked,
             "active": n.active,
+            "tgms": n.tgms,
+            "inform": n.inform,
             "relations": {
                 str(k): "unknown" if r is None else n.war_steps.get(k, r.label())
                 for k, r in sorted(n.relations.items())
             },
         },
-        {"happiness": 0.0, "capital_sacked": False, "active": True, "relations": {}},
+        {
+            "happiness": 0.0,
+            "capital_sacked": False,
+            "active": True,
+            "tgms": 0,
+            "inform": False,
+            "relations": {},
+        },
     )
 
 

@@ -245,7 +245,9 @@ def _nation_fields(row: _Row, n: Nation) -> None:
     n.tech = row.real("tech")
     n.happiness = row.real("happiness")
     n.capital = row.xy("xcap", "ycap")
-    n.capital_sacked = "sacked" in row.symset("flags")
+    flags = row.symset("flags")
+    n.capital_sacked = "sacked" in flags
+    n.inform = "inform" in flags
 
 
 def _read_ship(row: _Row, sh: Ship) -> None:
@@ -384,6 +386,7 @@ def dump_to_world(
     size: tuple[int, int] | None = None,
     options: dict[str, Any] | None = None,
     tables: Tables | None = None,
+    telegrams: bool = False,
 ) -> World:
     """The world held by ``dump``: every field combat reads, validated with line numbers.
 
@@ -392,12 +395,17 @@ def dump_to_world(
     rule options are the ``version`` table's, overridden by ``options``.
     Objects owned by nobody (the server's dead or never-built units, ships and
     planes) are not part of the world.  A player's dump gives a world with fog.
+
+    ``telegrams``: the deity's dump was read from a live server while the players
+    played, so each nation's count of telegrams yet to announce (``tgms``) is theirs
+    before their next command.  A dump file's is not (a player logs in before playing,
+    and the login announces them), nor is a player's own (its ``xdump`` announced them).
     """
     world = _new_world(dump, size, options or {}, tables or stock())
     viewer = _viewer(dump, world.geometry)
     if viewer is not None:
         world.fog = Fog(viewer.num("cnum", 0, 255), *_game_time(dump, world))
-    _read_nations(dump, world, viewer)
+    _read_nations(dump, world, viewer, telegrams)
     _read_relations(dump, world)
     _read_sectors(dump, world)
     if world.fog is None:  # a player's view: the sectors it does not list are unknown
@@ -460,7 +468,7 @@ def _owner(row: _Row, world: World, col: str = "owner") -> int:
     return owner
 
 
-def _read_nations(dump: Dump, world: World, viewer: _Row | None) -> None:
+def _read_nations(dump: Dump, world: World, viewer: _Row | None, telegrams: bool) -> None:
     """The countries that play (not unused, not the deity), and the deity's name.
 
     In a player's dump (``viewer``, its ``country`` record) the other countries
@@ -483,6 +491,7 @@ def _read_nations(dump: Dump, world: World, viewer: _Row | None) -> None:
         if viewer is None:
             _nation_fields(row, n)
             n.origin = row.xy("xorg", "yorg")
+            n.tgms = row.num("tgms", 0, 65535) if telegrams and row.has("tgms") else 0
         elif world.fog is not None and cnum == world.fog.viewer:
             _nation_fields(viewer, n)  # the player's coordinates: its origin is 0,0
         else:  # another country, as a player sees it: what its nat row hides is unknown
@@ -856,10 +865,11 @@ def _nation_over(o: _Overlay, n: Nation) -> None:
     i = o.table.index("flags")
     if i >= 0:
         flags = o.rec.fields[i][1:-1].split()
-        if n.capital_sacked is not None and ("sacked" in flags) != n.capital_sacked:
-            flags = [f for f in flags if f != "sacked"] + (["sacked"] if n.capital_sacked else [])
-            o.rec.fields[i] = "(" + " ".join(flags) + ")"
-            o.changed = True
+        for name, on in (("sacked", n.capital_sacked), ("inform", n.inform)):
+            if on is not None and (name in flags) != on:
+                flags = [f for f in flags if f != name] + ([name] if on else [])
+                o.rec.fields[i] = "(" + " ".join(flags) + ")"
+                o.changed = True
     i = o.table.index("stat")
     if i >= 0 and (o.rec.fields[i] == "active") != n.active:
         o.rec.fields[i] = "active" if n.active else "new"
