@@ -501,25 +501,9 @@ def markdown(command: str, total: float) -> str:
             + " |"
         )
     if PLAN_ROWS:
-        lines += [
-            "",
-            "## Turn planner (`bellum empire plan`, benchmarks/plan.py)",
-            "",
-            "| case | seconds | target | candidates | options | curves s | solver s | gap |"
-            " plan value | greedy value | load | Dask speed-up vs 2 workers |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|",
-        ]
-        for r in PLAN_ROWS:
-            target = (
-                f"<= {r['target']:g} s {'✓' if r['target_met'] else '✗'}" if "target" in r else ""
-            )
-            gap = "" if r["gap"] is None else f"{100 * r['gap']:.3f} %"
-            lines.append(
-                f"| {r['case']} | {r['seconds']:.1f} | {target} | {r['candidates']} | "
-                f"{r['options']} | {r['curve_seconds']:.1f} | {r['solver_seconds']:.3f} | {gap} | "
-                f"{r['value']:,.0f} | {r['greedy_value']:,.0f} | {r['load']} | "
-                f"{r.get('speedup_vs_2_workers', '')} |"
-            )
+        import plan
+
+        lines += ["", *plan.table(PLAN_ROWS)]
     lines += [
         "",
         "## Raw results",

@@ -182,3 +182,64 @@ def test_json_documents_follow_their_schemas(tmp_path: Path) -> None:
         doc = json.loads(ran.stdout)
         assert doc["schema"] == f"bellum.empire.{command}"
         validate(doc)
+
+
+def test_the_engine_chooses_exact_or_sampled_and_the_odds_line_repeats_it(tmp_path: Path) -> None:
+    """The planner never forces sampling; where the engine samples (a realistic world's
+    attack into reacting units, at the time of writing) the printed odds line carries the
+    planner's sample bound, so it gives the plan's figures either way."""
+    from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
+    from bellum.empire.odds import Plan
+    from bellum.empire.orders import Order
+    from bellum.empire.plan.curves import MAX_SAMPLES, solve_point
+    from bellum.empire.plan.planner import Attack, odds_command
+
+    dump = Path(__file__).resolve().parents[2] / "benchmarks" / "worlds" / "w32x16.xdump"
+    db = tmp_path / "w32x16.db"
+    assert bellum("empire", "world", "import", str(dump), "--db", str(db)).returncode == 0
+    world = dump_to_world(read_dump(dump))
+    plans = [
+        Plan(Order("attack", ("-9,7",)), {(3, 9): 61}, frozenset()),  # exact mixture
+        Plan(Order("attack", ("-9,-5",)), {(4, 14): 5}, frozenset()),  # mixture (20 samples)
+    ]
+    for plan in plans:
+        point = solve_point(world, 1, plan, seed=3)
+        assert point is not None
+        a = Attack(1, plan.order, "", "", plan, point, 0.0, 0.0, {}, 3)
+        line = odds_command(a, world, 1, ["--db", str(db), "--as", "1"], 3)
+        assert ("--max-runs" in line) == point.sampled
+        assert f"--max-runs {MAX_SAMPLES}" in line or not point.sampled
+        got = json.loads(_run(line + " --json", tmp_path).stdout)  # type: ignore[attr-defined]
+        assert got["method"] == point.method
+        assert got["p_attacker_wins"] == pytest.approx(point.p, rel=1e-9, abs=1e-12)
+        assert got["expected_losses"]["attacker"] == pytest.approx(point.attacker, rel=1e-9)
+
+
+@pytest.mark.parametrize("seed", [0, 3])
+def test_skipping_targets_not_worth_their_strongest_option_loses_nothing(seed: int) -> None:
+    from bellum.empire.plan.allocate import Option, Problem, solve
+    from bellum.empire.plan.candidates import candidates, capacities, forces
+    from bellum.empire.plan.curves import solve_points
+    from bellum.empire.plan.planner import cost, prize
+    from bellum.empire.rules import Rules
+
+    world = front(seed)
+    for y in (0, 2, 4):  # 400 mil in three front sectors: no force country 1 has takes them
+        world.sectors[(8, y)].items["mil"] = 400
+    s = Settings(levels=3)
+    (wave,) = plan_turn(world, 1, s, pool=LocalPool(1)).waves
+    every = forces(candidates(world, 1, Rules.of(world.options)), 3)
+    points, _ = solve_points(world, 1, [f.plan for f in every], seed=1, pool=LocalPool(1))
+    options = [
+        Option(
+            f.candidate.target,
+            prize(world, f.candidate.target, {}) * pt.p - cost(f, pt, s.weights),
+            f.uses,
+            pt.p,
+        )
+        for f, pt in zip(every, points, strict=True)
+        if pt is not None
+    ]
+    full = solve(Problem(options, capacities(world, 1)))
+    assert wave.skipped > 0 and wave.options < len(options)
+    assert wave.allocation.value == pytest.approx(full.value, rel=1e-6)

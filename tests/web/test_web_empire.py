@@ -497,3 +497,18 @@ def test_a_stopping_server_drops_the_planner_s_work() -> None:
             r = client.get("/empire/" + path)
             assert (r.status_code, r.json()["error"]) == (503, "the server is stopping"), path
         assert client.get(f"/empire/odds.json?{plan}").status_code == 200  # known: no work
+
+
+def test_the_turn_plan_shows_a_paradrop_s_planes(tmp_path: Path) -> None:
+    from plan.planworlds import airborne
+
+    db = tmp_path / "airborne.db"
+    Store.create(db, airborne(0)).close()
+    with client_for(create_app(db)) as client:
+        page = client.get("/empire/turnplan?as=1")
+    assert page.status_code == 200, page.text
+    doc = json.loads(re.search(r'id="turnplan-data">(.*?)</script>', page.text, re.S)[1])  # type: ignore[index]
+    drops = [a for a in doc["waves"][0]["attacks"] if a["planes"]]
+    assert drops and all(a["order"].startswith("paradrop ") for a in drops)
+    assert f"planes {'/'.join(map(str, drops[0]['planes']))}</td>" in page.text
+    assert drops[0]["sources"] == ["0,0"]  # the arrow starts at the assembly point

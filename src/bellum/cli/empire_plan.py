@@ -105,15 +105,16 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
     lines = [f"Turn plan for country {plan.country} ({plan.settings.objective}):"]
     for w in plan.waves:
         lines.append("")
+        hopeless = f" ({w.skipped} not worth even everything)" if w.skipped else ""
         lines.append(
-            f"wave {w.number}: {w.candidates} targets, {w.options} options"
-            f" ({w.solved} solved now, {w.options - w.solved if w.options >= w.solved else 0}"
-            f" from the cache) in {w.curve_seconds:.1f} s"
+            f"wave {w.number}: {w.candidates} targets{hopeless}, {w.options} options"
+            f" ({w.solved} odds solved now, {w.cached} from the cache) in {w.curve_seconds:.1f} s"
         )
         if not w.attacks:
             lines.append("  nothing worth attacking")
         else:
-            head = f"  {'#':>2}  {'order':<22} {'force':<24} {'P(win)':>12} {'lose':>6}"
+            wide = max(22, *(len(a.order.text()) for a in w.attacks))
+            head = f"  {'#':>2}  {'order':<{wide}} {'force':<24} {'P(win)':>12} {'lose':>6}"
             lines.append(head + f" {'kill':>6} {'prize':>9} {'value':>9}")
             for k, a in enumerate(w.attacks, 1):
                 force = " ".join(
@@ -127,7 +128,8 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
                     drop = int(sum(n for r, n in a.uses.items() if r.startswith("mil:")))
                     force = f"{len(a.planes)} planes, {drop} mil"
                 lines.append(
-                    f"  {k:>2}  {a.order.text():<22} {force:<24} {_p(a.point.p, a.point.se):>12}"
+                    f"  {k:>2}  {a.order.text():<{wide}} {force:<24}"
+                    f" {_p(a.point.p, a.point.se):>12}"
                     f" {a.point.attacker:>6.1f} {a.point.defender:>6.1f}"
                     f" {_money(a.prize):>9} {_money(a.value):>9}"
                 )

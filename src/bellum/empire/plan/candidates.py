@@ -282,6 +282,14 @@ def forces(candidates: list[Candidate], levels: int = DEFAULT_LEVELS) -> list[Fo
     return out
 
 
+def strongest(c: Candidate) -> Force:
+    """The candidate's strongest option, one of :func:`forces`'s: everything its command
+    offers (every source's most, every land unit, every transport)."""
+    if c.planes:
+        return next(_paradrops(c, 1))
+    return _force(c, dict(c.sources), frozenset(c.units))
+
+
 def _force(c: Candidate, mil: dict[MilSource, int], units: frozenset[int]) -> Force:
     uses: dict[str, float] = {"btu": float(COMMAND_BTU)}
     for s, n in mil.items():
@@ -307,4 +315,12 @@ def capacities(world: World, country: int) -> dict[str, float]:
     return cap
 
 
-__all__ = ["DEFAULT_LEVELS", "Candidate", "Force", "candidates", "capacities", "forces"]
+__all__ = [
+    "DEFAULT_LEVELS",
+    "Candidate",
+    "Force",
+    "candidates",
+    "capacities",
+    "forces",
+    "strongest",
+]

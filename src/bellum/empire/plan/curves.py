@@ -33,7 +33,12 @@ Progress = Callable[[float], None]
 #: Plans per task sent to a worker (fewer round trips, still an even spread).
 CHUNK = 8
 #: Bump when the figures for the same plan would change (the cache keys carry it).
-CURVE_VERSION = "1"
+CURVE_VERSION = "2"
+#: Samples at most, where the odds engine samples: the bound on one option's time.  The
+#: planner never passes ``samples`` or ``target_error`` (either makes the engine sample
+#: even a fight it can solve exactly); it bounds the sampling the engine chooses, and its
+#: printed odds lines repeat the bound (``--max-runs``) so they give the same figures.
+MAX_SAMPLES = 500
 
 
 @dataclass(frozen=True)
@@ -45,6 +50,11 @@ class Point:
     attacker: float
     defender: float
     method: str
+
+    @property
+    def sampled(self) -> bool:
+        """Whether the engine sampled (``mixture (N samples)``) rather than solved exactly."""
+        return not self.method.startswith("exact")
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), sort_keys=True)
@@ -82,7 +92,7 @@ def rules_digest(rules: Rules) -> str:
 def solve_point(world: World, country: int, plan: Plan, seed: int) -> Point | None:
     """One plan's odds; ``None`` when the command refuses it (the option is dropped)."""
     try:
-        o = plan_odds(world, country, plan, seed=seed)
+        o = plan_odds(world, country, plan, seed=seed, max_samples=MAX_SAMPLES)
     except BellumError:
         return None
     return Point(o.p_success, o.standard_error, o.expected("attacker"), o.expected("defender"),
@@ -245,6 +255,7 @@ def solve_points(
 
 
 __all__ = [
+    "MAX_SAMPLES",
     "CurveCache",
     "DaskPool",
     "LocalPool",

@@ -24,6 +24,7 @@ from typing import Any
 from bellum.dice import SEED_MAX, ServerRandom
 from bellum.empire.combat.commands import spec_of
 from bellum.empire.combat.dispatch import run_order
+from bellum.empire.combat.result import COMMAND_BTU
 from bellum.empire.events import Prompt
 from bellum.empire.odds import Plan, PlanPrompter
 from bellum.empire.orders import Order
@@ -43,8 +44,16 @@ from bellum.empire.plan.candidates import (
     candidates,
     capacities,
     forces,
+    strongest,
 )
-from bellum.empire.plan.curves import CurveCache, Point, Pool, solve_points
+from bellum.empire.plan.curves import (
+    MAX_SAMPLES,
+    CurveCache,
+    Point,
+    Pool,
+    plan_key,
+    solve_points,
+)
 from bellum.empire.plan.value import Weights, sector_value, ship_value, unit_value
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
@@ -111,8 +120,13 @@ class Wave:
     greedy_attacks: tuple[Attack, ...]
     candidates: int
     options: int
+    #: Odds solved in this run, and taken from the cache.
     solved: int
+    cached: int
     curve_seconds: float
+    #: Targets not solved past their strongest option: even it cannot pay (or reach
+    #: the least P(success) asked for).
+    skipped: int = 0
 
 
 @dataclass(frozen=True)
@@ -155,6 +169,16 @@ def cost(f: Force, point: Point, w: Weights) -> float:
     return w.mil * point.attacker + w.unit * units + w.btu * f.uses.get("btu", 0) + w.mob * mob
 
 
+def _hopeful(strongest: Point | None, worth: float, s: Settings) -> bool:
+    """Whether any option of a target can be chosen, judged by its strongest: no smaller
+    force has a higher P(success), and every option spends the order's BTUs."""
+    if strongest is None:
+        return False
+    if s.objective == "count":
+        return strongest.p >= s.min_p
+    return worth * strongest.p > s.weights.btu * COMMAND_BTU
+
+
 def _wave(
     world: World,
     country: int,
@@ -168,22 +192,33 @@ def _wave(
     progress: Progress | None,
 ) -> Wave:
     cands = candidates(world, country, s.rules or Rules.of(world.options))
-    options = forces(cands, s.levels)
     start = time.perf_counter()
 
-    def tick(f: float) -> None:
-        if progress is not None:
-            progress(f"wave {number}: {len(options)} options", f)
+    def solved_points(what: str, plans: list[Plan]) -> tuple[list[Point | None], int]:
+        def tick(f: float) -> None:
+            if progress is not None:
+                progress(f"wave {number}: {len(plans)} {what}", f)
 
-    points, solved = solve_points(
-        world, country, [f.plan for f in options], seed=s.seed, pool=pool, cache=cache,
-        version=version, progress=tick,
-    )  # fmt: skip
+        return solve_points(world, country, plans, seed=s.seed, pool=pool, cache=cache,
+                            version=version, progress=tick)  # fmt: skip
+
+    # Each target's strongest option first: a target it cannot pay for is not solved further.
+    firsts = [strongest(c) for c in cands]
+    top, solved = solved_points("targets", [f.plan for f in firsts])
+    known = {plan_key(f.plan, s.seed): pt for f, pt in zip(firsts, top, strict=True)}
+    worth_of = {id(c): prize(world, c.target, s.values) for c in cands}
+    live = {id(c) for c, pt in zip(cands, top, strict=True) if _hopeful(pt, worth_of[id(c)], s)}
+    options = [f for f in forces(cands, s.levels) if id(f.candidate) in live]
+    rest = [f.plan for f in options if plan_key(f.plan, s.seed) not in known]
+    more, n = solved_points("options", rest)
+    solved += n
+    known.update((plan_key(p, s.seed), pt) for p, pt in zip(rest, more, strict=True))
     curve_seconds = time.perf_counter() - start
     kept: list[tuple[Force, Point, float, float]] = []
-    for f, pt in zip(options, points, strict=True):
+    for f in options:
+        pt = known[plan_key(f.plan, s.seed)]
         if pt is not None:
-            worth = prize(world, f.candidate.target, s.values)
+            worth = worth_of[id(f.candidate)]
             kept.append((f, pt, worth, cost(f, pt, s.weights)))
     problem = Problem(
         [
@@ -206,8 +241,9 @@ def _wave(
                               worth, c, f.uses, seed))  # fmt: skip
         return tuple(out)
 
+    cached = len(firsts) + len(rest) - solved
     return Wave(number, attacks(best.chosen), best, base, attacks(base.chosen), len(cands),
-                len(kept), solved, curve_seconds)  # fmt: skip
+                len(kept), solved, cached, curve_seconds, len(cands) - len(live))  # fmt: skip
 
 
 class _Player(PlanPrompter):
@@ -301,6 +337,8 @@ def to_json(world: World, plan: TurnPlan) -> dict[str, Any]:
                 "candidates": w.candidates,
                 "options": w.options,
                 "solved": w.solved,
+                "cached": w.cached,
+                "skipped": w.skipped,
                 "curve_seconds": _round(w.curve_seconds),
                 "plan": {
                     "method": w.allocation.method,
@@ -371,6 +409,8 @@ def odds_command(a: Attack, world: World, country: int, where: list[str], seed: 
     words = ["bellum", "empire", "odds", a.order.name, *a.order.args, *where]
     words += _mil_words(a, world, country)
     words += [w for uid in sorted(a.plan.units or ()) for w in ("--unit", str(uid))]
+    if a.point.sampled:
+        words += ["--max-runs", str(MAX_SAMPLES)]
     return shlex.join([*words, "--seed", str(seed)])
 
 
