@@ -80,6 +80,8 @@ TARGETS: dict[tuple[str, str], tuple[float, str]] = {
 ROWS: list[dict[str, Any]] = []
 #: The turn planner's rows (``--plan``, benchmarks/plan.py).
 PLAN_ROWS: list[dict[str, Any]] = []
+#: The heading of benchmarks/plan.py's section of the report.
+PLANNER = "## Turn planner"
 
 
 def note(text: str) -> None:
@@ -516,6 +518,18 @@ def markdown(command: str, total: float) -> str:
     return "\n".join(lines)
 
 
+def _keep_planner_section(old: str, new: str) -> str:
+    """``new`` with the planner's section of ``old`` put back before its raw results: a
+    run without ``--plan`` does not measure the planner, so its last table stands."""
+    start = old.find(PLANNER)
+    if start < 0:
+        return new
+    end = old.find("\n## ", start + len(PLANNER))
+    section = old[start : end + 1 if end >= 0 else len(old)].rstrip("\n") + "\n\n"
+    raw = new.find("## Raw results")
+    return new[:raw] + section + new[raw:] if raw >= 0 else new + "\n" + section
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--numpy-only", action="store_true", help="skip the numba backend")
@@ -561,7 +575,11 @@ def main() -> None:
     note(f"total {total:.1f} s")
     if not args.no_docs:
         command = "python benchmarks/run.py " + shlex.join(sys.argv[1:])
-        args.docs.write_text(markdown(command.strip(), total))
+        before = args.docs.read_text() if args.docs.exists() else ""
+        text = markdown(command.strip(), total)
+        if not PLAN_ROWS:
+            text = _keep_planner_section(before, text)
+        args.docs.write_text(text)
         note(f"wrote {args.docs}")
 
 
