@@ -5,7 +5,8 @@
 It reads the source only (nothing is imported or run):
 
 * import cycles: groups of modules of ``src/bellum`` that import each other around a
-  loop, every import counted (a deferred one too), as tests/test_import_cycles.py does;
+  loop, every import counted, a deferred one too; tests/test_import_cycles.py asserts
+  with this finder that there are none;
 * the ten longest functions, in lines;
 * the files under ``src/`` that name ``lboard``, the last command added (what adding a
   command touched);
