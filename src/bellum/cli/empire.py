@@ -522,51 +522,54 @@ out_option = click.option(
 )
 
 
-def answer_options(f: Callable[..., None]) -> Callable[..., None]:
-    """Named answers to the server's questions (docs/empire-cli.md, "Answers")."""
+#: The help of each named answer, as the combat commands give it.
+ANSWER_HELP = {
+    "mil": "Answer 'Number of mil from SECT': your sector (x,y), or the command's ship"
+    " (SHIP=N with its number, or ship=N); repeatable.",
+    "unit": "Land unit ID joins; every other unit asked about stays. Repeatable.",
+    "no-units": "No land unit joins.",
+    "move-in": "Answer 'How many mil to move in': N from every sector, or SECT=N from"
+    " one; repeatable.",
+    "move-in-unit": "Land unit ID moves in after a victory; the others stay. Repeatable.",
+    "no-move-in-units": "No land unit moves in.",
+    "yes": "Answer yes to 'Are you sure', an ally's sector and a sneak attack's price.",
+}
+
+
+def answers_with(**helps: str) -> Callable[[Callable[..., None]], Callable[..., None]]:
+    """The named answers (docs/empire-cli.md, "Answers"), with some helps reworded for a
+    command that takes them otherwise (``empire odds``); keys use ``_`` for ``-``."""
+    text = ANSWER_HELP | {k.replace("_", "-"): v for k, v in helps.items()}
+    if text.keys() != ANSWER_HELP.keys():
+        raise ValueError(f"no such answer: {sorted(text.keys() - ANSWER_HELP.keys())}")
     options = (
+        click.option("--mil", "mil", multiple=True, metavar="SECT=N", help=text["mil"]),
         click.option(
-            "--mil",
-            "mil",
-            multiple=True,
-            metavar="SECT=N",
-            help="Answer 'Number of mil from SECT': your sector (x,y), or the command's ship"
-            " (SHIP=N with its number, or ship=N); repeatable.",
+            "--unit", "units", multiple=True, type=Whole(0), metavar="ID", help=text["unit"]
         ),
-        click.option(
-            "--unit",
-            "units",
-            multiple=True,
-            type=Whole(0),
-            metavar="ID",
-            help="Land unit ID joins; every other unit asked about stays. Repeatable.",
-        ),
-        click.option("--no-units", is_flag=True, help="No land unit joins."),
-        click.option(
-            "--move-in",
-            multiple=True,
-            metavar="[SECT=]N",
-            help="Answer 'How many mil to move in': N from every sector, or SECT=N from"
-            " one; repeatable.",
-        ),
+        click.option("--no-units", is_flag=True, help=text["no-units"]),
+        click.option("--move-in", multiple=True, metavar="[SECT=]N", help=text["move-in"]),
         click.option(
             "--move-in-unit",
             "move_in_units",
             multiple=True,
             type=Whole(0),
             metavar="ID",
-            help="Land unit ID moves in after a victory; the others stay. Repeatable.",
+            help=text["move-in-unit"],
         ),
-        click.option("--no-move-in-units", is_flag=True, help="No land unit moves in."),
-        click.option(
-            "--yes",
-            is_flag=True,
-            help="Answer yes to 'Are you sure', an ally's sector and a sneak attack's price.",
-        ),
+        click.option("--no-move-in-units", is_flag=True, help=text["no-move-in-units"]),
+        click.option("--yes", is_flag=True, help=text["yes"]),
     )
-    for option in reversed(options):
-        f = option(f)
-    return f
+
+    def apply(f: Callable[..., None]) -> Callable[..., None]:
+        for option in reversed(options):
+            f = option(f)
+        return f
+
+    return apply
+
+
+answer_options = answers_with()
 
 
 force_option = click.option(

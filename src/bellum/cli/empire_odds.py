@@ -27,6 +27,7 @@ from bellum.cli.empire import (
     CoordCommand,
     _country,
     _seed,
+    answers_with,
     as_option,
     db_option,
     empire,
@@ -160,42 +161,14 @@ def _plans(
 @db_option
 @as_option
 @rules_options
-@click.option(
-    "--mil",
-    "mil",
-    multiple=True,
-    metavar="SECT=N",
-    help="Mil from a sector (x,y), or from the command's ship (ship=N, or its "
+@answers_with(
+    mil="Mil from a sector (x,y), or from the command's ship (ship=N, or its "
     "number as in the command: SHIP=N); repeat a source with other values to compare plans.",
-)
-@click.option(
-    "--unit",
-    "units",
-    multiple=True,
-    type=Whole(0),
-    metavar="ID",
-    help="A land unit that joins; repeatable (a unit named twice is an error).",
-)
-@click.option("--no-units", is_flag=True, help="No land unit joins.")
-@click.option(
-    "--move-in",
-    multiple=True,
-    metavar="[SECT=]N",
-    help="As the command takes it (the odds end with the fight: no change to them).",
-)
-@click.option(
-    "--move-in-unit",
-    "move_in_units",
-    multiple=True,
-    type=Whole(0),
-    metavar="ID",
-    help="As the command takes it (no change to the odds).",
-)
-@click.option("--no-move-in-units", is_flag=True, help="As the command takes it.")
-@click.option(
-    "--yes",
-    is_flag=True,
-    help="Answer yes to the command's yes-or-no questions (without it the odds assume yes"
+    unit="A land unit that joins; repeatable (a unit named twice is an error).",
+    move_in="As the command takes it (the odds end with the fight: no change to them).",
+    move_in_unit="As the command takes it (no change to the odds).",
+    no_move_in_units="As the command takes it.",
+    yes="Answer yes to the command's yes-or-no questions (without it the odds assume yes"
     " and say so).",
 )
 @click.option(
