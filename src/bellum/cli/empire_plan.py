@@ -8,6 +8,8 @@ options, picks where the odds are solved (a process pool, or Dask with
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +64,38 @@ def _pool(jobs: int | None, dask: str | None) -> Any:
     except ImportError:
         raise UsageError("--dask needs Dask: pip install 'bellum[dask]'") from None
     return DaskPool(dask)
+
+
+@contextmanager
+def _phases(name: str) -> Iterator[Callable[[str, float], None]]:
+    """One bar per phase of the work (``plan: wave 1, round 2: 40 options``), each
+    filling from 0 as the library reports the phase's fraction done."""
+    shown: list[Any] = [None, None, None]  # the phase's label, its bar's exit stack, its bar
+
+    def tick(label: str, fraction: float) -> None:
+        if label != shown[0]:
+            if shown[1] is not None:
+                shown[1].close()
+            stack = ExitStack()
+            shown[:] = [label, stack, stack.enter_context(progress_fraction(f"{name}: {label}"))]
+        shown[2](fraction)
+
+    try:
+        yield tick
+    finally:
+        if shown[1] is not None:
+            shown[1].close()
+
+
+@contextmanager
+def _closing(pool: Any) -> Iterator[None]:
+    """Stops a local pool's processes at the end of the command."""
+    try:
+        yield
+    finally:
+        close = getattr(pool, "close", None)
+        if close is not None:
+            close()
 
 
 def _values(world: Any, cnum: int, items: tuple[str, ...]) -> dict[str, float]:
@@ -292,11 +326,9 @@ def plan_cmd(
     if script is not None:
         _check_script(script)
     cache, version = plan_cache(source)
-    with progress_fraction("plan") as bar:
-        plan = plan_turn(
-            world, cnum, settings, pool=pool, cache=cache, version=version,
-            progress=lambda _label, f: bar(f),
-        )  # fmt: skip
+    with _closing(pool), _phases("plan") as tick:
+        plan = plan_turn(world, cnum, settings, pool=pool, cache=cache, version=version,
+                         progress=tick)  # fmt: skip
     where = _where_args(world_path, db, country)
     orders = [order_command(a, world, cnum, where, live) for a in plan.attacks]
     if script is not None:
@@ -361,9 +393,9 @@ def threats_cmd(
     cnum = _country(world, country).cnum
     pool = _pool(jobs, dask)
     cache, version = plan_cache(source)
-    with progress_fraction("threats") as bar:
+    with _closing(pool), _phases("threats") as tick:
         tm = threat_map(world, cnum, seed=seed, pool=pool, cache=cache, version=version,
-                        progress=lambda _label, f: bar(f), rules=rules)  # fmt: skip
+                        progress=tick, rules=rules)  # fmt: skip
     if as_json:
         click.echo(json.dumps(to_json(world, tm), indent=2))
         return

@@ -290,6 +290,20 @@ def strongest(c: Candidate) -> Force:
     return _force(c, dict(c.sources), frozenset(c.units))
 
 
+def stronger(a: Force, b: Force) -> bool:
+    """Whether ``a`` sends at least what ``b`` does at the same target: as many mil from
+    every source, and every land unit and transport of ``b`` (so, the planner assumes,
+    P(success) at least ``b``'s)."""
+    if a.candidate is not b.candidate:
+        return False
+    mine, theirs = a.plan.mil or {}, b.plan.mil or {}
+    if any(mine.get(src, 0) < n for src, n in theirs.items()):
+        return False
+    if not (b.plan.units or frozenset()) <= (a.plan.units or frozenset()):
+        return False
+    return all(r in a.uses for r in b.uses if r.startswith("plane:"))
+
+
 def _force(c: Candidate, mil: dict[MilSource, int], units: frozenset[int]) -> Force:
     uses: dict[str, float] = {"btu": float(COMMAND_BTU)}
     for s, n in mil.items():
@@ -322,5 +336,6 @@ __all__ = [
     "candidates",
     "capacities",
     "forces",
+    "stronger",
     "strongest",
 ]
