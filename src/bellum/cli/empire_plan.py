@@ -38,6 +38,9 @@ DASK_HELP = (
 )
 
 
+#: Inputs listed per threat in the table's notes (all of them in --json).
+ASSUMED_SHOWN = 6
+
 SCRIPT_HEAD = "#!/bin/sh\n# bellum empire plan: review each order, then run this script.\nset -e\n"
 
 
@@ -366,6 +369,13 @@ def plan_cmd(
 )
 @click.option("--jobs", type=Whole(1, 256), default=None, help="Local processes (default: cores).")
 @click.option("--dask", metavar="ADDRESS", default=None, help=DASK_HELP)
+@click.option(
+    "--draws",
+    type=Whole(1, 1000),
+    default=None,
+    help="In a player's view: complete worlds drawn per threatened sector, ship or unit from"
+    " what it has seen of the enemy (docs/fog.md)  [default: 8]",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the threats as JSON (docs/plan.md).")
 def threats_cmd(
     world_path: Path | None,
@@ -376,15 +386,18 @@ def threats_cmd(
     seed: int,
     jobs: int | None,
     dask: str | None,
+    draws: int | None,
     as_json: bool,
 ) -> None:
     """Where the enemy can hurt you this turn: the strongest strike on each of yours.
 
     For each of your sectors, ships and land units, the strongest single strike
     another country can make this turn (everything its command offers), with its
-    odds, likeliest first.  Nothing in the world changes.
+    odds, likeliest first.  In a player's view (a synced world) the enemy's forces
+    are drawn from what you have seen of them (docs/fog.md), and each threat lists
+    what it assumed.  Nothing in the world changes.
     """
-    from bellum.empire.plan.threats import threat_map, to_json
+    from bellum.empire.plan.threats import DRAWS, threat_map, to_json
     from bellum.empire.service import plan_cache
 
     source = open_world(world_path, db)
@@ -395,7 +408,7 @@ def threats_cmd(
     cache, version = plan_cache(source)
     with _closing(pool), _phases("threats") as tick:
         tm = threat_map(world, cnum, seed=seed, pool=pool, cache=cache, version=version,
-                        progress=tick, rules=rules)  # fmt: skip
+                        progress=tick, rules=rules, draws=draws or DRAWS)  # fmt: skip
     if as_json:
         click.echo(json.dumps(to_json(world, tm), indent=2))
         return
@@ -414,3 +427,12 @@ def threats_cmd(
             f"  {t.where:<10} {t.enemy:>3}  {t.order.text():<24} {_p(t.point.p, t.point.se):>12}"
             f" {t.point.attacker:>9.1f} {t.point.defender:>8.1f} {_money(t.risk):>9}"
         )
+    drawn = [t for t in tm.threats if t.draws]
+    if drawn:
+        click.echo("\nWhat each threat assumed of the enemy (docs/fog.md; --json lists it all):")
+    for t in drawn:
+        click.echo(f"  {t.where}: {t.draws} worlds drawn")
+        for i in t.assumed[:ASSUMED_SHOWN]:
+            click.echo(f"    {i.name}: {i.treatment}")
+        if len(t.assumed) > ASSUMED_SHOWN:
+            click.echo(f"    and {len(t.assumed) - ASSUMED_SHOWN} more")

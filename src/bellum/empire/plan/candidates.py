@@ -209,14 +209,16 @@ def probe(
     return Candidate(order, target, sources, tuple(sorted(prompter.offered)), ship, mob, rules)
 
 
-def candidates(world: World, country: int, rules: Rules) -> list[Candidate]:
-    """Every target ``country`` can fight for this turn under ``rules``, one candidate per
-    order."""
+def candidates(
+    world: World, country: int, rules: Rules, targets: set[str] | None = None
+) -> list[Candidate]:
+    """Every target ``country`` can fight for this turn under ``rules`` (only ``targets``,
+    by key, when given), one candidate per order."""
     template = WorldTemplate(world)
     out = []
     seen: set[Order] = set()
     for order, target in orders(world, country):
-        if order in seen:
+        if order in seen or (targets is not None and target not in targets):
             continue
         seen.add(order)
         c = probe(world, template, country, order, target, rules)
