@@ -118,10 +118,23 @@ def _cpu() -> float:
 
 
 def timed_plan(world: World, country: int, **kw: Any) -> tuple[TurnPlan, float]:
+    """One plan, its wall time; its CPU time in :data:`LAST_CPU` (a local pool is closed
+    first, so that its workers' time is counted)."""
     start, cpu = time.perf_counter(), _cpu()
-    plan = plan_turn(world, country, Settings(), **kw)
+    try:
+        plan = plan_turn(world, country, Settings(), progress=_progress, **kw)
+    finally:
+        close = getattr(kw.get("pool"), "close", None)
+        if close is not None:
+            close()
     LAST_CPU[0] = _cpu() - cpu
     return plan, time.perf_counter() - start
+
+
+def _progress(label: str, fraction: float) -> None:
+    """Each round of a long plan on standard error as it ends."""
+    if fraction >= 1:
+        note(f"  {label}: done")
 
 
 #: The CPU seconds of the last :func:`timed_plan` (a local pool's workers included).

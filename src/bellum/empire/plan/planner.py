@@ -201,18 +201,49 @@ def _may_count(p_most: float, worth: float, f: Force, s: Settings) -> bool:
 Solver = Callable[[str, list[Plan]], tuple[list[Point | None], int]]
 
 
+def _within(a: Force, b: Force) -> bool:
+    """Whether ``a`` uses no more of anything than ``b`` does (mil, mobility, BTUs, land
+    units, ships, planes): wherever ``b`` fits in a plan, ``a`` does."""
+    return all(b.uses.get(r, 0.0) >= n for r, n in a.uses.items())
+
+
+def _needless(
+    f: Force, solved: list[tuple[Force, Point | None]], worth: float, s: Settings
+) -> bool:
+    """Whether the allocation can do without ``f``, judged by its target's solved options.
+
+    P(success) never falls with more force, so ``f`` is worth at most the prize times the
+    lowest P(success) of a solved option :func:`stronger` than it, minus what it spends
+    before any fight.  It is needless where that cannot pay (nor reach ``min_p`` when
+    counting), or where a solved option that uses no more of anything (:func:`_within`) is
+    worth at least that much (and reaches ``min_p`` when counting): a plan with ``f`` is
+    no better than the same plan with that option instead.
+    """
+    above = [pt for g, pt in solved if stronger(g, f)]
+    p_most = min((pt.p for pt in above if pt is not None), default=1.0)
+    if above and not _may_count(p_most, worth, f, s):
+        return True
+    most = worth * p_most - _known_cost(f, s.weights)
+    return any(
+        pt is not None
+        and (s.objective != "count" or pt.p >= s.min_p)
+        and worth * pt.p - cost(g, pt, s.weights) >= most
+        and _within(g, f)
+        for g, pt in solved
+    )
+
+
 def _rounds(
     options: list[Force], worth_of: Mapping[int, float], s: Settings, solve_plans: Solver
 ) -> tuple[dict[str, Point | None], int, int]:
-    """Solve ``options`` strongest first, in rounds, without those that cannot be chosen.
+    """Solve ``options`` in rounds, without those the allocation can do without.
 
-    Each round solves, for every target, the options no unsolved option of it is
-    stronger than (:func:`stronger`: as much from every source, the same land units and
-    transports and more); the first round is each target's strongest.  P(success) never
-    falls with more force, so an option is worth at most its target's prize times the
-    lowest P(success) of a solved option stronger than it, minus what it spends: where
-    that cannot pay (nor reach ``min_p`` when counting), it is not solved.  Returns the
-    points by plan key, how many were solved now, and how many options were pruned.
+    For every target, odd rounds solve the strongest options left (those no unsolved
+    option of the target is :func:`stronger` than; the first round: everything its
+    command offers), even rounds the weakest left.  Before each round, an option
+    :func:`_needless` by what is solved so far (a stronger option shows it cannot pay, or
+    a cheaper one is worth at least as much as it could be) is dropped.  Returns the points
+    by plan key, how many were solved now, and how many options were dropped.
     """
     by_target: dict[int, list[Force]] = {}
     for f in options:
@@ -222,21 +253,25 @@ def _rounds(
     pruned: set[str] = set()
     while True:
         batch: dict[str, Plan] = {}
+        strongest_first = round_no % 2 == 0
         for group in by_target.values():
+            done = [(g, known[k]) for g in group if (k := plan_key(g.plan, s.seed)) in known]
             todo = []
             for f in group:
                 k = plan_key(f.plan, s.seed)
                 if k in known or k in pruned:
                     continue
-                above = [known[plan_key(g.plan, s.seed)] for g in group
-                         if plan_key(g.plan, s.seed) in known and stronger(g, f)]  # fmt: skip
-                p_most = min((pt.p for pt in above if pt is not None), default=1.0)
-                if above and not _may_count(p_most, worth_of[id(f.candidate)], f, s):
+                if _needless(f, done, worth_of[id(f.candidate)], s):
                     pruned.add(k)
                 else:
                     todo.append(f)
             for f in todo:
-                if not any(g is not f and stronger(g, f) and not stronger(f, g) for g in todo):
+                if not any(
+                    g is not f
+                    and (stronger(g, f) and not stronger(f, g) if strongest_first
+                         else stronger(f, g) and not stronger(g, f))
+                    for g in todo
+                ):  # fmt: skip
                     batch.setdefault(plan_key(f.plan, s.seed), f.plan)
         if not batch:
             return known, solved, len(pruned)

@@ -197,8 +197,7 @@ def _armed(view: World, w: World, enemies: list[int], rules: Rules) -> list[Inpu
     for e in enemies:
         if view.nations[e].btu is None:
             w.nations[e].btu = rules.max_btus
-            out.append(Input(f"nation#{e}.btu", "unknown", None, None, None,
-                             f"never shown: the most, {rules.max_btus} (the strongest strike)"))  # fmt: skip
+            out.append(_most(f"nation#{e}.btu", rules.max_btus))
         blind = [
             sect for xy, sect in w.sectors.items()
             if sect.owner == e and not _seen_field(view, xy, "mob")
@@ -206,9 +205,13 @@ def _armed(view: World, w: World, enemies: list[int], rules: Rules) -> list[Inpu
         for sect in blind:
             sect.mob = SECTOR_MOB_MAX
         if blind:
-            out.append(Input(f"country#{e} sectors.mob", "unknown", None, None, None,
-                             f"never shown: the most, {SECTOR_MOB_MAX} (the strongest strike)"))  # fmt: skip
+            out.append(_most(f"country#{e} sectors.mob", SECTOR_MOB_MAX))
     return out
+
+
+def _most(name: str, value: int) -> Input:
+    return Input(name, "unknown", None, None, None,
+                 f"never shown: the most, {value} (the strongest strike)")  # fmt: skip
 
 
 def _seen_field(view: World, xy: Coord, name: str) -> bool:
