@@ -41,7 +41,7 @@ from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, UnitNote, said, transcript
-from bellum.empire.odds._sides import SideGraph, TooManyStates, side_graph
+from bellum.empire.odds._sides import SideGraph, SideShape, TooManyStates, side_graph, side_shape
 from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
@@ -239,7 +239,8 @@ def _name(world: World, country: int, source: MilSource) -> str:
 
 
 def _side_key(c: Combat, defender: bool) -> Hashable:
-    """Everything a side's state graph depends on (leaves with equal keys share it)."""
+    """Everything a side's state graph depends on but its support multiplier (leaves with
+    equal keys share one :class:`~bellum.empire.odds._sides.SideShape`)."""
     w = c.world
     units = c.d_units if defender else c.a_units
 
@@ -257,19 +258,21 @@ def _side_key(c: Combat, defender: bool) -> Hashable:
         )  # fmt: skip
 
     if defender:
-        return (c.dsup, target_multiplier(c), c.d_troops, tuple(unit(f) for f in units))
+        return (target_multiplier(c), c.d_troops, tuple(unit(f) for f in units))
     offs = tuple((o.troops, o.om, o.xy, o.sector is None or o.sector.mob != 0) for o in c.offs)
-    return (c.mode, c.osup, offs, tuple(unit(f) for f in units))
+    return (c.mode, offs, tuple(unit(f) for f in units))
 
 
 class _Solver:
     """Solves the fights of leaves, sharing side graphs and fights between equal leaves.
 
-    A fight is solved exactly when its pairs of states are at most
-    ``exact_pairs`` (``CHAIN_PAIRS`` when neither side has a morale draw, since
-    sampling would only repeat the same fight), within ``max_pairs``.  A
-    sampled fight (one morale history per side) is solved exactly when small
-    (``SAMPLE_PAIRS``), else by Monte Carlo of the two chains.
+    Each side is explored once per :func:`_side_key` (its shape), and its graph
+    under each support multiplier taken from that shape.  A fight is solved
+    exactly when its pairs of states are at most ``exact_pairs``
+    (``CHAIN_PAIRS`` when neither side has a morale draw, since sampling would
+    only repeat the same fight), within ``max_pairs``.  A sampled fight (one
+    morale history per side) is solved exactly when small (``SAMPLE_PAIRS``),
+    else by Monte Carlo of the two chains.
     """
 
     def __init__(
@@ -280,27 +283,44 @@ class _Solver:
         self.exact_pairs = exact_pairs
         self.chain_pairs = max(exact_pairs, min(CHAIN_PAIRS, max_pairs))
         self.progress = progress
-        self.graphs: dict[Hashable, SideGraph | None] = {}
-        self.fights: dict[tuple[Hashable, Hashable], FightOutcome | None] = {}
+        self.shapes: dict[Hashable, SideShape | None] = {}
+        self.graphs: dict[tuple[Hashable, float], SideGraph | None] = {}
+        self.fights: dict[tuple[Hashable, ...], FightOutcome | None] = {}
         self.monte_carlo = 0
 
-    def _graph(self, key: Hashable, c: Combat, defender: bool) -> SideGraph | None:
-        if key not in self.graphs:
+    def _shape(self, key: Hashable, c: Combat, defender: bool) -> SideShape | None:
+        """The side's shape, ``None`` when it has more states than an exact fight could use."""
+        if key not in self.shapes:
             try:
-                self.graphs[key] = side_graph(c, defender, max_states=self.exact_pairs)
+                self.shapes[key] = side_shape(c, defender, max_states=self.exact_pairs)
             except TooManyStates:
-                self.graphs[key] = None
-        return self.graphs[key]
+                self.shapes[key] = None
+        return self.shapes[key]
+
+    def _graph(self, key: Hashable, c: Combat, defender: bool) -> SideGraph | None:
+        mult = c.dsup if defender else c.osup
+        if (key, mult) not in self.graphs:
+            shape = self._shape(key, c, defender)
+            try:
+                if shape is not None:
+                    graph = shape.graph(mult, max_states=self.exact_pairs)
+                else:  # down to the last soldier it is too big; this multiplier may end it sooner
+                    graph = side_graph(c, defender, max_states=self.exact_pairs)
+            except TooManyStates:
+                graph = None
+            self.graphs[(key, mult)] = graph
+        return self.graphs[(key, mult)]
 
     def exact(self, leaf: Leaf) -> FightOutcome | None:
         """The leaf's outcome, exactly; ``None`` when its fight is too big to solve so."""
         c = leaf.combat
         if c is None:
             return _no_fight(leaf.result)
-        ka, kd = _side_key(c, False), _side_key(c, True)
-        if (ka, kd) in self.fights:
-            return self.fights[(ka, kd)]
         extra = leaf.result.attacker_casualties
+        ka, kd = _side_key(c, False), _side_key(c, True)
+        key = (ka, c.osup, kd, c.dsup, extra)
+        if key in self.fights:
+            return self.fights[key]
         a = self._graph(ka, c, False)
         d = self._graph(kd, c, True) if a is not None else None
         out = None
@@ -309,16 +329,23 @@ class _Solver:
             limit = self.chain_pairs if a.is_chain and d.is_chain else self.exact_pairs
             if a.size * d.size <= limit:
                 out = _fight_outcome(self._ends(a, d), extra)
-        self.fights[(ka, kd)] = out
+        self.fights[key] = out
         return out
+
+    def _history(self, c: Combat, defender: bool, rng: np.random.Generator) -> SideGraph:
+        """One morale history of a side, drawn from its shape when it has one."""
+        shape = self._shape(_side_key(c, defender), c, defender)
+        if shape is None:
+            return side_graph(c, defender, rng=rng)
+        return shape.sample(c.dsup if defender else c.osup, rng)
 
     def sampled(self, leaf: Leaf, rng: np.random.Generator) -> FightOutcome:
         """The leaf's outcome with each side's morale history drawn at random."""
         c = leaf.combat
         assert c is not None
         extra = leaf.result.attacker_casualties
-        a = side_graph(c, False, rng=rng)
-        d = side_graph(c, True, rng=rng)
+        a = self._history(c, False, rng)
+        d = self._history(c, True, rng)
         if a.size * d.size <= min(SAMPLE_PAIRS, self.exact_pairs) or d.strength[0] <= 0:
             return _fight_outcome(self._ends(a, d), extra)
         self.monte_carlo += 1
