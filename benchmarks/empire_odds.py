@@ -2,6 +2,8 @@
 
     python benchmarks/empire_odds.py [--runs N]
     python benchmarks/empire_odds.py --realistic [--only W] [--resolver-runs N] [--before DIR]
+    python benchmarks/empire_odds.py --realistic --compare DIR > run.jsonl
+    python benchmarks/empire_odds.py --table BEFORE AFTER  (or --table run.jsonl)
 
 Each case is the whole command in a fresh process (start-up included), as a user runs
 it, with bytecode cached (a first run writes it).  The example worlds: best and median
@@ -13,9 +15,10 @@ process's own, from ``wait4``, which load on a shared machine inflates less), an
 what the odds said: P(success), method, samples and standard errors.  With
 ``--resolver-runs N`` each plan also plays the real command N times and reports the
 z-scores.  ``--before DIR`` times the ``src`` of another checkout instead (the same
-commands, ``PYTHONPATH=DIR/src``), for a table of before and after.  One JSON line per
-case on standard output; ``--table BEFORE AFTER`` prints two such runs side by side
-(the table in docs/odds.md).
+commands, ``PYTHONPATH=DIR/src``), for a table of before and after; ``--compare DIR``
+runs each plan with DIR's ``src`` and then this checkout's, one after the other, so both
+meet the same load on a shared machine.  One JSON line per case on standard output;
+``--table`` prints two such runs side by side (the table in docs/odds.md).
 """
 
 from __future__ import annotations
@@ -131,14 +134,22 @@ def plans(only: str | None = None) -> list[dict[str, Any]]:
 
 
 def realistic_cases(
-    only: str | None = None, resolver_runs: int | None = None, before: Path | None = None
+    only: str | None = None,
+    resolver_runs: int | None = None,
+    versions: dict[str, Path | None] | None = None,
 ) -> list[dict[str, Any]]:
-    """Every realistic plan timed as a whole process; one row per plan (printed too)."""
-    env = user_env()
-    if before is not None:
-        env["PYTHONPATH"] = str(before / "src")
+    """Every realistic plan timed as a whole process; one row per plan (printed too).
+
+    ``versions`` names the checkouts to time (``None``: this one); with more than one,
+    each plan is run by each in turn, so that both meet the same load, and each row
+    says which (``version``)."""
+    versions = versions or {"": None}
+    envs = {}
+    for name, src in versions.items():
+        envs[name] = user_env()
+        if src is not None:
+            envs[name]["PYTHONPATH"] = str(src / "src")
     rows = []
-    load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as tmp:
         dbs: dict[str, str] = {}
         for plan in plans(only):
@@ -147,26 +158,25 @@ def realistic_cases(
                 dbs[world] = str(Path(tmp) / f"{world}.db")
                 dump = str(WORLDS / f"{world}.xdump")
                 imp = [sys.executable, "-m", "bellum", "empire", "world", "import", dump]
+                env = next(iter(envs.values()))
                 subprocess.run([*imp, "--db", dbs[world]], env=env, check=True, capture_output=True)
                 if len(dbs) == 1:  # bytecode written by a first run
-                    run_timed(_odds_argv(plan, dbs[world], None), env, PLAN_LIMIT)
-            argv = _odds_argv(plan, dbs[world], resolver_runs)
-            out, err, wall, cpu, status = run_timed(argv, env, PLAN_LIMIT)
-            row: dict[str, Any] = {
-                "case": plan["id"],
-                "wall_s": round(wall, 3),
-                "cpu_s": round(cpu, 3),
-            }
-            row["load"] = round(load, 1)
-            if status != 0:
-                row["error"] = (
-                    "timeout" if status == -9 else (err.strip().splitlines() or ["?"])[-1]
-                )
-            else:
-                row |= _figures(json.loads(out))
-            load = os.getloadavg()[0]
-            print(json.dumps(row), flush=True)
-            rows.append(row)
+                    for env in envs.values():
+                        run_timed(_odds_argv(plan, dbs[world], None), env, PLAN_LIMIT)
+            for name, env in envs.items():
+                load = os.getloadavg()[0]
+                argv = _odds_argv(plan, dbs[world], resolver_runs)
+                out, err, wall, cpu, status = run_timed(argv, env, PLAN_LIMIT)
+                row: dict[str, Any] = {"case": plan["id"]} | ({"version": name} if name else {})
+                row |= {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "load": round(load, 1)}
+                if status != 0:
+                    row["error"] = (
+                        "timeout" if status == -9 else (err.strip().splitlines() or ["?"])[-1]
+                    )
+                else:
+                    row |= _figures(json.loads(out))
+                print(json.dumps(row), flush=True)
+                rows.append(row)
     return rows
 
 
@@ -203,23 +213,28 @@ def _figures(doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def table(before: Path, after: Path) -> str:
-    """A Markdown table of two ``--realistic`` runs (their JSON lines), plan by plan."""
-
-    def rows(path: Path) -> dict[str, dict[str, Any]]:
-        return {r["case"]: r for r in map(json.loads, path.read_text().splitlines()) if r}
-
-    old, new = rows(before), rows(after)
+def table(*paths: Path) -> str:
+    """A Markdown table of two ``--realistic`` runs (their JSON lines, in two files or in
+    one ``--compare`` file), plan by plan, load beside each."""
+    lines = [json.loads(x) for p in paths for x in p.read_text().splitlines() if x.strip()]
+    if len(paths) == 1:
+        old = {r["case"]: r for r in lines if r.get("version") == "before"}
+        new = {r["case"]: r for r in lines if r.get("version") == "after"}
+    else:
+        old, new = (
+            {r["case"]: r for r in map(json.loads, p.read_text().splitlines()) if r} for p in paths
+        )
     head = (
-        "| plan | P before | method before | CPU s | P after | method after | CPU s | wall s"
-        " | load | SE P | SE men |\n|---|---|---|---|---|---|---|---|---|---|---|"
+        "| plan | P before | method before | CPU s | wall s | load | P after | method after"
+        " | CPU s | wall s | load | SE P | SE men |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|"
     )
     out = [head]
     for case in [*old, *(c for c in new if c not in old)]:
         a, b = old.get(case, {}), new.get(case, {})
-        cells = [case, _p(a), _method(a), _s(a, "cpu_s"), _p(b), _method(b), _s(b, "cpu_s")]
-        cells += [_s(b, "wall_s"), str(b.get("load", "")), _se(b, "se_p")]
-        cells.append(_se(b, "se_att") + " / " + _se(b, "se_def"))
+        cells = [case, _p(a), _method(a), _s(a, "cpu_s"), _s(a, "wall_s"), str(a.get("load", ""))]
+        cells += [_p(b), _method(b), _s(b, "cpu_s"), _s(b, "wall_s"), str(b.get("load", ""))]
+        cells += [_se(b, "se_p"), _se(b, "se_att") + " / " + _se(b, "se_def")]
         out.append("| " + " | ".join(cells) + " |")
     return "\n".join(out)
 
@@ -252,17 +267,28 @@ def main() -> None:
     parser.add_argument("--resolver-runs", type=int, help="also play each plan N times")
     parser.add_argument("--before", type=Path, help="time another checkout's src instead")
     parser.add_argument(
-        "--table",
-        nargs=2,
+        "--compare",
         type=Path,
-        metavar=("BEFORE", "AFTER"),
-        help="print two --realistic runs' lines side by side as a Markdown table",
+        metavar="DIR",
+        help="time another checkout's src (before) and this one (after), plan by plan",
+    )
+    parser.add_argument(
+        "--table",
+        nargs="+",
+        type=Path,
+        metavar="RUN",
+        help="print two --realistic runs (BEFORE AFTER, or one --compare run) as a Markdown table",
     )
     args = parser.parse_args()
     if args.table:
         print(table(*args.table))
     elif args.realistic:
-        realistic_cases(args.only, args.resolver_runs, args.before)
+        versions: dict[str, Path | None] | None = None
+        if args.compare is not None:
+            versions = {"before": args.compare, "after": None}
+        elif args.before is not None:
+            versions = {"": args.before}
+        realistic_cases(args.only, args.resolver_runs, versions)
     else:
         examples(args.runs)
 

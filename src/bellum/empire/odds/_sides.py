@@ -30,6 +30,7 @@ Paths to a fight that differ only in their support share one exploration.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -217,6 +218,10 @@ class SideShape:
         """The graph under multiplier ``mult``: the states reached before a beaten one,
         breadth first as :func:`side_graph` finds them."""
         strength = self.strengths(mult)
+        if np.array_equal(strength > 0, self.total > 0):  # nothing cut: every state, in order
+            if self.size > max_states:
+                raise TooManyStates(f"more than {max_states} states on one side")
+            return self._graph(np.arange(self.size), strength, self.ptr, self._sorted)
         ptr, to, p = self.ptr.tolist(), self.to.tolist(), self.p.tolist()
         alive = (strength > 0).tolist()
         new = {0: 0}
@@ -238,18 +243,37 @@ class SideShape:
                     out.append((j, p[e]))
                 out.sort()
             succ.append(out)
-        keep = np.asarray(order, dtype=np.int64)
+        ptr_out = np.zeros(len(order) + 1, dtype=np.int64)
+        ptr_out[1:] = np.cumsum([len(x) for x in succ])
+        edges = (
+            np.array([t for x in succ for t, _ in x], dtype=np.int64),
+            np.array([q for x in succ for _, q in x], dtype=np.float64),
+        )
+        return self._graph(np.asarray(order, dtype=np.int64), strength, ptr_out, edges)
+
+    @cached_property
+    def _sorted(self) -> tuple[IntArray, FloatArray]:
+        """The moves with each state's successors in the order of their numbers."""
+        node = np.repeat(np.arange(self.size), np.diff(self.ptr))
+        order = np.lexsort((self.to, node))
+        return self.to[order], self.p[order]
+
+    def _graph(
+        self,
+        keep: IntArray,
+        strength: FloatArray,
+        ptr: IntArray,
+        edges: tuple[IntArray, FloatArray],
+    ) -> SideGraph:
         if int(self.depth[keep].max()) > 10_000_000:
             raise InputError("a side that can lose more than 10,000,000 rounds is too big")
-        ptr_out = np.zeros(keep.size + 1, dtype=np.int64)
-        ptr_out[1:] = np.cumsum([len(x) for x in succ])
         return SideGraph(
             depth=self.depth[keep],
             strength=strength[keep],
             casualties=self.casualties[keep],
-            ptr=ptr_out,
-            to=np.array([t for x in succ for t, _ in x], dtype=np.int64),
-            p=np.array([q for x in succ for _, q in x], dtype=np.float64),
+            ptr=ptr,
+            to=edges[0],
+            p=edges[1],
             occupies=self.occupies[keep],
         )
 
