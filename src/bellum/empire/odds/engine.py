@@ -636,14 +636,14 @@ def plan_odds(
 
 def _block(n: int, want: int, mix: Mixture, goal: float | None) -> int:
     """How many samples to draw next: ``MIN_SAMPLES`` first, then as many as the
-    standard error so far says the goal needs (at least 10, at most as many again),
-    so that the fights too big to solve are simulated together."""
+    standard error so far says the goal needs (at least a tenth more, at most as many
+    again), so that the fights too big to solve are simulated together."""
     if n < MIN_SAMPLES:
         return min(want, MIN_SAMPLES) - n
     more = n
     se = mix.errors()[0]
     if goal is not None and se > 0:
-        more = min(n, max(10, math.ceil(n * (se / goal) ** 2) - n))
+        more = min(n, max(2, n // 10, math.ceil(n * (se / goal) ** 2) - n))
     return max(1, min(want - n, more))
 
 
