@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import resource
 import shlex
 import statistics
@@ -246,9 +247,21 @@ def _p(row: dict[str, Any]) -> str:
 
 
 def _method(row: dict[str, Any]) -> str:
+    """The method, shortened for a table: ``mixture 20: paths drawn, histories 20/20,
+    simulated 20×400`` for the engine's sentence."""
     if "error" in row:
         return str(row["error"])[:60].replace("|", "/")
-    return str(row.get("method", "")).replace("|", "/")
+    m = str(row.get("method", "")).replace("|", "/")
+    for long, short in (
+        (r"mixture \((\d+) samples: ", r"mixture \1: "),
+        (r"paths to the fight drawn by their exact chances", "paths drawn (known)"),
+        (r"paths to the fight drawn", "paths drawn"),
+        (r"morale histories drawn in (\d+) of the (\d+) fights", r"histories \1/\2"),
+        (r"(\d+) of them simulated \((\d+) runs each\)\)", r"simulated \1×\2"),
+        (r"their fights exact\)", "fights exact"),
+    ):
+        m = re.sub(long, short, m)
+    return m
 
 
 def _s(row: dict[str, Any], key: str) -> str:
