@@ -358,6 +358,19 @@ def report(records: list[dict[str, Any]]) -> str:
         f = brier([(r["p_fog"], r["success"]) for r in rows])
         g = brier([(r["p_god"], r["success"]) for r in rows])
         lines.append(f"| {label} | {len(rows)} | {f:.4f} | {g:.4f} | {f - g:+.4f} |")
+    lines += ["", "| command | attacks | mean P fog-aware | mean P god's-eye | observed |"
+              " Brier fog-aware | Brier god's-eye |", "|---|---|---|---|---|---|---|"]  # fmt: skip
+    for c in COMMANDS:
+        rows = [r for r in usable if r["command"] == c]
+        if rows:
+            n = len(rows)
+            lines.append(
+                f"| {c} | {n} | {sum(r['p_fog'] for r in rows) / n:.3f} |"
+                f" {sum(r['p_god'] for r in rows) / n:.3f} |"
+                f" {sum(r['success'] for r in rows) / n:.3f} |"
+                f" {brier([(r['p_fog'], r['success']) for r in rows]):.4f} |"
+                f" {brier([(r['p_god'], r['success']) for r in rows]):.4f} |"
+            )
     f_fresh = brier([(r["p_fog"], r["success"]) for r in fresh_rows])
     g_fresh = brier([(r["p_god"], r["success"]) for r in fresh_rows])
     outside = [b for b in bins(fog) if b.n and not b.inside]
