@@ -10,23 +10,19 @@ the work (:mod:`bellum.empire.odds`); this module reads options and prints.
 
 from __future__ import annotations
 
-import itertools
 import math
-import os
 import sys
-import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import click
 
-from bellum.budget import check_repeats
 from bellum.cli.empire import (
     CoordCommand,
     _country,
-    _seed,
     answers_with,
     as_option,
     db_option,
@@ -39,9 +35,11 @@ from bellum.cli.empire import (
 from bellum.cli.options import RESOLVER_RUNS_MAX, SEED_MAX, Real, Whole, echo_json
 from bellum.cli.progress import DELAY, progress_fraction
 from bellum.empire.combat import COMMANDS
+from bellum.empire.odds.engine import CommandUsage
+from bellum.empire.odds.study import MAX_PLANS, Clock, Request, Study, Sweep, prepare
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
-from bellum.errors import CommandError, InputError, UsageError
+from bellum.errors import InputError, UsageError
 from bellum.numbers import shown, to_int
 from bellum.term import use_color
 
@@ -69,13 +67,7 @@ def _order(words: tuple[str, ...]) -> Order:
     return order
 
 
-#: The most plans one command compares (each is solved in turn, and each is a row).
-MAX_PLANS = 100
-#: The ``--json`` document of one plan (docs/schemas/empire-odds.schema.json).
-ODDS_SCHEMA = "bellum.empire.odds"
-
-
-def _sweep(text: str) -> tuple[str, list[int]]:
+def _sweep(text: str) -> Sweep:
     where, sep, rng = text.partition("=")
     values = [to_int(p) for p in rng.split(":")]
     if not sep or len(values) != 3 or None in values:
@@ -92,67 +84,7 @@ def _sweep(text: str) -> tuple[str, list[int]]:
             f"--sweep {shown(text)}: {(hi - lo) // step + 1:,} plans; compare at most "
             f"{MAX_PLANS} at once (a larger STEP)"
         )
-    return where.strip(), list(range(lo, hi + 1, step))
-
-
-def _plans(
-    world: Any,
-    cnum: int,
-    order: Order,
-    mil: tuple[str, ...],
-    units: tuple[int, ...],
-    sweep: str | None,
-    rules: Rules,
-) -> list[tuple[str, Any]]:
-    """One plan, or several when a source is given several values (or swept), each
-    under ``rules``."""
-    from bellum.empire.odds.plan import Plan, parse_mil, parse_units
-    from bellum.empire.odds.questions import sources_in_order
-
-    by_source: dict[Any, list[tuple[str, int]]] = {}
-    for item in mil:
-        ((source, n),) = parse_mil(world, cnum, [item], order).items()
-        values = by_source.setdefault(source, [])
-        if any(v == n for _, v in values):
-            raise UsageError(f"--mil {shown(item)} is given twice")
-        values.append((item.partition("=")[0].strip(), n))
-    chosen = parse_units(list(units))
-    if sweep is not None:
-        where, values_ = _sweep(sweep)
-        ((source, _),) = parse_mil(world, cnum, [f"{where}=0"], order).items()
-        if source in by_source:
-            raise UsageError(f"--sweep {where}: that source is also given with --mil")
-        most = sources_in_order(world, cnum, Plan(order, None, chosen if units else None, rules))
-        if source not in most:
-            raise CommandError(f"--sweep {where}: {order} never asks for mil from {where}")
-        if values_[-1] > most[source]:
-            values_ = [n for n in values_ if n < most[source]] + [most[source]]
-            click.echo(
-                f"bellum: warning: --sweep {where}: capped at {most[source]},"
-                f" the most {order} can take from {where}",
-                err=True,
-            )
-        by_source[source] = [(where, n) for n in values_]
-    if not by_source and not units:
-        return [("everything", Plan(order, rules=rules))]
-    sources = list(by_source)
-    count = math.prod(len(by_source[s]) for s in sources)
-    if count > MAX_PLANS:
-        raise UsageError(
-            f"--mil and --sweep ask for {count:,} plans; compare at most {MAX_PLANS} at once"
-        )
-    plans = []
-    for combo in itertools.product(*(by_source[s] for s in sources)):
-        label = " ".join(f"{name}={n}" for name, n in combo) or "units only"
-        plans.append(
-            (
-                label,
-                Plan(
-                    order, {s: n for s, (_, n) in zip(sources, combo, strict=True)}, chosen, rules
-                ),
-            )
-        )
-    return plans
+    return Sweep(where.strip(), tuple(range(lo, hi + 1, step)))
 
 
 @empire.command("odds", cls=CoordCommand)
@@ -312,11 +244,7 @@ def odds_cmd(
     country can know: every number it cannot see is drawn from what it saw and
     when (docs/fog.md), and the report lists each input, seen or not.
     """
-    clock = _Clock()
-    from bellum.empire.odds import plan_odds
-    from bellum.empire.odds import resolver_runs as play
-    from bellum.empire.odds.questions import as_seen, part_progress
-
+    clock = Clock()
     order = _order(words)
     if plot is not None:
         from bellum.odds.report import plot_format
@@ -330,7 +258,6 @@ def odds_cmd(
     if model is not None:
         rules = replace(rules, info_fight=model == "per-casualty")
     me = _country(world, country)
-    cnum = me.cnum
     # The command's own answers, refused where the command would refuse them.
     named_answers(
         world,
@@ -344,276 +271,114 @@ def odds_cmd(
         no_move_in_units=no_move_in_units,
         yes=yes,
     )
-    view = _Fog(world, cnum, order, assume, fog_draws, defense_as_seen, resolver_runs)
-    world = view.check_world
-    plans = [
-        (label, replace(plan, yes=yes, units=frozenset() if no_units else plan.units))
-        for label, plan in _plans(world, cnum, order, mil, units, sweep, rules)
-    ]
-    if need is not None and len(plans) > 1:
-        raise UsageError("--need finds one plan: give each --mil source once and no --sweep")
-    if len(plans) > 1 and (plot is not None or resolver_runs is not None):
-        raise UsageError(
-            "--plot and --resolver-runs go with one plan: give each --mil source once and"
-            " no --sweep"
-        )
-    _check(world, cnum, plans, need is not None, mil)
-    used_seed = _seed(seed)
-    settings: dict[str, Any] = {
-        "seed": used_seed,
-        "target_error": target_error,
-        "max_samples": max_runs,
-        "max_memory": max_memory * 2**20,
-    }
-    settings = {k: v for k, v in settings.items() if v is not None}
-
-    def check_runs(plan: Any) -> None:
-        """Refuse at once, in one line, resolver runs that would take minutes."""
-        if resolver_runs is None:
-            return
-        from bellum.empire.odds.resolver import seconds_per_run
-
-        each = seconds_per_run(world, cnum, plan, used_seed)
-        parallel = min(jobs, os.cpu_count() or 1)
-        check_repeats("--resolver-runs", resolver_runs, each / parallel, f"play the {order.name}")
-
-    def odds_of(plan: Any, progress: Callable[[float], None] | None = None) -> Any:
-        if view.fog is not None:
-            return view.odds(plan, progress, settings)
-        if defense_as_seen:
-            return as_seen(world, cnum, plan, weights=weights, progress=progress, **settings)
-        return plan_odds(world, cnum, plan, progress=progress, **settings)
-
-    found = None
-    if need is not None:
-        found = _need(world, cnum, plans[0][1], need, odds_of, as_json, view, clock)
-        check_runs(found.plan)
-        plans = [(f"{found.total} mil", found.plan)]
-        results = [(plans[0][0], found.odds)]
-    else:
-        if len(plans) == 1:
-            check_runs(plans[0][1])
-        results = []
-        with progress_fraction("odds", delay=DELAY) as bar:
-            for i, (label, plan) in enumerate(plans):
-                results.append((label, odds_of(plan, part_progress(bar, i, len(plans)))))
-    if len(results) > 1:
-        _echo_comparison(results, world, cnum, as_json, view, clock)
-        return
-    label, found_odds = results[0]
-    odds = view.plain(found_odds)
-    resolver = None
-    if resolver_runs is not None:
-        with progress_fraction("resolver runs", total=resolver_runs, delay=DELAY) as bar:
-            resolver = play(
-                world, cnum, odds.plan, resolver_runs, used_seed, jobs=jobs, progress=bar
-            )
-    if plot is not None:
-        from bellum.odds.report import write_plot
-
-        write_plot(odds.odds, plot, force=force)
-    found_odds = clock.timed(found_odds)
-    _echo_one(found_odds, world, cnum, resolver, need=found, plot=plot, as_json=as_json, view=view)
-
-
-def _need(
-    world: Any,
-    cnum: int,
-    plan: Any,
-    need: float,
-    odds_of: Callable[..., Any],
-    as_json: bool,
-    view: _Fog,
-    clock: _Clock,
-) -> Any:
-    """What ``--need`` finds; when even everything fails, the best plan's odds are shown
-    (with no mil found, timed as the whole search) and the error says how often it
-    succeeds."""
-    from bellum.empire.odds.questions import need as find_need
-    from bellum.empire.odds.report import render
-
-    sources = list(plan.mil) if plan.mil else None
-    with progress_fraction("--need", delay=DELAY) as bar:
-        found = find_need(world, cnum, plan, need, odds_of, sources, bar)
-    if found.odds is None or found.plan is None:
-        best = 100 * found.best.p_success
-        whole = clock.timed(found.best)
-        if as_json:
-            doc = view.json(whole, world, cnum)
-            sampled = view.plain(whole).samples is not None
-            doc["need"] = {"target": need, "mil": None, "sampled": sampled}
-            echo_json(ODDS_SCHEMA, 1, doc, indent=None)
-        else:
-            click.echo(render(view.plain(whole), color=use_color()))
-            view.echo_inputs(whole)
-        raise InputError(
-            f"even everything the command allows succeeds only {best:.2f}% of the time"
-        )
-    return found
-
-
-def _echo_comparison(
-    results: list[tuple[str, Any]],
-    world: Any,
-    cnum: int,
-    as_json: bool,
-    view: _Fog,
-    clock: _Clock,
-) -> None:
-    """Several plans: each its own ``seconds``, the whole comparison's beside them."""
-    from bellum.empire.odds.report import comparison
-
-    if not as_json:
-        click.echo(comparison([(label, view.plain(o)) for label, o in results]))
-        view.echo_inputs(results[0][1])
-        return
-    docs = [dict(view.json(o, world, cnum), label=label) for label, o in results]
-    for d in docs:
-        del d["schema_version"]  # the comparison's own is enough
-    whole = {"plans": docs, "seconds": clock.wall(), "cpu_seconds": clock.cpu()}
-    echo_json("bellum.empire.comparison", 1, whole, indent=None)
-
-
-def _echo_one(
-    found_odds: Any,
-    world: Any,
-    cnum: int,
-    resolver: Any,
-    *,
-    need: Any,
-    plot: Path | None,
-    as_json: bool,
-    view: _Fog,
-) -> None:
-    """One plan's odds (with what ``--need`` found, the resolver runs and the plot); on a
-    player's view, with the list of inputs."""
-    from bellum.empire.odds.report import render, render_resolver
-
-    odds = view.plain(found_odds)
-    if as_json:
-        doc = view.json(found_odds, world, cnum, resolver)
-        if need is not None:
-            sampled = odds.samples is not None
-            doc["need"] = {"target": need.target, "mil": need.total, "sampled": sampled}
-        echo_json(ODDS_SCHEMA, 1, doc, indent=None)
-        return
-    if need is not None:
-        click.echo(_need_line(need, odds))
-    click.echo(render(odds, color=use_color()))
-    view.echo_inputs(found_odds)
-    if resolver is not None:
-        click.echo(render_resolver(odds, resolver))
-    if plot is not None:
-        click.echo(f"plot written to {plot}")
-
-
-class _Fog:
-    """The fog of a player's view, for the odds command: nothing on a whole world.
-
-    On a view the plans are checked on a complete world drawn from the country's
-    belief (its likeliest one), and the odds are :func:`~bellum.empire.odds.fog.fog_odds`.
-    """
-
-    def __init__(
-        self,
-        world: Any,
-        cnum: int,
-        order: Order,
-        assume: tuple[str, ...],
-        draws: int | None,
-        defense_as_seen: bool,
-        resolver_runs: int | None,
-    ) -> None:
-        self.fog = world.fog
-        self.world = world
-        self.check_world = world
-        self.cnum = cnum
-        self.draws = draws
-        if self.fog is None:
-            if assume or draws is not None:
-                what = "--assume" if assume else "--fog-draws"
-                raise UsageError(
-                    f"{what} goes with a player's view of a game (bellum empire sync as a"
-                    " player): this world is the whole game"
-                )
-            return
-        if defense_as_seen:
-            raise UsageError(
-                "--defense-as-seen is for a whole world: on a player's view the odds already"
-                " come from what the country saw"
-            )
-        if resolver_runs is not None:
-            raise UsageError(
-                "--resolver-runs plays the command on the whole world; a player's view has"
-                " only what the country saw"
-            )
-        from bellum.empire.intel.belief import believe, parse_assumptions
-        from bellum.empire.odds.fog import target_of
-        from bellum.empire.odds.plan import Plan
-
-        self.assume = parse_assumptions(assume)
-        target = target_of(world, cnum, Plan(order))
-        belief = believe(world, cnum, target, assume=self.assume)
-        self.check_world = belief.world([u.dist.quantile(0.5) for u in belief.open])
-
-    def odds(self, plan: Any, progress: Any, settings: dict[str, Any]) -> Any:
-        from bellum.empire.odds.fog import DRAWS, fog_odds
-
-        return fog_odds(self.world, self.cnum, plan, assume=self.assume,
-                        draws=self.draws or DRAWS, progress=progress, **settings)  # fmt: skip
-
-    def plain(self, odds: Any) -> Any:
-        """The odds as the plain reports take them."""
-        return odds.odds if self.fog is not None else odds
-
-    def json(self, odds: Any, world: Any, cnum: int, resolver: Any = None) -> dict[str, Any]:
-        from bellum.empire.odds.report import to_json
-
-        if self.fog is None:
-            return to_json(odds, world, cnum, resolver)
-        doc = to_json(odds.odds, self.world, cnum, resolver)
-        doc["fog"] = {"viewer": self.fog.viewer, "turn": self.fog.turn, "draws": odds.draws,
-                      "every_combination": odds.exhaustive}  # fmt: skip
-        doc["inputs"] = odds.inputs_json()
-        return doc
-
-    def echo_inputs(self, odds: Any) -> None:
-        if self.fog is not None:
-            from bellum.empire.odds.fog import inputs_text
-
-            click.echo(inputs_text(odds.inputs, self.fog.turn))
-
-
-def _check(
-    world: Any, cnum: int, plans: list[tuple[str, Any]], need: bool, mil: tuple[str, ...]
-) -> None:
-    """Refuse what the odds would refuse, before the seed line and any work: the
-    command's own refusals (its ``Usage:`` line as the command prints it, exit status
-    2), more mil than it asks for (worded as the command words it, with ``--mil`` as
-    typed) and answers it never asks for."""
-    from bellum.empire.odds.engine import CommandUsage, MoreThanAsked, check_plan
-    from bellum.empire.odds.plan import parse_mil
-    from bellum.empire.odds.questions import need_sources
-
+    _usage(world, assume, fog_draws, defense_as_seen, resolver_runs)
+    request = Request(
+        order, mil=mil, units=units, no_units=no_units, yes=yes,
+        sweep=None if sweep is None else _sweep(sweep), need=need,
+        defense_as_seen=defense_as_seen, prior=weights if prior is not None else None,
+        rules=rules, seed=seed, target_error=target_error, max_samples=max_runs,
+        max_memory=max_memory * 2**20, resolver_runs=resolver_runs, jobs=jobs,
+        assume=assume, fog_draws=fog_draws,
+    )  # fmt: skip
     try:
-        if need:
-            (_, plan), *_ = plans
-            # --need sets the counts itself: check the command and the sources named.
-            check_plan(world, cnum, replace(plan, mil=None))
-            need_sources(world, cnum, plan, list(plan.mil) if plan.mil else None)
-            return
-        for _, plan in plans:
-            check_plan(world, cnum, plan)
+        prepared = prepare(world, me.cnum, request, clock=clock)
     except CommandUsage as exc:
         click.echo(str(exc))
         sys.exit(exc.exit_status)
-    except MoreThanAsked as exc:
-        order = plans[0][1].order
-        typed = {next(iter(parse_mil(world, cnum, [m], order))): m.partition("=")[0] for m in mil}
-        key = shown(typed.get(exc.source, str(exc.value)).strip())
+    for warning in prepared.warnings:
+        click.echo(f"bellum: warning: {warning}", err=True)
+    if len(prepared.plans) > 1 and plot is not None:
+        raise UsageError("--plot goes with one plan: give each --mil source once and no --sweep")
+    click.echo(
+        f"seed: {prepared.seed}"
+        + ("" if seed is not None else f" (replay with --seed {prepared.seed})"),
+        err=True,
+    )
+    with _bars(resolver_runs) as bar:
+        done = prepared.run(bar)
+    if done.need is not None and done.need.total is None:
+        _echo(done, as_json=as_json, plot=None)
+        best = 100 * done.p_success
+        raise InputError(
+            f"even everything the command allows succeeds only {best:.2f}% of the time"
+        )
+    if plot is not None:
+        from bellum.odds.report import write_plot
+
+        write_plot(done.odds.odds, plot, force=force)
+    _echo(done, as_json=as_json, plot=plot)
+
+
+def _usage(
+    world: Any,
+    assume: tuple[str, ...],
+    fog_draws: int | None,
+    defense_as_seen: bool,
+    resolver_runs: int | None,
+) -> None:
+    """The options that go with a player's view, or with a whole world, said as options."""
+    if world.fog is None and (assume or fog_draws is not None):
+        what = "--assume" if assume else "--fog-draws"
         raise UsageError(
-            f"--mil {key}={exc.n}: at most {exc.most} mil can go from {exc.where}"
-        ) from None
+            f"{what} goes with a player's view of a game (bellum empire sync as a"
+            " player): this world is the whole game"
+        )
+    if world.fog is not None and defense_as_seen:
+        raise UsageError(
+            "--defense-as-seen is for a whole world: on a player's view the odds already"
+            " come from what the country saw"
+        )
+    if world.fog is not None and resolver_runs is not None:
+        raise UsageError(
+            "--resolver-runs plays the command on the whole world; a player's view has"
+            " only what the country saw"
+        )
+
+
+@contextmanager
+def _bars(resolver_runs: int | None) -> Iterator[Callable[[str, float], None]]:
+    """One bar per stage of the study, each opened when its stage starts."""
+    labels = {"need": "--need"}
+    with ExitStack() as stack:
+        shown_stage: list[Any] = [None, None]
+
+        def report(stage: str, done: float) -> None:
+            if shown_stage[0] != stage:
+                stack.close()
+                total = resolver_runs if stage == "resolver runs" else None
+                bar = progress_fraction(labels.get(stage, stage), total=total, delay=DELAY)
+                shown_stage[:] = [stage, stack.enter_context(bar)]
+            shown_stage[1](done)
+
+        yield report
+
+
+def _echo(done: Study, *, as_json: bool, plot: Path | None) -> None:
+    """The study as text or as its JSON document."""
+    from bellum.empire.odds.report import comparison, render, render_resolver
+
+    if as_json:
+        doc = done.to_json()
+        echo_json(doc["schema"], 1, doc, indent=None)
+        return
+    inputs = done.inputs_text()
+    if len(done.rows) > 1:
+        click.echo(comparison([(row.label, row.odds) for row in done.rows]))
+        if inputs is not None:
+            click.echo(inputs)
+        return
+    odds = done.odds
+    timed = replace(odds, odds=replace(odds.odds, seconds=done.seconds),
+                    cpu_seconds=done.cpu_seconds)  # fmt: skip
+    if done.need is not None and done.need.total is not None:
+        click.echo(_need_line(done.need, odds))
+    click.echo(render(timed, color=use_color()))
+    if inputs is not None:
+        click.echo(inputs)
+    if done.resolver is not None:
+        click.echo(render_resolver(odds, done.resolver))
+    if plot is not None:
+        click.echo(f"plot written to {plot}")
 
 
 def _need_line(found: Any, odds: Any) -> str:
@@ -646,37 +411,3 @@ def _prior(text: str | None) -> tuple[float, ...]:
             f"--prior needs {len(OFFSETS)} finite weights >= 0 (for M-5..M+4), not all 0"
         )
     return weights
-
-
-class _Clock:
-    """The whole command's wall and processor time (its worker processes' included)."""
-
-    def __init__(self) -> None:
-        self.start = time.perf_counter()
-        self.start_cpu = _cpu()
-
-    def wall(self) -> float:
-        return time.perf_counter() - self.start
-
-    def cpu(self) -> float:
-        return _cpu() - self.start_cpu
-
-    def timed(self, odds: Any) -> Any:
-        """``odds`` with the whole computation's times (a search or an average of many
-        plans takes more than its last plan's own); on a player's view, its odds'."""
-        from bellum.empire.odds.fog import FogOdds
-
-        if isinstance(odds, FogOdds):
-            return replace(odds, odds=self.timed(odds.odds))
-        return replace(odds, odds=replace(odds.odds, seconds=self.wall()), cpu_seconds=self.cpu())
-
-
-def _cpu() -> float:
-    """Processor seconds of this process and its finished children."""
-    try:
-        import resource
-    except ImportError:  # not on Windows: this process only
-        return time.process_time()
-    own = resource.getrusage(resource.RUSAGE_SELF)
-    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime

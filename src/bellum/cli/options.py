@@ -29,6 +29,7 @@ RESOLVER_RUNS_MAX = 10_000_000
 #: What the command line calls each input the core's errors name (``BellumError.field``);
 #: ``""``: the message names it well enough (a sector it quotes).
 OPTION_NAMES: dict[str, str] = {
+    "assume": "--assume",
     "country": "--as",
     "defense_as_seen": "--defense-as-seen",
     "draws": "--fog-draws",
@@ -41,8 +42,10 @@ OPTION_NAMES: dict[str, str] = {
     "plot": "--plot",
     "prior": "--prior",
     "profile": "--profile",
+    "resolver_runs": "--resolver-runs",
     "runs": "--runs",
     "sector": "",
+    "sweep": "--sweep",
     "target_error": "--target-error",
     "unit": "--unit",
     "weight": "--weight",
