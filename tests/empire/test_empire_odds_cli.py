@@ -8,6 +8,7 @@ the command's own `Usage:` refusal exits 2 as the command does.
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -135,7 +136,8 @@ def test_a_sampled_need_says_it_was_sampled() -> None:
     assert r.returncode == 0, r.stderr
     first = r.stdout.splitlines()[0]
     assert first.startswith("smallest force reaching 90%: ")
-    assert "(estimated from 20 samples: P(success) " in first and "standard error" in first
+    assert re.search(r"\(estimated from \d+ samples: P\(success\) ", first), first
+    assert "standard error" in first
 
 
 def test_an_exact_need_is_not_qualified() -> None:

@@ -251,6 +251,59 @@ def _numpy_batch(
     return steps
 
 
+def many_fights(
+    pairs: list[tuple[FloatArray, FloatArray]], runs: int, rng: np.random.Generator, server: bool
+) -> list[tuple[FloatArray, FloatArray]]:
+    """``runs`` fights of every pair of chains at once, one numpy pass per round for all.
+
+    Each pair is two strength arrays as :class:`Side` has them (the last one 0);
+    returns, per pair, the fractions of runs the attacker won by its rounds lost
+    and the defender won by its rounds lost.  The same model as
+    :func:`_numpy_batch`, for many small fights whose per-round cost would
+    otherwise be numpy's per-call overhead, paid once per fight.
+    """
+    sas = [sa for sa, _ in pairs]
+    sds = [sd for _, sd in pairs]
+    la = np.array([x.size for x in sas], dtype=np.int64)
+    ld = np.array([x.size for x in sds], dtype=np.int64)
+    base_a = np.concatenate([[0], np.cumsum(la)[:-1]]).astype(np.int64)
+    base_d = np.concatenate([[0], np.cumsum(ld)[:-1]]).astype(np.int64)
+    flat_a, flat_d = np.concatenate(sas), np.concatenate(sds)
+    fight = np.repeat(np.arange(len(pairs)), runs)
+    a, d = base_a[fight], base_d[fight]
+    ka, kd = a + la[fight] - 1, d + ld[fight] - 1
+    p = np.zeros(a.size)
+    left = np.zeros(a.size, dtype=np.int64)
+    att_c = np.zeros(flat_a.size)
+    def_c = np.zeros(flat_d.size)
+    while a.size:
+        if server:
+            new = np.flatnonzero(left == 0)
+            if new.size:
+                odds = flat_a[a[new]] / (flat_a[a[new]] + flat_d[d[new]])
+                table = jittered_probabilities(odds)
+                pick = rng.integers(0, JITTER_CHOICES, size=new.size)
+                p[new] = table[np.arange(new.size), pick]
+                left[new] = rng.integers(WINDOW_MIN, WINDOW_MAX + 1, size=new.size)
+            left -= 1
+        else:
+            s = flat_a[a]
+            p = s / (s + flat_d[d])
+        hit = rng.random(a.size) < p
+        d += hit
+        a += ~hit
+        won, lost = d == kd, a == ka
+        over = won | lost
+        if over.any():
+            att_c += np.bincount(a[won], minlength=att_c.size)
+            def_c += np.bincount(d[lost], minlength=def_c.size)
+            going = ~over
+            a, d, p, left = a[going], d[going], p[going], left[going]
+            ka, kd = ka[going], kd[going]
+    spans = zip(base_a.tolist(), la.tolist(), base_d.tolist(), ld.tolist(), strict=True)
+    return [(att_c[i : i + n - 1] / runs, def_c[j : j + m - 1] / runs) for i, n, j, m in spans]
+
+
 def _record(
     a: IntArray,
     d: IntArray,

@@ -79,19 +79,26 @@ def unit_weight(c: Combat, u: LandUnit) -> float:
     return 1.0
 
 
-def offense_total(c: Combat, osup: float | None = None) -> int:
-    """``ototal`` (§3.4): off-objects in order, then units in list order."""
+def offense_sum(c: Combat) -> float:
+    """The attack before the support multiplier: off-objects in order, then units in
+    list order (the odds engine multiplies it by each support value it meets)."""
     ap = c.rules.assault_penalty
     total = 0.0
     for o in c.offs:
         total += o.troops * o.om
     for f in c.a_units:
         total += attack_value(f.unit, c.mode, ap) * unit_weight(c, f.unit)
-    return ldround((c.osup if osup is None else osup) * total)
+    return total
 
 
-def defense_total(c: Combat, dsup: float | None = None) -> int:
-    """``dtotal`` (§3.4): the garrison and every defending unit times the target's multiplier."""
+def offense_total(c: Combat, osup: float | None = None) -> int:
+    """``ototal`` (§3.4): :func:`offense_sum` times the support multiplier, rounded."""
+    return ldround((c.osup if osup is None else osup) * offense_sum(c))
+
+
+def defense_sum(c: Combat) -> float:
+    """The defense before the support multiplier: the garrison and every defending unit
+    times the target's multiplier."""
     dm = target_multiplier(c)
     total = c.d_troops * dm
     for f in c.d_units:
@@ -99,4 +106,9 @@ def defense_total(c: Combat, dsup: float | None = None) -> int:
         if not f.supplied:
             dv /= 2
         total += dv * dm
-    return ldround((c.dsup if dsup is None else dsup) * total)
+    return total
+
+
+def defense_total(c: Combat, dsup: float | None = None) -> int:
+    """``dtotal`` (§3.4): :func:`defense_sum` times the support multiplier, rounded."""
+    return ldround((c.dsup if dsup is None else dsup) * defense_sum(c))

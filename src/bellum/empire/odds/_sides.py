@@ -16,19 +16,29 @@ chain, which is what the plain odds engine calls a
 
 With ``rng`` given, one random path is followed instead: a sampled morale
 history, as a chain, for the sampling fallback.
+
+The graph's shape (states, moves, casualties, morale draws) does not depend on
+the support multiplier, only the strengths do: ``ldround(mult * sum)`` of the
+side's sum before support (§3.4).  :func:`side_shape` explores a side once,
+down to its last soldier, with those sums; :meth:`SideShape.graph` gives the
+graph :func:`side_graph` would build under any multiplier (a state whose
+rounded strength is 0 is beaten there, so a small multiplier may end the
+side early), and :meth:`SideShape.sample` one morale history drawn from it.
+Paths to a fight that differ only in their support share one exploration.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 
 from bellum.empire.combat import capture, fight
-from bellum.empire.combat.state import Combat, Fighter
-from bellum.empire.combat.strength import defense_total, offense_total
+from bellum.empire.combat.state import Combat, Fighter, ldround
+from bellum.empire.combat.strength import defense_sum, offense_sum
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs
 from bellum.errors import InputError
 
@@ -119,8 +129,12 @@ class _Side:
         c.events = []
         c.world.telegrams.clear()
 
-    def strength(self) -> int:
-        return defense_total(self.c) if self.defender else offense_total(self.c)
+    def total(self) -> float:
+        """The side's strength before its support multiplier."""
+        return defense_sum(self.c) if self.defender else offense_sum(self.c)
+
+    def multiplier(self) -> float:
+        return self.c.dsup if self.defender else self.c.osup
 
     def occupies(self) -> bool:
         """Whether an attacker's victory now takes the target (someone can move in)."""
@@ -145,43 +159,191 @@ def side_graph(
     and put back as it was (its events and the world's telegrams aside).
     Raises :class:`TooManyStates` past ``max_states`` states.
     """
+    mult = c.dsup if defender else c.osup
+    return _explore(c, defender, rng, max_states, mult).graph(mult, max_states)
+
+
+def side_shape(c: Combat, defender: bool, *, max_states: int = MAX_SIDE_STATES) -> SideShape:
+    """One side of ``c`` explored for every support multiplier (see the module notes).
+
+    Raises :class:`TooManyStates` past ``max_states`` states (counted down to the
+    last soldier, so possibly more than one multiplier's graph has).
+    """
+    return _explore(c, defender, None, max_states, None)
+
+
+def _explore(
+    c: Combat, defender: bool, rng: np.random.Generator | None, max_states: int, mult: float | None
+) -> SideShape:
     saved = c.channels()
     c.sink = None
     c.morale = True
     side = _Side(c, defender)
     root = side.state()
-    explorer = _Explorer(side, rng, max_states)
+    explorer = _Explorer(side, rng, max_states, mult)
     try:
         explorer.explore()
     finally:
         side.load(root)
         c.restore(saved)
-    return explorer.graph()
+    return explorer.shape()
+
+
+@dataclass(frozen=True, eq=False)
+class SideShape:
+    """A side's states whatever its support multiplier: :class:`SideGraph` with ``total``
+    (the strength before the multiplier) in place of strengths.
+
+    Each state's successors are listed in the order the exploration first met them,
+    so :meth:`graph` numbers the states as :func:`side_graph` does.
+    """
+
+    depth: IntArray
+    total: FloatArray
+    casualties: IntArray
+    ptr: IntArray
+    to: IntArray
+    p: FloatArray
+    occupies: npt.NDArray[np.bool_]
+
+    @property
+    def size(self) -> int:
+        return int(self.depth.size)
+
+    def strengths(self, mult: float) -> FloatArray:
+        """``ldround(mult * total)`` of every state, as the server rounds (§3.4)."""
+        return np.trunc(mult * self.total + 0.5)
+
+    def graph(self, mult: float, max_states: int = MAX_SIDE_STATES) -> SideGraph:
+        """The graph under multiplier ``mult``: the states reached before a beaten one,
+        breadth first as :func:`side_graph` finds them."""
+        strength = self.strengths(mult)
+        if np.array_equal(strength > 0, self.total > 0):  # nothing cut: every state, in order
+            if self.size > max_states:
+                raise TooManyStates(f"more than {max_states} states on one side")
+            return self._graph(np.arange(self.size), strength, self.ptr, self._sorted)
+        ptr, to, p = self.ptr.tolist(), self.to.tolist(), self.p.tolist()
+        alive = (strength > 0).tolist()
+        new = {0: 0}
+        order = [0]
+        succ: list[list[tuple[int, float]]] = []
+        n = 0
+        while n < len(order):
+            s = order[n]
+            n += 1
+            out: list[tuple[int, float]] = []
+            if alive[s]:
+                for e in range(ptr[s], ptr[s + 1]):
+                    j = new.get(to[e])
+                    if j is None:
+                        j = new[to[e]] = len(order)
+                        if j >= max_states:
+                            raise TooManyStates(f"more than {max_states} states on one side")
+                        order.append(to[e])
+                    out.append((j, p[e]))
+                out.sort()
+            succ.append(out)
+        ptr_out = np.zeros(len(order) + 1, dtype=np.int64)
+        ptr_out[1:] = np.cumsum([len(x) for x in succ])
+        edges = (
+            np.array([t for x in succ for t, _ in x], dtype=np.int64),
+            np.array([q for x in succ for _, q in x], dtype=np.float64),
+        )
+        return self._graph(np.asarray(order, dtype=np.int64), strength, ptr_out, edges)
+
+    @cached_property
+    def _sorted(self) -> tuple[IntArray, FloatArray]:
+        """The moves with each state's successors in the order of their numbers."""
+        node = np.repeat(np.arange(self.size), np.diff(self.ptr))
+        order = np.lexsort((self.to, node))
+        return self.to[order], self.p[order]
+
+    def _graph(
+        self,
+        keep: IntArray,
+        strength: FloatArray,
+        ptr: IntArray,
+        edges: tuple[IntArray, FloatArray],
+    ) -> SideGraph:
+        if int(self.depth[keep].max()) > 10_000_000:
+            raise InputError("a side that can lose more than 10,000,000 rounds is too big")
+        return SideGraph(
+            depth=self.depth[keep],
+            strength=strength[keep],
+            casualties=self.casualties[keep],
+            ptr=ptr,
+            to=edges[0],
+            p=edges[1],
+            occupies=self.occupies[keep],
+        )
+
+    def sample(self, mult: float, rng: np.random.Generator) -> SideGraph:
+        """One morale history under multiplier ``mult``, drawn with its chances, as a chain."""
+        strength = self.strengths(mult)
+        ptr, to, p = self.ptr.tolist(), self.to.tolist(), self.p.tolist()
+        alive = (strength > 0).tolist()
+        path = [0]
+        s = 0
+        while alive[s]:
+            first, last = ptr[s], ptr[s + 1]
+            if last - first > 1:
+                u = float(rng.random())
+                e = first
+                while e < last - 1 and u >= p[e]:
+                    u -= p[e]
+                    e += 1
+            else:
+                e = first
+            s = to[e]
+            path.append(s)
+        keep = np.asarray(path, dtype=np.int64)
+        n = keep.size
+        return SideGraph(
+            depth=np.arange(n, dtype=np.int64),
+            strength=strength[keep],
+            casualties=self.casualties[keep],
+            ptr=np.minimum(np.arange(n + 1, dtype=np.int64), n - 1),
+            to=np.arange(1, n, dtype=np.int64),
+            p=np.ones(n - 1),
+            occupies=self.occupies[keep],
+        )
 
 
 class _Explorer:
     """The graph as it grows, breadth first from the side as the fight begins: every
     state found (merged by its troops, casualties and rounds lost), its numbers, and the
-    chance of each successor."""
+    chance of each successor.  A state is explored while its strength under ``mult``
+    is above 0 (``mult=None``: while anything is left of the side)."""
 
-    def __init__(self, side: _Side, rng: np.random.Generator | None, max_states: int) -> None:
+    def __init__(
+        self,
+        side: _Side,
+        rng: np.random.Generator | None,
+        max_states: int,
+        mult: float | None,
+    ) -> None:
         self.side = side
         self.rng = rng
         self.max_states = max_states
+        self.mult = mult
         root = side.state()
         self.keys: dict[tuple[Any, ...], int] = {(root, 0, 0): 0}
         self.states = [root]
         self.depth = [0]
         self.cas = [0]
-        self.strength = [float(side.strength())]
+        self.total = [side.total()]
         self.occupies = [side.occupies()]
         self.succ: list[list[tuple[int, float]]] = []
+
+    def alive(self, n: int) -> bool:
+        t = self.total[n]
+        return (ldround(self.mult * t) if self.mult is not None else t) > 0
 
     def explore(self) -> None:
         """Each state's successors by one lost round, until no new state appears."""
         n = 0
         while n < len(self.states):
-            self.succ.append(self._successors(n) if self.strength[n] > 0 else [])
+            self.succ.append(self._successors(n) if self.alive(n) else [])
             n += 1
 
     def _successors(self, n: int) -> list[tuple[int, float]]:
@@ -190,7 +352,7 @@ class _Explorer:
         def step(dice: BranchingDice) -> tuple[Any, ...]:
             side.load(here)
             taken = side.lose_round(dice)
-            return side.state(), taken, side.strength(), side.occupies()
+            return side.state(), taken, side.total(), side.occupies()
 
         if self.rng is None:
             ends = enumerate_runs(step)
@@ -198,12 +360,12 @@ class _Explorer:
         else:
             ends = [(step(BranchingDice(rng=self.rng)), 1.0)]
         out: dict[int, float] = {}
-        for (state, taken, s, occ), p in ends:
-            i = self._index(state, self.cas[n] + taken, self.depth[n] + 1, float(s), occ)
+        for (state, taken, t, occ), p in ends:
+            i = self._index(state, self.cas[n] + taken, self.depth[n] + 1, t, occ)
             out[i] = out.get(i, 0.0) + p
-        return sorted(out.items())
+        return list(out.items())
 
-    def _index(self, state: tuple[Any, ...], cas: int, depth: int, s: float, occ: bool) -> int:
+    def _index(self, state: tuple[Any, ...], cas: int, depth: int, t: float, occ: bool) -> int:
         """The node of ``state`` reached after ``depth`` rounds with ``cas`` dead (new or not)."""
         key = (state, cas, depth)
         i = self.keys.get(key)
@@ -214,18 +376,16 @@ class _Explorer:
             self.states.append(state)
             self.depth.append(depth)
             self.cas.append(cas)
-            self.strength.append(s)
+            self.total.append(t)
             self.occupies.append(occ)
         return i
 
-    def graph(self) -> SideGraph:
-        if max(self.depth) > 10_000_000:
-            raise InputError("a side that can lose more than 10,000,000 rounds is too big")
+    def shape(self) -> SideShape:
         ptr = np.zeros(len(self.states) + 1, dtype=np.int64)
         ptr[1:] = np.cumsum([len(s) for s in self.succ])
-        return SideGraph(
+        return SideShape(
             depth=np.asarray(self.depth, dtype=np.int64),
-            strength=np.asarray(self.strength, dtype=np.float64),
+            total=np.asarray(self.total, dtype=np.float64),
             casualties=np.asarray(self.cas, dtype=np.int64),
             ptr=ptr,
             to=np.array([t for s in self.succ for t, _ in s], dtype=np.int64),
@@ -234,4 +394,4 @@ class _Explorer:
         )
 
 
-__all__ = ["MAX_SIDE_STATES", "SideGraph", "TooManyStates", "side_graph"]
+__all__ = ["MAX_SIDE_STATES", "SideGraph", "SideShape", "TooManyStates", "side_graph", "side_shape"]

@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 import time
+import weakref
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from typing import Any
@@ -41,7 +42,7 @@ from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, UnitNote, said, transcript
-from bellum.empire.odds._sides import SideGraph, TooManyStates, side_graph
+from bellum.empire.odds._sides import SideGraph, SideShape, TooManyStates, side_graph, side_shape
 from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
@@ -49,6 +50,7 @@ from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
+from bellum.odds.montecarlo import many_fights
 from bellum.odds.result import LossDistribution, OddsResult
 
 Progress = Callable[[float], None]
@@ -69,8 +71,11 @@ CHAIN_PAIRS = 250_000
 SAMPLE_PAIRS = 2_000
 #: Bytes the exact solver needs per pair of side states (three arrays of doubles).
 PAIR_BYTES = 24
-#: Monte Carlo runs of one sampled fight too big to solve exactly.
-FIGHT_RUNS = 4_000
+#: Monte Carlo runs of one sampled fight too big to solve exactly.  Their noise is part
+#: of the per-sample spread the standard error comes from; 400 runs add at most
+#: 0.25 / 400 to a sample's variance of P, small beside the spread between paths
+#: where fights are big (4,000 runs cost 3.5 times the CPU for the same error).
+FIGHT_RUNS = 400
 #: Outcomes in which the attacker got what it came for.
 SUCCESS = ("captured", "unoccupied", "reinforced", "landed")
 
@@ -239,7 +244,8 @@ def _name(world: World, country: int, source: MilSource) -> str:
 
 
 def _side_key(c: Combat, defender: bool) -> Hashable:
-    """Everything a side's state graph depends on (leaves with equal keys share it)."""
+    """Everything a side's state graph depends on but its support multiplier (leaves with
+    equal keys share one :class:`~bellum.empire.odds._sides.SideShape`)."""
     w = c.world
     units = c.d_units if defender else c.a_units
 
@@ -257,50 +263,135 @@ def _side_key(c: Combat, defender: bool) -> Hashable:
         )  # fmt: skip
 
     if defender:
-        return (c.dsup, target_multiplier(c), c.d_troops, tuple(unit(f) for f in units))
+        return (target_multiplier(c), c.d_troops, tuple(unit(f) for f in units))
     offs = tuple((o.troops, o.om, o.xy, o.sector is None or o.sector.mob != 0) for o in c.offs)
-    return (c.mode, c.osup, offs, tuple(unit(f) for f in units))
+    return (c.mode, offs, tuple(unit(f) for f in units))
+
+
+class _Shared:
+    """Side shapes and solved fights, shared by every odds of one world in this process
+    (a sweep's plans, the ``--need`` search, a web page asking again): their keys hold
+    everything they depend on, so a plan meets the work of the plans before it."""
+
+    #: Entries kept of each kind before the oldest half is dropped.
+    LIMIT = 4096
+
+    def __init__(self) -> None:
+        self.shapes: dict[Hashable, SideShape | None] = _Bounded(self.LIMIT)
+        self.fights: dict[Hashable, FightOutcome | None] = _Bounded(self.LIMIT)
+
+
+class _Bounded(dict[Hashable, Any]):
+    """A dict that forgets its oldest half when it grows past ``limit``."""
+
+    def __init__(self, limit: int) -> None:
+        super().__init__()
+        self.limit = limit
+
+    def __setitem__(self, key: Hashable, value: Any) -> None:
+        if len(self) >= self.limit:
+            for old in list(self)[: self.limit // 2]:
+                del self[old]
+        super().__setitem__(key, value)
+
+
+#: The shared work of each world still alive (by ``id``, with a weak reference to
+#: check it is the same world: worlds are mutable, so not hashable).
+_WORLDS: dict[int, tuple[weakref.ref[World], _Shared]] = {}
+
+
+def _shared(world: World) -> _Shared:
+    """The cache of ``world``'s odds (dropped with the world)."""
+    ref, shared = _WORLDS.get(id(world), (None, None))
+    if ref is None or shared is None or ref() is not world:
+        shared = _Shared()
+        key = id(world)
+        _WORLDS[key] = (weakref.ref(world, lambda _: _WORLDS.pop(key, None)), shared)
+    return shared
 
 
 class _Solver:
     """Solves the fights of leaves, sharing side graphs and fights between equal leaves.
 
-    A fight is solved exactly when its pairs of states are at most
-    ``exact_pairs`` (``CHAIN_PAIRS`` when neither side has a morale draw, since
-    sampling would only repeat the same fight), within ``max_pairs``.  A
-    sampled fight (one morale history per side) is solved exactly when small
-    (``SAMPLE_PAIRS``), else by Monte Carlo of the two chains.
+    Each side is explored once per :func:`_side_key` (its shape), and its graph
+    under each support multiplier taken from that shape.  A fight is solved
+    exactly when its pairs of states are at most ``exact_pairs``
+    (``CHAIN_PAIRS`` when neither side has a morale draw, since sampling would
+    only repeat the same fight), within ``max_pairs``.  A sampled fight (one
+    morale history per side) is solved exactly when small (``SAMPLE_PAIRS``),
+    else by Monte Carlo of the two chains.
     """
 
     def __init__(
-        self, model: str, tau: float, exact_pairs: int, max_pairs: int, progress: Progress | None
+        self,
+        model: str,
+        tau: float,
+        exact_pairs: int,
+        max_pairs: int,
+        progress: Progress | None,
+        shared: _Shared | None = None,
     ) -> None:
         self.model = model
         self.tau = tau
         self.exact_pairs = exact_pairs
         self.chain_pairs = max(exact_pairs, min(CHAIN_PAIRS, max_pairs))
         self.progress = progress
-        self.graphs: dict[Hashable, SideGraph | None] = {}
-        self.fights: dict[tuple[Hashable, Hashable], FightOutcome | None] = {}
+        shared = shared if shared is not None else _Shared()
+        self.shapes = shared.shapes
+        self.graphs: dict[tuple[Hashable, float], SideGraph | None] = {}
+        self.too_big: dict[Hashable, float] = {}
+        self.fights = shared.fights
+        self.settings = (model, tau, exact_pairs, self.chain_pairs)
+        #: The fights this answer used that are solved exactly (now or before).
+        self.used: set[Hashable] = set()
         self.monte_carlo = 0
 
-    def _graph(self, key: Hashable, c: Combat, defender: bool) -> SideGraph | None:
-        if key not in self.graphs:
+    def _shape(self, key: Hashable, c: Combat, defender: bool) -> SideShape | None:
+        """The side's shape, ``None`` when it has more states than an exact fight could use."""
+        full = (c.rules, self.exact_pairs, key)
+        if full not in self.shapes:
             try:
-                self.graphs[key] = side_graph(c, defender, max_states=self.exact_pairs)
+                self.shapes[full] = side_shape(c, defender, max_states=self.exact_pairs)
             except TooManyStates:
-                self.graphs[key] = None
-        return self.graphs[key]
+                self.shapes[full] = None
+        return self.shapes[full]
+
+    def _graph(self, key: Hashable, c: Combat, defender: bool) -> SideGraph | None:
+        """The side's graph under its multiplier; ``None`` when it has too many states.
+
+        A bigger multiplier keeps every state a smaller one keeps, so once a side is
+        too big under one multiplier it is under every bigger one (``too_big``).
+        """
+        mult = c.dsup if defender else c.osup
+        if (key, mult) not in self.graphs:
+            shape = self._shape(key, c, defender)
+            graph = None
+            try:
+                if shape is not None:
+                    graph = shape.graph(mult, max_states=self.exact_pairs)
+                elif mult < self.too_big.get(key, math.inf):
+                    # Too big down to the last soldier: this multiplier may end it sooner.
+                    graph = side_graph(c, defender, max_states=self.exact_pairs)
+            except TooManyStates:
+                self.too_big[key] = min(mult, self.too_big.get(key, math.inf))
+            self.graphs[(key, mult)] = graph
+        return self.graphs[(key, mult)]
 
     def exact(self, leaf: Leaf) -> FightOutcome | None:
         """The leaf's outcome, exactly; ``None`` when its fight is too big to solve so."""
         c = leaf.combat
         if c is None:
             return _no_fight(leaf.result)
-        ka, kd = _side_key(c, False), _side_key(c, True)
-        if (ka, kd) in self.fights:
-            return self.fights[(ka, kd)]
         extra = leaf.result.attacker_casualties
+        ka, kd = _side_key(c, False), _side_key(c, True)
+        key = (self.settings, c.rules, ka, c.osup, kd, c.dsup, extra)
+        if key not in self.fights:
+            self.fights[key] = self._solve(c, ka, kd, extra)
+        if self.fights[key] is not None:
+            self.used.add(key)
+        return self.fights[key]
+
+    def _solve(self, c: Combat, ka: Hashable, kd: Hashable, extra: int) -> FightOutcome | None:
         a = self._graph(ka, c, False)
         d = self._graph(kd, c, True) if a is not None else None
         out = None
@@ -309,20 +400,43 @@ class _Solver:
             limit = self.chain_pairs if a.is_chain and d.is_chain else self.exact_pairs
             if a.size * d.size <= limit:
                 out = _fight_outcome(self._ends(a, d), extra)
-        self.fights[(ka, kd)] = out
         return out
 
-    def sampled(self, leaf: Leaf, rng: np.random.Generator) -> FightOutcome:
-        """The leaf's outcome with each side's morale history drawn at random."""
-        c = leaf.combat
-        assert c is not None
-        extra = leaf.result.attacker_casualties
-        a = side_graph(c, False, rng=rng)
-        d = side_graph(c, True, rng=rng)
-        if a.size * d.size <= min(SAMPLE_PAIRS, self.exact_pairs) or d.strength[0] <= 0:
-            return _fight_outcome(self._ends(a, d), extra)
-        self.monte_carlo += 1
-        return _fight_outcome(self._simulated(a, d, rng), extra)
+    def _history(self, c: Combat, defender: bool, rng: np.random.Generator) -> SideGraph:
+        """One morale history of a side, drawn from its shape when it has one."""
+        shape = self._shape(_side_key(c, defender), c, defender)
+        if shape is None:
+            return side_graph(c, defender, rng=rng)
+        return shape.sample(c.dsup if defender else c.osup, rng)
+
+    def sampled(self, leaves: list[Leaf], rng: np.random.Generator) -> list[FightOutcome]:
+        """The leaves' outcomes with each side's morale history drawn at random: solved
+        exactly when small, else simulated, all the simulated fights in one pass."""
+        out: list[FightOutcome | None] = []
+        big: list[tuple[int, SideGraph, SideGraph, int]] = []
+        for leaf in leaves:
+            c = leaf.combat
+            assert c is not None
+            extra = leaf.result.attacker_casualties
+            a = self._history(c, False, rng)
+            d = self._history(c, True, rng)
+            small = a.size * d.size <= min(SAMPLE_PAIRS, self.exact_pairs)
+            if small or d.strength[0] <= 0 or a.size == 1:
+                out.append(_fight_outcome(self._ends(a, d), extra))
+            else:
+                big.append((len(out), a, d, extra))
+                out.append(None)
+        if big:
+            self.monte_carlo += len(big)
+            pairs = [(a.strength, d.strength) for _, a, d, _ in big]
+            ends = many_fights(pairs, FIGHT_RUNS, rng, server=self.model == "server")
+            for (i, a, d, extra), (won, lost) in zip(big, ends, strict=True):
+                wa = np.zeros((a.size, d.size))
+                wd = np.zeros((a.size, d.size))
+                wa[:-1, -1] = won
+                wd[-1, :-1] = lost
+                out[i] = _fight_outcome(GraphEnds(a, d, wa, wd, 0.0), extra)
+        return [f for f in out if f is not None]
 
     def _ends(self, a: SideGraph, d: SideGraph) -> GraphEnds:
         if d.strength[0] <= 0:
@@ -334,24 +448,6 @@ class _Solver:
         if a.is_chain and d.is_chain:
             return _chain_ends(a, d)
         return server_ends(a, d, tau=self.tau, progress=self.progress)
-
-    def _simulated(self, a: SideGraph, d: SideGraph, rng: np.random.Generator) -> GraphEnds:
-        """Monte Carlo of two chains (:func:`bellum.odds.fight_odds`), as end states."""
-        from bellum.odds import Side, fight_odds
-
-        att = Side.from_arrays(a.strength, a.casualties)
-        dfd = Side.from_arrays(d.strength, d.casualties)
-        seed = int(rng.integers(2**32))
-        if self.model == "per-casualty":
-            r = fight_odds(att, dfd, "per-casualty", "monte-carlo", runs=FIGHT_RUNS, seed=seed)
-        else:
-            r = fight_odds(att, dfd, "server", "monte-carlo", runs=FIGHT_RUNS, seed=seed)
-        assert r.end_states is not None
-        wa = np.zeros((a.size, d.size))
-        wd = np.zeros((a.size, d.size))
-        wa[: att.rounds, dfd.rounds] = r.end_states.attacker_wins
-        wd[att.rounds, : dfd.rounds] = r.end_states.defender_wins
-        return GraphEnds(a, d, wa, wd, 0.0)
 
 
 def _chain_ends(a: SideGraph, d: SideGraph) -> GraphEnds:
@@ -482,12 +578,12 @@ def plan_odds(
     used_seed = seed if seed is not None else new_seed()
     rng = np.random.default_rng(np.random.SeedSequence(used_seed))
     max_pairs = max_memory // PAIR_BYTES
-    solver = _Solver(model, tau, min(exact_pairs, max_pairs), max_pairs, progress)
+    solver = _Solver(model, tau, min(exact_pairs, max_pairs), max_pairs, progress, _shared(world))
     forced = samples is not None or target_error is not None
     leaves: list[tuple[Leaf, float]] | None = None
     if first.branches == 0:
         leaves = [(first, 1.0)]
-    elif not forced and tree_size(runner, rng, PROBES) <= max_leaves:
+    elif not forced and tree_size(runner, rng, PROBES, limit=max_leaves) <= max_leaves:
         leaves = enumerate_runs(runner, limit=4 * max_leaves)
     mix = Mixture()
     if leaves is not None and not forced:
@@ -503,22 +599,24 @@ def plan_odds(
     want = samples or max_samples
     taken: list[tuple[Leaf, float]] = []
     morale_drawn = 0
-    while True:
-        if leaves is not None:
-            leaf = leaves[_pick(leaves, rng)][0]
-        else:
-            leaf = runner(BranchingDice(rng=rng))
-        f = solver.exact(leaf)
-        if f is None:
-            f = solver.sampled(leaf, rng)
-            morale_drawn += 1
-        mix.add(f, 1.0, sample=True)
-        taken.append((leaf, 1.0))
+    n = 0
+    while n < want:
+        block: list[Leaf] = []
+        for _ in range(_block(n, want, mix, goal)):
+            if leaves is not None:
+                block.append(leaves[_pick(leaves, rng)][0])
+            else:
+                block.append(runner(BranchingDice(rng=rng)))
+            if progress is not None:
+                progress(min(1.0, (n + len(block)) / want))
+        known = [solver.exact(leaf) for leaf in block]
+        unsolved = [leaf for leaf, f in zip(block, known, strict=True) if f is None]
+        drawn = iter(solver.sampled(unsolved, rng))
+        morale_drawn += len(unsolved)
+        for leaf, f in zip(block, known, strict=True):
+            mix.add(f if f is not None else next(drawn), 1.0, sample=True)
+            taken.append((leaf, 1.0))
         n = len(taken)
-        if progress is not None:
-            progress(min(1.0, n / want))
-        if n >= want:
-            break
         if goal is not None and n >= MIN_SAMPLES and mix.errors()[0] <= goal:
             break
     for key in list(mix.outcomes):
@@ -534,6 +632,19 @@ def plan_odds(
             f" reached {goal:g}"
         )
     return _finish(plan, mix, method, model, taken, solver, n, used_seed, start, notes)
+
+
+def _block(n: int, want: int, mix: Mixture, goal: float | None) -> int:
+    """How many samples to draw next: ``MIN_SAMPLES`` first, then as many as the
+    standard error so far says the goal needs (at least a tenth more, at most as many
+    again), so that the fights too big to solve are simulated together."""
+    if n < MIN_SAMPLES:
+        return min(want, MIN_SAMPLES) - n
+    more = n
+    se = mix.errors()[0]
+    if goal is not None and se > 0:
+        more = min(n, max(2, n // 10, math.ceil(n * (se / goal) ** 2) - n))
+    return max(1, min(want - n, more))
 
 
 def _sampled_method(n: int, known: bool, morale_drawn: int, simulated: int) -> str:
@@ -606,7 +717,7 @@ def _finish(
         expected_errors=errs,
         lines=_lines(likeliest),
         leaves=len(leaves) if samples is None else len({id(x) for x, _ in leaves}),
-        fights=sum(1 for v in solver.fights.values() if v is not None),
+        fights=len(solver.used),
         samples=samples,
         seed=seed,
         final=final,

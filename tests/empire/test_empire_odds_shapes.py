@@ -1,0 +1,81 @@
+"""A side explored once serves every support multiplier: the same graphs as one exploration
+per multiplier, bit for bit (states, their order, strengths, casualties, moves), and the
+same morale histories drawn from the same generator."""
+
+from __future__ import annotations
+
+from dataclasses import fields
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bellum.empire.combat.state import Combat
+from bellum.empire.io.toml import load_world
+from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
+from bellum.empire.odds import make_plan
+from bellum.empire.odds._sides import SideGraph, side_graph, side_shape
+from bellum.empire.odds.branching import BranchingDice
+from bellum.empire.odds.engine import PlanRunner
+from bellum.empire.orders import Order
+from bellum.empire.world import World
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@cache
+def _realistic(name: str) -> World:
+    return dump_to_world(read_dump(ROOT / "benchmarks" / "worlds" / f"{name}.xdump"))
+
+
+def _combat(world: World, country: int, order: str, mil: list[str], units: list[int]) -> Combat:
+    plan = make_plan(world, country, Order.parse(order), mil, units)
+    leaf = PlanRunner(world, country, plan)(BranchingDice())
+    assert leaf.combat is not None
+    return leaf.combat
+
+
+CASES = {
+    # A fortified defender whose units check their morale, and a cavalry unit attacking.
+    "w48x24 fortress": lambda: _combat(
+        _realistic("w48x24"), 3, "attack 1,-3", ["2,-2=128", "0,-2=123"], [20]
+    ),
+    "w32x16 units": lambda: _combat(
+        _realistic("w32x16"), 1, "attack 3,-1", ["2,0=279", "1,-1=219"], [2, 6]
+    ),
+    "cavalry example": lambda: _combat(
+        load_world(ROOT / "examples" / "empire" / "cavalry.toml"), 1, "attack 2,0", ["0,0=14"], [0]
+    ),
+}
+
+
+def _same(a: SideGraph, b: SideGraph) -> None:
+    for f in fields(SideGraph):
+        x, y = getattr(a, f.name), getattr(b, f.name)
+        assert x.dtype == y.dtype and np.array_equal(x, y), f.name
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("defender", [False, True])
+def test_one_exploration_gives_every_multipliers_graph(case: str, defender: bool) -> None:
+    """Multipliers below 1 beat a side before its last soldier, so they cut its graph
+    short; the shape, explored to the last soldier, gives those graphs too."""
+    c = CASES[case]()
+    shape = side_shape(c, defender, max_states=20_000)
+    own = c.dsup if defender else c.osup
+    morale = False
+    for mult in sorted({own, 1.0, 0.05, 0.3, 0.77, 1.33, 2.2600000000000002}):
+        if defender:
+            c.dsup = mult
+        else:
+            c.osup = mult
+        direct = side_graph(c, defender, max_states=20_000)
+        _same(shape.graph(mult, max_states=20_000), direct)
+        morale = morale or not direct.is_chain
+        for seed in range(3):
+            drawn = side_graph(c, defender, rng=np.random.default_rng(seed))
+            _same(shape.sample(mult, np.random.default_rng(seed)), drawn)
+    assert shape.size > 1
+    if case != "cavalry example":
+        assert morale, "a case without a morale draw tests less than it says"
