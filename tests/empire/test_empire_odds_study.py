@@ -13,6 +13,7 @@ import pytest
 
 from bellum.empire import load_world
 from bellum.empire.odds import Request, Sweep, make_plan, plan_odds, prepare, study
+from bellum.empire.odds.engine import MoreThanAsked
 from bellum.empire.odds.questions import as_seen
 from bellum.empire.orders import Order
 from bellum.errors import CommandError, InputError
@@ -110,9 +111,9 @@ def test_a_request_is_checked_before_any_work() -> None:
     with pytest.raises(CommandError) as never:
         prepare(world, 1, Request(ATTACK, sweep=Sweep("4,4", (1, 2))))
     assert never.value.field == "sweep" and "never asks for mil from 4,4" in str(never.value)
-    with pytest.raises(InputError) as more:
-        prepare(world, 1, Request(ATTACK, mil=("0,0=500",)))
-    assert more.value.worded({"mil": "--mil"}) == "--mil 0,0=500: at most 199 mil can go from 0,0"
+    with pytest.raises(MoreThanAsked) as more:
+        prepare(world, 1, Request(ATTACK, mil=(" 0,0 =500",)))
+    assert (more.value.value, more.value.n, more.value.most) == ("0,0", 500, 199)
 
 
 def test_a_sweep_past_the_most_is_capped_with_a_warning() -> None:

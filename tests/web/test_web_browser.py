@@ -8,6 +8,7 @@ latencies the page measured go to build/ (see browser_support).
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ import pytest
 
 from bellum.empire.io.sqlite import Store
 from bellum.empire.io.toml import load_world
+from clirunner import bellum
 
 from .browser_support import (
     SIZES,
@@ -401,8 +403,8 @@ def test_keyboard_only(page: Any, frontier_server: Server) -> None:
     page.keyboard.press("ArrowRight")
     assert page.locator("#cursor-say").inner_text().startswith("2,0 ")
 
-    # Every control of the plan is reached with Tab from the panel; the rule profile
-    # and options once their summary is opened with Enter.
+    # Every control of the plan is reached with Tab from the panel; the command's other
+    # answers, the rule profile and options once their summaries are opened with Enter.
     expected = page.evaluate(
         """() => [...document.querySelectorAll('#panel details.way')[0].querySelectorAll(
               ':is(input:not([type=hidden]), button, select, summary)')]
@@ -419,7 +421,9 @@ def test_keyboard_only(page: Any, frontier_server: Server) -> None:
                 break
             continue
         reached.append(int(kb))
-        if page.evaluate("() => document.activeElement.matches('details.rules > summary')"):
+        if page.evaluate(
+            "() => document.activeElement.matches(':is(details.rules, details.answers) > summary')"
+        ):
             page.keyboard.press("Enter")
     assert sorted(set(reached)) == expected, (reached, expected)
 
@@ -470,6 +474,7 @@ def test_enter_in_every_input_never_fights(page: Any, db_server: Server) -> None
     open_map(page, db_server.url + "/empire?as=1")
     attack = plan_for(page, "1,1")
     attack.locator("details.rules summary").click()
+    attack.locator("details.answers summary").click()
     page.locator("#panel button[data-pick]").count()  # the panel is fully there
     # The panel's boxes first: Enter in the goto box plans again (a new panel).
     boxes = page.locator("#panel input:not([type=hidden]):not([disabled]), #panel select")
@@ -702,6 +707,70 @@ def test_the_issue_s_enter_in_the_lboard_mil_box(browser: Any, tmp_path: Path) -
         assert server.json("/empire/history.json")["history"] == []
         assert page.locator("#panel .fight-result").count() == 0
         assert not page.locator("dialog#confirm").is_visible()
+    finally:
+        page.close()
+        server.stop()
+
+
+def test_the_commands_other_answers_are_on_the_page(browser: Any) -> None:
+    """Issue 23: the page asks what `bellum empire odds` and the command take: no unit
+    joins, the mil and units that move in, yes; the odds take them as the command line's
+    do, and a fight answers with them instead of asking."""
+    server = Server("--world", str(EMPIRE / "cavalry.toml"))
+    page = browser.new_page()
+    try:
+        open_map(page, server.url + "/empire?as=1&target=2,0")
+        attack = wait_odds(page, 0)
+        form = attack.locator("form[data-plan]")
+        n = updates(attack)
+        mirrors = form.locator("input.mirror")
+        for i in range(mirrors.count()):
+            mirrors.nth(i).fill("14" if i == 0 else "0")
+        mirrors.last.press("Tab")
+        wait_odds(page, 0, after=n)
+        with_unit = float(attack.locator(".odds-box").get_attribute("data-p"))
+        unit = form.locator("input[name=unit][value='0']")
+        none_join = form.locator("input[name=no_units]")
+        assert unit.is_checked() and not none_join.is_checked()
+
+        # No unit joins: the unit's box clears, and the odds are those of --no-units.
+        n = updates(attack)
+        none_join.check()
+        wait_odds(page, 0, after=n)
+        assert not unit.is_checked()
+        alone = float(attack.locator(".odds-box").get_attribute("data-p"))
+        cli = bellum("empire", "odds", "attack", "2,0", "--world", str(EMPIRE / "cavalry.toml"),
+                     "--as", "1", "--seed", "1", "--mil", "0,0=14", "--no-units", "--json")  # fmt: skip
+        assert alone == pytest.approx(json.loads(cli.stdout)["p_attacker_wins"], abs=1e-6)
+        assert alone < with_unit
+        n = updates(attack)
+        unit.check()  # a unit that joins clears "no unit joins"
+        wait_odds(page, 0, after=n)
+        assert not none_join.is_checked()
+        one_unit = float(attack.locator(".odds-box").get_attribute("data-p"))
+
+        # The answers after the fight: the odds end with the fight, so they stay.
+        form.locator("details.answers summary").click()
+        n = updates(attack)
+        form.locator("input[name=move_in]").fill("5")
+        form.locator("input[name=move_in_unit][value='0']").check()
+        form.locator("input[name=yes]").check()
+        wait_odds(page, 0, after=n)
+        assert float(attack.locator(".odds-box").get_attribute("data-p")) == one_unit
+        assert attack.locator(".odds .err, .odds .error").count() == 0
+        form.locator("input[name=no_move_in_units]").check()
+        assert form.locator("input[name=move_in_unit]:checked").count() == 0
+        shot(page, "web-empire-answers.png")
+        assert "move_in=5" in page.url and "no_move_in_units=1" in page.url
+
+        # A fight answers its move-in questions from the page, and asks nothing.
+        attack.locator("input[name=seed]").fill("1")
+        attack.locator("button.fight").click()
+        attack.locator(".fight-result .outcome").wait_for()
+        assert attack.locator("form[data-answer]").count() == 0
+        assert attack.locator(".fight-result").get_attribute("data-outcome") == "captured"
+        text = server.json("/empire/history.json")["history"][0]
+        assert text["answers"][-2:] == ["5", "n"]
     finally:
         page.close()
         server.stop()

@@ -14,7 +14,7 @@ from starlette.testclient import TestClient
 from bellum.empire import run_command
 from bellum.empire.io.sqlite import Store
 from bellum.empire.io.toml import load_world
-from bellum.empire.odds import make_plan, plan_odds
+from bellum.empire.odds import Request, make_plan, plan_odds, study
 from bellum.empire.orders import Order
 from bellum.web import create_app
 
@@ -512,3 +512,29 @@ def test_the_turn_plan_shows_a_paradrop_s_planes(tmp_path: Path) -> None:
     assert drops and all(a["order"].startswith("paradrop ") for a in drops)
     assert f"planes {'/'.join(map(str, drops[0]['planes']))}</td>" in page.text
     assert drops[0]["sources"] == ["0,0"]  # the arrow starts at the assembly point
+
+
+def test_the_commands_other_answers_are_the_command_lines() -> None:
+    """The page's answers are `bellum empire odds`'s: --no-units, --yes and the move-in
+    answers, in the same study; a fight answers with them instead of asking."""
+    base = "/empire/odds.json?as=1&target=2,0&mil.0,0=14"
+    world = load_world(EMPIRE / "cavalry.toml")
+    order = Order.parse("attack 2,0 y y y y")
+    with client_for(create_app(world=EMPIRE / "cavalry.toml")) as client:
+        alone = client.get(f"{base}&no_units=1").json()["odds"]
+        expected = study(world, 1, Request(order, mil=("0,0=14",), no_units=True, seed=1))
+        assert alone["p_win"] == pytest.approx(expected.p_success, abs=1e-12)
+        moved = client.get(f"{base}&unit=0&move_in=5&move_in_unit=0&yes=1").json()["odds"]
+        joined = client.get(f"{base}&unit=0").json()["odds"]
+        assert moved["p_win"] == joined["p_win"] > alone["p_win"]
+        both = client.get(f"{base}&unit=0&no_units=1")
+        assert both.status_code == 400 and "not both" in both.json()["error"]
+        none = client.get(f"{base}&move_in_unit=0&no_move_in_units=1")
+        assert none.status_code == 400 and none.json()["error"].startswith("move_in_unit: ")
+        form = {"as": "1", "command": "attack", "target": "2,0", "mil.0,0": "150",
+                "unit": "0", "seed": "1", "move_in": "7", "no_move_in_units": "1"}  # fmt: skip
+        confirm = client.get("/empire/order.json", params=form).json()
+        done = client.post("/empire/fight.json", data=form).json()["fight"]
+    assert confirm["answers"] == ["7 mil move in", "units that move in: none"]
+    assert done["state"] == "done" and done["outcome"] == "captured"
+    assert "How many mil to move in from 0,0 (" in done["transcript"]

@@ -35,7 +35,7 @@ from bellum.cli.empire import (
 from bellum.cli.options import RESOLVER_RUNS_MAX, SEED_MAX, Real, Whole, echo_json
 from bellum.cli.progress import DELAY, progress_fraction
 from bellum.empire.combat import COMMANDS
-from bellum.empire.odds.engine import CommandUsage
+from bellum.empire.odds.engine import CommandUsage, MoreThanAsked
 from bellum.empire.odds.study import MAX_PLANS, Clock, Request, Study, Sweep, prepare
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
@@ -285,6 +285,10 @@ def odds_cmd(
     except CommandUsage as exc:
         click.echo(str(exc))
         sys.exit(exc.exit_status)
+    except MoreThanAsked as exc:  # worded as the command words it, with --mil as typed
+        raise UsageError(
+            f"--mil {exc.value}={exc.n}: at most {exc.most} mil can go from {exc.where}"
+        ) from None
     for warning in prepared.warnings:
         click.echo(f"bellum: warning: {warning}", err=True)
     if len(prepared.plans) > 1 and plot is not None:

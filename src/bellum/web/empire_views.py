@@ -63,12 +63,25 @@ def plan_of(p: Params) -> Plan:
     source = p.get("source").strip()
     if len(source) > 40:
         raise Bad(400, "source: too long")
+    units = set(p.ints("unit"))
+    no_units = p.has("no_units")
+    if no_units and units:
+        raise Bad(400, "no_units: give the units that join or no units, not both")
+    move_in_units: set[int] | None = set(p.ints("move_in_unit")) or None
+    if p.has("no_move_in_units"):
+        if move_in_units:
+            raise Bad(400, "move_in_unit: give the units that move in or none, not both")
+        move_in_units = set()
     return Plan(
         command=command,
         target=target,
         source=source,
         mil=mil,
-        units=set(p.ints("unit")),
+        units=units,
+        no_units=no_units,
+        move_in=p.integer("move_in", high=MAX_MIL),
+        move_in_units=move_in_units,
+        yes=p.has("yes"),
         planes=p.ints("plane"),
         escorts=p.ints("escort"),
         support=support,
@@ -212,12 +225,26 @@ async def order(request: Request) -> Response:
             "order": plan.order().text(),
             "mil": {k: n for k, n in sorted(plan.mil.items()) if n},
             "units": sorted(plan.units),
+            "answers": _answers(plan),
             "seed": p.integer("seed"),
             "writes": None if game.scratch else game.label,
             "version": game.version(),
         }
 
     return respond(request, "_confirm.html", await run_in_threadpool(build))
+
+
+def _answers(plan: Plan) -> list[str]:
+    """The command's other answers the plan gives, as the confirmation lists them."""
+    out = []
+    if plan.yes:
+        out.append("yes to its yes-or-no questions")
+    if plan.move_in is not None:
+        out.append(f"{plan.move_in} mil move in")
+    if plan.move_in_units is not None:
+        ids = ", ".join(f"#{u}" for u in sorted(plan.move_in_units))
+        out.append(f"units that move in: {ids or 'none'}")
+    return out
 
 
 async def fight(request: Request) -> Response:

@@ -23,7 +23,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -48,6 +48,7 @@ from bellum.empire.events import (
     said,
 )
 from bellum.empire.geometry import Coord
+from bellum.empire.odds import Request, ResolverRuns, Study, study
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules, profile_names
 from bellum.empire.service import UnknownCommand as UnknownCommand  # for the views
@@ -134,6 +135,13 @@ class Plan:
     support: tuple[bool, bool, bool, bool] = (True, True, True, True)
     profile: str | None = None
     options: list[str] = field(default_factory=list)
+    #: The command's other answers, as its options name them (docs/empire-cli.md): no
+    #: unit joins; mil that move in (``None``: asked); the units that move in (``None``:
+    #: asked, empty: none); yes to its yes-or-no questions.
+    no_units: bool = False
+    move_in: int | None = None
+    move_in_units: set[int] | None = None
+    yes: bool = False
 
     def rules(self, world: World) -> Rules:
         """The rules the plan runs under in ``world``: its own, with the plan's on top."""
@@ -155,13 +163,16 @@ class Plan:
         yn = ["y" if s else "n" for s in self.support] if spec.syntax.support else []
         return Order(self.command, (*(words[role] for role in spec.roles), *yn))
 
-    def mil_words(self) -> list[str]:
-        """The force as ``SECT=N`` words (``ship=N`` for the command's ship), none of 0."""
-        return [
-            f"{'ship' if k.startswith('ship:') else k}={n}"
-            for k, n in sorted(self.mil.items())
-            if n
-        ]
+    def request(self, world: World, **more: Any) -> Request:
+        """The study of this plan as ``bellum empire odds`` makes it with the same answers
+        (every slider an answer, 0 included); ``more`` says what else to study."""
+        mil = tuple(
+            f"{'ship' if k.startswith('ship:') else k}={n}" for k, n in sorted(self.mil.items())
+        )
+        more.setdefault("seed", PLANNER_SEED)
+        return Request(self.order(), mil=mil, units=tuple(sorted(self.units)),
+                       no_units=not self.units, yes=self.yes, rules=self.rules(world),
+                       **more)  # fmt: skip
 
 
 def _source_key(world: World, cnum: int, at: Coord | None, ship: int | None) -> str:
@@ -186,6 +197,19 @@ class PlanAnswers(AnswersByKind):
 
     def unit(self, prompt: Prompt) -> str | None:
         return "y" if prompt.uid in self.plan.units else "n"
+
+    def move_in_mil(self, prompt: Prompt) -> str | None:
+        if self.plan.move_in is not None:
+            return str(self.plan.move_in)
+        return self.other(prompt)
+
+    def move_in_unit(self, prompt: Prompt) -> str | None:
+        if self.plan.move_in_units is not None:
+            return "y" if prompt.uid in self.plan.move_in_units else "n"
+        return self.other(prompt)
+
+    def confirm(self, prompt: Prompt) -> str | None:
+        return "y" if self.plan.yes else self.other(prompt)
 
     def other(self, prompt: Prompt) -> str | None:
         if self.answers:
@@ -222,9 +246,9 @@ class _Probe(AnswersByKind):
 
 
 # --------------------------------------------------------------------------- the planner
-# Every call into the odds planner (bellum.empire.odds, the engine of `bellum empire
-# odds`) is in this section: the odds of a plan, the force a chance needs, and plays of
-# the real command to check them.
+# Every call into the odds planner is one study (bellum.empire.odds.study, what `bellum
+# empire odds` runs): the odds of a plan, the force a chance needs, and plays of the real
+# command to check them.
 
 
 @dataclass(frozen=True)
@@ -276,47 +300,36 @@ class Memo:
             self._items.clear()
 
 
-def _odds_plan(
-    world: World, cnum: int, order: Order, mil: list[str], units: list[int], rules: Rules
-) -> Any:
-    """The planner's plan: ``mil`` as ``SECT=N`` (``ship=N``), nothing named sends nothing."""
-    from bellum.empire.odds.plan import Plan as OddsPlan
-    from bellum.empire.odds.plan import parse_mil, parse_units
+def _studied(world: World, cnum: int, request: Request, progress: Progress | None) -> Study:
+    """The study of ``request``; on a player's view, from :data:`FOG_DRAWS` worlds."""
+    if world.fog is not None:
+        request = replace(request, fog_draws=FOG_DRAWS)
+    return study(world, cnum, request, progress=None if progress is None else _staged(progress))
 
-    return OddsPlan(order, parse_mil(world, cnum, mil, order), parse_units(units), rules)
+
+def _staged(progress: Progress) -> Callable[[str, float], None]:
+    return lambda _stage, done: progress(done)
 
 
 def planner_odds(
     world: World,
     cnum: int,
-    order: Order,
-    mil: list[str],
-    units: list[int],
-    rules: Rules,
+    request: Request,
     *,
     memo: Memo,
     key: Hashable,
     progress: Progress | None = None,
 ) -> PlannedOdds:
-    """The planner's odds of ``order`` with ``mil`` (``SECT=N`` in the player's
-    coordinates, ``ship=N``) and ``units``, kept in ``memo`` under ``key`` (the plan and
-    the world): the command's own flow to its fight, reactions, support and morale
-    included, solved exactly or, for a big tree, sampled with a fixed seed."""
-    from bellum.empire.odds import plan_odds
-    from bellum.empire.odds.fog import fog_odds
-
+    """The planner's odds of the plan ``request`` makes, kept in ``memo`` under ``key``
+    (the plan and the world): the command's own flow to its fight, reactions, support and
+    morale included, solved exactly or, for a big tree, sampled with a fixed seed."""
     planned: PlannedOdds | None = memo.get(key)
     if planned is None:
-        plan = _odds_plan(world, cnum, order, mil, units, rules)
         if progress is not None:  # a small fight never reports progress: look first
             progress(0.0)
-        inputs: list[dict[str, Any]] = []
-        if world.fog is not None:  # a player's view: the odds from what the country saw
-            fog = fog_odds(world, cnum, plan, draws=FOG_DRAWS, seed=PLANNER_SEED,
-                           progress=progress)  # fmt: skip
-            odds, inputs = fog.odds, fog.inputs_json()
-        else:
-            odds = plan_odds(world, cnum, plan, seed=PLANNER_SEED, progress=progress)
+        (row,) = _studied(world, cnum, request, progress).rows
+        odds = row.odds
+        inputs = [] if row.fog is None else row.fog.inputs_json()
         final = {side: list(span) for side, span in odds.final.items()}
         planned = PlannedOdds(odds.odds, list(odds.lines), final, list(odds.notes), inputs)
         memo.put(key, planned)
@@ -324,54 +337,29 @@ def planner_odds(
 
 
 def planner_need(
-    world: World,
-    cnum: int,
-    order: Order,
-    units: list[int],
-    rules: Rules,
-    goal: float,
-    progress: Progress | None = None,
+    world: World, cnum: int, request: Request, progress: Progress | None = None
 ) -> tuple[dict[str, int], float, bool]:
-    """The least mil, from the command's sources in the order it asks for them, whose
-    chance of success reaches ``goal`` (``bellum empire odds --need``): each source's mil
-    (keyed ``SECT`` or ``ship``), the chance, and whether ``goal`` was reached."""
-    from bellum.empire.odds import plan_odds
-    from bellum.empire.odds.questions import need
-
-    def odds(plan: Any) -> Any:
-        if progress is not None:
-            progress(0.0)
-        return plan_odds(world, cnum, plan, seed=PLANNER_SEED, progress=progress)
-
-    found = need(world, cnum, _odds_plan(world, cnum, order, [], units, rules), goal, odds)
-    if found.plan is not None and found.odds is not None:
-        chosen, p, reached = found.plan, found.odds.p_success, True
-    else:
-        chosen, p, reached = found.best.plan, found.best.p_success, False
+    """The least mil the request's ``need`` asks for (``bellum empire odds --need``): each
+    source's mil (keyed ``SECT`` or ``ship``), the chance, and whether it was reached."""
+    if progress is not None:
+        progress(0.0)
+    done = _studied(world, cnum, request, progress)
+    assert done.need is not None
     origin = world.origin(cnum)
     mil = {
         "ship" if src == "ship" else world.geometry.fmt(src, origin): n
-        for src, n in (chosen.mil or {}).items()
+        for src, n in (done.odds.plan.mil or {}).items()
     }
-    return mil, float(p), reached
+    return mil, float(done.p_success), done.need.total is not None
 
 
 def planner_plays(
-    world: World,
-    cnum: int,
-    order: Order,
-    mil: list[str],
-    units: list[int],
-    rules: Rules,
-    runs: int,
-    seed: int,
-    progress: Progress | None = None,
-) -> Any:
-    """``runs`` plays of the real command as the plan says, on copies of ``world``."""
-    from bellum.empire.odds import resolver_runs
-
-    plan = _odds_plan(world, cnum, order, mil, units, rules)
-    return resolver_runs(world, cnum, plan, runs, seed, progress=progress)
+    world: World, cnum: int, request: Request, progress: Progress | None = None
+) -> ResolverRuns:
+    """The plays of the real command the request asks for, on copies of ``world``."""
+    done = _studied(world, cnum, request, progress)
+    assert done.resolver is not None
+    return done.resolver
 
 
 # --------------------------------------------------------------------------- target panel
@@ -766,14 +754,12 @@ class EmpireGame:
     def odds(self, cnum: int, plan: Plan) -> dict[str, Any]:
         """The planner's odds of a plan (kept per plan and world)."""
         started = time.perf_counter()
-        version, w, rules = self._planning(plan)
-        order = plan.order()
-        mil, units = plan.mil_words(), sorted(plan.units)
-        key = (version, cnum, order, tuple(mil), tuple(units), rules)
+        version, w = self._snapshot()
+        request = plan.request(w)
+        key = (version, cnum, request)
         planned = planner_odds(
-            w, cnum, order, mil, units, rules, memo=self._plans, key=key,
-            progress=watch(self.stopping),
-        )  # fmt: skip
+            w, cnum, request, memo=self._plans, key=key, progress=watch(self.stopping)
+        )
         doc = _odds_doc(planned.result)
         doc.update(
             command=plan.command,
@@ -785,19 +771,12 @@ class EmpireGame:
         )
         return doc
 
-    def _planning(self, plan: Plan) -> tuple[tuple[int, str], World, Rules]:
-        """The shared snapshot of the world, its version, and the plan's rules in it."""
-        version, w = self._snapshot()
-        return version, w, plan.rules(w)
-
     def need(self, cnum: int, plan: Plan, goal: float = NEED) -> dict[str, Any]:
         """The least mil, from the command's sources in the order it asks for them, for a
         chance of success of at least ``goal``; or everything, when even that falls short."""
-        _, w, rules = self._planning(plan)
-        units = sorted(plan.units)
-        mil, p, reached = planner_need(
-            w, cnum, plan.order(), units, rules, goal, watch(self.stopping)
-        )
+        _, w = self._snapshot()
+        request = replace(plan.request(w, need=goal), mil=())
+        mil, p, reached = planner_need(w, cnum, request, watch(self.stopping))
         ship = plan.source if plan.source.startswith("ship:") else ""
         mil = {(ship if k == "ship" else k): n for k, n in mil.items()}
         return {"reached": reached, "goal": goal, "mil": mil, "total": sum(mil.values()),
@@ -807,8 +786,8 @@ class EmpireGame:
         """Play the real command ``runs`` times on copies of the world (support, morale and
         all), to check what the planner says."""
         started = time.perf_counter()
-        _, w, rules = self._planning(plan)
-        order = plan.order()
+        _, w = self._snapshot()
+        order, rules = plan.order(), plan.rules(w)
         # One run first: a plan that does not start is the command's refusal, in its words.
         scratch = w.copy()
         prompter = PlanAnswers(scratch, cnum, plan, [])
@@ -820,8 +799,8 @@ class EmpireGame:
             r.outcome.refused or (r.outcome is Outcome.ABORTED and not r.initial_attack)
         ):
             raise CommandError(_reason(r) or f"the {plan.command} did not start")
-        mil, units = plan.mil_words(), sorted(plan.units)
-        runs_ = planner_plays(w, cnum, order, mil, units, rules, runs, seed, watch(self.stopping))
+        request = plan.request(w, resolver_runs=runs, seed=seed)
+        runs_ = planner_plays(w, cnum, request, watch(self.stopping))
         att, dfd = list(runs_.attacker_losses), list(runs_.defender_losses)
         return {
             "command": plan.command,

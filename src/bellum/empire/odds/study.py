@@ -80,7 +80,8 @@ class Request:
     "approximately M" allows, weighted by ``prior`` (ten weights for M-5..M+4;
     uniform by default).  ``resolver_runs``: also play the real command that many
     times, over ``jobs`` processes.  ``assume`` and ``fog_draws`` go with a player's
-    view (docs/fog.md).  ``max_memory`` is in bytes.
+    view (docs/fog.md).  ``max_samples`` ``None``: the engine's own bound (on a view, a
+    share of the fog's sample budget per world drawn).  ``max_memory`` is in bytes.
     """
 
     order: Order
@@ -95,7 +96,7 @@ class Request:
     rules: Rules | None = None
     seed: int | None = None
     target_error: float | None = None
-    max_samples: int = 500
+    max_samples: int | None = None
     max_memory: int = 1 << 30
     resolver_runs: int | None = None
     jobs: int = 1
@@ -475,7 +476,8 @@ def _plans(world: World, cnum: int, r: Request, warnings: list[str]) -> list[tup
 
 def _check(world: World, cnum: int, plans: list[tuple[str, Plan]], r: Request) -> None:
     """Refuse what the odds would refuse: the command's own refusals, more mil than it
-    asks for (with the answer as given) and answers it never asks for."""
+    asks for (:class:`MoreThanAsked`, its ``value`` the source as given) and answers it
+    never asks for."""
     try:
         if r.need is not None:
             (_, plan), *_ = plans
@@ -491,9 +493,7 @@ def _check(world: World, cnum: int, plans: list[tuple[str, Plan]], r: Request) -
             next(iter(parse_mil(world, cnum, [m], order))): m.partition("=")[0] for m in r.mil
         }
         key = shown(typed.get(exc.source, str(exc.value)).strip())
-        raise InputError(
-            f"at most {exc.most} mil can go from {exc.where}", field="mil", value=f"{key}={exc.n}"
-        ) from None
+        raise MoreThanAsked(exc.source, exc.n, exc.most, exc.where, key) from None
 
 
 __all__ = [

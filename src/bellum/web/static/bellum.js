@@ -100,6 +100,10 @@ function restorePlan(section, form, q) {
     if (box.name === "support" && !q.has("support_given")) continue;
     box.checked = q.getAll(box.name).includes(box.value);
   }
+  if (q.get("move_in")) form.elements.move_in.value = q.get("move_in");
+  if (["yes", "move_in", "move_in_unit", "no_move_in_units"].some((k) => q.get(k))) {
+    form.querySelector("details.answers").open = true;
+  }
   if (q.has("profile")) form.elements.profile.value = q.get("profile");
   if (q.get("options")) { form.elements.options.value = q.get("options"); form.querySelector("details.rules").open = true; }
   if (q.has("seed")) form.elements.seed.value = q.get("seed");
@@ -141,6 +145,18 @@ function setupWay(section, table, restore) {
       range.value = Math.max(0, Math.min(+range.max, Math.round(+number.value || 0)));
     });
     number.addEventListener("change", () => { number.value = range.value; });
+  });
+  // "no unit joins" and "none" move in: a box that says none clears the boxes it is
+  // the none of, and any of them clears it, as the command takes one or the other.
+  form.addEventListener("input", (e) => {
+    const box = e.target;
+    if (box.type !== "checkbox" || !box.checked) return;
+    if (box.dataset.noneOf) {
+      form.querySelectorAll(`input[name="${box.dataset.noneOf}"]:not(:disabled)`).forEach((b) => { b.checked = false; });
+    } else {
+      const none = form.querySelector(`input[data-none-of="${box.name}"]`);
+      if (none) none.checked = false;
+    }
   });
   form.addEventListener("input", () => feed.want());
   form.addEventListener("change", () => feed.want());
@@ -462,6 +478,7 @@ function showError(form, fallback, html) {
   let place = m && form.querySelector(`[data-control="mil.${CSS.escape(m[1])}"] .err`);
   if (!place && (m = text.match(/^unit\.(\d+):/))) place = form.querySelector(`[data-control="unit.${m[1]}"] .err`);
   if (!place && /option|profile/i.test(text)) place = form.querySelector(`[data-control="options"] .err`);
+  if (!place && (m = text.match(/^(move_in|move_in_unit):/))) place = form.querySelector(`[data-control="${m[1]}"] .err`);
   if (place) { place.textContent = text; fallback.innerHTML = ""; }
   else fallback.innerHTML = html;
 }
