@@ -1,12 +1,14 @@
-"""A side explored once serves every support multiplier: the same graphs as one exploration
-per multiplier, bit for bit (states, their order, strengths, casualties, moves), and the
-same morale histories drawn from the same generator."""
+"""Work the odds engine does once and reuses: a side explored once serves every support
+multiplier (the same graphs as one exploration per multiplier, bit for bit, and the same
+morale histories drawn from the same generator); probing stops early only when the
+answer is already known; a world's later odds reuse its shapes and fights unchanged."""
 
 from __future__ import annotations
 
 from dataclasses import fields
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ import pytest
 from bellum.empire.combat.state import Combat
 from bellum.empire.io.toml import load_world
 from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
-from bellum.empire.odds import make_plan
+from bellum.empire.odds import make_plan, plan_odds
 from bellum.empire.odds._sides import SideGraph, side_graph, side_shape
 from bellum.empire.odds.branching import BranchingDice
 from bellum.empire.odds.engine import PlanRunner
@@ -79,3 +81,42 @@ def test_one_exploration_gives_every_multipliers_graph(case: str, defender: bool
     assert shape.size > 1
     if case != "cavalry example":
         assert morale, "a case without a morale draw tests less than it says"
+
+
+def test_probing_stops_early_only_when_the_full_estimate_is_over_the_limit() -> None:
+    """The bound probing returns when it stops early is at most the full estimate (the
+    same probes, the rest counted as 1): the engine's choice is the full estimate's."""
+    from bellum.empire.odds.branching import tree_size
+
+    def widths(d: BranchingDice) -> int:
+        # A tree whose size depends on the path: 2 ends, or 2 x 30 x 30.
+        return d.roll(30) + d.roll(30) if d.chance(0.5) else 0
+
+    for seed in range(20):
+        full = tree_size(widths, np.random.default_rng(seed), 24)
+        for limit in (10.0, 400.0, 2000.0):
+            bound = tree_size(widths, np.random.default_rng(seed), 24, limit=limit)
+            assert (bound > limit) == (full > limit)
+            assert bound <= full and (bound == full or bound > limit)
+
+
+def test_a_world_s_later_odds_reuse_its_shapes_and_fights_with_the_same_answer() -> None:
+    """A second plan on the same world (a sweep, ``--need``) meets the shapes and fights of
+    the first; with the same seed its answer is the one it gets alone."""
+    from bellum.empire.odds import engine
+
+    world = _realistic("w32x16")
+
+    def odds(mil: int) -> tuple[Any, ...]:
+        plan = make_plan(world, 1, Order.parse("attack -9,7"), [f"-8,6={mil}"], [1])
+        o = plan_odds(world, 1, plan, seed=5, max_samples=40)
+        return (o.odds.outcomes, o.expected("attacker"), o.expected("defender"), o.method)
+
+    engine._WORLDS.clear()
+    alone = odds(200)
+    cold = len(engine._shared(world).shapes)
+    engine._WORLDS.clear()
+    odds(247)
+    before = len(engine._shared(world).shapes)
+    assert odds(200) == alone
+    assert len(engine._shared(world).shapes) - before < cold  # the defender's was there
