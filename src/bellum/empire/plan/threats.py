@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from bellum.empire.geometry import Coord
-from bellum.empire.intel.belief import REACH, Input, believe
+from bellum.empire.intel.belief import REACH, Assumptions, Input, believe
 from bellum.empire.odds import Plan
 from bellum.empire.orders import Order
 from bellum.empire.plan.candidates import candidates, strongest
@@ -249,10 +249,14 @@ def _fog_threats(
         centre = _enemy_near(view, country, xy, enemies)
         if centre is None:
             continue
+        # The belief takes its centre for a fight's target: that sector's mines are no
+        # input of a strike on ours (0, and not listed).
+        beside = f"{view.fmt(centre, country)}.mines" if centre != xy else ""
         try:
-            belief = believe(view, country, centre)
+            fixed = Assumptions({beside: "0"} if beside else {})
+            belief = believe(view, country, centre, assume=fixed)
         except BellumError:
-            belief = believe(view, country, xy)
+            belief, beside = believe(view, country, xy), ""
         rows = list(belief.draws(draws, seed))
         worlds = []
         armed: list[Input] = []
@@ -266,9 +270,6 @@ def _fog_threats(
                     by_enemy[enemy] = (len(jobs), [c.order for c in cands])
                     jobs.append((w, enemy, [strongest(c).plan for c in cands]))
             worlds.append((weight, by_enemy))
-        # The belief takes its centre for a target: that sector's mines (0) are no input
-        # of a strike on ours.
-        beside = f"{view.fmt(centre, country)}.mines" if centre != xy else ""
         inputs = [i for i in belief.inputs if i.name != beside] + armed
         drawn[key] = (inputs, worlds, belief.combinations() <= draws)
         if progress is not None:
