@@ -10,13 +10,13 @@ import pytest
 from conftest import EXAMPLES
 
 from bellum.empire.intel.belief import Assumptions, believe, parse_assumptions
-from bellum.empire.intel.model import Seen
+from bellum.empire.intel.model import Observation, Seen
 from bellum.empire.io.toml import dumps, load_world, world_to_data
 from bellum.empire.odds import make_plan, plan_odds
 from bellum.empire.odds.fog import fog_odds, target_of
 from bellum.empire.odds.questions import as_seen
 from bellum.empire.orders import Order
-from bellum.empire.world import Ship, UnknownSector, World
+from bellum.empire.world import LandUnit, Ship, UnknownSector, World
 from bellum.errors import InputError
 from clirunner import bellum
 from fogviews import TURN, spied, view
@@ -45,7 +45,8 @@ def test_an_exact_view_gives_the_whole_worlds_odds(world: World) -> None:
 
 
 def test_a_rounded_sighting_is_the_defense_as_seen(world: World) -> None:
-    """mil seen as 40 (35..44), efficiency exact: the mixture --defense-as-seen makes."""
+    """mil seen as 40 (35..44), efficiency exact, no mines: the mixture
+    --defense-as-seen makes."""
     world.sector((2, 0)).mil = 37
     v = view(world, 1)
     o = spied(world, (2, 0))
@@ -53,10 +54,20 @@ def test_a_rounded_sighting_is_the_defense_as_seen(world: World) -> None:
     o.fields["defense"] = Seen(0, TURN, 0, "spy")
     v.observations[o.key] = o
     plan = plan_of(world, "attack 2,0", ["0,0=60"])
-    fog = fog_odds(v, 1, plan, seed=1)
+    no_mines = parse_assumptions(["2,0.mines=0"])
+    fog = fog_odds(v, 1, plan, seed=1, assume=no_mines)
     seen = as_seen(world, 1, plan, seed=1)
     assert fog.exhaustive and fog.draws == 10
     assert fog.p_success == pytest.approx(seen.p_success, abs=1e-9)
+    # every combination, each solved exactly: nothing drawn, as --defense-as-seen says
+    assert fog.odds.samples is None and seen.samples is None
+    drawn = fog_odds(v, 1, plan, seed=1, draws=4, assume=no_mines)
+    assert not drawn.exhaustive and drawn.odds.samples == drawn.odds.odds.runs == 4
+    sampled = fog_odds(v, 1, plan, seed=1, draws=4, samples=3, assume=no_mines)
+    assert sampled.odds.samples == 12  # 3 paths in each of the 4 worlds
+    for o in (fog, drawn, sampled):  # the whole computation's times, not one world's
+        assert o.odds.odds.seconds is not None and o.odds.cpu_seconds is not None
+        assert o.odds.odds.seconds > 0 and o.odds.cpu_seconds > 0
     (mil,) = [i for i in fog.inputs if i.name == "2,0.mil"]
     assert (mil.status, mil.seen, mil.source, mil.turn) == ("known", "40", "spy", TURN)
     assert mil.treatment == "seen as 40 (rounded to 10): uniform 35..44"
@@ -100,6 +111,63 @@ def test_a_sector_never_seen_is_like_those_seen(world: World) -> None:
     assert "like one of the 1 sectors of 2 seen" in like.info.treatment
     drawn = b.world([u.dist.values[0] for u in b.open])
     assert drawn.sector((2, 0)).owner == 2 and drawn.sector((2, 0)).type.name == "capital"
+
+
+def seen_by(source: str, kind: str, ident: str, **fields: object) -> Observation:
+    return Observation(kind, ident, {k: Seen(v, TURN, 0, source) for k, v in fields.items()})
+
+
+def test_a_sector_a_lookout_saw_may_hold_units_it_does_not_show(world: World) -> None:
+    """lookout shows a sector's owner, designation and mil but none of its units, where
+    spy lists every unit in the sectors it reports: a sector only a lookout saw holds
+    the units of one of its owner's sectors a spy saw, on reserve or not."""
+    world.units[7] = LandUnit(uid=7, type=world.tables.land["inf"], owner=2, x=24, y=0, mob=99,
+                              items={"mil": 100})  # fmt: skip
+    v = view(world, 1)
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
+    v.observations["sector 2,0"] = seen_by("lookout", "sector", "2,0", owner=2,
+                                           type="wilderness", mil=40)  # fmt: skip
+    b = believe(v, 1, (2, 0), assume=Assumptions(missions=0.25))
+    (units,) = [u for u in b.unknowns if u.name == "2,0.units"]
+    # one spied sector, with units: units with probability (1 + 1) / (1 + 2), Laplace's
+    chances = dict(zip(units.dist.values, units.dist.weights, strict=True))
+    assert chances == pytest.approx({(-1, False): 1 / 3, (0, True): 1 / 6, (0, False): 1 / 2})
+    assert "lookout shows no units" in units.info.treatment
+    drawn = b.world([(0, True) if u is units else u.dist.values[0] for u in b.open])
+    (copy,) = [u for u in drawn.units.values() if u.xy == (2, 0)]
+    assert copy.type.name == world.tables.land["inf"].name and copy.mission == "reserve"
+    assert copy.owner == 2
+    # a unit seen there, or a spy's report of the sector, leaves nothing hidden
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    assert not [u for u in believe(v, 1, (2, 0)).unknowns if u.name.endswith(".units")]
+
+
+def test_the_targets_mines_are_laid_or_not_as_likely(world: World) -> None:
+    """No report shows mines but to their old owner, against whom the server counts none;
+    a defence counts at most 20 (attsub.c)."""
+    v = view(world, 1)
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    (mines,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.mines"]
+    assert mines.dist.values == tuple(range(21))
+    assert mines.dist.quantile(0.49) == 0 and mines.dist.quantile(0.51) == 1
+    assert mines.dist.quantile(0.99) == 20
+    v.observations["sector 2,0"].fields["oldowner"] = Seen(1, TURN, 0, "spy")
+    (mines,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.mines"]
+    assert mines.dist.values == (0,) and "old owner" in mines.info.treatment
+
+
+def test_a_ships_unseen_crew_is_like_the_viewers_ships_of_its_type(world: World) -> None:
+    tables = world.tables
+    world.ships[1] = Ship(uid=1, type=tables.ships["cs"], owner=1, x=1, y=1, items={"mil": 50})
+    world.ships[2] = Ship(uid=2, type=tables.ships["bb"], owner=1, x=1, y=1, items={"mil": 20})
+    world.ships[3] = Ship(uid=3, type=tables.ships["cs"], owner=2, x=3, y=1, items={"mil": 45})
+    v = view(world, 1)
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.observations["ship 3"] = seen_by("lookout", "ship", "3", type="cs", owner=2, at="3,1")
+    (crew,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "ship#3.mil"]
+    assert crew.dist.values == (50,)  # a full cargo ship, not a tenth-full battleship's share
+    assert "like the country's own 1 of the type" in crew.info.treatment
 
 
 def test_a_sector_under_the_viewers_ship_is_sea(world: World) -> None:

@@ -19,9 +19,14 @@ The priors (docs/fog.md says why each was chosen):
   drift=...``); one seen since the last update is taken as seen.
 * **What no report shows** (missions, a unit's fortification, efficiency and
   load, a ship's crew and guns, a fort's guns and shells where no spy counted
-  them): like the country's own objects, each as likely; a country plays as
-  its enemies do more than any other guess says.  Without own objects to go
-  by: what the type allows, uniformly (missions: 1/2).
+  them): like the country's own objects, each as likely (a load: of the same
+  type where it has any); a country plays as its enemies do more than any
+  other guess says.  Without own objects to go by: what the type allows,
+  uniformly (missions: 1/2).
+* **The units in a sector a lookout saw**, where no unit was seen: ``lookout``
+  shows none, where ``spy`` lists them all; so units with the chance that a
+  foreign sector a spy saw held units (Laplace's rule), those of one such
+  sector, each as likely.
 * **The tech** of another country: its ``report`` band.
 * **Sectors never seen** near the target are like the sectors of the same
   owner that were seen (a random one of them, with its units): where the bmap
@@ -457,6 +462,9 @@ class _Own:
         own.values["unit eff"] = [u.eff for u in units]
         own.values["unit fort"] = [u.fort for u in units]
         own.shares["unit mil"] = [u.mil / u.type.milit for u in units if u.type.milit]
+        for u in units:
+            if u.type.milit:
+                own.shares.setdefault(f"unit mil|{u.type.name}", []).append(u.mil / u.type.milit)
         reacting = [u for u in units if u.type.rad > 0 and not u.type.has("spy")]
         own.counts["reserve"] = (sum(u.mission == "reserve" for u in reacting), len(reacting))
         ships = [sh for sh in world.ships.values() if sh.owner == country]
@@ -467,6 +475,11 @@ class _Own:
                 for sh in ships
                 if sh.type.cargo.get(_cargo(item))
             ]
+            for sh in ships:
+                if sh.type.cargo.get(_cargo(item)):
+                    own.shares.setdefault(f"ship {item}|{sh.type.name}", []).append(
+                        sh.items.get(item, 0) / sh.type.cargo[_cargo(item)]
+                    )
         planes = [p for p in world.planes.values() if p.owner == country
                   and (p.type.has("tactical") or p.type.has("bomber"))]  # fmt: skip
         supporting = sum(p.mission in ("support", "osupport", "dsupport") for p in planes)
@@ -481,6 +494,11 @@ class _Own:
         """The viewer's own values of ``key``, each as likely; ``fallback`` without any."""
         vs = self.values.get(key, [])
         return Dist.of(vs) if vs else fallback
+
+    def typed(self, key: str, kind: str) -> str:
+        """``key`` for the viewer's own objects of type ``kind`` where it has any: a ship's
+        crew is a share of what its type holds, and a transport's is not a battleship's."""
+        return f"{key}|{kind}" if self.shares.get(f"{key}|{kind}") else key
 
     def share(self, key: str, most: int) -> Dist:
         """``most`` times a share of the viewer's own; uniform up to ``most`` without any."""
@@ -502,7 +520,8 @@ class _Own:
         n = len(self.values.get(key, self.shares.get(key, [])))
         if key in self.counts:
             n = self.counts[key][1]
-        return f"like the country's own {n}" if n else fallback
+        of_type = " of the type" if "|" in key else ""
+        return f"like the country's own {n}{of_type}" if n else fallback
 
 
 # -- the objects seen ------------------------------------------------------------------
@@ -533,6 +552,7 @@ def believe(
     for o in sorted(world.observations.values(), key=lambda o: (o.kind, o.ident)):
         if o.kind in ("unit", "ship", "plane"):
             _thing_seen(b, o)
+    _hidden_units(b)
     _unseen(b)
     for o in world.observations.values():
         if o.kind == "nation":
@@ -600,8 +620,31 @@ def _sector_seen(b: _Builder, o: Observation) -> None:
             b.number(f"{at}.{item}", o.get(item), _item_prior(b, owner, item), setter(item),
                      f"the {item}s of the owner's forts seen", 32767)  # fmt: skip
     if is_target:
-        b.add(f"{at}.mines", Dist.fixed(0), setter("mines"), None,
-              "never shown to a country that is not its old owner: assumed 0")  # fmt: skip
+        _mines(b, at, xy, s.oldowner)
+
+
+#: The most mines a defence counts (``attsub.c``: ``MIN(mines, 20)``, 0.02 each).
+MINES_COUNTED = 20
+
+
+def _mines(b: _Builder, at: str, xy: Coord, oldowner: int | None) -> None:
+    """The target's mines: none against their old owner (the server counts none, and
+    shows them to it); else, with no report of them and no own mines to go by (a player's
+    dump leaves its own out too), laid or not with probability 1/2, as a mission without
+    evidence, and if laid any number the defence counts, uniformly."""
+
+    def put(world: World, v: Any) -> None:
+        world.sectors[xy].mines = int(v)
+
+    if oldowner == b.country:
+        b.add(f"{at}.mines", Dist.fixed(0), put, None,
+              "none counted against the old owner")  # fmt: skip
+        return
+    n = MINES_COUNTED
+    dist = Dist(tuple(range(n + 1)), (n * 1.0,) + (1.0,) * n)
+    b.add(f"{at}.mines", dist, put, None,
+          f"never shown but to the old owner: none (50%) or uniform 1..{n} (the most the"
+          " defence counts)")  # fmt: skip
 
 
 def _mil_prior(b: _Builder, owner: int) -> Dist:
@@ -669,8 +712,9 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
         eff = own.like("unit eff", Dist.uniform(10, 100))
         b.number(f"{name}.eff", o.get("eff"), eff, put_unit("eff"),
                  own.why("unit eff", "any efficiency a unit keeps"), 100)  # fmt: skip
-        b.number(f"{name}.mil", o.get("mil"), own.share("unit mil", lt.milit), put_unit("mil"),
-                 own.why("unit mil", "up to what the type holds"), lt.milit)  # fmt: skip
+        crew = own.typed("unit mil", lt.name)
+        b.number(f"{name}.mil", o.get("mil"), own.share(crew, lt.milit), put_unit("mil"),
+                 own.why(crew, "up to what the type holds"), lt.milit)  # fmt: skip
         b.number(f"{name}.tech", tech_seen, _tech_prior(b, owner, lt.tech), put_unit("tech"),
                  "the owner's tech as report shows it", 1000)  # fmt: skip
         fort = own.like("unit fort", Dist.uniform(0, 127))
@@ -706,8 +750,9 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
         for item in ("mil", "gun", "shell"):
             most = st.cargo.get(_cargo(item), 0)
             if most:
-                b.number(f"{name}.{item}", o.get(item), own.share(f"ship {item}", most),
-                         put_ship(item), own.why(f"ship {item}", "up to what the type holds"),
+                key = own.typed(f"ship {item}", st.name)
+                b.number(f"{name}.{item}", o.get(item), own.share(key, most),
+                         put_ship(item), own.why(key, "up to what the type holds"),
                          most)  # fmt: skip
     elif o.kind == "plane" and mnemonic in tables.planes:
         pt = tables.planes[mnemonic]
@@ -765,10 +810,6 @@ def _nation_seen(b: _Builder, o: Observation) -> None:
 
     b.number(f"nation#{cnum}.tech", o.get("tech"), Dist.fixed(0), put,
              "never shown", 1000)  # fmt: skip
-
-
-def _as_drawn(world: World, value: Any) -> None:
-    """An input already in the world as drawn (listed for what it assumes)."""
 
 
 def _likely_owner(b: _Builder) -> int | None:
@@ -871,23 +912,83 @@ def _unseen(b: _Builder) -> None:
                 if v is not None and isinstance(v.value, int):
                     sect.put(item, v.value)
             world.sectors[xy] = sect
-            for n, unit in enumerate(units_at.get(src.ident, [])):
-                copy = world.units.get(unit)
-                if copy is None:
-                    continue
-                uid = COPY_UIDS + len(world.units) + n
-                u = replace(copy, uid=uid, x=xy[0], y=xy[1], items=dict(copy.items))
-                u.mission = "reserve" if reserve else ""
-                u.op_center, u.op_radius = (u.xy, u.type.rad) if reserve else (None, 0)
-                world.units[uid] = u
+            _copy_units(world, units_at.get(src.ident, []), xy, reserve)
 
         where = f"{mark!r} on the bmap" if not blank else f"land {share:.0%}, like the bmap's"
         b.add(f"{at}.like", Dist(tuple(choices), tuple(weights)), put, None,
               f"never seen ({where}): like one of the {len(seen)} sectors of"
               f" {w.name_of(owner)} seen, with their units")  # fmt: skip
         if xy == b.target:
-            b.add(f"{at}.mines", Dist.fixed(0), _as_drawn, None,
-                  "never shown to a country that is not its old owner: assumed 0")  # fmt: skip
+            _mines(b, at, xy, None)
+
+
+def _copy_units(
+    world: World, units: list[int], xy: Coord, reserve: bool, owner: int | None = None
+) -> None:
+    """Copies of ``units`` (as drawn in ``world``) put at ``xy``, on reserve or not, and
+    given to ``owner`` (default: their own)."""
+    for n, unit in enumerate(units):
+        copy = world.units.get(unit)
+        if copy is None:
+            continue
+        uid = COPY_UIDS + len(world.units) + n
+        u = replace(copy, uid=uid, x=xy[0], y=xy[1], items=dict(copy.items))
+        u.owner = copy.owner if owner is None else owner
+        u.mission = "reserve" if reserve else ""
+        u.op_center, u.op_radius = (u.xy, u.type.rad) if reserve else (None, 0)
+        world.units[uid] = u
+
+
+def _spied(o: Observation) -> bool:
+    """Whether a spy saw the sector: ``spy`` lists every unit in a sector it reports
+    (spies aside), where ``lookout`` and ``coastwatch`` show none and ``llookout`` only
+    those its range and their visibility allow."""
+    return any(s.source == "spy" for s in o.fields.values())
+
+
+def _hidden_units(b: _Builder) -> None:
+    """The units a foreign sector near the target may hold unseen.  One seen only by a
+    lookout, with no unit seen in it, holds the units of one of the foreign sectors a spy
+    saw (each such sector as likely; the chance that it holds any by Laplace's rule,
+    ``(k + 1) / (n + 2)`` of ``n`` spied sectors ``k`` held units, so that a few spy
+    reports never make it certain), on reserve with the chance of a mission.  Taking an
+    empty lookout sighting for no units would drop only what helps the defender."""
+    units_at = _units_seen_at(b)
+    samples = sorted(
+        o.ident for o in b.world.observations.values()
+        if o.kind == "sector" and _spied(o)
+        and int(_seen_value(o, "owner", 0)) not in (0, b.country)
+    )  # fmt: skip
+    held = [i for i in samples if units_at.get(i)]
+    if not samples:
+        return
+    p_held = (len(held) + 1) / (len(samples) + 2)
+    p_reserve = b.own.chance("reserve", b.assume.missions)
+    choices: list[tuple[int, bool]] = [(-1, False)]
+    weights = [1 - p_held]
+    for i in range(len(held)):
+        choices += [(i, True), (i, False)]
+        weights += [p_held * p_reserve / len(held), p_held * (1 - p_reserve) / len(held)]
+    for o in sorted(b.world.observations.values(), key=lambda o: o.ident):
+        if o.kind != "sector" or _spied(o) or units_at.get(o.ident):
+            continue
+        xy = _xy_of(o.ident, b)
+        owner = int(_seen_value(o, "owner", 0))
+        if owner in (0, b.country) or not b.near(xy):
+            continue
+
+        def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner) -> None:
+            i, reserve = pick
+            if i >= 0:
+                _copy_units(world, units_at.get(held[i], []), xy, reserve, owner)
+
+        source = o.get("owner") or o.get("type")
+        shown = source.source if source is not None else "a sighting"
+        at = b.world.fmt(xy, b.country)
+        b.add(f"{at}.units", Dist(tuple(choices), tuple(weights)), put, None,
+              f"never shown ({shown} shows no units): like the {len(samples)} foreign"
+              f" sectors a spy saw, {len(held)} with units: units with probability"
+              f" {p_held:.2f}")  # fmt: skip
 
 
 def _units_seen_at(b: _Builder) -> dict[str, list[int]]:

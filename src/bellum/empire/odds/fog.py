@@ -12,6 +12,7 @@ The result lists every input: whether it was seen, when, and how it was treated.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -108,6 +109,7 @@ def fog_odds(
     """
     if draws < 1:
         raise InputError("the fog odds need at least one draw", field="draws")
+    clock = (time.perf_counter(), time.process_time())
     belief = belief_for(world, country, plan, assume)
     seed = new_seed() if seed is None else seed
     rows = list(belief.draws(draws, seed))
@@ -120,11 +122,21 @@ def fog_odds(
         parts.append((weight, done))
         if progress is not None:
             progress((i + 1) / len(rows))
-    return FogOdds(_mix(parts, exhaustive, len(rows)), belief.inputs, len(rows), exhaustive)
+    mixed = _mix(parts, exhaustive, len(rows))
+    mixed = replace(
+        mixed,
+        odds=replace(mixed.odds, seconds=time.perf_counter() - clock[0]),
+        cpu_seconds=time.process_time() - clock[1],
+    )
+    return FogOdds(mixed, belief.inputs, len(rows), exhaustive)
 
 
 def _mix(parts: list[tuple[float, EmpireOdds]], exhaustive: bool, n: int) -> EmpireOdds:
-    """The weighted mixture of the odds of each drawn world (outcomes and losses)."""
+    """The weighted mixture of the odds of each drawn world (outcomes and losses).
+    ``samples`` means what it means in the plain odds, the number of random values the
+    estimate averages: the paths to the fight drawn, summed over the worlds, where a
+    world drawn (not every combination) and solved exactly counts one; ``None`` when
+    nothing was drawn.  The worlds are :attr:`FogOdds.draws`, and the method says them."""
     total = sum(w for w, _ in parts)
     outcomes: dict[str, float] = {}
     losses: dict[str, dict[int, float]] = {"attacker": {}, "defender": {}}
@@ -144,6 +156,10 @@ def _mix(parts: list[tuple[float, EmpireOdds]], exhaustive: bool, n: int) -> Emp
     spread = 0.0 if exhaustive or n < 2 else float(np.sqrt(((ps - mean) ** 2).sum() / (n - 1) / n))
     inner = math.sqrt(sum((w / total) ** 2 * o.standard_error**2 for w, o in parts))
     first = max(parts, key=lambda p: p[0])[1]
+    drawn = [o.samples if o.samples is not None else 1 for _, o in parts]
+    sampled = [o.samples for _, o in parts if o.samples is not None]
+    samples = sum(drawn) if not exhaustive else sum(sampled) if sampled else None
+    se = math.hypot(spread, inner)
     method = (
         f"fog: {n} worlds, every combination of the unknowns"
         if exhaustive
@@ -160,13 +176,15 @@ def _mix(parts: list[tuple[float, EmpireOdds]], exhaustive: bool, n: int) -> Emp
         },
         method=method,
         pruned_mass=pruned,
+        runs=samples,
+        standard_error=se if samples else None,
     )
     return replace(
         first,
         odds=mixed,
         method=method,
-        standard_error=math.hypot(spread, inner),
-        samples=None if exhaustive else n,
+        standard_error=se,
+        samples=samples,
         notes=(*first.notes, f"{method}; P(success) from {ps.min():.3f} to {ps.max():.3f}"),
     )
 

@@ -1,0 +1,42 @@
+"""tools/fog_calibration.py's statistics: the interval a bin's observed frequency lies in
+when its predictions are right, the outcome check, and the verdicts it prints."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from fog_calibration import fight_lines, interval, poisson_binomial, report
+
+
+def test_the_interval_is_the_central_95_percent_of_the_poisson_binomial() -> None:
+    dist = poisson_binomial([0.5] * 10)
+    assert math.fsum(dist) == pytest.approx(1.0)
+    assert dist[0] == pytest.approx(1 / 1024) and dist[5] == pytest.approx(252 / 1024)
+    # Binomial(10, 1/2): P(X <= 1) = 11/1024 < 2.5 % < P(X <= 2) = 56/1024
+    assert interval([0.5] * 10) == (0.2, 0.8)
+    assert interval([0.0] * 5 + [1.0] * 5) == (0.5, 0.5)  # certain predictions: no spread
+
+
+def test_an_outcome_is_checked_by_the_fights_lines_not_the_mailbox() -> None:
+    server = "You have been defeated!"
+    assert fight_lines(server + "\nYou have a new telegram waiting ...") == [server]
+    assert fight_lines("You have two new telegrams waiting ...\n" + server) == [server]
+    assert fight_lines(server + "\nYou have been defeated!") == [server, server]
+
+
+def record(p_fog: float, p_god: float, success: bool, command: str = "attack") -> dict[str, object]:
+    return {"world": 1, "command": command, "p_fog": p_fog, "p_god": p_god,
+            "success": success, "checked": True, "fresh": True}  # fmt: skip
+
+
+def test_the_report_says_whether_each_criterion_is_met() -> None:
+    honest = [record(0.5, 0.5, i % 2 == 0) for i in range(20)]
+    text = report(honest)
+    assert "fog-aware Brier within 0.02 of god's-eye: yes (+0.0000)" in text
+    assert "95 % interval (fog-aware): yes." in text
+    assert "| attack | 20 | 0.500 | 0.500 | 0.500 | 0.2500 | 0.2500 |" in text
+    hopeful = [record(0.45, 0.0, False) for _ in range(20)]
+    text = report(hopeful)
+    assert "within 0.02 of god's-eye: **no** (+0.2025)" in text
+    assert "**no**: 0.4-0.5." in text
