@@ -11,8 +11,12 @@ from planworlds import airborne
 
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.plan.candidates import candidates, forces
+from bellum.empire.plan.curves import LocalPool
+from bellum.empire.plan.planner import Settings, plan_turn, prize
+from bellum.empire.plan.value import DES_VALUE
 from bellum.empire.rules import Rules
 from bellum.empire.tables import plane_range
+from bellum.empire.world import Sector
 from clirunner import bellum
 
 
@@ -56,3 +60,21 @@ def test_a_planned_paradrop_agrees_with_its_odds_and_runs(tmp_path: Path) -> Non
         played = bellum(*shlex.split(a["command"])[1:], cwd=tmp_path)
         assert played.returncode == 0, played.stderr
         assert "paratroopers" in played.stdout or "Final air-assault strength" in played.stdout
+
+
+def test_a_paradrop_prize_is_the_same_formula_as_an_attacks() -> None:
+    """Empty land nobody owns (wilderness at 100 %) is worth the same $100 whether it is
+    taken by attack or by paradrop: the prize is the target's, whatever the command."""
+    world = airborne(0)
+    t = world.tables
+    world.sectors[(8, 0)] = Sector(x=8, y=0, type=t.sector("wilderness"), eff=100)
+    world.sector((7, 1)).items = {"mil": 50, "civ": 10}
+    world.sector((7, 1)).mob = 100
+    cands = [c for c in candidates(world, 1, Rules.of(world.options)) if c.target == "sector:8,0"]
+    assert {c.order.name for c in cands} == {"attack", "paradrop"}
+    assert prize(world, "sector:8,0", {}) == DES_VALUE["wilderness"] == 100
+    plan = plan_turn(world, 1, Settings(levels=1), pool=LocalPool(1))
+    (wave,) = plan.waves
+    chosen = [a for a in (*wave.attacks, *wave.greedy_attacks) if a.target == "sector:8,0"]
+    assert chosen and all(a.prize == 100 for a in chosen)
+    assert all(a.value == pytest.approx(100 * a.point.p - a.cost) for a in chosen)

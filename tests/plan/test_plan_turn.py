@@ -13,6 +13,7 @@ import pytest
 from planworlds import front
 
 from bellum.empire.io.sqlite.store import Store
+from bellum.empire.plan.allocate import Objective
 from bellum.empire.plan.curves import LocalPool
 from bellum.empire.plan.planner import Settings, plan_turn
 from clirunner import bellum
@@ -215,8 +216,12 @@ def test_the_engine_chooses_exact_or_sampled_and_the_odds_line_repeats_it(tmp_pa
         assert got["expected_losses"]["attacker"] == pytest.approx(point.attacker, rel=1e-9)
 
 
-@pytest.mark.parametrize("seed", [0, 3])
-def test_skipping_targets_not_worth_their_strongest_option_loses_nothing(seed: int) -> None:
+@pytest.mark.parametrize(("seed", "objective"), [(0, "value"), (3, "value"), (3, "count")])
+def test_options_not_solved_because_they_cannot_pay_lose_nothing(
+    seed: int, objective: Objective
+) -> None:
+    """Targets whose strongest option cannot pay are skipped, and options a stronger one
+    shows cannot pay (or reach --min-p) are pruned: the plan is the one of every option."""
     from bellum.empire.plan.allocate import Option, Problem, solve
     from bellum.empire.plan.candidates import candidates, capacities, forces
     from bellum.empire.plan.curves import solve_points
@@ -226,7 +231,7 @@ def test_skipping_targets_not_worth_their_strongest_option_loses_nothing(seed: i
     world = front(seed)
     for y in (0, 2, 4):  # 400 mil in three front sectors: no force country 1 has takes them
         world.sectors[(8, y)].items["mil"] = 400
-    s = Settings(levels=3)
+    s = Settings(levels=3, objective=objective, min_p=0.9)
     (wave,) = plan_turn(world, 1, s, pool=LocalPool(1)).waves
     every = forces(candidates(world, 1, Rules.of(world.options)), 3)
     points, _ = solve_points(world, 1, [f.plan for f in every], seed=1, pool=LocalPool(1))
@@ -240,6 +245,7 @@ def test_skipping_targets_not_worth_their_strongest_option_loses_nothing(seed: i
         for f, pt in zip(every, points, strict=True)
         if pt is not None
     ]
-    full = solve(Problem(options, capacities(world, 1)))
-    assert wave.skipped > 0 and wave.options < len(options)
+    full = solve(Problem(options, capacities(world, 1)), objective, s.min_p)
+    assert wave.skipped > 0 and wave.pruned > 0 and wave.options < len(options)
+    assert len(wave.allocation.chosen) == len(full.chosen)
     assert wave.allocation.value == pytest.approx(full.value, rel=1e-6)

@@ -8,6 +8,8 @@ options, picks where the odds are solved (a process pool, or Dask with
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -36,6 +38,9 @@ DASK_HELP = (
 )
 
 
+#: Inputs listed per threat in the table's notes (all of them in --json).
+ASSUMED_SHOWN = 6
+
 SCRIPT_HEAD = "#!/bin/sh\n# bellum empire plan: review each order, then run this script.\nset -e\n"
 
 
@@ -62,6 +67,38 @@ def _pool(jobs: int | None, dask: str | None) -> Any:
     except ImportError:
         raise UsageError("--dask needs Dask: pip install 'bellum[dask]'") from None
     return DaskPool(dask)
+
+
+@contextmanager
+def _phases(name: str) -> Iterator[Callable[[str, float], None]]:
+    """One bar per phase of the work (``plan: wave 1, round 2: 40 options``), each
+    filling from 0 as the library reports the phase's fraction done."""
+    shown: list[Any] = [None, None, None]  # the phase's label, its bar's exit stack, its bar
+
+    def tick(label: str, fraction: float) -> None:
+        if label != shown[0]:
+            if shown[1] is not None:
+                shown[1].close()
+            stack = ExitStack()
+            shown[:] = [label, stack, stack.enter_context(progress_fraction(f"{name}: {label}"))]
+        shown[2](fraction)
+
+    try:
+        yield tick
+    finally:
+        if shown[1] is not None:
+            shown[1].close()
+
+
+@contextmanager
+def _closing(pool: Any) -> Iterator[None]:
+    """Stops a local pool's processes at the end of the command."""
+    try:
+        yield
+    finally:
+        close = getattr(pool, "close", None)
+        if close is not None:
+            close()
 
 
 def _values(world: Any, cnum: int, items: tuple[str, ...]) -> dict[str, float]:
@@ -292,11 +329,9 @@ def plan_cmd(
     if script is not None:
         _check_script(script)
     cache, version = plan_cache(source)
-    with progress_fraction("plan") as bar:
-        plan = plan_turn(
-            world, cnum, settings, pool=pool, cache=cache, version=version,
-            progress=lambda _label, f: bar(f),
-        )  # fmt: skip
+    with _closing(pool), _phases("plan") as tick:
+        plan = plan_turn(world, cnum, settings, pool=pool, cache=cache, version=version,
+                         progress=tick)  # fmt: skip
     where = _where_args(world_path, db, country)
     orders = [order_command(a, world, cnum, where, live) for a in plan.attacks]
     if script is not None:
@@ -334,6 +369,13 @@ def plan_cmd(
 )
 @click.option("--jobs", type=Whole(1, 256), default=None, help="Local processes (default: cores).")
 @click.option("--dask", metavar="ADDRESS", default=None, help=DASK_HELP)
+@click.option(
+    "--draws",
+    type=Whole(1, 1000),
+    default=None,
+    help="In a player's view: complete worlds drawn per threatened sector, ship or unit from"
+    " what it has seen of the enemy (docs/fog.md)  [default: 8]",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print the threats as JSON (docs/plan.md).")
 def threats_cmd(
     world_path: Path | None,
@@ -344,15 +386,18 @@ def threats_cmd(
     seed: int,
     jobs: int | None,
     dask: str | None,
+    draws: int | None,
     as_json: bool,
 ) -> None:
     """Where the enemy can hurt you this turn: the strongest strike on each of yours.
 
     For each of your sectors, ships and land units, the strongest single strike
     another country can make this turn (everything its command offers), with its
-    odds, likeliest first.  Nothing in the world changes.
+    odds, likeliest first.  In a player's view (a synced world) the enemy's forces
+    are drawn from what you have seen of them (docs/fog.md), and each threat lists
+    what it assumed.  Nothing in the world changes.
     """
-    from bellum.empire.plan.threats import threat_map, to_json
+    from bellum.empire.plan.threats import DRAWS, threat_map, to_json
     from bellum.empire.service import plan_cache
 
     source = open_world(world_path, db)
@@ -361,9 +406,9 @@ def threats_cmd(
     cnum = _country(world, country).cnum
     pool = _pool(jobs, dask)
     cache, version = plan_cache(source)
-    with progress_fraction("threats") as bar:
+    with _closing(pool), _phases("threats") as tick:
         tm = threat_map(world, cnum, seed=seed, pool=pool, cache=cache, version=version,
-                        progress=lambda _label, f: bar(f), rules=rules)  # fmt: skip
+                        progress=tick, rules=rules, draws=draws or DRAWS)  # fmt: skip
     if as_json:
         click.echo(json.dumps(to_json(world, tm), indent=2))
         return
@@ -382,3 +427,12 @@ def threats_cmd(
             f"  {t.where:<10} {t.enemy:>3}  {t.order.text():<24} {_p(t.point.p, t.point.se):>12}"
             f" {t.point.attacker:>9.1f} {t.point.defender:>8.1f} {_money(t.risk):>9}"
         )
+    drawn = [t for t in tm.threats if t.draws]
+    if drawn:
+        click.echo("\nWhat each threat assumed of the enemy (docs/fog.md; --json lists it all):")
+    for t in drawn:
+        click.echo(f"  {t.where}: {t.draws} worlds drawn")
+        for i in t.assumed[:ASSUMED_SHOWN]:
+            click.echo(f"    {i.name}: {i.treatment}")
+        if len(t.assumed) > ASSUMED_SHOWN:
+            click.echo(f"    and {len(t.assumed) - ASSUMED_SHOWN} more")

@@ -209,14 +209,16 @@ def probe(
     return Candidate(order, target, sources, tuple(sorted(prompter.offered)), ship, mob, rules)
 
 
-def candidates(world: World, country: int, rules: Rules) -> list[Candidate]:
-    """Every target ``country`` can fight for this turn under ``rules``, one candidate per
-    order."""
+def candidates(
+    world: World, country: int, rules: Rules, targets: set[str] | None = None
+) -> list[Candidate]:
+    """Every target ``country`` can fight for this turn under ``rules`` (only ``targets``,
+    by key, when given), one candidate per order."""
     template = WorldTemplate(world)
     out = []
     seen: set[Order] = set()
     for order, target in orders(world, country):
-        if order in seen:
+        if order in seen or (targets is not None and target not in targets):
             continue
         seen.add(order)
         c = probe(world, template, country, order, target, rules)
@@ -290,6 +292,20 @@ def strongest(c: Candidate) -> Force:
     return _force(c, dict(c.sources), frozenset(c.units))
 
 
+def stronger(a: Force, b: Force) -> bool:
+    """Whether ``a`` sends at least what ``b`` does at the same target: as many mil from
+    every source, and every land unit and transport of ``b`` (so, the planner assumes,
+    P(success) at least ``b``'s)."""
+    if a.candidate is not b.candidate:
+        return False
+    mine, theirs = a.plan.mil or {}, b.plan.mil or {}
+    if any(mine.get(src, 0) < n for src, n in theirs.items()):
+        return False
+    if not (b.plan.units or frozenset()) <= (a.plan.units or frozenset()):
+        return False
+    return all(r in a.uses for r in b.uses if r.startswith("plane:"))
+
+
 def _force(c: Candidate, mil: dict[MilSource, int], units: frozenset[int]) -> Force:
     uses: dict[str, float] = {"btu": float(COMMAND_BTU)}
     for s, n in mil.items():
@@ -322,5 +338,6 @@ __all__ = [
     "candidates",
     "capacities",
     "forces",
+    "stronger",
     "strongest",
 ]

@@ -17,9 +17,12 @@ import hashlib
 import json
 import os
 import pickle
+import tempfile
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
 from typing import Any, Protocol
 
 from bellum.empire.odds import Plan, plan_odds
@@ -30,8 +33,9 @@ from bellum.errors import BellumError, CommandError
 
 Progress = Callable[[float], None]
 
-#: Plans per task sent to a worker (fewer round trips, still an even spread).
-CHUNK = 8
+#: Plans per task sent to a worker: few, so that one slow fight does not hold back others
+#: queued behind it (a task costs a path and its plans to send, not its world).
+CHUNK = 2
 #: Bump when the figures for the same plan would change (the cache keys carry it).
 CURVE_VERSION = "2"
 #: Samples at most, where the odds engine samples: the bound on one option's time.  The
@@ -114,53 +118,91 @@ class _ReadOnlyWorld(World):
         return self
 
 
-_WORLDS: dict[str, World] = {}
+#: Worlds unpickled in this process, by where they came from (the latest few).
+_WORLDS: OrderedDict[str, World] = OrderedDict()
+_KEEP = 4
 
 
-def _world(blob: bytes) -> World:
-    """The world of ``blob``, unpickled once per worker (and kept while it is the same)."""
-    digest = hashlib.sha256(blob).hexdigest()
-    if digest not in _WORLDS:
-        _WORLDS.clear()
-        world = pickle.loads(blob)
-        world.__class__ = _ReadOnlyWorld
-        _WORLDS[digest] = world
-    return _WORLDS[digest]
+def _world(ref: bytes | str) -> World:
+    """The world ``ref`` names - a pickle, or the path of a file holding one - unpickled
+    once per process and kept while it is among the last few used."""
+    key = ref if isinstance(ref, str) else hashlib.sha256(ref).hexdigest()
+    if key in _WORLDS:
+        _WORLDS.move_to_end(key)
+        return _WORLDS[key]
+    blob = Path(ref).read_bytes() if isinstance(ref, str) else ref
+    world: World = pickle.loads(blob)
+    world.__class__ = _ReadOnlyWorld
+    _WORLDS[key] = world
+    while len(_WORLDS) > _KEEP:
+        _WORLDS.popitem(last=False)
+    return world
 
 
 def solve_chunk(
-    blob: bytes, country: int, plans: list[Plan], seed: int
+    ref: bytes | str, country: int, plans: list[Plan], seed: int
 ) -> list[Point | None]:  # run in a worker
-    world = _world(blob)
+    world = _world(ref)
     return [solve_point(world, country, p, seed) for p in plans]
 
 
+#: One piece of work: the index of its world, the country that gives the orders, the plans.
+Task = tuple[int, int, list[Plan]]
+
+
 class Pool(Protocol):
-    """Runs chunks of plans somewhere and yields ``(index, points)`` as they finish."""
+    """Runs tasks somewhere and yields ``(index, points)`` as they finish; each task's
+    world is one of ``worlds`` (pickles), given by its index."""
 
     def run(
-        self, blob: bytes, country: int, chunks: list[list[Plan]], seed: int
+        self, worlds: Sequence[bytes], tasks: Sequence[Task], seed: int
     ) -> Iterator[tuple[int, list[Point | None]]]: ...
 
 
 @dataclass
 class LocalPool:
-    """A process pool on this machine (``jobs`` 1: in this process)."""
+    """A process pool on this machine (``jobs`` 1: in this process).
+
+    Its processes are started once and kept for every run until :meth:`close` (or the
+    end of a ``with`` block): a plan solves its options in several rounds, and a
+    worker keeps the worlds it has unpickled.  A world reaches the workers as a file,
+    written once per run, rather than with every task.
+    """
 
     jobs: int = 0
+    _executor: ProcessPoolExecutor | None = field(default=None, init=False, repr=False)
+
+    def __enter__(self) -> LocalPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._executor is not None:
+            self._executor.shutdown(wait=True, cancel_futures=True)
+            self._executor = None
 
     def run(
-        self, blob: bytes, country: int, chunks: list[list[Plan]], seed: int
+        self, worlds: Sequence[bytes], tasks: Sequence[Task], seed: int
     ) -> Iterator[tuple[int, list[Point | None]]]:
         jobs = self.jobs or os.cpu_count() or 1
-        if jobs == 1 or len(chunks) == 1:
-            for i, chunk in enumerate(chunks):
-                yield i, solve_chunk(blob, country, chunk, seed)
+        if jobs == 1 or len(tasks) == 1:
+            for i, (w, country, plans) in enumerate(tasks):
+                yield i, solve_chunk(worlds[w], country, plans, seed)
             return
-        with ProcessPoolExecutor(max_workers=min(jobs, len(chunks))) as ex:
+        if self._executor is None:
+            self._executor = ProcessPoolExecutor(max_workers=jobs)
+        ex = self._executor
+        with tempfile.TemporaryDirectory(prefix="bellum-plan-") as tmp:
+            paths = []
+            for i, blob in enumerate(worlds):
+                path = Path(tmp) / f"world-{i}.pickle"
+                path.write_bytes(blob)
+                paths.append(str(path))
             futures = {
-                ex.submit(solve_chunk, blob, country, chunk, seed): i
-                for i, chunk in enumerate(chunks)
+                ex.submit(solve_chunk, paths[w], country, plans, seed): i
+                for i, (w, country, plans) in enumerate(tasks)
             }
             try:
                 for f in as_completed(futures):
@@ -168,6 +210,8 @@ class LocalPool:
             except BaseException:
                 for f in futures:
                     f.cancel()
+                self._executor = None  # Ctrl-C or a failure: the running tasks are dropped
+                ex.shutdown(wait=False, cancel_futures=True)
                 raise
 
 
@@ -180,7 +224,7 @@ class DaskPool:
     timeout: float = 10.0
 
     def run(
-        self, blob: bytes, country: int, chunks: list[list[Plan]], seed: int
+        self, worlds: Sequence[bytes], tasks: Sequence[Task], seed: int
     ) -> Iterator[tuple[int, list[Point | None]]]:
         import distributed
 
@@ -196,10 +240,10 @@ class DaskPool:
                 f"--dask {self.address}: cannot reach the Dask scheduler ({exc})"
             ) from None
         try:
-            world = client.scatter(blob, broadcast=True)
+            scattered = [client.scatter(blob, broadcast=True) for blob in worlds]
             futures = client.map(
-                solve_chunk, [world] * len(chunks), [country] * len(chunks), chunks,
-                [seed] * len(chunks), pure=False,
+                solve_chunk, [scattered[w] for w, _, _ in tasks], [c for _, c, _ in tasks],
+                [plans for _, _, plans in tasks], [seed] * len(tasks), pure=False,
             )  # fmt: skip
             index = {f.key: i for i, f in enumerate(futures)}
             for f in finished(futures):
@@ -207,6 +251,43 @@ class DaskPool:
         finally:
             if own:
                 client.close()
+
+
+def solve_batches(
+    batches: Sequence[tuple[World, int, Sequence[Plan]]],
+    *,
+    seed: int,
+    pool: Pool | None = None,
+    progress: Progress | None = None,
+    found: Callable[[int, int, Point | None], None] | None = None,
+) -> list[list[Point | None]]:
+    """The points of every plan of every batch (a world, the country giving the orders,
+    its plans), solved together in ``pool``: one run, however many worlds.  ``found``
+    hears each point as it comes (batch, plan, point), so an interrupted run keeps them."""
+    worlds = [pickle.dumps(w, pickle.HIGHEST_PROTOCOL) for w, _, plans in batches if plans]
+    tasks: list[Task] = []
+    where: list[tuple[int, int]] = []  # (batch, first plan) of each task
+    n = 0
+    for b, (_, country, plans) in enumerate(batches):
+        if not plans:
+            continue
+        for i in range(0, len(plans), CHUNK):
+            tasks.append((n, country, list(plans[i : i + CHUNK])))
+            where.append((b, i))
+        n += 1
+    out: list[list[Point | None]] = [[None] * len(plans) for _, _, plans in batches]
+    total = sum(len(t[2]) for t in tasks)
+    done = 0
+    for k, points in (pool or LocalPool()).run(worlds, tasks, seed):
+        b, first = where[k]
+        out[b][first : first + len(points)] = points
+        if found is not None:
+            for j, point in enumerate(points):
+                found(b, first + j, point)
+        done += len(points)
+        if progress is not None:
+            progress(done / total)
+    return out
 
 
 def solve_points(
@@ -234,20 +315,15 @@ def solve_points(
         else:
             todo.append(i)
     if todo:
-        blob = pickle.dumps(world, pickle.HIGHEST_PROTOCOL)
-        chunks = [todo[i : i + CHUNK] for i in range(0, len(todo), CHUNK)]
-        done = 0
         fresh: dict[str, str] = {}
-        runner = pool or LocalPool()
+
+        def keep(_batch: int, j: int, point: Point | None) -> None:
+            points[todo[j]] = point
+            fresh[keys[todo[j]]] = "null" if point is None else point.to_json()
+
         try:
-            work = [[plans[i] for i in c] for c in chunks]
-            for n, result in runner.run(blob, country, work, seed):
-                for i, point in zip(chunks[n], result, strict=True):
-                    points[i] = point
-                    fresh[keys[i]] = "null" if point is None else point.to_json()
-                done += len(chunks[n])
-                if progress is not None:
-                    progress(done / len(todo))
+            solve_batches([(world, country, [plans[i] for i in todo])], seed=seed, pool=pool,
+                          progress=progress, found=keep)  # fmt: skip
         finally:  # what was solved is kept, even when interrupted
             if cache is not None and version and fresh:
                 cache.put_curves(version, fresh)
@@ -262,5 +338,6 @@ __all__ = [
     "Point",
     "Pool",
     "plan_key",
+    "solve_batches",
     "solve_points",
 ]

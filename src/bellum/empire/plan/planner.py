@@ -44,6 +44,7 @@ from bellum.empire.plan.candidates import (
     candidates,
     capacities,
     forces,
+    stronger,
     strongest,
 )
 from bellum.empire.plan.curves import (
@@ -127,6 +128,9 @@ class Wave:
     #: Targets not solved past their strongest option: even it cannot pay (or reach
     #: the least P(success) asked for).
     skipped: int = 0
+    #: Options not solved: the odds of a stronger option of the same target show they
+    #: cannot pay (or reach the least P(success) asked for).
+    pruned: int = 0
 
 
 @dataclass(frozen=True)
@@ -179,6 +183,104 @@ def _hopeful(strongest: Point | None, worth: float, s: Settings) -> bool:
     return worth * strongest.p > s.weights.btu * COMMAND_BTU
 
 
+def _known_cost(f: Force, w: Weights) -> float:
+    """What an option costs before its odds are known: all but the soldiers it loses."""
+    units = sum(1 for r in f.uses if r.startswith("unit:"))
+    mob = sum(n for r, n in f.uses.items() if r.startswith("mob:"))
+    return w.unit * units + w.btu * f.uses.get("btu", 0) + w.mob * mob
+
+
+def _may_count(p_most: float, worth: float, f: Force, s: Settings) -> bool:
+    """Whether an option whose P(success) is at most ``p_most`` can be chosen at all
+    (allocate's eligible options: positive value, or P ≥ ``min_p`` when counting)."""
+    if s.objective == "count":
+        return p_most >= s.min_p
+    return worth * p_most - _known_cost(f, s.weights) > 0
+
+
+Solver = Callable[[str, list[Plan]], tuple[list[Point | None], int]]
+
+
+def _within(a: Force, b: Force) -> bool:
+    """Whether ``a`` uses no more of anything than ``b`` does (mil, mobility, BTUs, land
+    units, ships, planes): wherever ``b`` fits in a plan, ``a`` does."""
+    return all(b.uses.get(r, 0.0) >= n for r, n in a.uses.items())
+
+
+def _needless(
+    f: Force, solved: list[tuple[Force, Point | None]], worth: float, s: Settings
+) -> bool:
+    """Whether the allocation can do without ``f``, judged by its target's solved options.
+
+    P(success) never falls with more force, so ``f`` is worth at most the prize times the
+    lowest P(success) of a solved option :func:`stronger` than it, minus what it spends
+    before any fight.  It is needless where that cannot pay (nor reach ``min_p`` when
+    counting), or where a solved option that uses no more of anything (:func:`_within`) is
+    worth at least that much (and reaches ``min_p`` when counting): a plan with ``f`` is
+    no better than the same plan with that option instead.
+    """
+    above = [pt for g, pt in solved if stronger(g, f)]
+    p_most = min((pt.p for pt in above if pt is not None), default=1.0)
+    if above and not _may_count(p_most, worth, f, s):
+        return True
+    most = worth * p_most - _known_cost(f, s.weights)
+    return any(
+        pt is not None
+        and (s.objective != "count" or pt.p >= s.min_p)
+        and worth * pt.p - cost(g, pt, s.weights) >= most
+        and _within(g, f)
+        for g, pt in solved
+    )
+
+
+def _rounds(
+    options: list[Force], worth_of: Mapping[int, float], s: Settings, solve_plans: Solver
+) -> tuple[dict[str, Point | None], int, int]:
+    """Solve ``options`` in rounds, without those the allocation can do without.
+
+    For every target, odd rounds solve the strongest options left (those no unsolved
+    option of the target is :func:`stronger` than; the first round: everything its
+    command offers), even rounds the weakest left.  Before each round, an option
+    :func:`_needless` by what is solved so far (a stronger option shows it cannot pay, or
+    a cheaper one is worth at least as much as it could be) is dropped.  Returns the points
+    by plan key, how many were solved now, and how many options were dropped.
+    """
+    by_target: dict[int, list[Force]] = {}
+    for f in options:
+        by_target.setdefault(id(f.candidate), []).append(f)
+    known: dict[str, Point | None] = {}
+    solved = round_no = 0
+    pruned: set[str] = set()
+    while True:
+        batch: dict[str, Plan] = {}
+        strongest_first = round_no % 2 == 0
+        for group in by_target.values():
+            done = [(g, known[k]) for g in group if (k := plan_key(g.plan, s.seed)) in known]
+            todo = []
+            for f in group:
+                k = plan_key(f.plan, s.seed)
+                if k in known or k in pruned:
+                    continue
+                if _needless(f, done, worth_of[id(f.candidate)], s):
+                    pruned.add(k)
+                else:
+                    todo.append(f)
+            for f in todo:
+                if not any(
+                    g is not f
+                    and (stronger(g, f) and not stronger(f, g) if strongest_first
+                         else stronger(f, g) and not stronger(g, f))
+                    for g in todo
+                ):  # fmt: skip
+                    batch.setdefault(plan_key(f.plan, s.seed), f.plan)
+        if not batch:
+            return known, solved, len(pruned)
+        round_no += 1
+        points, n = solve_plans(f"round {round_no}: {len(batch)} options", list(batch.values()))
+        solved += n
+        known.update(zip(batch, points, strict=True))
+
+
 def _wave(
     world: World,
     country: int,
@@ -197,22 +299,20 @@ def _wave(
     def solved_points(what: str, plans: list[Plan]) -> tuple[list[Point | None], int]:
         def tick(f: float) -> None:
             if progress is not None:
-                progress(f"wave {number}: {len(plans)} {what}", f)
+                progress(f"wave {number}, {what}", f)
 
         return solve_points(world, country, plans, seed=s.seed, pool=pool, cache=cache,
                             version=version, progress=tick)  # fmt: skip
 
-    # Each target's strongest option first: a target it cannot pay for is not solved further.
-    firsts = [strongest(c) for c in cands]
-    top, solved = solved_points("targets", [f.plan for f in firsts])
-    known = {plan_key(f.plan, s.seed): pt for f, pt in zip(firsts, top, strict=True)}
+    # Strongest options first, round by round: an option whose stronger options' odds
+    # show it cannot pay (or reach --min-p) is not solved (_rounds).
     worth_of = {id(c): prize(world, c.target, s.values) for c in cands}
-    live = {id(c) for c, pt in zip(cands, top, strict=True) if _hopeful(pt, worth_of[id(c)], s)}
-    options = [f for f in forces(cands, s.levels) if id(f.candidate) in live]
-    rest = [f.plan for f in options if plan_key(f.plan, s.seed) not in known]
-    more, n = solved_points("options", rest)
-    solved += n
-    known.update((plan_key(p, s.seed), pt) for p, pt in zip(rest, more, strict=True))
+    firsts = {id(c): strongest(c) for c in cands}
+    options = forces(cands, s.levels)
+    known, solved, pruned = _rounds(options, worth_of, s, solved_points)
+    live = {i for i, f in firsts.items() if _hopeful(known.get(plan_key(f.plan, s.seed)),
+                                                     worth_of[i], s)}  # fmt: skip
+    options = [f for f in options if plan_key(f.plan, s.seed) in known]
     curve_seconds = time.perf_counter() - start
     kept: list[tuple[Force, Point, float, float]] = []
     for f in options:
@@ -241,9 +341,10 @@ def _wave(
                               worth, c, f.uses, seed))  # fmt: skip
         return tuple(out)
 
-    cached = len(firsts) + len(rest) - solved
+    cached = len(known) - solved
     return Wave(number, attacks(best.chosen), best, base, attacks(base.chosen), len(cands),
-                len(kept), solved, cached, curve_seconds, len(cands) - len(live))  # fmt: skip
+                len(kept), solved, cached, curve_seconds, len(cands) - len(live),
+                pruned)  # fmt: skip
 
 
 class _Player(PlanPrompter):
@@ -339,6 +440,7 @@ def to_json(world: World, plan: TurnPlan) -> dict[str, Any]:
                 "solved": w.solved,
                 "cached": w.cached,
                 "skipped": w.skipped,
+                "pruned": w.pruned,
                 "curve_seconds": _round(w.curve_seconds),
                 "plan": {
                     "method": w.allocation.method,

@@ -6,28 +6,40 @@ checks), kept where the target is yours, and each is solved with everything
 the command offers (every mil the prompts allow, every land unit): the
 strongest single strike.  A target's threat is its likeliest strike.
 
-What the enemy has is known only in a deity's view of the game.  A player's
-view (a world with :class:`~bellum.empire.world.Fog`) shows no enemy ships,
-land units or planes; :func:`enemy_view` is the one place that decides what
-is assumed about them (issue 26's rules plug in there).  Until then the
-strikes counted are those the view shows, and the result says so.
+What the enemy has is known only in a deity's view of the game.  In a
+player's view (a world with :class:`~bellum.empire.world.Fog`) the enemy's
+forces follow the fog-of-war rules (docs/fog.md): for each of the country's
+things, :func:`~bellum.empire.intel.belief.believe` gives a distribution over
+everything within reach that was not seen exactly (the enemy's mil, units,
+ships and planes seen, rounded and aged; sectors never seen like those seen,
+with their units), complete worlds are drawn from it, every enemy strike is
+solved on each, and a strike's odds are their mixture, as ``bellum empire
+odds`` mixes a player's odds.  Each threat lists what it assumed.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from bellum.empire.geometry import Coord
+from bellum.empire.intel.belief import REACH, Assumptions, Input, believe
 from bellum.empire.odds import Plan
 from bellum.empire.orders import Order
-from bellum.empire.plan.candidates import candidates
-from bellum.empire.plan.curves import CurveCache, Point, Pool, solve_points
+from bellum.empire.plan.candidates import candidates, strongest
+from bellum.empire.plan.curves import CurveCache, Point, Pool, solve_batches, solve_points
 from bellum.empire.plan.planner import prize, shown_target
 from bellum.empire.rules import Rules
 from bellum.empire.world import Relation, World
+from bellum.errors import BellumError
 
 Progress = Callable[[str, float], None]
+
+#: Complete worlds drawn per threatened thing from a player's view (every combination of
+#: the unknowns when there are no more).
+DRAWS = 8
 
 SCHEMA = "bellum.empire.threats"
 SCHEMA_VERSION = 1
@@ -44,6 +56,10 @@ class Threat:
     point: Point
     #: What the target is worth (the planner's prize formula): what is at risk.
     worth: float
+    #: In a player's view: the worlds drawn, and the inputs that were not seen exactly
+    #: (how each was treated).
+    draws: int = 0
+    assumed: tuple[Input, ...] = ()
 
     @property
     def risk(self) -> float:
@@ -60,12 +76,16 @@ class ThreatMap:
 
 
 def enemy_view(world: World, country: int) -> tuple[World, tuple[str, ...]]:
-    """The world the enemy's strikes are computed on, and what it assumes (the fog seam)."""
+    """The world the enemy's strikes are computed on, and what it assumes: a deity's view
+    is the world; a player's view is drawn from its beliefs (:func:`_fog_threats`)."""
     if world.fog is None:
         return world, ()
     return world, (
-        "a player's view: enemy ships, land units and planes are unknown and not counted;"
-        " only strikes from the enemy sectors the view shows are",
+        f"a player's view: the enemy's forces within {REACH} sectors of each of yours are drawn"
+        f" from the fog-of-war priors (docs/fog.md), up to {DRAWS} worlds each, and every"
+        " strike is solved on each world; each threat lists what it assumed",
+        "an enemy sector seen without its mil counts none; what was seen further away is"
+        " taken as seen (units, ships and planes at 100 % and fully loaded)",
     )
 
 
@@ -97,11 +117,15 @@ def threat_map(
     version: str = "",
     progress: Progress | None = None,
     rules: Rules | None = None,
+    draws: int = DRAWS,
 ) -> ThreatMap:
     """Every threatened sector, ship and land unit of ``country``, likeliest strike first,
     under ``rules`` (by default the world's own)."""
     view, notes = enemy_view(world, country)
     chosen = rules or Rules.of(world.options)
+    if view.fog is not None:
+        return _fog_threats(view, country, notes, chosen, seed=seed, pool=pool, draws=draws,
+                            progress=progress)  # fmt: skip
     best: dict[str, Threat] = {}
     strikes = solved = 0
     for enemy in enemies_of(view, country):
@@ -126,6 +150,178 @@ def threat_map(
                 best[c.target] = Threat(c.target, where, enemy, c.order, pt, worth)
     ranked = sorted(best.values(), key=lambda t: (-t.point.p, -t.risk, t.target))
     return ThreatMap(country, tuple(ranked), notes, strikes, solved)
+
+
+def _mine(view: World, country: int) -> list[tuple[str, Coord]]:
+    """The country's sectors, ships and land units (not aboard), by key, with where."""
+    out = [(f"sector:{x},{y}", (x, y)) for (x, y), s in view.sectors.items() if s.owner == country]
+    out += [(f"ship:{k}", sh.xy) for k, sh in sorted(view.ships.items()) if sh.owner == country]
+    out += [
+        (f"unit:{k}", u.xy)
+        for k, u in sorted(view.units.items())
+        if u.owner == country and not u.loaded
+    ]
+    return out
+
+
+def _enemy_near(view: World, country: int, xy: Coord, enemies: list[int]) -> Coord | None:
+    """Where an enemy was seen within reach of ``xy``: the nearest thing of theirs seen
+    (a sector before a unit, ship or plane as near), or ``None``."""
+    geo = view.geometry
+    best: tuple[int, int, Coord] | None = None
+    for o in view.observations.values():
+        owner = o.get("owner")
+        if owner is None or owner.value not in enemies:
+            continue
+        at = o.ident if o.kind == "sector" else o.get("at")
+        where = at if isinstance(at, str) else (at.value if at is not None else None)
+        if not isinstance(where, str) or "," not in where:
+            continue
+        x, _, y = where.partition(",")
+        seen = geo.norm(int(x), int(y))
+        rank = (int(geo.mapdist(seen, xy)), o.kind != "sector", seen)
+        if rank[0] <= REACH and (best is None or rank < best):
+            best = rank
+    return None if best is None else best[2]
+
+
+#: Mobility a sector holds at most (the server's ``sect_mob_max``).
+SECTOR_MOB_MAX = 127
+
+
+def _armed(view: World, w: World, enemies: list[int], rules: Rules) -> list[Input]:
+    """What the fog-of-war beliefs leave out and only the attacker needs, set in ``w`` as
+    the strongest strike would have it: an enemy's BTUs, and the mobility of its sectors,
+    where they were not seen.  Returns the inputs so assumed."""
+    out = []
+    for e in enemies:
+        if view.nations[e].btu is None:
+            w.nations[e].btu = rules.max_btus
+            out.append(_most(f"nation#{e}.btu", rules.max_btus))
+        blind = [
+            sect for xy, sect in w.sectors.items()
+            if sect.owner == e and not _seen_field(view, xy, "mob")
+        ]  # fmt: skip
+        for sect in blind:
+            sect.mob = SECTOR_MOB_MAX
+        if blind:
+            out.append(_most(f"country#{e} sectors.mob", SECTOR_MOB_MAX))
+    return out
+
+
+def _most(name: str, value: int) -> Input:
+    return Input(name, "unknown", None, None, None,
+                 f"never shown: the most, {value} (the strongest strike)")  # fmt: skip
+
+
+def _seen_field(view: World, xy: Coord, name: str) -> bool:
+    o = view.observations.get(f"sector {xy[0]},{xy[1]}")
+    return o is not None and o.get(name) is not None
+
+
+#: In one drawn world: each enemy's job (its index) and the orders it solves.
+_ByEnemy = dict[int, tuple[int, list[Order]]]
+
+
+def _fog_threats(
+    view: World,
+    country: int,
+    notes: tuple[str, ...],
+    rules: Rules,
+    *,
+    seed: int,
+    pool: Pool | None,
+    draws: int,
+    progress: Progress | None,
+) -> ThreatMap:
+    """The threats of a player's view (module notes): for each of the country's things
+    with an enemy seen within reach, worlds drawn from the belief centred on the enemy
+    nearest it (so that the enemy's unseen land is filled in like what was seen of it),
+    each enemy strike solved on each world, and the odds mixed with the draws' weights."""
+    enemies = enemies_of(view, country)
+    jobs: list[tuple[World, int, list[Plan]]] = []
+    #: Per target: its inputs, its draws (weight, and the jobs of that world by enemy).
+    drawn: dict[
+        str, tuple[list[Input], list[tuple[float, dict[int, tuple[int, list[Order]]]]], bool]
+    ] = {}
+    mine = _mine(view, country)
+    for n, (key, xy) in enumerate(mine):
+        centre = _enemy_near(view, country, xy, enemies)
+        if centre is None:
+            continue
+        # The belief takes its centre for a fight's target: that sector's mines are no
+        # input of a strike on ours (0, and not listed).
+        beside = f"{view.fmt(centre, country)}.mines" if centre != xy else ""
+        try:
+            fixed = Assumptions({beside: "0"} if beside else {})
+            belief = believe(view, country, centre, assume=fixed)
+        except BellumError:
+            belief, beside = believe(view, country, xy), ""
+        rows = list(belief.draws(draws, seed))
+        worlds = []
+        armed: list[Input] = []
+        for values, weight in rows:
+            w = belief.world(values)
+            armed = _armed(view, w, enemies, rules)
+            by_enemy: _ByEnemy = {}
+            for enemy in enemies_of(w, country):
+                cands = candidates(w, enemy, rules, {key})
+                if cands:
+                    by_enemy[enemy] = (len(jobs), [c.order for c in cands])
+                    jobs.append((w, enemy, [strongest(c).plan for c in cands]))
+            worlds.append((weight, by_enemy))
+        inputs = [i for i in belief.inputs if i.name != beside] + armed
+        drawn[key] = (inputs, worlds, belief.combinations() <= draws)
+        if progress is not None:
+            progress("drawing the enemy's forces", (n + 1) / len(mine))
+
+    def tick(f: float) -> None:
+        if progress is not None:
+            progress(f"{sum(len(p) for _, _, p in jobs)} strikes on drawn worlds", f)
+
+    points = solve_batches(jobs, seed=seed, pool=pool, progress=tick)
+    threats = []
+    for key, (inputs, worlds, exhaustive) in drawn.items():
+        total = sum(weight for weight, _ in worlds)
+        strikes: dict[tuple[int, Order], list[tuple[float, Point]]] = {}
+        for weight, by_enemy in worlds:
+            for enemy, (job, orders) in by_enemy.items():
+                for order, pt in zip(orders, points[job], strict=True):
+                    if pt is not None:
+                        strikes.setdefault((enemy, order), []).append((weight / total, pt))
+        if not strikes:
+            continue
+        mixed = {k: _mix(parts, exhaustive, len(worlds)) for k, parts in strikes.items()}
+        (enemy, order), pt = max(mixed.items(), key=lambda kv: (kv[1].p, kv[1].defender))
+        assumed = tuple(i for i in inputs if i.status != "known" or "as seen" not in i.treatment)
+        worth = prize(view, key, {})
+        threats.append(Threat(key, shown_target(view, country, key), enemy, order, pt, worth,
+                              len(worlds), assumed))  # fmt: skip
+    ranked = sorted(threats, key=lambda t: (-t.point.p, -t.risk, t.target))
+    return ThreatMap(country, tuple(ranked), notes, sum(len(p) for _, _, p in jobs), len(jobs))
+
+
+def _mix(parts: list[tuple[float, Point]], exhaustive: bool, n: int) -> Point:
+    """One strike's odds over the worlds drawn (``parts``: each world's weight, the
+    weights summing to 1 over all the worlds, and its point; a world where the strike
+    cannot be made adds nothing): P(success) and losses are their weighted sums, the
+    standard error the draws' spread (none when every combination was drawn) with each
+    world's own."""
+    p = sum(w * pt.p for w, pt in parts)
+    ps = [pt.p for _, pt in parts] + [0.0] * (n - len(parts))
+    spread = 0.0
+    if not exhaustive and n > 1:
+        mean = sum(ps) / n
+        spread = math.sqrt(sum((x - mean) ** 2 for x in ps) / (n - 1) / n)
+    inner = math.sqrt(sum((w * pt.se) ** 2 for w, pt in parts))
+    kind = "every combination of the unknowns" if exhaustive else "drawn from the unknowns"
+    return Point(
+        p,
+        math.hypot(spread, inner),
+        sum(w * pt.attacker for w, pt in parts),
+        sum(w * pt.defender for w, pt in parts),
+        f"fog: {n} worlds, {kind}",
+    )
 
 
 def to_json(world: World, tm: ThreatMap) -> dict[str, Any]:
@@ -153,10 +349,24 @@ def to_json(world: World, tm: ThreatMap) -> dict[str, Any]:
                 },
                 "worth": r(t.worth),
                 "risk": r(t.risk),
+                "draws": t.draws,
+                "assumed": [
+                    {"name": i.name, "status": i.status, "treatment": i.treatment}
+                    for i in t.assumed
+                ],
             }
             for t in tm.threats
         ],
     }
 
 
-__all__ = ["SCHEMA", "SCHEMA_VERSION", "Threat", "ThreatMap", "enemy_view", "threat_map", "to_json"]
+__all__ = [
+    "DRAWS",
+    "SCHEMA",
+    "SCHEMA_VERSION",
+    "Threat",
+    "ThreatMap",
+    "enemy_view",
+    "threat_map",
+    "to_json",
+]
