@@ -120,3 +120,17 @@ def test_a_world_s_later_odds_reuse_its_shapes_and_fights_with_the_same_answer()
     before = len(engine._shared(world).shapes)
     assert odds(200) == alone
     assert len(engine._shared(world).shapes) - before < cold  # the defender's was there
+
+
+def test_a_drawn_choice_takes_each_option_with_its_share() -> None:
+    """``pick`` maps one uniform draw to an option by cumulative weight, as
+    ``Generator.choice`` does with the same draw (here on 2,000 fixed draws)."""
+    from bellum.empire.odds.branching import pick
+
+    assert [pick([1.0, 3.0], u) for u in (0.0, 0.2499, 0.25, 0.9999)] == [0, 0, 1, 1]
+    assert pick([0.0, 2.0, 0.0], 0.0) == 1
+    mine, theirs = np.random.default_rng(3), np.random.default_rng(3)
+    weights = np.random.default_rng(4).random((2000, 6)) ** 3
+    for w in weights:
+        got = pick(w.tolist(), float(mine.random()))
+        assert got == int(theirs.choice(w.size, p=w / w.sum()))

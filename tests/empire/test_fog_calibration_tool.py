@@ -1,12 +1,17 @@
 """tools/fog_calibration.py's statistics: the interval a bin's observed frequency lies in
-when its predictions are right, the outcome check, and the verdicts it prints."""
+when its predictions are right, the world the outcome is replayed on, and the verdicts
+it prints."""
 
 from __future__ import annotations
 
 import math
 
 import pytest
-from fog_calibration import fight_lines, interval, poisson_binomial, report
+from conftest import EXAMPLES
+from fog_calibration import interval, logged_in, poisson_binomial, report
+
+from bellum import empire
+from bellum.empire.io.toml import load_world
 
 
 def test_the_interval_is_the_central_95_percent_of_the_poisson_binomial() -> None:
@@ -18,11 +23,19 @@ def test_the_interval_is_the_central_95_percent_of_the_poisson_binomial() -> Non
     assert interval([0.0] * 5 + [1.0] * 5) == (0.5, 0.5)  # certain predictions: no spread
 
 
-def test_an_outcome_is_checked_by_the_fights_lines_not_the_mailbox() -> None:
-    server = "You have been defeated!"
-    assert fight_lines(server + "\nYou have a new telegram waiting ...") == [server]
-    assert fight_lines("You have two new telegrams waiting ...\n" + server) == [server]
-    assert fight_lines(server + "\nYou have been defeated!") == [server, server]
+def test_the_outcome_is_replayed_on_the_world_as_the_players_login_left_it() -> None:
+    """The deity reads a country's count of unannounced telegrams (``nat_tgms``, 1 here:
+    an enemy spy's report) before the country logs in to attack; the login zeroes it
+    (player.c: ``status()`` runs before the first command and announces them), so the
+    server says nothing of telegrams after the fight, and neither must bellum."""
+    god = load_world(EXAMPLES / "paradrop.toml")
+    god.nations[1].tgms = 1
+    order = "paradrop 0 . 0,0 jh"
+    as_read = empire.run_command(god.copy(), order, country=1, seed=1).transcript()
+    assert as_read.endswith("command failed\nYou have a new telegram waiting ...\n")
+    replayed = empire.run_command(logged_in(god, 1), order, country=1, seed=1).transcript()
+    assert replayed == as_read.removesuffix("You have a new telegram waiting ...\n")
+    assert god.nations[1].tgms == 1  # the deity's world is left as it was read
 
 
 def record(p_fog: float, p_god: float, success: bool, command: str = "attack") -> dict[str, object]:

@@ -39,7 +39,7 @@ import numpy.typing as npt
 from bellum.empire.combat import capture, fight
 from bellum.empire.combat.state import Combat, Fighter, ldround
 from bellum.empire.combat.strength import defense_sum, offense_sum
-from bellum.empire.odds.branching import BranchingDice, enumerate_runs
+from bellum.empire.odds.branching import BranchingDice, enumerate_runs, pick
 from bellum.errors import InputError
 
 FloatArray = npt.NDArray[np.float64]
@@ -286,14 +286,9 @@ class SideShape:
         s = 0
         while alive[s]:
             first, last = ptr[s], ptr[s + 1]
+            e = first
             if last - first > 1:
-                u = float(rng.random())
-                e = first
-                while e < last - 1 and u >= p[e]:
-                    u -= p[e]
-                    e += 1
-            else:
-                e = first
+                e += pick(p[first:last], float(rng.random()))
             s = to[e]
             path.append(s)
         keep = np.asarray(path, dtype=np.int64)
