@@ -62,6 +62,8 @@ PROBES = 24
 #: When sampling: at least this many samples, then until the standard error of
 #: P(success) is at most DEFAULT_ERROR (or ``target_error``).
 MIN_SAMPLES = 20
+#: Below this many samples their spread is not trusted to stop on (see Mixture.stop_error).
+TRUSTED_SAMPLES = 100
 DEFAULT_ERROR = 0.01
 #: Most pairs of side states solved exactly (about a second of work per 10,000).
 EXACT_PAIRS = 12_000
@@ -526,6 +528,22 @@ class Mixture:
         se = arr.std(axis=0, ddof=1) / math.sqrt(len(arr))
         return float(se[0]), {"attacker": float(se[1]), "defender": float(se[2])}
 
+    def stop_error(self) -> float:
+        """The standard error of P(success) that sampling may stop on.
+
+        A few values of a skewed spread (most paths near-sure, a rare one lost) often
+        miss the rare paths and claim an error far too small: on the realistic suite,
+        20 samples gave 0.9892 +/- 0.0046 where the command wins 0.963 of 1,000 plays.
+        So, below ``TRUSTED_SAMPLES``, the error is the largest any values in [0, 1]
+        with this mean can have, sqrt(m(1 - m)/n); it is 0 only when every sample was
+        sure, as sure plans are."""
+        se = self.errors()[0]
+        n = len(self.per_sample)
+        if 0 < n < TRUSTED_SAMPLES:
+            m = sum(v[0] for v in self.per_sample) / n
+            se = max(se, math.sqrt(max(0.0, m * (1.0 - m)) / n))
+        return se
+
 
 def _mean(weights: dict[int, float]) -> float:
     total = sum(weights.values())
@@ -617,7 +635,7 @@ def plan_odds(
             mix.add(f if f is not None else next(drawn), 1.0, sample=True)
             taken.append((leaf, 1.0))
         n = len(taken)
-        if goal is not None and n >= MIN_SAMPLES and mix.errors()[0] <= goal:
+        if goal is not None and n >= MIN_SAMPLES and mix.stop_error() <= goal:
             break
     for key in list(mix.outcomes):
         mix.outcomes[key] /= n
@@ -626,7 +644,7 @@ def plan_odds(
             d[k] /= n
     mix.pruned /= n
     method = _sampled_method(n, leaves is not None, morale_drawn, solver.monte_carlo)
-    if goal is not None and mix.errors()[0] > goal:
+    if goal is not None and mix.stop_error() > goal:
         notes.append(
             f"sampling stopped at {n} samples, before the standard error of P(success)"
             f" reached {goal:g}"
@@ -641,7 +659,7 @@ def _block(n: int, want: int, mix: Mixture, goal: float | None) -> int:
     if n < MIN_SAMPLES:
         return min(want, MIN_SAMPLES) - n
     more = n
-    se = mix.errors()[0]
+    se = mix.stop_error()
     if goal is not None and se > 0:
         more = min(n, max(2, n // 10, math.ceil(n * (se / goal) ** 2) - n))
     return max(1, min(want - n, more))
