@@ -27,7 +27,7 @@ from bellum.empire.odds import make_plan, plan_odds, resolver_runs
 from bellum.empire.odds._sides import SideGraph
 from bellum.empire.odds._solver import per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
-from bellum.empire.odds.engine import check_plan
+from bellum.empire.odds.engine import TRUSTED_SAMPLES, FightOutcome, Mixture, check_plan
 from bellum.empire.odds.plan import Plan
 from bellum.empire.odds.questions import as_seen, sources_in_order
 from bellum.empire.odds.report import z_scores
@@ -493,3 +493,26 @@ def test_random_small_worlds_agree_with_the_real_command(
     runs = resolver_runs(world, 1, plan, 150, seed=9)
     for figure, z in z_scores(odds, runs).items():
         assert abs(z) <= 4.5, f"{figure}: z = {z:.2f} ({odds.method})"
+
+
+def _mixture(wins: list[float]) -> Mixture:
+    mix = Mixture()
+    for p in wins:
+        mix.add(
+            FightOutcome({"captured": p, "defeated": 1 - p}, {0: 1.0}, {0: 1.0}), 1.0, sample=True
+        )
+    return mix
+
+
+def test_few_samples_stop_on_the_largest_error_their_mean_allows() -> None:
+    """Twenty near-sure paths say little about a rare lost one: their spread is tiny, but
+    sampling may stop only once sqrt(m(1-m)/n) is within the goal; sure samples stop."""
+    skewed = _mixture([1.0] * 19 + [0.8])
+    spread = skewed.errors()[0]
+    m = 19.8 / 20
+    assert spread < 0.01
+    assert skewed.stop_error() == pytest.approx(math.sqrt(m * (1 - m) / 20))
+    assert skewed.stop_error() > 0.02
+    assert _mixture([1.0] * 20).stop_error() == 0.0
+    many = _mixture([1.0] * (TRUSTED_SAMPLES - 1) + [0.8])
+    assert many.stop_error() == many.errors()[0]
