@@ -213,18 +213,63 @@ def _numpy_batch(
     def_c: IntArray,
     server: bool,
 ) -> int:
-    """One numpy pass per round over the runs still fighting.
+    """``n`` runs of one fight, one numpy pass per round (:func:`_rounds`)."""
+    zero = np.zeros(n, dtype=np.int64)
+    ka = np.full(n, sa.size - 1, dtype=np.int64)
+    kd = np.full(n, sd.size - 1, dtype=np.int64)
+    return _rounds(sa, sd, zero, zero.copy(), ka, kd, rng, server, att_c, def_c)
 
-    Per-casualty runs recompute their probability every round; server runs
-    keep a frozen probability and the rounds left in their window, and draw a
-    new window (jitter and length) when it runs out.
+
+def many_fights(
+    pairs: list[tuple[FloatArray, FloatArray]], runs: int, rng: np.random.Generator, server: bool
+) -> list[tuple[FloatArray, FloatArray]]:
+    """``runs`` fights of every pair of chains at once, one numpy pass per round for all.
+
+    Each pair is two strength arrays as :class:`Side` has them (the last one 0);
+    returns, per pair, the fractions of runs the attacker won by its rounds lost
+    and the defender won by its rounds lost.  The chains are laid end to end, so
+    many small fights pay numpy's per-call overhead once per round, not once per fight.
     """
-    ka = sa.size - 1
-    kd = sd.size - 1
-    a = np.zeros(n, dtype=np.int64)
-    d = np.zeros(n, dtype=np.int64)
-    p = np.zeros(n)
-    left = np.zeros(n, dtype=np.int64)
+    sas = [sa for sa, _ in pairs]
+    sds = [sd for _, sd in pairs]
+    la = np.array([x.size for x in sas], dtype=np.int64)
+    ld = np.array([x.size for x in sds], dtype=np.int64)
+    base_a = np.concatenate([[0], np.cumsum(la)[:-1]]).astype(np.int64)
+    base_d = np.concatenate([[0], np.cumsum(ld)[:-1]]).astype(np.int64)
+    flat_a, flat_d = np.concatenate(sas), np.concatenate(sds)
+    fight = np.repeat(np.arange(len(pairs)), runs)
+    a, d = base_a[fight], base_d[fight]
+    ka, kd = a + la[fight] - 1, d + ld[fight] - 1
+    att_c = np.zeros(flat_a.size, dtype=np.int64)
+    def_c = np.zeros(flat_d.size, dtype=np.int64)
+    _rounds(flat_a, flat_d, a, d, ka, kd, rng, server, att_c, def_c)
+    spans = zip(base_a.tolist(), la.tolist(), base_d.tolist(), ld.tolist(), strict=True)
+    return [(att_c[i : i + n - 1] / runs, def_c[j : j + m - 1] / runs) for i, n, j, m in spans]
+
+
+def _rounds(
+    sa: FloatArray,
+    sd: FloatArray,
+    a: IntArray,
+    d: IntArray,
+    ka: IntArray,
+    kd: IntArray,
+    rng: np.random.Generator,
+    server: bool,
+    att_c: IntArray,
+    def_c: IntArray,
+) -> int:
+    """Play runs to their end, one numpy pass per round over the runs still fighting.
+
+    Run ``i`` is at index ``a[i]`` of ``sa`` and ``d[i]`` of ``sd`` and is over at
+    ``ka[i]`` (the attacker beaten) or ``kd[i]`` (the defender beaten); the ends are
+    counted into ``att_c`` (the attacker won, by its index) and ``def_c``.
+    Per-casualty runs recompute their probability every round; server runs keep a
+    frozen probability and the rounds left in their window, and draw a new window
+    (jitter and length) when it runs out.  Returns the rounds played by all runs.
+    """
+    p = np.zeros(a.size)
+    left = np.zeros(a.size, dtype=np.int64)
     steps = 0
     while a.size:
         if server:
@@ -240,58 +285,9 @@ def _numpy_batch(
             s = sa[a]
             p = s / (s + sd[d])
         hit = rng.random(a.size) < p
-        d += hit
-        a += ~hit
+        d = d + hit
+        a = a + ~hit
         steps += a.size
-        over = (d == kd) | (a == ka)
-        if over.any():
-            _record(a[over], d[over], kd, att_c, def_c)
-            going = ~over
-            a, d, p, left = a[going], d[going], p[going], left[going]
-    return steps
-
-
-def many_fights(
-    pairs: list[tuple[FloatArray, FloatArray]], runs: int, rng: np.random.Generator, server: bool
-) -> list[tuple[FloatArray, FloatArray]]:
-    """``runs`` fights of every pair of chains at once, one numpy pass per round for all.
-
-    Each pair is two strength arrays as :class:`Side` has them (the last one 0);
-    returns, per pair, the fractions of runs the attacker won by its rounds lost
-    and the defender won by its rounds lost.  The same model as
-    :func:`_numpy_batch`, for many small fights whose per-round cost would
-    otherwise be numpy's per-call overhead, paid once per fight.
-    """
-    sas = [sa for sa, _ in pairs]
-    sds = [sd for _, sd in pairs]
-    la = np.array([x.size for x in sas], dtype=np.int64)
-    ld = np.array([x.size for x in sds], dtype=np.int64)
-    base_a = np.concatenate([[0], np.cumsum(la)[:-1]]).astype(np.int64)
-    base_d = np.concatenate([[0], np.cumsum(ld)[:-1]]).astype(np.int64)
-    flat_a, flat_d = np.concatenate(sas), np.concatenate(sds)
-    fight = np.repeat(np.arange(len(pairs)), runs)
-    a, d = base_a[fight], base_d[fight]
-    ka, kd = a + la[fight] - 1, d + ld[fight] - 1
-    p = np.zeros(a.size)
-    left = np.zeros(a.size, dtype=np.int64)
-    att_c = np.zeros(flat_a.size)
-    def_c = np.zeros(flat_d.size)
-    while a.size:
-        if server:
-            new = np.flatnonzero(left == 0)
-            if new.size:
-                odds = flat_a[a[new]] / (flat_a[a[new]] + flat_d[d[new]])
-                table = jittered_probabilities(odds)
-                pick = rng.integers(0, JITTER_CHOICES, size=new.size)
-                p[new] = table[np.arange(new.size), pick]
-                left[new] = rng.integers(WINDOW_MIN, WINDOW_MAX + 1, size=new.size)
-            left -= 1
-        else:
-            s = flat_a[a]
-            p = s / (s + flat_d[d])
-        hit = rng.random(a.size) < p
-        d += hit
-        a += ~hit
         won, lost = d == kd, a == ka
         over = won | lost
         if over.any():
@@ -300,21 +296,7 @@ def many_fights(
             going = ~over
             a, d, p, left = a[going], d[going], p[going], left[going]
             ka, kd = ka[going], kd[going]
-    spans = zip(base_a.tolist(), la.tolist(), base_d.tolist(), ld.tolist(), strict=True)
-    return [(att_c[i : i + n - 1] / runs, def_c[j : j + m - 1] / runs) for i, n, j, m in spans]
-
-
-def _record(
-    a: IntArray,
-    d: IntArray,
-    kd: int,
-    att_c: IntArray,
-    def_c: IntArray,
-) -> None:
-    """Count finished fights into the end-state histograms."""
-    won = d == kd
-    att_c += np.bincount(a[won], minlength=att_c.size)
-    def_c += np.bincount(d[~won], minlength=def_c.size)
+    return steps
 
 
 def server_fight(rng: ServerRandom, att: Side, dfd: Side) -> tuple[str, int, int]:
