@@ -49,8 +49,9 @@ SYNTAX: dict[str, Syntax] = {
 }
 
 
-#: Control characters: a line to the server cannot hold them.
-_CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+#: Control characters but the tab: a line to the server cannot hold them, and the server
+#: drops them from an answer (``prmptrd``).
+CONTROL = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 #: What the server's parser drops from a word: all but printable ASCII and the tab.
 _FUNNY = re.compile(r"[^\x20-\x7e\t]")
 
@@ -75,7 +76,7 @@ class Order:
         for i, word in enumerate((*self.args, *self.conditions), 1):
             if not isinstance(word, str):
                 raise InputError(f"{self.name}: argument {i} is not text: {word!r}")
-            if '"' in word or _CONTROL.search(word):
+            if '"' in word or CONTROL.search(word):
                 raise InputError(
                     f"{self.name}: argument {i} {word!r} cannot hold a double quote or a"
                     " control character"

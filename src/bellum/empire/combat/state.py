@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Literal
 from bellum.dice import ServerRandom
 from bellum.empire.events import Event, EventKind, Fact, Prompt, Prompter, Sink
 from bellum.empire.geometry import Coord
-from bellum.empire.orders import SYNTAX, Syntax
+from bellum.empire.orders import CONTROL, SYNTAX, Syntax
 from bellum.empire.rules import Rules
 from bellum.empire.world import (
     LandUnit,
@@ -39,15 +39,13 @@ if TYPE_CHECKING:
 BELL = "\a"
 
 
-#: What the server drops from an answer (``prmptrd``): control characters but the tab.
-_FUNNY = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 _NON_ASCII = re.compile(r"[^\x00-\x7f]")
 
 
 def as_read(answer: str) -> str:
     """An answer as the server reads it: control characters but the tab dropped, and
     each character that is not ASCII a ``?`` (``copy_utf8_to_ascii_no_funny``)."""
-    return _NON_ASCII.sub("?", _FUNNY.sub("", answer))
+    return _NON_ASCII.sub("?", CONTROL.sub("", answer))
 
 
 class Mode(Enum):
