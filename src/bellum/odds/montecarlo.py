@@ -214,10 +214,8 @@ def _numpy_batch(
     server: bool,
 ) -> int:
     """``n`` runs of one fight, one numpy pass per round (:func:`_rounds`)."""
-    zero = np.zeros(n, dtype=np.int64)
-    ka = np.full(n, sa.size - 1, dtype=np.int64)
-    kd = np.full(n, sd.size - 1, dtype=np.int64)
-    return _rounds(sa, sd, zero, zero.copy(), ka, kd, rng, server, att_c, def_c)
+    a, d = np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)
+    return _rounds(sa, sd, a, d, sa.size - 1, sd.size - 1, rng, server, att_c, def_c)
 
 
 def many_fights(
@@ -252,8 +250,8 @@ def _rounds(
     sd: FloatArray,
     a: IntArray,
     d: IntArray,
-    ka: IntArray,
-    kd: IntArray,
+    ka: IntArray | int,
+    kd: IntArray | int,
     rng: np.random.Generator,
     server: bool,
     att_c: IntArray,
@@ -262,8 +260,10 @@ def _rounds(
     """Play runs to their end, one numpy pass per round over the runs still fighting.
 
     Run ``i`` is at index ``a[i]`` of ``sa`` and ``d[i]`` of ``sd`` and is over at
-    ``ka[i]`` (the attacker beaten) or ``kd[i]`` (the defender beaten); the ends are
-    counted into ``att_c`` (the attacker won, by its index) and ``def_c``.
+    ``ka[i]`` (the attacker beaten) or ``kd[i]`` (the defender beaten), or at ``ka`` and
+    ``kd`` for every run when they are numbers (one fight: no arrays to filter each
+    round); ``a`` and ``d`` are moved in place.  The ends are counted into ``att_c``
+    (the attacker won, by its index) and ``def_c``.
     Per-casualty runs recompute their probability every round; server runs keep a
     frozen probability and the rounds left in their window, and draw a new window
     (jitter and length) when it runs out.  Returns the rounds played by all runs.
@@ -285,8 +285,8 @@ def _rounds(
             s = sa[a]
             p = s / (s + sd[d])
         hit = rng.random(a.size) < p
-        d = d + hit
-        a = a + ~hit
+        d += hit
+        a += ~hit
         steps += a.size
         won, lost = d == kd, a == ka
         over = won | lost
@@ -295,7 +295,10 @@ def _rounds(
             def_c += np.bincount(d[lost], minlength=def_c.size)
             going = ~over
             a, d, p, left = a[going], d[going], p[going], left[going]
-            ka, kd = ka[going], kd[going]
+            if isinstance(ka, np.ndarray):
+                ka = ka[going]
+            if isinstance(kd, np.ndarray):
+                kd = kd[going]
     return steps
 
 
