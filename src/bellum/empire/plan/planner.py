@@ -224,15 +224,16 @@ def _needless(
     """Whether the allocation can do without ``f``, judged by its target's solved options.
 
     P(success) never falls with more force, so ``f`` is worth at most the prize times the
-    lowest P(success) of a solved option :func:`stronger` than it, minus what it spends
-    before any fight.  It is needless where that cannot pay (nor reach ``min_p`` when
-    counting), or where a solved option that uses no more of anything (:func:`_within`) is
+    lowest P(success) of a solved option :func:`stronger` than it (1 before any is solved),
+    minus what it spends before any fight.  It is needless where that cannot pay (nor reach
+    ``min_p`` when counting): a prize worth less than the order's BTUs, mobility and land
+    units needs no odds at all.  It is also needless where a solved option that uses no more of anything (:func:`_within`) is
     worth at least that much (and reaches ``min_p`` when counting): a plan with ``f`` is
     no better than the same plan with that option instead.
     """
     above = [pt for g, pt in solved if stronger(g, f)]
     p_most = min((pt.p for pt in above if pt is not None), default=1.0)
-    if above and not _may_count(p_most, worth, f, s):
+    if not _may_count(p_most, worth, f, s):
         return True
     most = worth * p_most - _known_cost(f, s.weights)
     return any(
