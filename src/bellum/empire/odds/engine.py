@@ -302,14 +302,20 @@ class _Bounded(dict[Hashable, Any]):
 _WORLDS: dict[int, tuple[weakref.ref[World], _Shared]] = {}
 
 
-def _shared(world: World) -> _Shared:
-    """The cache of ``world``'s odds (dropped with the world)."""
+def _shared(world: World, like: _Shared | None = None) -> _Shared:
+    """The cache of ``world``'s odds (dropped with the world); a new one is ``like``."""
     ref, shared = _WORLDS.get(id(world), (None, None))
     if ref is None or shared is None or ref() is not world:
-        shared = _Shared()
+        shared = like if like is not None else _Shared()
         key = id(world)
         _WORLDS[key] = (weakref.ref(world, lambda _: _WORLDS.pop(key, None)), shared)
     return shared
+
+
+def share_work(copy: World, world: World) -> None:
+    """Let the odds on ``copy`` use (and add to) the side shapes and fights of ``world``:
+    for a copy that differs only in what their keys hold, such as a garrison's mil."""
+    _shared(copy, _shared(world))
 
 
 class _Solver:
@@ -773,5 +779,6 @@ __all__ = [
     "PlanRunner",
     "check_plan",
     "plan_odds",
+    "share_work",
     "world_model",
 ]
