@@ -48,6 +48,7 @@ def chain(side: Side) -> SideGraph:
     k = side.rounds
     return SideGraph(
         depth=np.arange(k + 1),
+        total=side.strength.astype(float),
         strength=side.strength.astype(float),
         casualties=side.casualties.astype(np.int64),
         ptr=np.concatenate([np.arange(k + 1), [k]]).astype(np.int64),
