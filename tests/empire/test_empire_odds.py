@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 from bellum.empire import run_command
 from bellum.empire.io.toml import load_world, parse_world
-from bellum.empire.odds import make_plan, plan_odds, resolver_runs
+from bellum.empire.odds import engine, make_plan, plan_odds, resolver_runs
 from bellum.empire.odds._sides import SideGraph
-from bellum.empire.odds._solver import per_casualty_ends, server_ends
+from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
 from bellum.empire.odds.engine import TRUSTED_SAMPLES, FightOutcome, Mixture, check_plan
 from bellum.empire.odds.plan import Plan
@@ -78,6 +78,32 @@ def test_graph_solvers_match_the_chain_solvers(att: int, dfd: int, mult: float) 
     got = per_casualty_ends(chain(a), chain(d))
     assert np.abs(got.attacker_wins.sum(axis=1)[:-1] - ref.attacker_wins).max() < 1e-9
     assert np.abs(got.defender_wins.sum(axis=0)[:-1] - ref.defender_wins).max() < 1e-9
+
+
+def test_fights_of_equal_strengths_are_solved_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Paths whose multipliers round to the same strengths meet one fight: the second is
+    read from the first's ends (the same arrays), with its own casualties."""
+    solved = []
+    real = engine._chain_ends
+
+    def counted(a: SideGraph, d: SideGraph) -> GraphEnds:
+        solved.append(1)
+        return real(a, d)
+
+    monkeypatch.setattr(engine, "_chain_ends", counted)
+    solver = engine._Solver("server", 1e-18, 12_000, 1 << 25, None)
+    att, dfd = chain(Side.troops(40, 1.3)), chain(Side.troops(23, 1.5))
+    first = solver._ends(att, dfd)
+    other = replace(att, casualties=att.casualties * 2)
+    again = solver._ends(other, dfd)
+    assert len(solved) == 1
+    assert again.attacker_wins is first.attacker_wins
+    assert again.attacker is other
+    fresh = real(other, dfd)
+    assert np.array_equal(fresh.attacker_wins, again.attacker_wins)
+    assert np.array_equal(fresh.defender_wins, again.defender_wins)
+    solver._ends(chain(Side.troops(40, 1.31)), dfd)  # other strengths: solved
+    assert len(solved) == 2
 
 
 def test_branching_dice_enumerate_every_path() -> None:

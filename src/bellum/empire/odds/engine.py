@@ -281,6 +281,7 @@ class _Shared:
     def __init__(self) -> None:
         self.shapes: dict[Hashable, SideShape | None] = _Bounded(self.LIMIT)
         self.fights: dict[Hashable, FightOutcome | None] = _Bounded(self.LIMIT)
+        self.chains: dict[Hashable, tuple[Any, Any, float]] = _Bounded(self.LIMIT)
 
 
 class _Bounded(dict[Hashable, Any]):
@@ -349,6 +350,7 @@ class _Solver:
         self.graphs: dict[tuple[Hashable, float], SideGraph | None] = {}
         self.too_big: dict[Hashable, float] = {}
         self.fights = shared.fights
+        self.chains = shared.chains
         self.settings = (model, tau, exact_pairs, self.chain_pairs)
         #: The fights this answer used that are solved exactly (now or before).
         self.used: set[Hashable] = set()
@@ -454,8 +456,20 @@ class _Solver:
         if self.model == "per-casualty":
             return per_casualty_ends(a, d, progress=self.progress)
         if a.is_chain and d.is_chain:
-            return _chain_ends(a, d)
+            return self._chain(a, d)
         return server_ends(a, d, tau=self.tau, progress=self.progress)
+
+    def _chain(self, a: SideGraph, d: SideGraph) -> GraphEnds:
+        """:func:`_chain_ends`, once per pair of strengths: the fights of paths whose
+        multipliers differ are often the same fight, the multipliers rounding to the same
+        strengths (w128x64-paradrop-3: 179 fights solved, 84 of them different)."""
+        key = (a.strength.tobytes(), d.strength.tobytes())
+        known = self.chains.get(key)
+        if known is not None:
+            return GraphEnds(a, d, *known)
+        ends = _chain_ends(a, d)
+        self.chains[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
+        return ends
 
 
 def _chain_ends(a: SideGraph, d: SideGraph) -> GraphEnds:
