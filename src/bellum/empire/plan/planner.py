@@ -227,9 +227,10 @@ def _needless(
     lowest P(success) of a solved option :func:`stronger` than it (1 before any is solved),
     minus what it spends before any fight.  It is needless where that cannot pay (nor reach
     ``min_p`` when counting): a prize worth less than the order's BTUs, mobility and land
-    units needs no odds at all.  It is also needless where a solved option that uses no more of anything (:func:`_within`) is
-    worth at least that much (and reaches ``min_p`` when counting): a plan with ``f`` is
-    no better than the same plan with that option instead.
+    units needs no odds at all.  It is also needless where a solved option that uses no
+    more of anything (:func:`_within`) is worth at least that much (and reaches ``min_p``
+    when counting): a plan with ``f`` is no better than the same plan with that option
+    instead.
     """
     above = [pt for g, pt in solved if stronger(g, f)]
     p_most = min((pt.p for pt in above if pt is not None), default=1.0)
