@@ -253,3 +253,44 @@ def test_options_not_solved_because_they_cannot_pay_lose_nothing(
     assert wave.skipped > 0 and wave.pruned > 0 and wave.options < len(options)
     assert len(wave.allocation.chosen) == len(full.chosen)
     assert wave.allocation.value == pytest.approx(full.value, rel=1e-6)
+
+
+def test_a_budget_plans_with_what_it_solved_and_the_next_plan_goes_on(tmp_path: Path) -> None:
+    """With a budget spent at the first task, the plan is made of the options solved so
+    far (each chosen attack's odds solved, never worse than greedy), the rest counted as
+    unsolved; a second plan of the same database goes on from them, and without a budget
+    the plan is the one of every option."""
+    from bellum.empire.plan.curves import plan_key
+    from bellum.empire.plan.planner import Wave
+    from bellum.errors import InputError
+
+    world = front(3)
+    store = Store.create(tmp_path / "w.db", world)
+    try:
+        version = store.version()
+
+        def plan(budget: float | None) -> Wave:
+            s = Settings(levels=3, budget=budget)
+            (wave,) = plan_turn(world, 1, s, pool=LocalPool(1), cache=store,
+                                version=version).waves  # fmt: skip
+            return wave
+
+        full = plan_turn(world, 1, Settings(levels=3), pool=LocalPool(1)).waves[0]
+        cut = plan(1e-9)
+        assert cut.unsolved > 0 and cut.solved < full.solved
+        assert cut.allocation.value >= cut.greedy.value - 1e-9
+        assert cut.allocation.value <= full.allocation.value + 1e-9
+        assert all(a.point is not None for a in cut.attacks)
+        more = plan(1e-9)
+        assert more.cached >= cut.solved
+        assert more.unsolved < cut.unsolved
+        done = plan(None)
+        assert done.unsolved == 0
+        assert done.allocation.value == pytest.approx(full.allocation.value)
+        assert [plan_key(a.plan, 1) for a in done.attacks] == [
+            plan_key(a.plan, 1) for a in full.attacks
+        ]
+    finally:
+        store.close()
+    with pytest.raises(InputError, match="above 0"):
+        plan_turn(world, 1, Settings(budget=0.0), pool=LocalPool(1))

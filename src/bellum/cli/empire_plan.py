@@ -149,6 +149,11 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
             f"wave {w.number}: {w.candidates} targets{hopeless}, {w.options} options"
             f" ({w.solved} odds solved now, {w.cached} from the cache) in {w.curve_seconds:.1f} s"
         )
+        if w.unsolved:
+            lines.append(
+                f"  --budget ran out: {w.unsolved} options left unsolved (not in the plan;"
+                " a second plan takes the solved ones from the database and goes on)"
+            )
         if not w.attacks:
             lines.append("  nothing worth attacking")
         else:
@@ -276,6 +281,14 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
     " beyond it the fight is sampled)  [default: 0.03125]",
 )
 @click.option(
+    "--budget",
+    type=Real(0, min_open=True),
+    default=None,
+    metavar="SECONDS",
+    help="Stop solving odds after this many seconds a wave and plan with the options solved"
+    " (the most promising targets first); the output says how many were left unsolved.",
+)
+@click.option(
     "--live",
     metavar="HOST:PORT",
     default=None,
@@ -307,6 +320,7 @@ def plan_cmd(
     time_limit: float,
     max_runs: int | None,
     max_memory: float | None,
+    budget: float | None,
     live: str | None,
     script: Path | None,
     as_json: bool,
@@ -347,6 +361,7 @@ def plan_cmd(
         time_limit=time_limit,
         rules=rules,
         precision=Precision(max_runs or PLANNING.max_runs, max_memory or PLANNING.max_memory),
+        budget=budget,
     )
     pool = _pool(jobs, dask)
     if script is not None:

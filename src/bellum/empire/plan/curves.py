@@ -18,6 +18,7 @@ import json
 import os
 import pickle
 import tempfile
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -378,10 +379,13 @@ def solve_batches(
     pool: Pool | None = None,
     progress: Progress | None = None,
     found: Callable[[int, int, Point | None], None] | None = None,
+    deadline: float | None = None,
 ) -> list[list[Point | None]]:
     """The points of every plan of every batch (a world, the country giving the orders,
     its plans), solved together in ``pool``: one run, however many worlds.  ``found``
-    hears each point as it comes (batch, plan, point), so an interrupted run keeps them."""
+    hears each point as it comes (batch, plan, point), so an interrupted run keeps them.
+    Past ``deadline`` (a :func:`time.monotonic` time) the run stops at the next task that
+    ends, the others cancelled, and raises :class:`OutOfTime`."""
     worlds = [WorldPickle.of(w) for w, _, plans in batches if plans]
     tasks: list[Task] = []
     where: list[tuple[int, int]] = []  # (batch, first plan) of each task
@@ -396,16 +400,34 @@ def solve_batches(
     out: list[list[Point | None]] = [[None] * len(plans) for _, _, plans in batches]
     total = sum(len(t[2]) for t in tasks)
     done = 0
-    for k, points in (pool or LocalPool()).run(worlds, tasks, seed, precision):
-        b, first = where[k]
-        out[b][first : first + len(points)] = points
-        if found is not None:
-            for j, point in enumerate(points):
-                found(b, first + j, point)
-        done += len(points)
-        if progress is not None:
-            progress(done / total)
+    run = (pool or LocalPool()).run(worlds, tasks, seed, precision)
+    try:
+        for k, points in run:
+            b, first = where[k]
+            out[b][first : first + len(points)] = points
+            if found is not None:
+                for j, point in enumerate(points):
+                    found(b, first + j, point)
+            done += len(points)
+            if progress is not None:
+                progress(done / total)
+            if deadline is not None and done < total and time.monotonic() > deadline:
+                raise OutOfTime
+    finally:
+        close = getattr(run, "close", None)  # a pool's generator cancels what has not run
+        if close is not None:
+            close()
     return out
+
+
+class OutOfTime(Exception):
+    """The time given ran out before every plan was solved; ``points`` are those that were
+    (by index), ``solved`` how many of them were solved now rather than cached."""
+
+    def __init__(self, points: dict[int, Point | None] | None = None, solved: int = 0) -> None:
+        super().__init__("out of time")
+        self.points = points or {}
+        self.solved = solved
 
 
 def solve_points(
@@ -419,8 +441,10 @@ def solve_points(
     cache: CurveCache | None = None,
     version: str = "",
     progress: Progress | None = None,
+    deadline: float | None = None,
 ) -> tuple[list[Point | None], int]:
-    """Every plan's point, from ``cache`` where it has them; and how many were solved now."""
+    """Every plan's point, from ``cache`` where it has them; and how many were solved now.
+    Past ``deadline``: :class:`OutOfTime`, with the points it has."""
     keys = [plan_key(p, seed, precision) for p in plans]
     rules = {p.rules_in(world) for p in plans}
     digest = "|".join(sorted(rules_digest(r) for r in rules))
@@ -443,7 +467,10 @@ def solve_points(
         try:
             solve_batches([(world, country, [plans[i] for i in todo])], seed=seed,
                           precision=precision, pool=pool, progress=progress,
-                          found=keep)  # fmt: skip
+                          found=keep, deadline=deadline)  # fmt: skip
+        except OutOfTime:
+            have = {i: points[i] for i, k in enumerate(keys) if k in known or k in fresh}
+            raise OutOfTime(have, len(fresh)) from None
         finally:  # what was solved is kept, even when interrupted
             if cache is not None and version and fresh:
                 cache.put_curves(version, fresh)
@@ -456,6 +483,7 @@ __all__ = [
     "CurveCache",
     "DaskPool",
     "LocalPool",
+    "OutOfTime",
     "Point",
     "Pool",
     "Precision",

@@ -51,6 +51,7 @@ from bellum.empire.plan.candidates import (
 from bellum.empire.plan.curves import (
     PLANNING,
     CurveCache,
+    OutOfTime,
     Point,
     Pool,
     Precision,
@@ -88,6 +89,8 @@ class Settings:
     rules: Rules | None = None
     #: How closely each option's odds are solved (``--max-runs``, ``--max-memory``).
     precision: Precision = PLANNING
+    #: Seconds the odds of a wave may take (``--budget``); ``None``: until all are solved.
+    budget: float | None = None
 
 
 @dataclass(frozen=True)
@@ -135,6 +138,8 @@ class Wave:
     #: Options not solved: the odds of a stronger option of the same target show they
     #: cannot pay (or reach the least P(success) asked for).
     pruned: int = 0
+    #: Options left unsolved when the time given (``--budget``) ran out: not in the plan.
+    unsolved: int = 0
 
 
 @dataclass(frozen=True)
@@ -248,15 +253,18 @@ def _needless(
 
 def _rounds(
     options: list[Force], worth_of: Mapping[int, float], s: Settings, solve_plans: Solver
-) -> tuple[dict[str, Point | None], int, int]:
+) -> tuple[dict[str, Point | None], int, int, int]:
     """Solve ``options`` in rounds, without those the allocation can do without.
 
     For every target, odd rounds solve the strongest options left (those no unsolved
     option of the target is :func:`stronger` than; the first round: everything its
     command offers), even rounds the weakest left.  Before each round, an option
     :func:`_needless` by what is solved so far (a stronger option shows it cannot pay, or
-    a cheaper one is worth at least as much as it could be) is dropped.  Returns the points
-    by plan key, how many were solved now, and how many options were dropped.
+    a cheaper one is worth at least as much as it could be) is dropped.  Within a round
+    the targets go most promising first (prize × P(success) of their strongest option),
+    so that when the time given runs out (:class:`OutOfTime`) the options left unsolved
+    are those of the least promising.  Returns the points by plan key, how many were
+    solved now, how many options were dropped, and how many were left unsolved.
     """
     by_target: dict[int, list[Force]] = {}
     for f in options:
@@ -264,10 +272,15 @@ def _rounds(
     known: dict[str, Point | None] = {}
     solved = round_no = 0
     pruned: set[str] = set()
+
+    def promise(group: list[Force]) -> float:
+        pt = known.get(plan_key(strongest(group[0].candidate).plan, s.seed))
+        return -1.0 if pt is None else worth_of[id(group[0].candidate)] * pt.p
+
     while True:
         batch: dict[str, Plan] = {}
         strongest_first = round_no % 2 == 0
-        for group in by_target.values():
+        for group in sorted(by_target.values(), key=promise, reverse=True):
             done = [(g, known[k]) for g in group if (k := plan_key(g.plan, s.seed)) in known]
             todo = []
             for f in group:
@@ -287,11 +300,17 @@ def _rounds(
                 ):  # fmt: skip
                     batch.setdefault(plan_key(f.plan, s.seed), f.plan)
         if not batch:
-            return known, solved, len(pruned)
+            return known, solved, len(pruned), 0
         round_no += 1
-        points, n = solve_plans(f"round {round_no}: {len(batch)} options", list(batch.values()))
+        keys = list(batch)
+        try:
+            points, n = solve_plans(f"round {round_no}: {len(batch)} options", list(batch.values()))
+        except OutOfTime as cut:
+            known.update((keys[i], pt) for i, pt in cut.points.items())
+            left = {k for f in options if (k := plan_key(f.plan, s.seed)) not in known}
+            return known, solved + cut.solved, len(pruned), len(left - pruned)
         solved += n
-        known.update(zip(batch, points, strict=True))
+        known.update(zip(keys, points, strict=True))
 
 
 def _wave(
@@ -306,6 +325,7 @@ def _wave(
     version: str,
     progress: Progress | None,
 ) -> Wave:
+    deadline = None if s.budget is None else time.monotonic() + s.budget
     cands = candidates(world, country, s.rules or Rules.of(world.options))
     start = time.perf_counter()
 
@@ -315,15 +335,15 @@ def _wave(
                 progress(f"wave {number}, {what}", f)
 
         return solve_points(world, country, plans, seed=s.seed, precision=s.precision,
-                            pool=pool, cache=cache,
-                            version=version, progress=tick)  # fmt: skip
+                            pool=pool, cache=cache, version=version, progress=tick,
+                            deadline=deadline)  # fmt: skip
 
     # Strongest options first, round by round: an option whose stronger options' odds
     # show it cannot pay (or reach --min-p) is not solved (_rounds).
     worth_of = {id(c): prize(world, c.target, s.values) for c in cands}
     firsts = {id(c): strongest(c) for c in cands}
     options = forces(cands, s.levels)
-    known, solved, pruned = _rounds(options, worth_of, s, solved_points)
+    known, solved, pruned, unsolved = _rounds(options, worth_of, s, solved_points)
     live = {i for i, f in firsts.items() if _hopeful(known.get(plan_key(f.plan, s.seed)),
                                                      worth_of[i], s)}  # fmt: skip
     options = [f for f in options if plan_key(f.plan, s.seed) in known]
@@ -358,7 +378,7 @@ def _wave(
     cached = len(known) - solved
     return Wave(number, attacks(best.chosen), best, base, attacks(base.chosen), len(cands),
                 len(kept), solved, cached, curve_seconds, len(cands) - len(live),
-                pruned)  # fmt: skip
+                pruned, unsolved)  # fmt: skip
 
 
 class _Player(PlanPrompter):
@@ -397,6 +417,8 @@ def plan_turn(
         raise InputError(f"a plan has 1 or 2 waves, not {s.waves}")
     if not 1 <= s.levels <= 20:
         raise InputError(f"force levels must be from 1 to 20, not {s.levels}")
+    if s.budget is not None and not s.budget > 0:
+        raise InputError(f"a time budget is a number of seconds above 0, not {s.budget}")
     start = time.perf_counter()
     waves = [_wave(world, country, s, 1, s.seed, pool=pool, cache=cache, version=version,
                    progress=progress)]  # fmt: skip
@@ -455,6 +477,7 @@ def to_json(world: World, plan: TurnPlan) -> dict[str, Any]:
                 "cached": w.cached,
                 "skipped": w.skipped,
                 "pruned": w.pruned,
+                "unsolved": w.unsolved,
                 "curve_seconds": _round(w.curve_seconds),
                 "plan": {
                     "method": w.allocation.method,
@@ -481,6 +504,7 @@ def to_json(world: World, plan: TurnPlan) -> dict[str, Any]:
         "weights": s.weights.as_dict(),
         "seed": s.seed,
         "levels": s.levels,
+        "budget": s.budget,
         "precision": {"max_runs": s.precision.max_runs, "max_memory": s.precision.max_memory},
         "seconds": _round(plan.seconds),
         "expected_value": _round(sum(w.allocation.value for w in plan.waves)),
