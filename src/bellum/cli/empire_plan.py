@@ -144,7 +144,7 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
     lines = [f"Turn plan for country {plan.country} ({plan.settings.objective}):"]
     for w in plan.waves:
         lines.append("")
-        hopeless = f" ({w.skipped} not worth even everything)" if w.skipped else ""
+        hopeless = f" ({w.skipped} not worth attacking)" if w.skipped else ""
         lines.append(
             f"wave {w.number}: {w.candidates} targets{hopeless}, {w.options} options"
             f" ({w.solved} odds solved now, {w.cached} from the cache) in {w.curve_seconds:.1f} s"

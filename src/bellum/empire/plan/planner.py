@@ -25,7 +25,6 @@ from typing import Any
 from bellum.dice import SEED_MAX, ServerRandom
 from bellum.empire.combat.commands import spec_of
 from bellum.empire.combat.dispatch import run_order
-from bellum.empire.combat.result import COMMAND_BTU
 from bellum.empire.events import Prompt
 from bellum.empire.odds import Plan, PlanPrompter
 from bellum.empire.orders import Order
@@ -132,8 +131,8 @@ class Wave:
     solved: int
     cached: int
     curve_seconds: float
-    #: Targets not solved past their strongest option: even it cannot pay (or reach
-    #: the least P(success) asked for).
+    #: Targets none of whose options can be chosen: none can pay (or reach the least
+    #: P(success) asked for), by its odds or by what it spends before the fight.
     skipped: int = 0
     #: Options not solved: the odds of a stronger option of the same target show they
     #: cannot pay (or reach the least P(success) asked for).
@@ -187,16 +186,6 @@ def cost(f: Force, point: Point, w: Weights) -> float:
     units = sum(1 for r in f.uses if r.startswith("unit:"))
     mob = sum(n for r, n in f.uses.items() if r.startswith("mob:"))
     return w.mil * point.attacker + w.unit * units + w.btu * f.uses.get("btu", 0) + w.mob * mob
-
-
-def _hopeful(strongest: Point | None, worth: float, s: Settings) -> bool:
-    """Whether any option of a target can be chosen, judged by its strongest: no smaller
-    force has a higher P(success), and every option spends the order's BTUs."""
-    if strongest is None:
-        return False
-    if s.objective == "count":
-        return strongest.p >= s.min_p
-    return worth * strongest.p > s.weights.btu * COMMAND_BTU
 
 
 def _known_cost(f: Force, w: Weights) -> float:
@@ -253,7 +242,7 @@ def _needless(
 
 def _rounds(
     options: list[Force], worth_of: Mapping[int, float], s: Settings, solve_plans: Solver
-) -> tuple[dict[str, Point | None], int, int, int]:
+) -> tuple[dict[str, Point | None], int, int, set[str]]:
     """Solve ``options`` in rounds, without those the allocation can do without.
 
     For every target, odd rounds solve the strongest options left (those no unsolved
@@ -264,7 +253,7 @@ def _rounds(
     the targets go most promising first (prize × P(success) of their strongest option),
     so that when the time given runs out (:class:`OutOfTime`) the options left unsolved
     are those of the least promising.  Returns the points by plan key, how many were
-    solved now, how many options were dropped, and how many were left unsolved.
+    solved now, how many options were dropped, and the keys of those left unsolved.
     """
     by_target: dict[int, list[Force]] = {}
     for f in options:
@@ -300,7 +289,7 @@ def _rounds(
                 ):  # fmt: skip
                     batch.setdefault(plan_key(f.plan, s.seed), f.plan)
         if not batch:
-            return known, solved, len(pruned), 0
+            return known, solved, len(pruned), set()
         round_no += 1
         keys = list(batch)
         try:
@@ -308,7 +297,7 @@ def _rounds(
         except OutOfTime as cut:
             known.update((keys[i], pt) for i, pt in cut.points.items())
             left = {k for f in options if (k := plan_key(f.plan, s.seed)) not in known}
-            return known, solved + cut.solved, len(pruned), len(left - pruned)
+            return known, solved + cut.solved, len(pruned), left - pruned
         solved += n
         known.update(zip(keys, points, strict=True))
 
@@ -341,11 +330,10 @@ def _wave(
     # Strongest options first, round by round: an option whose stronger options' odds
     # show it cannot pay (or reach --min-p) is not solved (_rounds).
     worth_of = {id(c): prize(world, c.target, s.values) for c in cands}
-    firsts = {id(c): strongest(c) for c in cands}
     options = forces(cands, s.levels)
-    known, solved, pruned, unsolved = _rounds(options, worth_of, s, solved_points)
-    live = {i for i, f in firsts.items() if _hopeful(known.get(plan_key(f.plan, s.seed)),
-                                                     worth_of[i], s)}  # fmt: skip
+    known, solved, pruned, left = _rounds(options, worth_of, s, solved_points)
+    # Targets none of whose options can be chosen (none left unsolved by the budget).
+    open_ = {id(f.candidate) for f in options if plan_key(f.plan, s.seed) in left}
     options = [f for f in options if plan_key(f.plan, s.seed) in known]
     curve_seconds = time.perf_counter() - start
     kept: list[tuple[Force, Point, float, float]] = []
@@ -361,6 +349,12 @@ def _wave(
         ],
         capacities(world, country),
     )
+    chosen = {
+        id(f.candidate)
+        for (f, *_), o in zip(kept, problem.options, strict=True)
+        if (o.p >= s.min_p if s.objective == "count" else o.value > 0)
+    }
+    skipped = len({id(c) for c in cands} - chosen - open_)
     best = solve(problem, s.objective, s.min_p, gap=s.gap, time_limit=s.time_limit)
     base = greedy(problem, s.objective, s.min_p)
 
@@ -377,8 +371,8 @@ def _wave(
 
     cached = len(known) - solved
     return Wave(number, attacks(best.chosen), best, base, attacks(base.chosen), len(cands),
-                len(kept), solved, cached, curve_seconds, len(cands) - len(live),
-                pruned, unsolved)  # fmt: skip
+                len(kept), solved, cached, curve_seconds, skipped, pruned,
+                len(left))  # fmt: skip
 
 
 class _Player(PlanPrompter):
