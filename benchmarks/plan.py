@@ -97,6 +97,7 @@ def row(
         "greedy_value": round(wave.greedy.value, 2),
         "attacks": len(wave.attacks),
         "skipped": wave.skipped,
+        "unsolved": wave.unsolved,
         "cpu_seconds": round(LAST_CPU[0], 2),
         "load": round(os.getloadavg()[0], 2),
     }
@@ -117,12 +118,14 @@ def _cpu() -> float:
     return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
 
 
-def timed_plan(world: World, country: int, **kw: Any) -> tuple[TurnPlan, float]:
-    """One plan, its wall time; its CPU time in :data:`LAST_CPU` (a local pool is closed
-    first, so that its workers' time is counted)."""
+def timed_plan(
+    world: World, country: int, budget: float | None = None, **kw: Any
+) -> tuple[TurnPlan, float]:
+    """One plan (with ``budget``: ``--budget``), its wall time; its CPU time in
+    :data:`LAST_CPU` (a local pool is closed first, so that its workers' time is counted)."""
     start, cpu = time.perf_counter(), _cpu()
     try:
-        plan = plan_turn(world, country, Settings(), progress=_progress, **kw)
+        plan = plan_turn(world, country, Settings(budget=budget), progress=_progress, **kw)
     finally:
         close = getattr(kw.get("pool"), "close", None)
         if close is not None:
@@ -141,9 +144,12 @@ def _progress(label: str, fraction: float) -> None:
 LAST_CPU = [0.0]
 
 
-def realistic_cases(names: list[str] | None = None, only: str = "") -> list[dict[str, Any]]:
+def realistic_cases(
+    names: list[str] | None = None, only: str = "", budget: float | None = None
+) -> list[dict[str, Any]]:
     """A plan for every country of each realistic world (benchmarks/worlds/NAME.xdump;
-    ``names``: only those; ``only``: only the country of that name)."""
+    ``names``: only those; ``only``: only the country of that name; ``budget``: planned
+    with ``--budget``)."""
     from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
 
     rows = []
@@ -154,9 +160,10 @@ def realistic_cases(names: list[str] | None = None, only: str = "") -> list[dict
             if only and world.nations[country].name != only:
                 continue
             note(f"{dump.stem} as {world.nations[country].name}")
-            plan, seconds = timed_plan(world, country, pool=LocalPool(2))
+            plan, seconds = timed_plan(world, country, budget, pool=LocalPool(2))
             name = world.nations[country].name
-            rows.append(row(f"{dump.stem} as {name}", plan, seconds, TARGETS["realistic"]))
+            case = f"{dump.stem} as {name}" + ("" if budget is None else f", --budget {budget:g}")
+            rows.append(row(case, plan, seconds, TARGETS["realistic"]))
     if not rows:
         note(f"no worlds in {WORLDS}: the realistic cases are skipped")
     return rows
@@ -212,7 +219,8 @@ def table(rows: list[dict[str, Any]]) -> list[str]:
         gap = "" if r["gap"] is None else f"{100 * r['gap']:.3f} %"
         lines.append(
             f"| {r['case']} | {r['seconds']:.1f} | {r.get('cpu_seconds', '')} | {target} | "
-            f"{r['candidates']} | {r.get('skipped', '')} | {r['options']} | "
+            f"{r['candidates']} | {r.get('skipped', '')} | {r['options']}"
+            f"{f' ({unsolved} unsolved)' if (unsolved := r.get('unsolved')) else ''} | "
             f"{r['curve_seconds']:.1f} | {r['solver_seconds']:.3f} | {gap} | "
             f"{r['value']:,.0f} | {r['greedy_value']:,.0f} | {r['load']} | "
             f"{r.get('speedup_vs_2_workers', '')} |"
@@ -252,6 +260,9 @@ def main() -> None:
     parser.add_argument("--as", dest="only", default="", help="only this country of each world")
     parser.add_argument("--no-dask", action="store_true", help="skip the Dask cases")
     parser.add_argument(
+        "--budget", type=float, help="plan the realistic worlds with --budget SECONDS"
+    )
+    parser.add_argument(
         "--big-dump",
         type=Path,
         help="plan this dump (e.g. tools/realistic.py --world w256x128:256x128:7:8) instead "
@@ -272,7 +283,7 @@ def main() -> None:
         rows = [json.loads(line) for line in args.rows.read_text().splitlines() if line.strip()]
     else:
         names = None if args.worlds is None else [n for n in args.worlds.split(",") if n]
-        rows = realistic_cases(names, args.only)
+        rows = realistic_cases(names, args.only, args.budget)
         if not args.no_big:
             rows += big_cases(dask=not args.no_dask, dump=args.big_dump, country=args.big_as)
     if args.docs is not None:
