@@ -16,7 +16,7 @@ from bellum.empire.odds import make_plan, plan_odds
 from bellum.empire.odds.fog import fog_odds, target_of
 from bellum.empire.odds.questions import as_seen
 from bellum.empire.orders import Order
-from bellum.empire.world import LandUnit, Ship, UnknownSector, World
+from bellum.empire.world import BMap, LandUnit, Ship, UnknownSector, World
 from bellum.errors import InputError
 from clirunner import bellum
 from fogviews import TURN, spied, view
@@ -107,10 +107,36 @@ def test_a_sector_never_seen_is_like_those_seen(world: World) -> None:
     v.observations["sector 24,0"] = spied(world, (24, 0))
     b = believe(v, 1, (2, 0))
     (like,) = [u for u in b.unknowns if u.name == "2,0.like"]
-    assert like.dist.values == ((0, False),) and like.info.status == "unknown"
+    assert like.dist.values == ((0, -1, False),) and like.info.status == "unknown"
     assert "like one of the 1 sectors of 2 seen" in like.info.treatment
     drawn = b.world([u.dist.values[0] for u in b.open])
     assert drawn.sector((2, 0)).owner == 2 and drawn.sector((2, 0)).type.name == "capital"
+
+
+def test_a_sector_never_seen_behind_the_target_may_hold_a_reserve(world: World) -> None:
+    """A reserve behind the frontier sits where no lookout reaches, so the units seen in
+    the owner's sectors say nothing of the land behind: a sector never seen holds units
+    as a sector of its kind does (away from any frontier here: the viewer's 44,0, empty,
+    and the spied 24,0, with an infantry: (1 + 1) / (2 + 2)), on reserve or not."""
+    world.units[7] = LandUnit(uid=7, type=world.tables.land["inf"], owner=2, x=24, y=0, mob=99,
+                              items={"mil": 100})  # fmt: skip
+    v = view(world, 1)
+    v.bmaps[1] = BMap.blank(1, v.geometry)
+    v.bmaps[1].put((4, 0), "?")
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    b = believe(v, 1, (2, 0), assume=Assumptions(missions=1.0))
+    (like,) = [u for u in b.unknowns if u.name == "4,0.like"]
+    total = sum(like.dist.weights)
+    chances = {v: w / total for v, w in zip(like.dist.values, like.dist.weights, strict=True)}
+    # like 2,0 or 24,0 (the seen sectors of 2), each with units (on reserve) half the time
+    assert chances == pytest.approx({(0, -1, False): 1 / 4, (0, 0, True): 1 / 4,
+                                     (1, -1, False): 1 / 4, (1, 0, True): 1 / 4})  # fmt: skip
+    assert "away from any frontier" in like.info.treatment
+    drawn = b.world([(0, 0, True) if u is like else u.dist.values[0] for u in b.open])
+    (reserve,) = [u for u in drawn.units.values() if u.xy == (4, 0)]
+    assert (reserve.owner, reserve.mission, reserve.type.name) == (2, "reserve", "infantry")
 
 
 def seen_by(source: str, kind: str, ident: str, **fields: object) -> Observation:

@@ -877,8 +877,12 @@ COPY_UIDS = 1_000_000
 def _unseen(b: _Builder) -> None:
     """Sectors near the target never seen, and the target itself if never seen: like a
     random sector seen of the target's owner (the likeliest owner when the target was not
-    seen either), with the units seen in that sector.  A sector the bmap shows as land of
-    some use (``?`` or a designation) is such land; one it shows nothing of (within
+    seen either), its designation and numbers; and holding units as a sector of its kind
+    does (on a frontier or not, :class:`_Garrisons`: the same chance and the same units
+    as a sector a lookout saw).  A reserve behind the frontier sits where no lookout
+    reaches: a sector seen only by a lookout shows none, so the units seen in the owner's
+    sectors would say the land behind is empty.  A sector the bmap shows as land of some
+    use (``?`` or a designation) is such land; one it shows nothing of (within
     :data:`BLANK_REACH`) is land with the chance that a sector the bmap shows is land,
     else sea."""
     w = b.belief.base
@@ -906,6 +910,7 @@ def _unseen(b: _Builder) -> None:
     land = sum(c != "." for c in marks) / len(marks) if marks else 0.5
     units_at = _units_seen_at(b)
     p_reserve = b.own.chance("reserve", b.assume.missions)
+    g = b.garrisons
     afloat = _afloat(b.world)
     for xy in list(w.geometry.within(b.target, REACH)):
         if xy in b.world.sectors or f"sector {xy[0]},{xy[1]}" in b.world.observations:
@@ -921,18 +926,24 @@ def _unseen(b: _Builder) -> None:
             continue
         at = b.world.fmt(xy, b.country)
         share = 1.0 if not blank or xy == b.target else land
-        choices: list[tuple[int, bool]] = [(-1, False)] if share < 1 else []
+        front = g.frontier(b, xy, owner)
+        p_held = g.chance(front) if g.held else 0.0
+        pool = sorted(i for i, kind in g.held.items() if kind == front) or sorted(g.held)
+        garrison: list[tuple[tuple[int, bool], float]] = [((-1, False), 1 - p_held)]
+        for j in range(len(pool)):
+            garrison += [((j, True), p_held * p_reserve / len(pool)),
+                         ((j, False), p_held * (1 - p_reserve) / len(pool))]  # fmt: skip
+        choices: list[tuple[int, int, bool]] = [(-1, -1, False)] if share < 1 else []
         weights: list[float] = [1 - share] if share < 1 else []
-        for i, o in enumerate(seen):
-            if units_at.get(o.ident):
-                choices += [(i, True), (i, False)]
-                weights += [share * p_reserve / len(seen), share * (1 - p_reserve) / len(seen)]
-            else:
-                choices.append((i, False))
-                weights.append(share / len(seen))
+        for i in range(len(seen)):
+            for (j, reserve), p in garrison:
+                if p > 0:
+                    choices.append((i, j, reserve))
+                    weights.append(share / len(seen) * p)
 
-        def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner) -> None:
-            i, reserve = pick
+        def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner,
+                pool: list[str] = pool) -> None:  # fmt: skip
+            i, j, reserve = pick
             if i < 0:
                 world.sectors[xy] = Sector(x=xy[0], y=xy[1], type=world.tables.sector("sea"))
                 return
@@ -945,12 +956,14 @@ def _unseen(b: _Builder) -> None:
                 if v is not None and isinstance(v.value, int):
                     sect.put(item, v.value)
             world.sectors[xy] = sect
-            _copy_units(world, units_at.get(src.ident, []), xy, reserve)
+            if j >= 0:
+                _copy_units(world, units_at.get(pool[j], []), xy, reserve, owner)
 
         where = f"{mark!r} on the bmap" if not blank else f"land {share:.0%}, like the bmap's"
         b.add(f"{at}.like", Dist(tuple(choices), tuple(weights)), put, None,
               f"never seen ({where}): like one of the {len(seen)} sectors of"
-              f" {w.name_of(owner)} seen, with their units")  # fmt: skip
+              f" {w.name_of(owner)} seen; units {g.why(front)}: with probability"
+              f" {p_held:.2f}")  # fmt: skip
         if xy == b.target:
             _mines(b, at, xy, owner, None)
 
