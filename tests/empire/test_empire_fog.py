@@ -171,20 +171,19 @@ def test_a_sector_a_lookout_saw_may_hold_units_it_does_not_show(world: World) ->
     assert not [u for u in believe(v, 1, (2, 0)).unknowns if u.name.endswith(".units")]
 
 
-def test_a_frontier_is_judged_by_frontiers_and_a_coast_by_what_is_behind_them(
-    world: World,
-) -> None:
+def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> None:
     """The chance that a sector a lookout saw holds units comes from sectors of its kind
-    only: next to another country's land (where units stand to stop what walks in) or
-    not (a coast, the land behind: only landings reach it)."""
-    world.units[7] = LandUnit(uid=7, type=world.tables.land["inf"], owner=2, x=24, y=0, mob=99,
-                              items={"mil": 100})  # fmt: skip
-    world.units[8] = LandUnit(uid=8, type=world.tables.land["inf"], owner=1, x=0, y=0, mob=99,
-                              items={"mil": 100})  # fmt: skip
+    only: on a frontier (next to another country's land: units stand there to stop what
+    walks in), on a coast (only landings reach it) or inland (where reserves wait)."""
+    inf = world.tables.land["inf"]
+    world.units[7] = LandUnit(uid=7, type=inf, owner=2, x=24, y=0, mob=99, items={"mil": 100})
+    world.units[8] = LandUnit(uid=8, type=inf, owner=1, x=0, y=0, mob=99, items={"mil": 100})
+    world.units[9] = LandUnit(uid=9, type=inf, owner=1, x=44, y=0, mob=99, items={"mil": 100})
+    world.ships[1] = Ship(uid=1, type=world.tables.ships["dd"], owner=1, x=7, y=1, mob=99)
     v = view(world, 1)
     v.observations["sector 24,0"] = spied(world, (24, 0))
     v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
-    for xy in ("2,0", "6,0"):
+    for xy in ("2,0", "6,0", "10,0"):
         v.observations[f"sector {xy}"] = seen_by("lookout", "sector", xy, owner=2,
                                                  type="wilderness", mil=40)  # fmt: skip
     b = believe(v, 1, (2, 0), assume=Assumptions(missions=0.0))
@@ -192,9 +191,12 @@ def test_a_frontier_is_judged_by_frontiers_and_a_coast_by_what_is_behind_them(
         u.name: 1 - dict(zip(u.dist.values, u.dist.weights, strict=True))[(-1, False)]
         for u in b.unknowns if u.name.endswith(".units")
     }  # fmt: skip
-    # frontier: the viewer's 0,0, which holds a unit; behind: its 44,0 (none) and the
-    # spied 24,0 (one)
-    assert chance == pytest.approx({"2,0.units": 2 / 3, "6,0.units": 2 / 4})
+    # frontier: the viewer's 0,0, with a unit: (1 + 1) / (1 + 2); a coast (6,0, next to
+    # the viewer's ship at sea): none known, 1/2; inland: the viewer's 44,0 and the spied
+    # 24,0, both with units: (2 + 1) / (2 + 2)
+    assert chance == pytest.approx({"2,0.units": 2 / 3, "6,0.units": 1 / 2, "10,0.units": 3 / 4})
+    (coast,) = [u for u in b.unknowns if u.name == "6,0.units"]
+    assert "on a coast away from any frontier, like the 0 sectors" in coast.info.treatment
 
 
 def test_the_targets_mines_are_laid_where_units_are_held(world: World) -> None:

@@ -19,19 +19,21 @@ The priors (docs/fog.md says why each was chosen):
   drift=...``); one seen since the last update is taken as seen.
 * **What no report shows** (missions, a unit's fortification, efficiency and
   load, a ship's crew and guns, a fort's guns and shells where no spy counted
-  them): like the country's own objects, each as likely (a load: of the same
-  type where it has any); a country plays as its enemies do more than any
-  other guess says.  Without own objects to go by: what the type allows,
-  uniformly (missions: 1/2).
+  them): like the country's own objects, each as likely; a load as a share of
+  what the type holds, the own objects of the same type weighing one each
+  against all the others and any share together (Laplace's rule for a number);
+  a country plays as its enemies do more than any other guess says.  Without
+  own objects to go by: what the type allows, uniformly (missions: 1/2).
 * **The units in a sector a lookout saw**, where no unit was seen: ``lookout``
   shows none, where ``spy`` lists them all; so units with the chance that a
-  foreign sector a spy saw held units (Laplace's rule), those of one such
-  sector, each as likely.
+  sector of its kind (on a frontier, a coast or inland) whose units the country
+  knows held any (Laplace's rule), those of one spied sector of its kind.  The
+  target's **mines**: laid with that same chance (only units lay them).
 * **The tech** of another country: its ``report`` band.
 * **Sectors never seen** near the target are like the sectors of the same
-  owner that were seen (a random one of them, with its units): where the bmap
-  shows land, and where it shows nothing (close to the target) with the chance
-  that a sector it shows is land.
+  owner that were seen (a random one of them), holding units as a sector of
+  their kind does: where the bmap shows land, and where it shows nothing (close
+  to the target) with the chance that a sector it shows is land.
 
 ``--assume NAME=VALUE`` (:func:`parse_assumptions`) fixes any of them.
 """
@@ -650,7 +652,7 @@ def _mines(b: _Builder, at: str, xy: Coord, owner: int | None, oldowner: int | N
     shows them to it).  Else no report shows them, nor the country's own (a player's
     dump leaves them out); but only an engineering unit standing in its owner's sector
     lays them (``lmine``, mine.c), so they are laid with the chance that a sector of the
-    target's kind holds units (on a frontier or not, :class:`_Garrisons`), and if laid,
+    target's kind holds units (on a frontier, a coast or inland, :class:`_Garrisons`), and if laid,
     any number the defence counts, uniformly."""
 
     def put(world: World, v: Any) -> None:
@@ -661,7 +663,7 @@ def _mines(b: _Builder, at: str, xy: Coord, owner: int | None, oldowner: int | N
               "none counted against the old owner")  # fmt: skip
         return
     g = b.garrisons
-    front = g.frontier(b, xy, owner if owner is not None else -1)
+    front = g.kind(b, xy, owner if owner is not None else -1)
     p = g.chance(front)
     n = MINES_COUNTED
     dist = Dist(tuple(range(n + 1)), (1 - p, *(p / n,) * n))
@@ -878,7 +880,7 @@ def _unseen(b: _Builder) -> None:
     """Sectors near the target never seen, and the target itself if never seen: like a
     random sector seen of the target's owner (the likeliest owner when the target was not
     seen either), its designation and numbers; and holding units as a sector of its kind
-    does (on a frontier or not, :class:`_Garrisons`: the same chance and the same units
+    does (on a frontier, a coast or inland, :class:`_Garrisons`: the same chance and units
     as a sector a lookout saw).  A reserve behind the frontier sits where no lookout
     reaches: a sector seen only by a lookout shows none, so the units seen in the owner's
     sectors would say the land behind is empty.  A sector the bmap shows as land of some
@@ -926,9 +928,9 @@ def _unseen(b: _Builder) -> None:
             continue
         at = b.world.fmt(xy, b.country)
         share = 1.0 if not blank or xy == b.target else land
-        front = g.frontier(b, xy, owner)
+        front = g.kind(b, xy, owner)
         p_held = g.chance(front) if g.held else 0.0
-        pool = sorted(i for i, kind in g.held.items() if kind == front) or sorted(g.held)
+        pool = g.pool(front)
         garrison: list[tuple[tuple[int, bool], float]] = [((-1, False), 1 - p_held)]
         for j in range(len(pool)):
             garrison += [((j, True), p_held * p_reserve / len(pool)),
@@ -992,20 +994,29 @@ def _spied(o: Observation) -> bool:
     return any(s.source == "spy" for s in o.fields.values())
 
 
+#: The kinds of a sector, as :class:`_Garrisons` tells them, in the list's words.
+PLACES = {
+    "frontier": "on a frontier",
+    "coast": "on a coast away from any frontier",
+    "inland": "inland away from any frontier",
+}
+
+
 @dataclass
 class _Garrisons:
     """Which sectors hold units, by kind of sector, among those whose units the country
     knows: its own, and the foreign sectors a spy saw (``spy`` lists every unit in them).
-    A sector's kind is whether it is on a frontier: next to land another country holds,
-    where an enemy can walk in and where its owner's units stand to stop it; a sector
-    with no such neighbour (a coast, the land behind) meets only landings and
-    paratroops."""
+    A sector's kind (:data:`PLACES`): on a frontier, next to land another country holds,
+    where an enemy can walk in and where its owner's units stand to stop it; else on a
+    coast, which only a landing reaches (``assault``); else inland, behind the frontier,
+    where reserves wait for what breaks through."""
 
     holders: dict[Coord, int]
-    #: By kind (on a frontier or not): [sectors, of which holding units].
-    counts: dict[bool, list[int]]
+    sea: set[Coord]
+    #: By kind: [sectors, of which holding units].
+    counts: dict[str, list[int]]
     #: The foreign sectors a spy saw holding units, with their kind.
-    held: dict[str, bool]
+    held: dict[str, str]
 
     @classmethod
     def of(cls, b: _Builder) -> _Garrisons:
@@ -1015,11 +1026,12 @@ class _Garrisons:
                 continue
             if not b.world.tables.sector(str(_seen_value(o, "type", "wilderness"))).is_sea:
                 holders[_xy_of(o.ident, b)] = int(_seen_value(o, "owner", 0))
-        g = cls(holders, {True: [0, 0], False: [0, 0]}, {})
+        sea = {xy for xy, s in b.belief.base.sectors.items() if s.type.is_sea}
+        g = cls(holders, sea, {k: [0, 0] for k in PLACES}, {})
         own_units = {u.xy for u in b.world.units.values() if u.owner == b.country and not u.loaded}
         for xy, s in b.world.sectors.items():
             if s.owner == b.country and not s.type.is_sea:
-                c = g.counts[g.frontier(b, xy, b.country)]
+                c = g.counts[g.kind(b, xy, b.country)]
                 c[0] += 1
                 c[1] += xy in own_units
         units_at = _units_seen_at(b)
@@ -1027,28 +1039,35 @@ class _Garrisons:
             owner = int(_seen_value(o, "owner", 0))
             if o.kind != "sector" or not _spied(o) or owner in (0, b.country):
                 continue
-            front = g.frontier(b, _xy_of(o.ident, b), owner)
-            c = g.counts[front]
+            kind = g.kind(b, _xy_of(o.ident, b), owner)
+            c = g.counts[kind]
             c[0] += 1
             if units_at.get(o.ident):
                 c[1] += 1
-                g.held[o.ident] = front
+                g.held[o.ident] = kind
         return g
 
-    def frontier(self, b: _Builder, xy: Coord, owner: int) -> bool:
-        return any(self.holders.get(n) not in (None, 0, owner) for n in b.geo.neighbours(xy))
+    def kind(self, b: _Builder, xy: Coord, owner: int) -> str:
+        around = b.geo.neighbours(xy)
+        if any(self.holders.get(n) not in (None, 0, owner) for n in around):
+            return "frontier"
+        return "coast" if any(n in self.sea for n in around) else "inland"
 
-    def chance(self, front: bool) -> float:
+    def chance(self, kind: str) -> float:
         """That a sector of this kind holds units: Laplace's rule, ``(k + 1) / (n + 2)``
         of ``n`` such sectors ``k`` did, so that a few never make it certain."""
-        n, k = self.counts[front]
+        n, k = self.counts[kind]
         return (k + 1) / (n + 2)
 
-    def why(self, front: bool) -> str:
-        n, k = self.counts[front]
-        where = "on a frontier" if front else "away from any frontier"
-        return (f"{where}, like the {n} sectors so placed whose units the country knows"
-                f" (its own, and those a spy saw), {k} with units")  # fmt: skip
+    def pool(self, kind: str) -> list[str]:
+        """The spied sectors whose units a sector of ``kind`` may hold: those of its kind
+        that held any, else all that did."""
+        return sorted(i for i, k in self.held.items() if k == kind) or sorted(self.held)
+
+    def why(self, kind: str) -> str:
+        n, k = self.counts[kind]
+        return (f"{PLACES[kind]}, like the {n} sectors so placed whose units the country"
+                f" knows (its own, and those a spy saw), {k} with units")  # fmt: skip
 
 
 def _hidden_units(b: _Builder) -> None:
@@ -1071,9 +1090,9 @@ def _hidden_units(b: _Builder) -> None:
         owner = int(_seen_value(o, "owner", 0))
         if owner in (0, b.country) or not b.near(xy):
             continue
-        front = g.frontier(b, xy, owner)
+        front = g.kind(b, xy, owner)
         p_held = g.chance(front)
-        pool = sorted(i for i, kind in g.held.items() if kind == front) or sorted(g.held)
+        pool = g.pool(front)
         choices: list[tuple[int, bool]] = [(-1, False)]
         weights = [1 - p_held]
         for i in range(len(pool)):
