@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import os
 import re
 import resource
@@ -166,16 +167,23 @@ def realistic_cases(
                         run_timed(_odds_argv(plan, dbs[world], None), env, PLAN_LIMIT)
             for name, env in envs.items():
                 load = os.getloadavg()[0]
-                argv = _odds_argv(plan, dbs[world], resolver_runs)
+                argv = _odds_argv(plan, dbs[world], None)
                 out, err, wall, cpu, status = run_timed(argv, env, PLAN_LIMIT)
                 row: dict[str, Any] = {"case": plan["id"]} | ({"version": name} if name else {})
                 row |= {"wall_s": round(wall, 3), "cpu_s": round(cpu, 3), "load": round(load, 1)}
                 if status != 0:
-                    row["error"] = (
-                        "timeout" if status == -9 else (err.strip().splitlines() or ["?"])[-1]
-                    )
+                    row["error"] = _error(status, err)
                 else:
                     row |= _figures(json.loads(out))
+                if resolver_runs and status == 0:
+                    # Played apart, so that the plan's own time is the odds' alone.
+                    argv = _odds_argv(plan, dbs[world], resolver_runs)
+                    out, err, wall, cpu, status = run_timed(argv, env, 10 * PLAN_LIMIT)
+                    row["resolver_wall_s"], row["resolver_cpu_s"] = round(wall, 1), round(cpu, 1)
+                    if status != 0:
+                        row["resolver_error"] = _error(status, err)
+                    else:
+                        row["resolver"] = _figures(json.loads(out))["resolver"]
                 print(json.dumps(row), flush=True)
                 rows.append(row)
     return rows
@@ -188,6 +196,10 @@ def _odds_argv(plan: dict[str, Any], db: str, resolver_runs: int | None) -> list
     if resolver_runs:
         argv += ["--resolver-runs", str(resolver_runs), "--jobs", "2"]
     return argv
+
+
+def _error(status: int, err: str) -> str:
+    return "timeout" if status == -9 else (err.strip().splitlines() or ["?"])[-1]
 
 
 def _figures(doc: dict[str, Any]) -> dict[str, Any]:
@@ -207,11 +219,31 @@ def _figures(doc: dict[str, Any]) -> dict[str, Any]:
     }
     resolver = doc.get("resolver")
     if resolver is not None:
+        runs = resolver["runs"]
         out["resolver"] = {
+            "runs": runs,
             "p": resolver["p_attacker_wins"],
+            "se_p": resolver["standard_error"],
+            "losses": [round(resolver["expected_losses"][s], 2) for s in ("attacker", "defender")],
+            # The standard error of a mean of ``runs`` draws from the odds' distribution of
+            # the losses: the resolver's own spread in the z-scores (beside the odds' error).
+            "se_losses": [
+                round(math.sqrt(_variance(doc["distributions"][s]) / runs), 3)
+                for s in ("attacker", "defender")
+            ],
             "z": {k: round(v, 2) for k, v in resolver["z"].items()},
         }
     return out
+
+
+def _variance(dist: dict[str, list[float]]) -> float:
+    """Of a distribution of losses as the odds' JSON gives it (values and chances)."""
+    total = sum(dist["probabilities"]) or 1.0
+    mean = sum(v * p for v, p in zip(dist["losses"], dist["probabilities"], strict=True)) / total
+    return (
+        sum((v - mean) ** 2 * p for v, p in zip(dist["losses"], dist["probabilities"], strict=True))
+        / total
+    )
 
 
 def table(*paths: Path) -> str:

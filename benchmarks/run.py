@@ -3,9 +3,17 @@
 Prints one JSON line per case on standard output (remarks go to standard
 error) and writes ``docs/benchmarks.md`` (``--no-docs`` to skip, ``--docs PATH``
 elsewhere).  Each case runs with numba (if installed) and with numpy only;
-``BELLUM_NO_NUMBA=1`` or ``--numpy-only`` skips numba.  ``seconds`` is the best
+``BELLUM_NO_NUMBA=1`` or ``--numpy-only`` skips numba (and only ``--numpy-only``
+lets numpy's figures replace a report made with numba).  ``seconds`` is the best
 wall time of a few calls after a warm-up call, ``cpu_seconds`` the best CPU
-time (on a shared machine wall time includes waiting for a core).
+time (on a shared machine wall time includes waiting for a core).  Such a run
+keeps the report's realistic and planner sections as they are.
+
+``--realistic [--resolver-runs N]`` instead times the realistic suite
+(``benchmarks/empire_odds.py``: each plan of ``benchmarks/worlds/plans.toml`` as a
+whole ``bellum empire odds`` process, then N plays of the real command beside it)
+and rewrites only that section; ``--rows FILE ...`` makes the section from the JSON
+lines of earlier runs instead (a later file's plan replaces an earlier one's).
 
 Every rival is measured in the same run, and each reports a ``ratio`` whose
 meaning it states (``ratio_means``); above 1, bellum is ahead:
@@ -45,6 +53,7 @@ import json
 import math
 import os
 import platform
+import re
 import shlex
 import subprocess
 import sys
@@ -55,6 +64,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from empire_odds import TARGETS as REALISTIC_TARGETS
 from user_env import user_env
 
 from bellum.odds import Side
@@ -82,6 +92,8 @@ ROWS: list[dict[str, Any]] = []
 PLAN_ROWS: list[dict[str, Any]] = []
 #: The heading of benchmarks/plan.py's section of the report.
 PLANNER = "## Turn planner"
+#: The heading of the realistic suite's section (``--realistic``).
+REALISTIC = "## Realistic suite"
 
 
 def note(text: str) -> None:
@@ -518,16 +530,200 @@ def markdown(command: str, total: float) -> str:
     return "\n".join(lines)
 
 
-def _keep_planner_section(old: str, new: str) -> str:
-    """``new`` with the planner's section of ``old`` put back before its raw results: a
-    run without ``--plan`` does not measure the planner, so its last table stands."""
-    start = old.find(PLANNER)
+def put_section(text: str, head: str, block: str) -> str:
+    """``text`` with its section ``head`` (up to the next ``## ``) replaced by ``block``,
+    or ``block`` put before the planner's section or the raw results when it has none."""
+    block = block.rstrip("\n") + "\n\n"
+    start = text.find(head)
+    if start >= 0:
+        end = text.find("\n## ", start + len(head))
+        return text[:start] + block + (text[end + 1 :] if end >= 0 else "")
+    for later in (PLANNER, "## Raw results"):
+        if head != later and (at := text.find(later)) >= 0:
+            return text[:at] + block + text[at:]
+    return text.rstrip("\n") + "\n\n" + block
+
+
+def section(text: str, head: str) -> str | None:
+    """The section ``head`` of ``text`` (up to the next ``## ``), if it has one."""
+    start = text.find(head)
     if start < 0:
-        return new
-    end = old.find("\n## ", start + len(PLANNER))
-    section = old[start : end + 1 if end >= 0 else len(old)].rstrip("\n") + "\n\n"
-    raw = new.find("## Raw results")
-    return new[:raw] + section + new[raw:] if raw >= 0 else new + "\n" + section
+        return None
+    end = text.find("\n## ", start + len(head))
+    return text[start : end + 1 if end >= 0 else len(text)]
+
+
+def _keep_sections(old: str, new: str, heads: tuple[str, ...]) -> str:
+    """``new`` with the sections ``heads`` of ``old`` put back: a run that does not measure
+    them leaves their last tables standing."""
+    for head in heads:
+        kept = section(old, head)
+        if kept is not None:
+            new = put_section(new, head, kept)
+    return new
+
+
+# --- the realistic suite ---------------------------------------------------------------
+
+
+def realistic_meta(command: str, resolver_runs: int | None) -> dict[str, Any]:
+    """What a realistic run's rows do not say themselves: when, at which commit, with what."""
+    commit = subprocess.run(
+        ["git", "-C", str(ROOT), "describe", "--always", "--dirty"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    numba = machine()["numba"]
+    return {
+        "realistic_run": {
+            "command": command,
+            "started": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
+            "commit": commit or "?",
+            "numba": numba,
+            "resolver_runs": resolver_runs or 0,
+        }
+    }
+
+
+def read_rows(paths: list[Path]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The runs' descriptions and plan rows in ``paths`` (JSON lines, as ``--realistic``
+    prints them); a plan in a later file replaces the same plan of an earlier one."""
+    metas, rows = [], {}
+    for path in paths:
+        for line in path.read_text().splitlines():
+            if not line.strip():
+                continue
+            doc = json.loads(line)
+            if "realistic_run" in doc:
+                metas.append(doc["realistic_run"])
+            elif "case" in doc:
+                rows[doc["case"]] = doc
+    return metas, list(rows.values())
+
+
+def _exact(row: dict[str, Any]) -> bool:
+    return row.get("samples") is None and not any(row.get(k) for k in ("se_p", "se_att", "se_def"))
+
+
+def _within_errors(row: dict[str, Any]) -> bool:
+    """Issue 23's target on the figures: exact, or standard errors <= 0.001 and 0.1 men."""
+    if "error" in row:
+        return False
+    return (row.get("se_p") or 0.0) <= REALISTIC_TARGETS["p"] and all(
+        (row.get(k) or 0.0) <= REALISTIC_TARGETS["men"] for k in ("se_att", "se_def")
+    )
+
+
+def _zs(row: dict[str, Any]) -> list[float]:
+    z = row.get("resolver", {}).get("z", {})
+    return [
+        float(z[k]) for k in ("p_attacker_wins", "attacker_losses", "defender_losses") if k in z
+    ]
+
+
+def _num(x: float) -> str:
+    return f"{round(x, 2) + 0.0:.2f}" if math.isfinite(x) else ("inf" if x > 0 else "-inf")
+
+
+def realistic_summary(rows: list[dict[str, Any]]) -> str:
+    """How many plans meet each of issue 23's targets, in one paragraph."""
+    ran = [r for r in rows if "error" not in r]
+    exact = sum(map(_exact, ran))
+    within = sum(map(_within_errors, ran))
+    fast = sum(r["wall_s"] <= REALISTIC_TARGETS["seconds"] for r in ran)
+    fast_cpu = sum(r["cpu_s"] <= REALISTIC_TARGETS["seconds"] for r in ran)
+    compared = [r for r in ran if "resolver" in r]
+    zs = [(abs(z), r["case"]) for r in compared for z in _zs(r)]
+    far = [r for r in compared if any(abs(z) > 3 for z in _zs(r))]
+    text = (
+        f"**Targets** (issue 23), of {len(rows)} plans: {within} exact or within the standard"
+        f" errors asked (≤ {REALISTIC_TARGETS['p']:g} on P, ≤ {REALISTIC_TARGETS['men']:g} men"
+        f" on each side's losses), {exact} of them exact; {fast} take"
+        f" ≤ {REALISTIC_TARGETS['seconds']:g} s of wall time ({fast_cpu} of CPU time)"
+    )
+    if compared:
+        runs = sorted({r["resolver"]["runs"] for r in compared})
+        worst = max(zs) if zs else (0.0, "")
+        text += (
+            f"; against {'/'.join(map(str, runs))} plays of the command ({len(compared)} plans),"
+            f" {len(far)} have a |z| > 3 ({sum(z > 3 for z, _ in zs)} of {len(zs)} z-scores;"
+            f" the largest, {_num(worst[0])}, on {worst[1]})"
+        )
+    failed = [r["case"] for r in rows if "error" in r or "resolver_error" in r]
+    text += f". Failed: {', '.join(failed)}." if failed else "; none failed."
+    return text
+
+
+def realistic_table(rows: list[dict[str, Any]]) -> list[str]:
+    """One table row per plan: the odds, their time, and the resolver beside them."""
+    from empire_odds import _method
+
+    lines = [
+        "| plan | P | method | SE P | losses att / def | SE men | wall s | CPU s | load"
+        " | errors ✓ | ≤ 0.5 s | resolver P ± SE | resolver losses ± SE | z P / att / def |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        if "error" in r:
+            cells = [r["case"], "error", _method(r), *[""] * 3]
+            cells += [f"{r['wall_s']:.2f}", f"{r['cpu_s']:.2f}", str(r["load"]), "✗", "✗"]
+            lines.append("| " + " | ".join([*cells, "", "", ""]) + " |")
+            continue
+        att, dfd = r["losses"]
+        cells = [r["case"], f"{r['p']:.4f}", _method(r), _se(r.get("se_p"))]
+        cells += [f"{att:.2f} / {dfd:.2f}", f"{_se(r.get('se_att'))} / {_se(r.get('se_def'))}"]
+        cells += [f"{r['wall_s']:.2f}", f"{r['cpu_s']:.2f}", str(r["load"])]
+        cells += ["✓" if _within_errors(r) else "✗"]
+        cells += ["✓" if r["wall_s"] <= REALISTIC_TARGETS["seconds"] else "✗"]
+        res = r.get("resolver")
+        if res is not None:
+            (ra, rd), (sa, sd) = res["losses"], res["se_losses"]
+            cells += [
+                f"{res['p']:.4f} ± {res['se_p']:.2g}",
+                f"{ra:.2f} ± {sa:.2g} / {rd:.2f} ± {sd:.2g}",
+            ]
+            cells += [" / ".join(_num(z) for z in _zs(r))]
+        else:
+            cells += [str(r.get("resolver_error", ""))[:60].replace("|", "/"), "", ""]
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def _se(x: float | None) -> str:
+    return "0" if not x else f"{x:.2g}"
+
+
+def realistic_section(rows: list[dict[str, Any]], metas: list[dict[str, Any]], command: str) -> str:
+    """The realistic suite's section of docs/benchmarks.md."""
+    made = "; ".join(
+        ("" if m["command"] == command else f"`{m['command']}` ")
+        + f"at `{m['commit']}` from {m['started']} (numba: {m['numba']})"
+        for m in metas
+    )
+    lines = [
+        f"{REALISTIC} (`bellum empire odds`, benchmarks/empire_odds.py)",
+        "",
+        f"Generated by `{command}`{', rows of ' if '--rows' in command else ' '}{made};"
+        " do not edit by hand.",
+        "Each plan of `benchmarks/worlds/plans.toml` (five worlds the 4.4.1 server made with",
+        "its own `fairland`, all five commands, every kind of support) is one whole",
+        "`bellum empire odds … --json --seed 1` process, bytecode cached: `wall s` and `CPU s`",
+        "are its wall time and its CPU time (its workers' included), `load` the machine's",
+        "1-minute load average when it started (2 cores, shared with other jobs: under load the",
+        "wall time is longer than the CPU time). `SE` is the standard error of an estimate",
+        "(0: exact), `SE men` that of the attacker's / the defender's expected losses.",
+        "Then the same command with `--resolver-runs N --jobs 2` plays the real command N",
+        "times (its time is in the rows, not in `wall s`): the resolver's P ± its binomial",
+        "standard error, its mean losses ± the standard error of a mean of N draws from the",
+        "odds' distribution of the losses, and the z-scores the command prints:",
+        "(resolver − odds) / √(s² + SE²), where s is the spread the odds predict for a mean of",
+        "N runs (binomial for P, the loss distribution's for the losses) and SE the odds' own.",
+        "",
+        realistic_summary(rows),
+        "",
+        *realistic_table(rows),
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def main() -> None:
@@ -547,9 +743,44 @@ def main() -> None:
         default="w32x16",
         help="with --plan: the realistic worlds to plan on (NAME,NAME; default w32x16)",
     )
+    parser.add_argument(
+        "--realistic",
+        action="store_true",
+        help="time the realistic suite instead, and rewrite only its section of the report",
+    )
+    parser.add_argument(
+        "--resolver-runs",
+        type=int,
+        metavar="N",
+        help="with --realistic: also play each plan's command N times (the issue asks 4000)",
+    )
+    parser.add_argument(
+        "--only", metavar="WORLD", help="with --realistic: the plans of this world alone"
+    )
+    parser.add_argument(
+        "--rows",
+        nargs="+",
+        type=Path,
+        metavar="FILE",
+        help="with --realistic: make the section from these runs' JSON lines, not a new run",
+    )
     args = parser.parse_args()
+    command = "python benchmarks/run.py " + shlex.join(sys.argv[1:])
+    if args.realistic:
+        return realistic(args, command.strip())
+    if args.rows or args.resolver_runs or args.only:
+        parser.error("--rows, --only and --resolver-runs go with --realistic")
     if args.numpy_only:
         os.environ["BELLUM_NO_NUMBA"] = "1"
+    before = args.docs.read_text() if args.docs.exists() and not args.no_docs else ""
+    if machine()["numba"] == "not installed or disabled" and not args.numpy_only:
+        made_with = re.search(r"^\| numba \| ([0-9][^ |]*) \|", before, re.MULTILINE)
+        if made_with:
+            sys.exit(
+                f"benchmarks: {args.docs} was made with numba {made_with[1]} and this run has"
+                " none: install bellum[fast], or pass --numpy-only to replace its rows with"
+                " numpy's (--no-docs or --realistic to leave them)"
+            )
     backends = (["numba"] if numba_wanted() else []) + ["numpy"]
     if backends == ["numpy"]:
         note("numba not installed or disabled: numpy only, no compiled Monte Carlo rival")
@@ -574,13 +805,33 @@ def main() -> None:
     total = time.perf_counter() - start
     note(f"total {total:.1f} s")
     if not args.no_docs:
-        command = "python benchmarks/run.py " + shlex.join(sys.argv[1:])
-        before = args.docs.read_text() if args.docs.exists() else ""
         text = markdown(command.strip(), total)
-        if not PLAN_ROWS:
-            text = _keep_planner_section(before, text)
-        args.docs.write_text(text)
+        kept = (REALISTIC,) if PLAN_ROWS else (REALISTIC, PLANNER)
+        args.docs.write_text(_keep_sections(before, text, kept))
         note(f"wrote {args.docs}")
+    return None
+
+
+def realistic(args: argparse.Namespace, command: str) -> None:
+    """``--realistic``: run the suite (or read ``--rows``) and rewrite its section alone."""
+    if args.rows:
+        missing = [str(p) for p in args.rows if not p.is_file()]
+        if missing:
+            sys.exit(f"benchmarks: no such file: {', '.join(missing)}")
+        metas, rows = read_rows(args.rows)
+    else:
+        import empire_odds
+
+        meta = realistic_meta(command, args.resolver_runs)
+        print(json.dumps(meta), flush=True)
+        metas = [meta["realistic_run"]]
+        rows = empire_odds.realistic_cases(args.only, args.resolver_runs)
+    if not rows:
+        sys.exit("benchmarks: no realistic rows to report")
+    if not args.no_docs:
+        old = args.docs.read_text() if args.docs.exists() else ""
+        args.docs.write_text(put_section(old, REALISTIC, realistic_section(rows, metas, command)))
+        note(f"wrote the realistic section of {args.docs}")
 
 
 if __name__ == "__main__":
