@@ -154,7 +154,8 @@ def realistic_cases(
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
         dbs: dict[str, str] = {}
-        for plan in plans(only):
+        todo = plans(only)
+        for i, plan in enumerate(todo, 1):
             world = plan["world"]
             if world not in dbs:
                 dbs[world] = str(Path(tmp) / f"{world}.db")
@@ -183,9 +184,15 @@ def realistic_cases(
                     if status != 0:
                         row["resolver_error"] = _error(status, err)
                     else:
-                        row["resolver"] = _figures(json.loads(out))["resolver"]
+                        again = _figures(json.loads(out))
+                        row["resolver"] = again["resolver"]
+                        if again["p"] != row["p"]:  # the z-scores are against these odds
+                            row["resolver"]["odds_p"] = again["p"]
                 print(json.dumps(row), flush=True)
                 rows.append(row)
+                played = row.get("resolver_wall_s")
+                played = "" if played is None else f", {resolver_runs} plays {played} s"
+                note(f"[{i}/{len(todo)}] {row['case']}: {row['wall_s']:.2f} s{played}")
     return rows
 
 

@@ -23,9 +23,9 @@ from hypothesis import strategies as st
 
 from bellum.empire import run_command
 from bellum.empire.io.toml import load_world, parse_world
-from bellum.empire.odds import make_plan, plan_odds, resolver_runs
+from bellum.empire.odds import engine, make_plan, plan_odds, resolver_runs
 from bellum.empire.odds._sides import SideGraph
-from bellum.empire.odds._solver import per_casualty_ends, server_ends
+from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
 from bellum.empire.odds.engine import TRUSTED_SAMPLES, FightOutcome, Mixture, check_plan
 from bellum.empire.odds.plan import Plan
@@ -48,6 +48,7 @@ def chain(side: Side) -> SideGraph:
     k = side.rounds
     return SideGraph(
         depth=np.arange(k + 1),
+        total=side.strength.astype(float),
         strength=side.strength.astype(float),
         casualties=side.casualties.astype(np.int64),
         ptr=np.concatenate([np.arange(k + 1), [k]]).astype(np.int64),
@@ -77,6 +78,32 @@ def test_graph_solvers_match_the_chain_solvers(att: int, dfd: int, mult: float) 
     got = per_casualty_ends(chain(a), chain(d))
     assert np.abs(got.attacker_wins.sum(axis=1)[:-1] - ref.attacker_wins).max() < 1e-9
     assert np.abs(got.defender_wins.sum(axis=0)[:-1] - ref.defender_wins).max() < 1e-9
+
+
+def test_fights_of_equal_strengths_are_solved_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Paths whose multipliers round to the same strengths meet one fight: the second is
+    read from the first's ends (the same arrays), with its own casualties."""
+    solved = []
+    real = engine._chain_ends
+
+    def counted(a: SideGraph, d: SideGraph) -> GraphEnds:
+        solved.append(1)
+        return real(a, d)
+
+    monkeypatch.setattr(engine, "_chain_ends", counted)
+    solver = engine._Solver("server", 1e-18, 12_000, 1 << 25, None)
+    att, dfd = chain(Side.troops(40, 1.3)), chain(Side.troops(23, 1.5))
+    first = solver._ends(att, dfd)
+    other = replace(att, casualties=att.casualties * 2)
+    again = solver._ends(other, dfd)
+    assert len(solved) == 1
+    assert again.attacker_wins is first.attacker_wins
+    assert again.attacker is other
+    fresh = real(other, dfd)
+    assert np.array_equal(fresh.attacker_wins, again.attacker_wins)
+    assert np.array_equal(fresh.defender_wins, again.defender_wins)
+    solver._ends(chain(Side.troops(40, 1.31)), dfd)  # other strengths: solved
+    assert len(solved) == 2
 
 
 def test_branching_dice_enumerate_every_path() -> None:
@@ -508,11 +535,31 @@ def test_few_samples_stop_on_the_largest_error_their_mean_allows() -> None:
     """Twenty near-sure paths say little about a rare lost one: their spread is tiny, but
     sampling may stop only once sqrt(m(1-m)/n) is within the goal; sure samples stop."""
     skewed = _mixture([1.0] * 19 + [0.8])
-    spread = skewed.errors()[0]
+    spread = float(np.std([1.0] * 19 + [0.8], ddof=1) / math.sqrt(20))
     m = 19.8 / 20
     assert spread < 0.01
     assert skewed.stop_error() == pytest.approx(math.sqrt(m * (1 - m) / 20))
     assert skewed.stop_error() > 0.02
     assert _mixture([1.0] * 20).stop_error() == 0.0
     many = _mixture([1.0] * (TRUSTED_SAMPLES - 1) + [0.8])
-    assert many.stop_error() == many.errors()[0]
+    assert many.stop_error() == pytest.approx(float(np.std([1.0] * 99 + [0.8], ddof=1) / 10))
+
+
+def test_few_samples_bound_the_losses_error_by_the_losses_range() -> None:
+    """Twenty paths whose expected losses happen to agree (25 men each) have no spread,
+    but a rare path could lose more or less: below TRUSTED_SAMPLES the losses' standard
+    error is at least the largest spread values in the losses' range [20, 30] with mean
+    25 can have, sqrt((30 - 25)(25 - 20)/n), as P(success)'s is at least sqrt(m(1-m)/n)."""
+
+    def mixture(n: int) -> Mixture:
+        mix = Mixture()
+        losses = {20: 0.25, 25: 0.5, 30: 0.25}
+        for _ in range(n):
+            mix.add(FightOutcome({"captured": 1.0}, losses, {7: 1.0}), 1.0, sample=True)
+        return mix
+
+    se, losses = mixture(20).errors()
+    assert se == 0.0
+    assert losses["attacker"] == pytest.approx(math.sqrt(5 * 5 / 20))
+    assert losses["defender"] == 0.0  # every run lost 7: nothing to miss
+    assert mixture(TRUSTED_SAMPLES).errors()[1]["attacker"] == 0.0

@@ -20,6 +20,17 @@ pytestmark = pytest.mark.browser
 #: Sparta's attack on Athens' 5,1: mil from one sector and two land units (the odds take
 #: a few seconds the first time, then come from memory).
 TARGET = "5,1"
+#: Whether the map legend's last line is hidden: scrolled out of its box, or under the panel
+#: (which sits below the map on narrow screens).
+LEGEND_CUT = """() => {
+  const legend = document.querySelector('.legend');
+  const keys = legend.querySelectorAll('.key');
+  const last = keys[keys.length - 1].getBoundingClientRect();
+  const box = legend.getBoundingClientRect();
+  const panel = document.querySelector('#panel').getBoundingClientRect();
+  return legend.scrollHeight > legend.clientHeight + 1 || last.bottom > box.bottom + 1
+    || (panel.top >= box.top && last.bottom > panel.top + 1);
+}"""
 
 
 @pytest.fixture(scope="module")
@@ -51,6 +62,7 @@ def test_a_real_game_at_three_sizes(browser: Any, game: Server) -> None:
                 assert box["y"] >= 0 and box["y"] + box["height"] <= page.evaluate("innerHeight")
             if w < 1000:
                 page.evaluate("window.scrollTo(0, 0)")
+            assert not page.evaluate(LEGEND_CUT), f"the legend's last line is cut at {name}"
             shot(page, f"web-realistic-{name}.png")
         finally:
             page.close()

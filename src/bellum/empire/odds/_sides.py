@@ -53,40 +53,6 @@ class TooManyStates(Exception):
     """A side's state graph outgrew the limit (the caller samples instead)."""
 
 
-@dataclass(frozen=True, eq=False)
-class SideGraph:
-    """A side's states in order of rounds lost, and the chance of moving between them.
-
-    Node 0 is the side when the fight begins.  ``strength[n]`` is the strength
-    that sets the odds (0: beaten, and the node has no successor);
-    ``casualties[n]`` the dead counted so far; the successors of node ``n``
-    are ``to[ptr[n]:ptr[n+1]]`` with probabilities ``p[...]``.  ``occupies``
-    (attacker only) tells whether a victory in that state takes the target
-    (someone can move in, spec §10.1).
-    """
-
-    depth: IntArray
-    strength: FloatArray
-    casualties: IntArray
-    ptr: IntArray
-    to: IntArray
-    p: FloatArray
-    occupies: npt.NDArray[np.bool_]
-
-    @property
-    def size(self) -> int:
-        return int(self.depth.size)
-
-    @property
-    def beaten(self) -> npt.NDArray[np.bool_]:
-        return self.strength <= 0
-
-    @property
-    def is_chain(self) -> bool:
-        """Every state has at most one successor: no morale draw can change the side."""
-        return bool(np.all(np.diff(self.ptr) <= 1))
-
-
 def _unit_state(f: Fighter) -> tuple[Any, ...]:
     u = f.unit
     return (u.uid, u.mil, u.eff, u.mob, u.mission, u.fort, u.x, u.y, f.pending)
@@ -191,11 +157,15 @@ def _explore(
 
 @dataclass(frozen=True, eq=False)
 class SideShape:
-    """A side's states whatever its support multiplier: :class:`SideGraph` with ``total``
-    (the strength before the multiplier) in place of strengths.
+    """A side's states in order of rounds lost, and the chance of moving between them,
+    whatever its support multiplier.
 
-    Each state's successors are listed in the order the exploration first met them,
-    so :meth:`graph` numbers the states as :func:`side_graph` does.
+    Node 0 is the side when the fight begins.  ``total[n]`` is its strength before the
+    multiplier; ``casualties[n]`` the dead counted so far; the successors of node ``n``
+    are ``to[ptr[n]:ptr[n+1]]`` with probabilities ``p[...]``, listed in the order the
+    exploration first met them, so that :meth:`graph` numbers the states as
+    :func:`side_graph` does.  ``occupies`` (attacker only) tells whether a victory in
+    that state takes the target (someone can move in, spec §10.1).
     """
 
     depth: IntArray
@@ -269,12 +239,13 @@ class SideShape:
             raise InputError("a side that can lose more than 10,000,000 rounds is too big")
         return SideGraph(
             depth=self.depth[keep],
-            strength=strength[keep],
+            total=self.total[keep],
             casualties=self.casualties[keep],
             ptr=ptr,
             to=edges[0],
             p=edges[1],
             occupies=self.occupies[keep],
+            strength=strength[keep],
         )
 
     def sample(self, mult: float, rng: np.random.Generator) -> SideGraph:
@@ -295,13 +266,32 @@ class SideShape:
         n = keep.size
         return SideGraph(
             depth=np.arange(n, dtype=np.int64),
-            strength=strength[keep],
+            total=self.total[keep],
             casualties=self.casualties[keep],
             ptr=np.minimum(np.arange(n + 1, dtype=np.int64), n - 1),
             to=np.arange(1, n, dtype=np.int64),
             p=np.ones(n - 1),
             occupies=self.occupies[keep],
+            strength=strength[keep],
         )
+
+
+@dataclass(frozen=True, eq=False)
+class SideGraph(SideShape):
+    """A side's shape under one support multiplier: the states it reaches before a
+    beaten one, and ``strength[n]``, the strength that sets the odds (0: beaten, and the
+    node has no successor)."""
+
+    strength: FloatArray
+
+    @property
+    def beaten(self) -> npt.NDArray[np.bool_]:
+        return self.strength <= 0
+
+    @property
+    def is_chain(self) -> bool:
+        """Every state has at most one successor: no morale draw can change the side."""
+        return bool(np.all(np.diff(self.ptr) <= 1))
 
 
 class _Explorer:

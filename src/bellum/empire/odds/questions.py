@@ -19,7 +19,14 @@ import numpy as np
 
 from bellum.empire.combat.state import roundint10
 from bellum.empire.odds.branching import BranchingDice
-from bellum.empire.odds.engine import EmpireOdds, FightOutcome, Mixture, PlanRunner, plan_odds
+from bellum.empire.odds.engine import (
+    EmpireOdds,
+    FightOutcome,
+    Mixture,
+    PlanRunner,
+    plan_odds,
+    share_work,
+)
 from bellum.empire.odds.plan import MilSource, Plan
 from bellum.empire.world import LandUnit, Sector, Ship, World
 from bellum.errors import CommandError, InputError
@@ -188,6 +195,7 @@ def as_seen(
     for i, (mil, w) in enumerate(garrisons):
         w2 = world.copy()
         _victim_in(w2, victim).mil = mil
+        share_work(w2, world)  # the garrisons differ only in the victim's mil, a key
         part = None if progress is None else part_progress(progress, i, len(garrisons))
         o = plan_odds(w2, country, plan, seed=seed, progress=part, **options)  # type: ignore[arg-type]
         parts.append((mil, w, o))
