@@ -3,6 +3,8 @@
     python tools/fog_calibration.py --attacks 300 --out build/fog-calibration.jsonl
     python tools/fog_calibration.py --report build/fog-calibration.jsonl \
         --svg docs/fog-reliability.svg
+    python tools/fog_calibration.py --rescore build/fog-calibration.jsonl \
+        --out build/rescored.jsonl
 
 For each mid-game (``tools/midgame.py``, one per seed from ``--seed`` on, until
 ``--attacks`` attacks are recorded):
@@ -21,9 +23,14 @@ For each mid-game (``tools/midgame.py``, one per seed from ``--seed`` on, until
    transcript is the server's, line for line.
 
 One JSON line per attack goes to ``--out`` (appended, so a run can be continued).
-``--report`` reads such a file and prints the reliability diagram (10 bins, each with
-the 95 % interval of its observed frequency under calibration) and the Brier scores,
-as Markdown for docs/fog.md; ``--svg`` draws the diagram.
+``--rescore`` reads such a file and recomputes each attack's fog-aware P with today's
+priors, on its world made again from its seed (``tools/midgame.py`` is deterministic:
+the same seed, the same game and views; kept in ``--worlds`` for the next time),
+without playing anything: the god's-eye P and the outcome stay as recorded, so a change
+of prior is tried on the recorded attacks in minutes.  ``--report`` reads such a file
+and prints the reliability diagram (10 bins, each with the 95 % interval of its
+observed frequency under calibration) and the Brier scores, as Markdown for
+docs/fog.md; ``--svg`` draws the diagram.
 """
 
 from __future__ import annotations
@@ -273,6 +280,57 @@ def world_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: 
     return recorded
 
 
+def kept_views(seed: int, worlds: Path) -> Path:
+    """The folder holding world ``seed``'s views (``view-N.db``), made again from its
+    seed on a test server the first time, as :func:`world_attacks` made it."""
+    folder = worlds / f"w{seed}"
+    if (folder / "done").exists():
+        return folder
+    folder.mkdir(parents=True, exist_ok=True)
+    game = EmpireGame(empire_install(), dict(SIZE))
+    try:
+        made = make_midgame(game, seed=seed, mix=Mix(), progress=lambda line: log(f"  {line}"))
+        views(game, made, folder)
+    finally:
+        game.stop()
+    (folder / "done").write_text(f"views of world {seed}\n")
+    return folder
+
+
+def key(r: dict[str, Any]) -> tuple[int, int, str, int | None]:
+    """What tells recorded attacks apart: the world, the attacker, the order and the
+    server's seed."""
+    return r["world"], r["country"], r["order"], r.get("seed")
+
+
+def rescore(records: list[dict[str, Any]], out: Path, worlds: Path, draws: int) -> int:
+    """Each record again with the fog-aware P of today's priors (same worlds drawn, same
+    seeds), appended to ``out``; records already there are skipped.  The number done."""
+    done = {key(r) for r in read_records(out)} if out.exists() else set()
+    todo = [r for r in records if key(r) not in done]
+    for i, r in enumerate(todo, 1):
+        folder = kept_views(r["world"], worlds)
+        a = Attack(r["country"], "", r["order"], r["mil"], r["units"])
+        with open_source(None, folder / f"view-{a.country}.db") as source:
+            view = source.world
+        new = dict(r, p_fog=None, inputs=0, fog_error="")
+        started = time.monotonic()
+        try:
+            plan = a.plan(view)
+            f = fog_odds(view, a.country, plan, draws=draws, seed=r["world"], samples=1)
+            new.update(p_fog=f.p_success, inputs=len(f.inputs), fresh=fresh(view, a.country, plan))
+        except BellumError as exc:
+            new["fog_error"] = str(exc)
+        with out.open("a") as f_out:
+            f_out.write(json.dumps(new) + "\n")
+        was = "unseen" if r["p_fog"] is None else f"{r['p_fog']:.3f}"
+        now = "unseen" if new["p_fog"] is None else f"{new['p_fog']:.3f}"
+        log(f"  {len(done) + i:3}/{len(records)} {r['world']} {r['order']:<32} fog {was} -> {now}"
+            f" god {r['p_god']:.3f} {'success' if r['success'] else 'failure'}"
+            f" {time.monotonic() - started:.0f}s")  # fmt: skip
+    return len(todo)
+
+
 # -- the report ------------------------------------------------------------------------
 
 
@@ -455,7 +513,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--draws", type=int, default=DRAWS, help="worlds the fog odds solve")
     ap.add_argument("--report", type=Path, help="print the tables of a results file")
     ap.add_argument("--svg", type=Path, help="with --report: draw the diagram there")
+    ap.add_argument("--rescore", type=Path, help="recompute the fog-aware P of a results"
+                    " file's attacks with today's priors (no server play); to --out")  # fmt: skip
+    ap.add_argument("--worlds", type=Path, default=Path("build/fog-worlds"),
+                    help="with --rescore: where the worlds made again are kept")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.rescore is not None:
+        if args.rescore.resolve() == args.out.resolve():
+            ap.error("--rescore needs an --out other than the file it reads")
+        records = read_records(args.rescore)
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        n = rescore(records, args.out, args.worlds, args.draws)
+        log(f"{n} attacks rescored into {args.out}")
+        return 0
     if args.report is not None:
         records = read_records(args.report)
         print(report(records))

@@ -16,7 +16,7 @@ from bellum.empire.odds import make_plan, plan_odds
 from bellum.empire.odds.fog import fog_odds, target_of
 from bellum.empire.odds.questions import as_seen
 from bellum.empire.orders import Order
-from bellum.empire.world import LandUnit, Ship, UnknownSector, World
+from bellum.empire.world import BMap, LandUnit, Ship, UnknownSector, World
 from bellum.errors import InputError
 from clirunner import bellum
 from fogviews import TURN, spied, view
@@ -107,10 +107,36 @@ def test_a_sector_never_seen_is_like_those_seen(world: World) -> None:
     v.observations["sector 24,0"] = spied(world, (24, 0))
     b = believe(v, 1, (2, 0))
     (like,) = [u for u in b.unknowns if u.name == "2,0.like"]
-    assert like.dist.values == ((0, False),) and like.info.status == "unknown"
+    assert like.dist.values == ((0, -1, False),) and like.info.status == "unknown"
     assert "like one of the 1 sectors of 2 seen" in like.info.treatment
     drawn = b.world([u.dist.values[0] for u in b.open])
     assert drawn.sector((2, 0)).owner == 2 and drawn.sector((2, 0)).type.name == "capital"
+
+
+def test_a_sector_never_seen_behind_the_target_may_hold_a_reserve(world: World) -> None:
+    """A reserve behind the frontier sits where no lookout reaches, so the units seen in
+    the owner's sectors say nothing of the land behind: a sector never seen holds units
+    as a sector of its kind does (away from any frontier here: the viewer's 44,0, empty,
+    and the spied 24,0, with an infantry: (1 + 1) / (2 + 2)), on reserve or not."""
+    world.units[7] = LandUnit(uid=7, type=world.tables.land["inf"], owner=2, x=24, y=0, mob=99,
+                              items={"mil": 100})  # fmt: skip
+    v = view(world, 1)
+    v.bmaps[1] = BMap.blank(1, v.geometry)
+    v.bmaps[1].put((4, 0), "?")
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    b = believe(v, 1, (2, 0), assume=Assumptions(missions=1.0))
+    (like,) = [u for u in b.unknowns if u.name == "4,0.like"]
+    total = sum(like.dist.weights)
+    chances = {v: w / total for v, w in zip(like.dist.values, like.dist.weights, strict=True)}
+    # like 2,0 or 24,0 (the seen sectors of 2), each with units (on reserve) half the time
+    assert chances == pytest.approx({(0, -1, False): 1 / 4, (0, 0, True): 1 / 4,
+                                     (1, -1, False): 1 / 4, (1, 0, True): 1 / 4})  # fmt: skip
+    assert "away from any frontier" in like.info.treatment
+    drawn = b.world([(0, 0, True) if u is like else u.dist.values[0] for u in b.open])
+    (reserve,) = [u for u in drawn.units.values() if u.xy == (4, 0)]
+    assert (reserve.owner, reserve.mission, reserve.type.name) == (2, "reserve", "infantry")
 
 
 def seen_by(source: str, kind: str, ident: str, **fields: object) -> Observation:
@@ -120,7 +146,8 @@ def seen_by(source: str, kind: str, ident: str, **fields: object) -> Observation
 def test_a_sector_a_lookout_saw_may_hold_units_it_does_not_show(world: World) -> None:
     """lookout shows a sector's owner, designation and mil but none of its units, where
     spy lists every unit in the sectors it reports: a sector only a lookout saw holds
-    the units of one of its owner's sectors a spy saw, on reserve or not."""
+    the units of one of its owner's sectors a spy saw, on reserve or not, with the chance
+    that a sector of its kind (frontier or not) whose units the country knows held any."""
     world.units[7] = LandUnit(uid=7, type=world.tables.land["inf"], owner=2, x=24, y=0, mob=99,
                               items={"mil": 100})  # fmt: skip
     v = view(world, 1)
@@ -130,10 +157,11 @@ def test_a_sector_a_lookout_saw_may_hold_units_it_does_not_show(world: World) ->
                                            type="wilderness", mil=40)  # fmt: skip
     b = believe(v, 1, (2, 0), assume=Assumptions(missions=0.25))
     (units,) = [u for u in b.unknowns if u.name == "2,0.units"]
-    # one spied sector, with units: units with probability (1 + 1) / (1 + 2), Laplace's
+    # 2,0 is on the frontier (next to the viewer's 0,0); the one frontier sector whose
+    # units the country knows is its own 0,0, empty: (0 + 1) / (1 + 2), Laplace's
     chances = dict(zip(units.dist.values, units.dist.weights, strict=True))
-    assert chances == pytest.approx({(-1, False): 1 / 3, (0, True): 1 / 6, (0, False): 1 / 2})
-    assert "lookout shows no units" in units.info.treatment
+    assert chances == pytest.approx({(-1, False): 2 / 3, (0, True): 1 / 12, (0, False): 1 / 4})
+    assert "lookout shows no units): on a frontier" in units.info.treatment
     drawn = b.world([(0, True) if u is units else u.dist.values[0] for u in b.open])
     (copy,) = [u for u in drawn.units.values() if u.xy == (2, 0)]
     assert copy.type.name == world.tables.land["inf"].name and copy.mission == "reserve"
@@ -143,21 +171,61 @@ def test_a_sector_a_lookout_saw_may_hold_units_it_does_not_show(world: World) ->
     assert not [u for u in believe(v, 1, (2, 0)).unknowns if u.name.endswith(".units")]
 
 
-def test_the_targets_mines_are_laid_or_not_as_likely(world: World) -> None:
+def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> None:
+    """The chance that a sector a lookout saw holds units comes from sectors of its kind
+    only: on a frontier (next to another country's land: units stand there to stop what
+    walks in), on a coast (only landings reach it) or inland (where reserves wait)."""
+    inf = world.tables.land["inf"]
+    world.units[7] = LandUnit(uid=7, type=inf, owner=2, x=24, y=0, mob=99, items={"mil": 100})
+    world.units[8] = LandUnit(uid=8, type=inf, owner=1, x=0, y=0, mob=99, items={"mil": 100})
+    world.units[9] = LandUnit(uid=9, type=inf, owner=1, x=44, y=0, mob=99, items={"mil": 100})
+    world.ships[1] = Ship(uid=1, type=world.tables.ships["dd"], owner=1, x=7, y=1, mob=99)
+    v = view(world, 1)
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
+    for xy in ("2,0", "6,0", "10,0"):
+        v.observations[f"sector {xy}"] = seen_by("lookout", "sector", xy, owner=2,
+                                                 type="wilderness", mil=40)  # fmt: skip
+    b = believe(v, 1, (2, 0), assume=Assumptions(missions=0.0))
+    chance = {
+        u.name: 1 - dict(zip(u.dist.values, u.dist.weights, strict=True))[(-1, False)]
+        for u in b.unknowns if u.name.endswith(".units")
+    }  # fmt: skip
+    # frontier: the viewer's 0,0, with a unit: (1 + 1) / (1 + 2); a coast (6,0, next to
+    # the viewer's ship at sea): none known, 1/2; inland: the viewer's 44,0 and the spied
+    # 24,0, both with units: (2 + 1) / (2 + 2)
+    assert chance == pytest.approx({"2,0.units": 2 / 3, "6,0.units": 1 / 2, "10,0.units": 3 / 4})
+    (coast,) = [u for u in b.unknowns if u.name == "6,0.units"]
+    assert "on a coast away from any frontier, like the 0 sectors" in coast.info.treatment
+
+
+def test_the_targets_mines_are_laid_where_units_are_held(world: World) -> None:
     """No report shows mines but to their old owner, against whom the server counts none;
-    a defence counts at most 20 (attsub.c)."""
+    only an engineering unit in its owner's sector lays them (mine.c), so they are laid
+    with the chance that a sector of the target's kind holds units; a defence counts at
+    most 20 (attsub.c)."""
     v = view(world, 1)
     v.observations["sector 2,0"] = spied(world, (2, 0))
     (mines,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.mines"]
+    # frontier sectors whose units are known: the viewer's 0,0 and the spied 2,0, empty
     assert mines.dist.values == tuple(range(21))
-    assert mines.dist.quantile(0.49) == 0 and mines.dist.quantile(0.51) == 1
+    assert mines.dist.quantile(0.74) == 0 and mines.dist.quantile(0.76) == 1
     assert mines.dist.quantile(0.99) == 20
+    assert "with probability 0.25, then uniform 1..20" in mines.info.treatment
+    world.units[8] = LandUnit(uid=8, type=world.tables.land["eng"], owner=1, x=0, y=0, mob=99,
+                              items={"mil": 100})  # fmt: skip
+    v = view(world, 1)
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    (mines,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.mines"]
+    assert mines.dist.quantile(0.49) == 0 and mines.dist.quantile(0.51) == 1  # (1+1)/(2+2)
     v.observations["sector 2,0"].fields["oldowner"] = Seen(1, TURN, 0, "spy")
     (mines,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.mines"]
     assert mines.dist.values == (0,) and "old owner" in mines.info.treatment
 
 
-def test_a_ships_unseen_crew_is_like_the_viewers_ships_of_its_type(world: World) -> None:
+def test_a_ships_unseen_crew_is_like_the_viewers_ships_of_its_type_never_certain(
+    world: World,
+) -> None:
     tables = world.tables
     world.ships[1] = Ship(uid=1, type=tables.ships["cs"], owner=1, x=1, y=1, items={"mil": 50})
     world.ships[2] = Ship(uid=2, type=tables.ships["bb"], owner=1, x=1, y=1, items={"mil": 20})
@@ -166,8 +234,16 @@ def test_a_ships_unseen_crew_is_like_the_viewers_ships_of_its_type(world: World)
     v.observations["sector 2,0"] = spied(world, (2, 0))
     v.observations["ship 3"] = seen_by("lookout", "ship", "3", type="cs", owner=2, at="3,1")
     (crew,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "ship#3.mil"]
-    assert crew.dist.values == (50,)  # a full cargo ship, not a tenth-full battleship's share
-    assert "like the country's own 1 of the type" in crew.info.treatment
+    # Laplace's rule for a number: the one own cargo ship (full: 50) weighs one; all
+    # else weighs one: its two ships of any type (the battleship a tenth full: 5 of a
+    # cargo ship's 50) and any crew from 0 to 50, a third each
+    total = sum(crew.dist.weights)
+    chances = {v: w / total for v, w in zip(crew.dist.values, crew.dist.weights, strict=True)}
+    assert crew.dist.values == tuple(range(51))
+    assert chances[50] == pytest.approx(1 / 2 + 1 / 6 + 1 / 306)
+    assert chances[5] == pytest.approx(1 / 6 + 1 / 306)
+    assert chances[45] == pytest.approx(1 / 306)
+    assert "like the country's own: 1 of the type" in crew.info.treatment
 
 
 def test_a_sector_under_the_viewers_ship_is_sea(world: World) -> None:

@@ -4,13 +4,15 @@ it prints."""
 
 from __future__ import annotations
 
+import json
 import math
 
 import pytest
 from conftest import EXAMPLES
-from fog_calibration import interval, logged_in, poisson_binomial, report
+from fog_calibration import interval, logged_in, main, poisson_binomial, read_records, report
 
 from bellum import empire
+from bellum.empire.io.sqlite.store import Store
 from bellum.empire.io.toml import load_world
 
 
@@ -53,3 +55,27 @@ def test_the_report_says_whether_each_criterion_is_met() -> None:
     text = report(hopeful)
     assert "within 0.02 of god's-eye: **no** (+0.2025)" in text
     assert "**no**: 0.4-0.5." in text
+
+
+def test_rescore_recomputes_the_fog_odds_of_recorded_attacks_on_kept_worlds(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """--rescore: each recorded attack's fog-aware P again from the kept view of its world
+    (no server: the folder says it is done), the god's-eye P and the outcome as recorded;
+    what is already in the output is not done twice."""
+    kept = tmp_path / "worlds" / "w7"
+    kept.mkdir(parents=True)
+    Store.create(kept / "view-1.db", load_world(EXAMPLES / "fog-view.toml")).close()
+    (kept / "done").write_text("views of world 7\n")
+    old = dict(record(0.9, 0.4, False), world=7, country=1, order="attack 2,0",
+               mil={"0,0": 60}, units=[], seed=11, inputs=0, fog_error="")  # fmt: skip
+    path = tmp_path / "old.jsonl"
+    path.write_text(json.dumps(old) + "\n")
+    out = tmp_path / "new.jsonl"
+    assert main(["--rescore", str(path), "--out", str(out), "--worlds", str(tmp_path / "worlds"),
+                 "--draws", "4"]) == 0  # fmt: skip
+    (new,) = read_records(out)
+    assert new["p_fog"] != 0.9 and 0 < new["p_fog"] < 1 and new["inputs"] > 0
+    assert {k: new[k] for k in ("p_god", "success", "seed", "order")} == {
+        "p_god": 0.4, "success": False, "seed": 11, "order": "attack 2,0"}  # fmt: skip
+    assert main(["--rescore", str(path), "--out", str(out), "--worlds", str(tmp_path / "worlds"),
+                 "--draws", "4"]) == 0  # fmt: skip
+    assert len(read_records(out)) == 1

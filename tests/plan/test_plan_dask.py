@@ -58,3 +58,33 @@ def test_unreachable_scheduler_is_one_error() -> None:
     plans = [f.plan for f in forces(candidates(world, 1, Rules.of(world.options)), 1)]
     with pytest.raises(CommandError, match="cannot reach the Dask scheduler"):
         solve_points(world, 1, plans, seed=1, pool=DaskPool("tcp://127.0.0.1:9", timeout=1.0))
+
+
+class _Counting:
+    """A Dask client that counts the worlds scattered through it."""
+
+    def __init__(self, client: object) -> None:
+        self.client = client
+        self.scattered = 0
+
+    def scatter(self, *args: object, **kw: object) -> object:
+        self.scattered += 1
+        return self.client.scatter(*args, **kw)  # type: ignore[attr-defined]
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self.client, name)
+
+
+def test_a_world_is_scattered_once_for_every_round(cluster: object) -> None:
+    """A plan solves in rounds: the world goes to the workers once, not once a round."""
+    world = front(5)
+    plans = [f.plan for f in forces(candidates(world, 1, Rules.of(world.options)), 2)]
+    with distributed.Client(cluster) as client:
+        counting = _Counting(client)
+        pool = DaskPool(counting)
+        first, _ = solve_points(world, 1, plans[:4], seed=3, pool=pool)
+        second, _ = solve_points(world, 1, plans[4:8], seed=3, pool=pool)
+        assert counting.scattered == 1
+        pool.close()
+    local, _ = solve_points(world, 1, plans[:8], seed=3, pool=LocalPool(1))
+    assert first + second == local

@@ -103,3 +103,28 @@ def test_the_command_lists_what_each_threat_assumed(tmp_path) -> None:  # type: 
     assert seen in text.stdout and "4 worlds" in text.stdout
     shown = bellum("empire", "threats", "--help", cwd=tmp_path).stdout
     assert f"[default: {DRAWS}]" in " ".join(shown.split())
+
+
+def test_a_players_threats_are_kept_in_the_store(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The second threat map of the same view, country and draws comes from the store
+    (nothing solved), equal to the first; other draws, or a changed view, are solved."""
+    from bellum.empire.plan.threats import ThreatMap, to_json
+
+    world = _world()
+    store = Store.create(tmp_path / "view.db", _view(world, ATTACKERS))
+    try:
+        view, version = store.world(), store.version()
+
+        def threats(draws: int, version: str = version) -> ThreatMap:
+            return threat_map(view, 1, pool=LocalPool(1), cache=store, version=version,
+                              draws=draws)  # fmt: skip
+
+        first = threats(4)
+        assert first.seconds_solved > 0
+        again = threats(4)
+        assert again.seconds_solved == 0
+        assert to_json(view, again) == to_json(view, first)
+        assert threats(2).seconds_solved > 0
+        assert threats(4, version + "x").seconds_solved > 0
+    finally:
+        store.close()

@@ -186,13 +186,15 @@ def test_json_documents_follow_their_schemas(tmp_path: Path) -> None:
 
 
 def test_the_engine_chooses_exact_or_sampled_and_the_odds_line_repeats_it(tmp_path: Path) -> None:
-    """The planner never forces sampling; where the engine samples (a realistic world's
-    attack into reacting units, at the time of writing) the printed odds line carries the
-    planner's sample bound, so it gives the plan's figures either way."""
+    """The planner never forces sampling; it solves at its precision (sample bound and
+    exact solver's memory), which the printed odds line repeats, so it gives the plan's
+    figures whether the engine solved exactly or sampled (at the time of writing: an attack
+    whose fights are too big for the planning precision's exact solver, so sampled, and
+    exact with 0.5 MB; a sampled attack into reacting units, its fights exact)."""
     from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
     from bellum.empire.odds import Plan
     from bellum.empire.orders import Order
-    from bellum.empire.plan.curves import MAX_SAMPLES, solve_point
+    from bellum.empire.plan.curves import PLANNING, Precision, solve_point
     from bellum.empire.plan.planner import Attack, odds_command
 
     dump = Path(__file__).resolve().parents[2] / "benchmarks" / "worlds" / "w32x16.xdump"
@@ -200,20 +202,22 @@ def test_the_engine_chooses_exact_or_sampled_and_the_odds_line_repeats_it(tmp_pa
     assert bellum("empire", "world", "import", str(dump), "--db", str(db)).returncode == 0
     world = dump_to_world(read_dump(dump))
     plans = [
-        Plan(Order("attack", ("-9,7",)), {(3, 9): 61}, frozenset()),  # exact mixture
+        Plan(Order("attack", ("-9,7",)), {(3, 9): 61}, frozenset()),
         Plan(Order("attack", ("-9,-5",)), {(4, 14): 5}, frozenset()),  # mixture (20 samples)
     ]
-    for plan in plans:
-        point = solve_point(world, 1, plan, seed=3)
+    methods = []
+    for plan, precision in [(p, PLANNING) for p in plans] + [(plans[0], Precision(30, 0.5))]:
+        point = solve_point(world, 1, plan, seed=3, precision=precision)
         assert point is not None
         a = Attack(1, plan.order, "", "", plan, point, 0.0, 0.0, {}, 3)
-        line = odds_command(a, world, 1, ["--db", str(db), "--as", "1"], 3)
-        assert ("--max-runs" in line) == point.sampled
-        assert f"--max-runs {MAX_SAMPLES}" in line or not point.sampled
+        line = odds_command(a, world, 1, ["--db", str(db), "--as", "1"], 3, precision)
+        assert f"--max-runs {precision.max_runs} --max-memory {precision.max_memory:g}" in line
         got = json.loads(_run(line + " --json", tmp_path).stdout)  # type: ignore[attr-defined]
         assert got["method"] == point.method
         assert got["p_attacker_wins"] == pytest.approx(point.p, rel=1e-9, abs=1e-12)
         assert got["expected_losses"]["attacker"] == pytest.approx(point.attacker, rel=1e-9)
+        methods.append(point.method)
+    assert methods[0].startswith("mixture") and methods[2] == "exact mixture"
 
 
 @pytest.mark.parametrize(("seed", "objective"), [(0, "value"), (3, "value"), (3, "count")])

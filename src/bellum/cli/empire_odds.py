@@ -148,11 +148,12 @@ def _sweep(text: str) -> Sweep:
 )
 @click.option(
     "--max-memory",
-    type=Whole(1),
+    type=Real(0, min_open=True),
     default=1024,
     show_default=True,
     metavar="MB",
-    help="Memory the exact solver may use (more: sample).",
+    help="Memory the exact solver may use (more: sample); fractions of a MB too, as a"
+    " turn plan's odds lines give it.",
 )
 @click.option(
     "--resolver-runs",
@@ -217,7 +218,7 @@ def odds_cmd(
     model: str | None,
     target_error: float | None,
     max_runs: int,
-    max_memory: int,
+    max_memory: float,
     resolver_runs: int | None,
     jobs: int,
     seed: int | None,
@@ -277,7 +278,7 @@ def odds_cmd(
         sweep=None if sweep is None else _sweep(sweep), need=need,
         defense_as_seen=defense_as_seen, prior=weights if prior is not None else None,
         rules=rules, seed=seed, target_error=target_error, max_samples=max_runs,
-        max_memory=max_memory * 2**20, resolver_runs=resolver_runs, jobs=jobs,
+        max_memory=int(max_memory * 2**20), resolver_runs=resolver_runs, jobs=jobs,
         assume=assume, fog_draws=fog_draws,
     )  # fmt: skip
     try:

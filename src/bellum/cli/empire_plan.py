@@ -139,6 +139,8 @@ def _p(p: float, se: float) -> str:
 
 def render(world: Any, plan: Any, orders: list[str]) -> str:
     """The ranked table of each wave, the comparison with greedy, and the orders."""
+    from bellum.empire.plan.planner import value_se
+
     lines = [f"Turn plan for country {plan.country} ({plan.settings.objective}):"]
     for w in plan.waves:
         lines.append("")
@@ -172,8 +174,10 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
                 )
         al, gr = w.allocation, w.greedy
         gap = "" if al.gap is None else f", gap {100 * al.gap:.2f}%"
+        se = value_se(w.attacks)
         lines.append(
-            f"  plan: {_money(al.value)} expected ({al.method}, {al.status}{gap},"
+            f"  plan: {_money(al.value)}{f' ±{_money(se)}' if se >= 0.5 else ''} expected"
+            f" ({al.method}, {al.status}{gap},"
             f" {al.seconds:.2f} s); greedy: {_money(gr.value)} with {len(gr.chosen)} attacks"
         )
     lines += ["", "Orders (review them, then run them in this order):"]
@@ -257,6 +261,21 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
     help="Most seconds the solver may spend (it then returns its best plan and its gap).",
 )
 @click.option(
+    "--max-runs",
+    type=Whole(1),
+    default=None,
+    help="Where the odds are sampled, at most this many samples per option (as `bellum"
+    " empire odds --max-runs`; more: closer figures, slower)  [default: 60]",
+)
+@click.option(
+    "--max-memory",
+    type=Real(0, min_open=True),
+    default=None,
+    metavar="MB",
+    help="Memory the exact solver may use per fight (as `bellum empire odds --max-memory`;"
+    " beyond it the fight is sampled)  [default: 0.03125]",
+)
+@click.option(
     "--live",
     metavar="HOST:PORT",
     default=None,
@@ -286,6 +305,8 @@ def plan_cmd(
     dask: str | None,
     gap: float,
     time_limit: float,
+    max_runs: int | None,
+    max_memory: float | None,
     live: str | None,
     script: Path | None,
     as_json: bool,
@@ -299,6 +320,7 @@ def plan_cmd(
     with its named answers.  With --db the odds are kept in the database, so a
     second plan of the same turn is quick.  Nothing in the world changes.
     """
+    from bellum.empire.plan.curves import PLANNING, Precision
     from bellum.empire.plan.planner import (
         Settings,
         odds_command,
@@ -324,6 +346,7 @@ def plan_cmd(
         gap=gap,
         time_limit=time_limit,
         rules=rules,
+        precision=Precision(max_runs or PLANNING.max_runs, max_memory or PLANNING.max_memory),
     )
     pool = _pool(jobs, dask)
     if script is not None:
@@ -342,7 +365,9 @@ def plan_cmd(
             mine = [x for x in plan.attacks if x.wave == wave["wave"]]
             for a, attack in zip(wave["attacks"], mine, strict=True):
                 a["command"] = order_command(attack, world, cnum, where, live)
-                a["odds_command"] = odds_command(attack, world, cnum, where, seed)
+                a["odds_command"] = odds_command(
+                    attack, world, cnum, where, seed, settings.precision
+                )
         click.echo(json.dumps(doc, indent=2))
         return
     click.echo(render(world, plan, orders))
@@ -352,7 +377,7 @@ def plan_cmd(
             " (a second wave's hold once the first is played):"
         )
         for a in plan.attacks:
-            click.echo(f"  {odds_command(a, world, cnum, where, seed)}")
+            click.echo(f"  {odds_command(a, world, cnum, where, seed, settings.precision)}")
 
 
 @empire.command("threats", cls=CoordCommand)

@@ -852,7 +852,9 @@ class EmpireGame:
             for a, attack in zip(wave["attacks"], mine, strict=True):
                 a["at"], a["sources"] = map_keys(world, cnum, attack)
                 a["command"] = order_command(attack, world, cnum, where)
-                a["odds_command"] = odds_command(attack, world, cnum, where, plan.settings.seed)
+                a["odds_command"] = odds_command(
+                    attack, world, cnum, where, plan.settings.seed, plan.settings.precision
+                )
         return doc
 
     def threats(self, cnum: int) -> dict[str, Any]:

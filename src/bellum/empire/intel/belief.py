@@ -19,19 +19,21 @@ The priors (docs/fog.md says why each was chosen):
   drift=...``); one seen since the last update is taken as seen.
 * **What no report shows** (missions, a unit's fortification, efficiency and
   load, a ship's crew and guns, a fort's guns and shells where no spy counted
-  them): like the country's own objects, each as likely (a load: of the same
-  type where it has any); a country plays as its enemies do more than any
-  other guess says.  Without own objects to go by: what the type allows,
-  uniformly (missions: 1/2).
+  them): like the country's own objects, each as likely; a load as a share of
+  what the type holds, the own objects of the same type weighing one each
+  against all the others and any share together (Laplace's rule for a number);
+  a country plays as its enemies do more than any other guess says.  Without
+  own objects to go by: what the type allows, uniformly (missions: 1/2).
 * **The units in a sector a lookout saw**, where no unit was seen: ``lookout``
   shows none, where ``spy`` lists them all; so units with the chance that a
-  foreign sector a spy saw held units (Laplace's rule), those of one such
-  sector, each as likely.
+  sector of its kind (on a frontier, a coast or inland) whose units the country
+  knows held any (Laplace's rule), those of one spied sector of its kind.  The
+  target's **mines**: laid with that same chance (only units lay them).
 * **The tech** of another country: its ``report`` band.
 * **Sectors never seen** near the target are like the sectors of the same
-  owner that were seen (a random one of them, with its units): where the bmap
-  shows land, and where it shows nothing (close to the target) with the chance
-  that a sector it shows is land.
+  owner that were seen (a random one of them), holding units as a sector of
+  their kind does: where the bmap shows land, and where it shows nothing (close
+  to the target) with the chance that a sector it shows is land.
 
 ``--assume NAME=VALUE`` (:func:`parse_assumptions`) fixes any of them.
 """
@@ -309,10 +311,17 @@ class _Builder:
     belief: Belief = field(init=False)
     own: _Own = field(init=False)
     used: set[str] = field(default_factory=set)
+    _garrisons: _Garrisons | None = None
 
     def __post_init__(self) -> None:
         self.belief = Belief(_complete(self.world, self.country))
         self.own = _Own.of(self.world, self.country)
+
+    @property
+    def garrisons(self) -> _Garrisons:
+        if self._garrisons is None:
+            self._garrisons = _Garrisons.of(self)
+        return self._garrisons
 
     @property
     def geo(self) -> Any:
@@ -495,17 +504,29 @@ class _Own:
         vs = self.values.get(key, [])
         return Dist.of(vs) if vs else fallback
 
-    def typed(self, key: str, kind: str) -> str:
-        """``key`` for the viewer's own objects of type ``kind`` where it has any: a ship's
-        crew is a share of what its type holds, and a transport's is not a battleship's."""
-        return f"{key}|{kind}" if self.shares.get(f"{key}|{kind}") else key
+    def share(self, key: str, kind: str, most: int) -> Dist:
+        """``most`` times a share of the viewer's own ``key`` (a crew, a load), for an
+        object of type ``kind``.  The server fills no crew or load by itself: each is
+        what its owner loaded, any amount up to what the type holds (``load``), so the
+        only evidence is how the viewer loads its own.  Laplace's rule for a number:
+        each own object of the type weighs one, and all else the viewer knows weighs
+        one more in all (its objects of every type, one each, and beside them any share,
+        uniformly, weighing one).  One own cargo ship says much of a cargo ship's crew,
+        never that it is certain; a transport's crew is not a battleship's share."""
+        spread = Dist.uniform(0, most)
+        pooled = _mixed([(spread, 1.0), *self._scaled(key, most)])
+        return _mixed([(pooled, 1.0), *self._scaled(f"{key}|{kind}", most)])
 
-    def share(self, key: str, most: int) -> Dist:
-        """``most`` times a share of the viewer's own; uniform up to ``most`` without any."""
-        shares = self.shares.get(key, [])
-        if not shares:
-            return Dist.uniform(0, most)
-        return Dist.of([min(most, max(0, round(f * most))) for f in shares])
+    def _scaled(self, key: str, most: int) -> list[tuple[Dist, float]]:
+        return [(Dist.fixed(min(most, max(0, round(f * most)))), 1.0)
+                for f in self.shares.get(key, [])]  # fmt: skip
+
+    def why_share(self, key: str, kind: str) -> str:
+        n, total = len(self.shares.get(f"{key}|{kind}", [])), len(self.shares.get(key, []))
+        if not total:
+            return "any amount up to what the type holds"
+        typed = f"{n} of the type, one each; " if n else ""
+        return f"like the country's own: {typed}its {total} of all types and any amount, one in all"
 
     def chance(self, key: str, given: float | None) -> float:
         """The chance of ``key`` from the viewer's own objects doing it, ``n`` of
@@ -520,8 +541,7 @@ class _Own:
         n = len(self.values.get(key, self.shares.get(key, [])))
         if key in self.counts:
             n = self.counts[key][1]
-        of_type = " of the type" if "|" in key else ""
-        return f"like the country's own {n}{of_type}" if n else fallback
+        return f"like the country's own {n}" if n else fallback
 
 
 # -- the objects seen ------------------------------------------------------------------
@@ -620,18 +640,20 @@ def _sector_seen(b: _Builder, o: Observation) -> None:
             b.number(f"{at}.{item}", o.get(item), _item_prior(b, owner, item), setter(item),
                      f"the {item}s of the owner's forts seen", 32767)  # fmt: skip
     if is_target:
-        _mines(b, at, xy, s.oldowner)
+        _mines(b, at, xy, owner, s.oldowner)
 
 
 #: The most mines a defence counts (``attsub.c``: ``MIN(mines, 20)``, 0.02 each).
 MINES_COUNTED = 20
 
 
-def _mines(b: _Builder, at: str, xy: Coord, oldowner: int | None) -> None:
+def _mines(b: _Builder, at: str, xy: Coord, owner: int | None, oldowner: int | None) -> None:
     """The target's mines: none against their old owner (the server counts none, and
-    shows them to it); else, with no report of them and no own mines to go by (a player's
-    dump leaves its own out too), laid or not with probability 1/2, as a mission without
-    evidence, and if laid any number the defence counts, uniformly."""
+    shows them to it).  Else no report shows them, nor the country's own (a player's
+    dump leaves them out); but only an engineering unit standing in its owner's sector
+    lays them (``lmine``, mine.c), so they are laid with the chance that a sector of the
+    target's kind holds units (on a frontier, a coast or inland, :class:`_Garrisons`), and if laid,
+    any number the defence counts, uniformly."""
 
     def put(world: World, v: Any) -> None:
         world.sectors[xy].mines = int(v)
@@ -640,10 +662,14 @@ def _mines(b: _Builder, at: str, xy: Coord, oldowner: int | None) -> None:
         b.add(f"{at}.mines", Dist.fixed(0), put, None,
               "none counted against the old owner")  # fmt: skip
         return
+    g = b.garrisons
+    front = g.kind(b, xy, owner if owner is not None else -1)
+    p = g.chance(front)
     n = MINES_COUNTED
-    dist = Dist(tuple(range(n + 1)), (n * 1.0,) + (1.0,) * n)
+    dist = Dist(tuple(range(n + 1)), (1 - p, *(p / n,) * n))
     b.add(f"{at}.mines", dist, put, None,
-          f"never shown but to the old owner: none (50%) or uniform 1..{n} (the most the"
+          f"never shown but to the old owner: laid by units, so laid as units are held"
+          f" {g.why(front)}: with probability {p:.2f}, then uniform 1..{n} (the most the"
           " defence counts)")  # fmt: skip
 
 
@@ -670,6 +696,17 @@ def _like_seen(b: _Builder, owner: int, item: str, fallback: Dist, forts: bool =
     if not values:
         return fallback
     return Dist.of(values)
+
+
+def _mixed(parts: list[tuple[Dist, float]]) -> Dist:
+    """The mixture of distributions, each with its total weight."""
+    acc: dict[Any, float] = {}
+    for d, weight in parts:
+        total = sum(d.weights)
+        for v, w in zip(d.values, d.weights, strict=True):
+            acc[v] = acc.get(v, 0.0) + weight * w / total
+    keys = sorted(acc)
+    return Dist(tuple(keys), tuple(acc[k] for k in keys))
 
 
 def _thing_seen(b: _Builder, o: Observation) -> None:
@@ -712,9 +749,8 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
         eff = own.like("unit eff", Dist.uniform(10, 100))
         b.number(f"{name}.eff", o.get("eff"), eff, put_unit("eff"),
                  own.why("unit eff", "any efficiency a unit keeps"), 100)  # fmt: skip
-        crew = own.typed("unit mil", lt.name)
-        b.number(f"{name}.mil", o.get("mil"), own.share(crew, lt.milit), put_unit("mil"),
-                 own.why(crew, "up to what the type holds"), lt.milit)  # fmt: skip
+        b.number(f"{name}.mil", o.get("mil"), own.share("unit mil", lt.name, lt.milit),
+                 put_unit("mil"), own.why_share("unit mil", lt.name), lt.milit)  # fmt: skip
         b.number(f"{name}.tech", tech_seen, _tech_prior(b, owner, lt.tech), put_unit("tech"),
                  "the owner's tech as report shows it", 1000)  # fmt: skip
         fort = own.like("unit fort", Dist.uniform(0, 127))
@@ -750,10 +786,9 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
         for item in ("mil", "gun", "shell"):
             most = st.cargo.get(_cargo(item), 0)
             if most:
-                key = own.typed(f"ship {item}", st.name)
-                b.number(f"{name}.{item}", o.get(item), own.share(key, most),
-                         put_ship(item), own.why(key, "up to what the type holds"),
-                         most)  # fmt: skip
+                key = f"ship {item}"
+                b.number(f"{name}.{item}", o.get(item), own.share(key, st.name, most),
+                         put_ship(item), own.why_share(key, st.name), most)  # fmt: skip
     elif o.kind == "plane" and mnemonic in tables.planes:
         pt = tables.planes[mnemonic]
         pl = Plane(uid=uid, type=pt, owner=owner, x=xy[0], y=xy[1], tech=tech or pt.tech, eff=100,
@@ -844,8 +879,12 @@ COPY_UIDS = 1_000_000
 def _unseen(b: _Builder) -> None:
     """Sectors near the target never seen, and the target itself if never seen: like a
     random sector seen of the target's owner (the likeliest owner when the target was not
-    seen either), with the units seen in that sector.  A sector the bmap shows as land of
-    some use (``?`` or a designation) is such land; one it shows nothing of (within
+    seen either), its designation and numbers; and holding units as a sector of its kind
+    does (on a frontier, a coast or inland, :class:`_Garrisons`: the same chance and units
+    as a sector a lookout saw).  A reserve behind the frontier sits where no lookout
+    reaches: a sector seen only by a lookout shows none, so the units seen in the owner's
+    sectors would say the land behind is empty.  A sector the bmap shows as land of some
+    use (``?`` or a designation) is such land; one it shows nothing of (within
     :data:`BLANK_REACH`) is land with the chance that a sector the bmap shows is land,
     else sea."""
     w = b.belief.base
@@ -873,6 +912,7 @@ def _unseen(b: _Builder) -> None:
     land = sum(c != "." for c in marks) / len(marks) if marks else 0.5
     units_at = _units_seen_at(b)
     p_reserve = b.own.chance("reserve", b.assume.missions)
+    g = b.garrisons
     afloat = _afloat(b.world)
     for xy in list(w.geometry.within(b.target, REACH)):
         if xy in b.world.sectors or f"sector {xy[0]},{xy[1]}" in b.world.observations:
@@ -888,18 +928,24 @@ def _unseen(b: _Builder) -> None:
             continue
         at = b.world.fmt(xy, b.country)
         share = 1.0 if not blank or xy == b.target else land
-        choices: list[tuple[int, bool]] = [(-1, False)] if share < 1 else []
+        front = g.kind(b, xy, owner)
+        p_held = g.chance(front) if g.held else 0.0
+        pool = g.pool(front)
+        garrison: list[tuple[tuple[int, bool], float]] = [((-1, False), 1 - p_held)]
+        for j in range(len(pool)):
+            garrison += [((j, True), p_held * p_reserve / len(pool)),
+                         ((j, False), p_held * (1 - p_reserve) / len(pool))]  # fmt: skip
+        choices: list[tuple[int, int, bool]] = [(-1, -1, False)] if share < 1 else []
         weights: list[float] = [1 - share] if share < 1 else []
-        for i, o in enumerate(seen):
-            if units_at.get(o.ident):
-                choices += [(i, True), (i, False)]
-                weights += [share * p_reserve / len(seen), share * (1 - p_reserve) / len(seen)]
-            else:
-                choices.append((i, False))
-                weights.append(share / len(seen))
+        for i in range(len(seen)):
+            for (j, reserve), p in garrison:
+                if p > 0:
+                    choices.append((i, j, reserve))
+                    weights.append(share / len(seen) * p)
 
-        def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner) -> None:
-            i, reserve = pick
+        def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner,
+                pool: list[str] = pool) -> None:  # fmt: skip
+            i, j, reserve = pick
             if i < 0:
                 world.sectors[xy] = Sector(x=xy[0], y=xy[1], type=world.tables.sector("sea"))
                 return
@@ -912,14 +958,16 @@ def _unseen(b: _Builder) -> None:
                 if v is not None and isinstance(v.value, int):
                     sect.put(item, v.value)
             world.sectors[xy] = sect
-            _copy_units(world, units_at.get(src.ident, []), xy, reserve)
+            if j >= 0:
+                _copy_units(world, units_at.get(pool[j], []), xy, reserve, owner)
 
         where = f"{mark!r} on the bmap" if not blank else f"land {share:.0%}, like the bmap's"
         b.add(f"{at}.like", Dist(tuple(choices), tuple(weights)), put, None,
               f"never seen ({where}): like one of the {len(seen)} sectors of"
-              f" {w.name_of(owner)} seen, with their units")  # fmt: skip
+              f" {w.name_of(owner)} seen; units {g.why(front)}: with probability"
+              f" {p_held:.2f}")  # fmt: skip
         if xy == b.target:
-            _mines(b, at, xy, None)
+            _mines(b, at, xy, owner, None)
 
 
 def _copy_units(
@@ -946,29 +994,95 @@ def _spied(o: Observation) -> bool:
     return any(s.source == "spy" for s in o.fields.values())
 
 
+#: The kinds of a sector, as :class:`_Garrisons` tells them, in the list's words.
+PLACES = {
+    "frontier": "on a frontier",
+    "coast": "on a coast away from any frontier",
+    "inland": "inland away from any frontier",
+}
+
+
+@dataclass
+class _Garrisons:
+    """Which sectors hold units, by kind of sector, among those whose units the country
+    knows: its own, and the foreign sectors a spy saw (``spy`` lists every unit in them).
+    A sector's kind (:data:`PLACES`): on a frontier, next to land another country holds,
+    where an enemy can walk in and where its owner's units stand to stop it; else on a
+    coast, which only a landing reaches (``assault``); else inland, behind the frontier,
+    where reserves wait for what breaks through."""
+
+    holders: dict[Coord, int]
+    sea: set[Coord]
+    #: By kind: [sectors, of which holding units].
+    counts: dict[str, list[int]]
+    #: The foreign sectors a spy saw holding units, with their kind.
+    held: dict[str, str]
+
+    @classmethod
+    def of(cls, b: _Builder) -> _Garrisons:
+        holders = {xy: s.owner for xy, s in b.world.sectors.items() if not s.type.is_sea}
+        for o in b.world.observations.values():
+            if o.kind != "sector":
+                continue
+            if not b.world.tables.sector(str(_seen_value(o, "type", "wilderness"))).is_sea:
+                holders[_xy_of(o.ident, b)] = int(_seen_value(o, "owner", 0))
+        sea = {xy for xy, s in b.belief.base.sectors.items() if s.type.is_sea}
+        g = cls(holders, sea, {k: [0, 0] for k in PLACES}, {})
+        own_units = {u.xy for u in b.world.units.values() if u.owner == b.country and not u.loaded}
+        for xy, s in b.world.sectors.items():
+            if s.owner == b.country and not s.type.is_sea:
+                c = g.counts[g.kind(b, xy, b.country)]
+                c[0] += 1
+                c[1] += xy in own_units
+        units_at = _units_seen_at(b)
+        for o in b.world.observations.values():
+            owner = int(_seen_value(o, "owner", 0))
+            if o.kind != "sector" or not _spied(o) or owner in (0, b.country):
+                continue
+            kind = g.kind(b, _xy_of(o.ident, b), owner)
+            c = g.counts[kind]
+            c[0] += 1
+            if units_at.get(o.ident):
+                c[1] += 1
+                g.held[o.ident] = kind
+        return g
+
+    def kind(self, b: _Builder, xy: Coord, owner: int) -> str:
+        around = b.geo.neighbours(xy)
+        if any(self.holders.get(n) not in (None, 0, owner) for n in around):
+            return "frontier"
+        return "coast" if any(n in self.sea for n in around) else "inland"
+
+    def chance(self, kind: str) -> float:
+        """That a sector of this kind holds units: Laplace's rule, ``(k + 1) / (n + 2)``
+        of ``n`` such sectors ``k`` did, so that a few never make it certain."""
+        n, k = self.counts[kind]
+        return (k + 1) / (n + 2)
+
+    def pool(self, kind: str) -> list[str]:
+        """The spied sectors whose units a sector of ``kind`` may hold: those of its kind
+        that held any, else all that did."""
+        return sorted(i for i, k in self.held.items() if k == kind) or sorted(self.held)
+
+    def why(self, kind: str) -> str:
+        n, k = self.counts[kind]
+        return (f"{PLACES[kind]}, like the {n} sectors so placed whose units the country"
+                f" knows (its own, and those a spy saw), {k} with units")  # fmt: skip
+
+
 def _hidden_units(b: _Builder) -> None:
     """The units a foreign sector near the target may hold unseen.  One seen only by a
-    lookout, with no unit seen in it, holds the units of one of the foreign sectors a spy
-    saw (each such sector as likely; the chance that it holds any by Laplace's rule,
-    ``(k + 1) / (n + 2)`` of ``n`` spied sectors ``k`` held units, so that a few spy
-    reports never make it certain), on reserve with the chance of a mission.  Taking an
-    empty lookout sighting for no units would drop only what helps the defender."""
-    units_at = _units_seen_at(b)
-    samples = sorted(
-        o.ident for o in b.world.observations.values()
-        if o.kind == "sector" and _spied(o)
-        and int(_seen_value(o, "owner", 0)) not in (0, b.country)
-    )  # fmt: skip
-    held = [i for i in samples if units_at.get(i)]
-    if not samples:
+    lookout, with no unit seen in it, holds units with the chance that a sector of its
+    kind held any (:class:`_Garrisons`): those of one of the spied sectors of its kind
+    that held any (of any kind where none did), each as likely, on reserve with the
+    chance of a mission.  Taking an empty lookout sighting for no units would drop only
+    what helps the defender; taking a coast for a frontier would add what defends
+    frontiers."""
+    g = b.garrisons
+    if not g.held:
         return
-    p_held = (len(held) + 1) / (len(samples) + 2)
+    units_at = _units_seen_at(b)
     p_reserve = b.own.chance("reserve", b.assume.missions)
-    choices: list[tuple[int, bool]] = [(-1, False)]
-    weights = [1 - p_held]
-    for i in range(len(held)):
-        choices += [(i, True), (i, False)]
-        weights += [p_held * p_reserve / len(held), p_held * (1 - p_reserve) / len(held)]
     for o in sorted(b.world.observations.values(), key=lambda o: o.ident):
         if o.kind != "sector" or _spied(o) or units_at.get(o.ident):
             continue
@@ -976,19 +1090,27 @@ def _hidden_units(b: _Builder) -> None:
         owner = int(_seen_value(o, "owner", 0))
         if owner in (0, b.country) or not b.near(xy):
             continue
+        front = g.kind(b, xy, owner)
+        p_held = g.chance(front)
+        pool = g.pool(front)
+        choices: list[tuple[int, bool]] = [(-1, False)]
+        weights = [1 - p_held]
+        for i in range(len(pool)):
+            choices += [(i, True), (i, False)]
+            weights += [p_held * p_reserve / len(pool), p_held * (1 - p_reserve) / len(pool)]
 
-        def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner) -> None:
+        def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner,
+                pool: list[str] = pool) -> None:  # fmt: skip
             i, reserve = pick
             if i >= 0:
-                _copy_units(world, units_at.get(held[i], []), xy, reserve, owner)
+                _copy_units(world, units_at.get(pool[i], []), xy, reserve, owner)
 
         source = o.get("owner") or o.get("type")
         shown = source.source if source is not None else "a sighting"
         at = b.world.fmt(xy, b.country)
         b.add(f"{at}.units", Dist(tuple(choices), tuple(weights)), put, None,
-              f"never shown ({shown} shows no units): like the {len(samples)} foreign"
-              f" sectors a spy saw, {len(held)} with units: units with probability"
-              f" {p_held:.2f}")  # fmt: skip
+              f"never shown ({shown} shows no units): {g.why(front)}: units with"
+              f" probability {p_held:.2f}")  # fmt: skip
 
 
 def _units_seen_at(b: _Builder) -> dict[str, list[int]]:

@@ -33,16 +33,44 @@ from bellum.errors import BellumError, CommandError
 
 Progress = Callable[[float], None]
 
-#: Plans per task sent to a worker: few, so that one slow fight does not hold back others
-#: queued behind it (a task costs a path and its plans to send, not its world).
-CHUNK = 2
+#: Plans per task sent to a worker at most: few, so that one slow fight does not hold back
+#: others queued behind it (a task costs a path and its plans to send, not its world).
+CHUNK = 4
 #: Bump when the figures for the same plan would change (the cache keys carry it).
-CURVE_VERSION = "2"
-#: Samples at most, where the odds engine samples: the bound on one option's time.  The
-#: planner never passes ``samples`` or ``target_error`` (either makes the engine sample
-#: even a fight it can solve exactly); it bounds the sampling the engine chooses, and its
-#: printed odds lines repeat the bound (``--max-runs``) so they give the same figures.
-MAX_SAMPLES = 500
+CURVE_VERSION = "3"
+
+
+@dataclass(frozen=True)
+class Precision:
+    """How closely each option's odds are solved: the odds engine's bounds on its work.
+
+    The planner never passes ``samples`` or ``target_error`` (either makes the engine
+    sample even a fight it can solve exactly); it bounds the samples the engine draws where
+    it samples (``max_runs``) and the size of a fight it solves exactly (``max_memory``, in
+    MB: beyond it, the fight's morale histories are drawn and a big one is simulated).  Both
+    are ``bellum empire odds`` options (``--max-runs``, ``--max-memory``), which every
+    printed odds line repeats, so it gives the plan's figures.
+    """
+
+    max_runs: int = 60
+    max_memory: float = 1 / 32
+
+    @property
+    def memory_bytes(self) -> int:
+        """``max_memory`` as :func:`~bellum.empire.odds.plan_odds` takes it."""
+        return int(self.max_memory * 2**20)
+
+    def words(self) -> list[str]:
+        """The same bounds as ``bellum empire odds`` options."""
+        return ["--max-runs", str(self.max_runs), "--max-memory", f"{self.max_memory:g}"]
+
+
+#: The planner's default (docs/plan.md): about a tenth of a second of CPU per option on
+#: the realistic worlds, P(success) within a few points (each figure's standard error is
+#: reported).
+PLANNING = Precision()
+#: ``bellum empire odds``'s own defaults: the engine's full answer.
+FULL = Precision(500, 1024)
 
 
 @dataclass(frozen=True)
@@ -78,11 +106,12 @@ class CurveCache(Protocol):
     def put_curves(self, version: str, items: dict[str, str]) -> None: ...
 
 
-def plan_key(plan: Plan, seed: int) -> str:
-    """The cache key of one plan solved with one seed."""
+def plan_key(plan: Plan, seed: int, precision: Precision = PLANNING) -> str:
+    """The cache key of one plan solved with one seed at one precision."""
     mil = sorted((str(s), n) for s, n in (plan.mil or {}).items())
     units = sorted(plan.units or ())
-    return f"{CURVE_VERSION}|{plan.order.text()}|{mil}|{units}|{seed}"
+    how = f"{precision.max_runs}|{precision.max_memory:g}"
+    return f"{CURVE_VERSION}|{plan.order.text()}|{mil}|{units}|{seed}|{how}"
 
 
 def rules_digest(rules: Rules) -> str:
@@ -93,10 +122,13 @@ def rules_digest(rules: Rules) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
-def solve_point(world: World, country: int, plan: Plan, seed: int) -> Point | None:
+def solve_point(
+    world: World, country: int, plan: Plan, seed: int, precision: Precision = PLANNING
+) -> Point | None:
     """One plan's odds; ``None`` when the command refuses it (the option is dropped)."""
     try:
-        o = plan_odds(world, country, plan, seed=seed, max_samples=MAX_SAMPLES)
+        o = plan_odds(world, country, plan, seed=seed, max_samples=precision.max_runs,
+                      max_memory=precision.memory_bytes)  # fmt: skip
     except BellumError:
         return None
     return Point(o.p_success, o.standard_error, o.expected("attacker"), o.expected("defender"),
@@ -118,32 +150,54 @@ class _ReadOnlyWorld(World):
         return self
 
 
-#: Worlds unpickled in this process, by where they came from (the latest few).
+#: Worlds unpickled in this process, by their pickle's digest (the latest few).
 _WORLDS: OrderedDict[str, World] = OrderedDict()
 _KEEP = 4
 
 
-def _world(ref: bytes | str) -> World:
-    """The world ``ref`` names - a pickle, or the path of a file holding one - unpickled
-    once per process and kept while it is among the last few used."""
-    key = ref if isinstance(ref, str) else hashlib.sha256(ref).hexdigest()
-    if key in _WORLDS:
-        _WORLDS.move_to_end(key)
-        return _WORLDS[key]
-    blob = Path(ref).read_bytes() if isinstance(ref, str) else ref
-    world: World = pickle.loads(blob)
+@dataclass(frozen=True)
+class WorldPickle:
+    """A world as the workers get it: its pickle, and the pickle's digest that names it.
+
+    A worker unpickles each world once and keeps it under its digest, whichever round
+    or run sends it again; the odds engine's cache of side graphs and fights belongs to
+    that one copy, so every option a worker solves for that world shares it.
+    """
+
+    digest: str
+    data: bytes
+
+    @classmethod
+    def of(cls, world: World) -> WorldPickle:
+        data = pickle.dumps(world, pickle.HIGHEST_PROTOCOL)
+        return cls(hashlib.sha256(data).hexdigest(), data)
+
+
+def _world(digest: str, source: bytes | str) -> World:
+    """The world named ``digest`` - from ``source``, its pickle or the path of a file
+    holding it - unpickled once per process and kept while among the last few used."""
+    if digest in _WORLDS:
+        _WORLDS.move_to_end(digest)
+        return _WORLDS[digest]
+    data = Path(source).read_bytes() if isinstance(source, str) else source
+    world: World = pickle.loads(data)
     world.__class__ = _ReadOnlyWorld
-    _WORLDS[key] = world
+    _WORLDS[digest] = world
     while len(_WORLDS) > _KEEP:
         _WORLDS.popitem(last=False)
     return world
 
 
 def solve_chunk(
-    ref: bytes | str, country: int, plans: list[Plan], seed: int
+    digest: str,
+    source: bytes | str,
+    country: int,
+    plans: list[Plan],
+    seed: int,
+    precision: Precision,
 ) -> list[Point | None]:  # run in a worker
-    world = _world(ref)
-    return [solve_point(world, country, p, seed) for p in plans]
+    world = _world(digest, source)
+    return [solve_point(world, country, p, seed, precision) for p in plans]
 
 
 #: One piece of work: the index of its world, the country that gives the orders, the plans.
@@ -152,10 +206,14 @@ Task = tuple[int, int, list[Plan]]
 
 class Pool(Protocol):
     """Runs tasks somewhere and yields ``(index, points)`` as they finish; each task's
-    world is one of ``worlds`` (pickles), given by its index."""
+    world is one of ``worlds``, given by its index."""
 
     def run(
-        self, worlds: Sequence[bytes], tasks: Sequence[Task], seed: int
+        self,
+        worlds: Sequence[WorldPickle],
+        tasks: Sequence[Task],
+        seed: int,
+        precision: Precision,
     ) -> Iterator[tuple[int, list[Point | None]]]: ...
 
 
@@ -166,11 +224,12 @@ class LocalPool:
     Its processes are started once and kept for every run until :meth:`close` (or the
     end of a ``with`` block): a plan solves its options in several rounds, and a
     worker keeps the worlds it has unpickled.  A world reaches the workers as a file,
-    written once per run, rather than with every task.
+    written once for the pool's life, rather than with every task.
     """
 
     jobs: int = 0
     _executor: ProcessPoolExecutor | None = field(default=None, init=False, repr=False)
+    _files: tempfile.TemporaryDirectory[str] | None = field(default=None, init=False, repr=False)
 
     def __enter__(self) -> LocalPool:
         return self
@@ -182,81 +241,140 @@ class LocalPool:
         if self._executor is not None:
             self._executor.shutdown(wait=True, cancel_futures=True)
             self._executor = None
+        if self._files is not None:
+            self._files.cleanup()
+            self._files = None
+
+    def _path(self, world: WorldPickle) -> str:
+        if self._files is None:
+            self._files = tempfile.TemporaryDirectory(prefix="bellum-plan-")
+        path = Path(self._files.name) / f"{world.digest}.pickle"
+        if not path.exists():
+            path.write_bytes(world.data)
+        return str(path)
 
     def run(
-        self, worlds: Sequence[bytes], tasks: Sequence[Task], seed: int
+        self,
+        worlds: Sequence[WorldPickle],
+        tasks: Sequence[Task],
+        seed: int,
+        precision: Precision,
     ) -> Iterator[tuple[int, list[Point | None]]]:
         jobs = self.jobs or os.cpu_count() or 1
         if jobs == 1 or len(tasks) == 1:
             for i, (w, country, plans) in enumerate(tasks):
-                yield i, solve_chunk(worlds[w], country, plans, seed)
+                world = worlds[w]
+                yield i, solve_chunk(world.digest, world.data, country, plans, seed, precision)
             return
         if self._executor is None:
             self._executor = ProcessPoolExecutor(max_workers=jobs)
         ex = self._executor
-        with tempfile.TemporaryDirectory(prefix="bellum-plan-") as tmp:
-            paths = []
-            for i, blob in enumerate(worlds):
-                path = Path(tmp) / f"world-{i}.pickle"
-                path.write_bytes(blob)
-                paths.append(str(path))
-            futures = {
-                ex.submit(solve_chunk, paths[w], country, plans, seed): i
-                for i, (w, country, plans) in enumerate(tasks)
-            }
-            try:
-                for f in as_completed(futures):
-                    yield futures[f], f.result()
-            except BaseException:
-                for f in futures:
-                    f.cancel()
-                self._executor = None  # Ctrl-C or a failure: the running tasks are dropped
-                ex.shutdown(wait=False, cancel_futures=True)
-                raise
+        paths = [self._path(w) for w in worlds]
+        futures = {
+            ex.submit(solve_chunk, worlds[w].digest, paths[w], country, plans, seed,
+                      precision): i
+            for i, (w, country, plans) in enumerate(tasks)
+        }  # fmt: skip
+        try:
+            for f in as_completed(futures):
+                yield futures[f], f.result()
+        except BaseException:
+            for f in futures:
+                f.cancel()
+            self._executor = None  # Ctrl-C or a failure: the running tasks are dropped
+            ex.shutdown(wait=False, cancel_futures=True)
+            raise
 
 
 @dataclass
 class DaskPool:
-    """A Dask distributed scheduler at ``address`` (``tcp://host:port``), or a client."""
+    """A Dask distributed scheduler at ``address`` (``tcp://host:port``), or a client.
+
+    Each world is scattered to every worker once, the first time a run needs it, and
+    kept there until :meth:`close`: a plan's rounds (and a second wave, or threats after
+    a plan) send only their tasks.  A client made from an address is also kept until
+    then.
+    """
 
     address: str | Any
     #: Seconds to wait for the scheduler to answer.
     timeout: float = 10.0
+    _client: Any = field(default=None, init=False, repr=False)
+    _scattered: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+
+    def __enter__(self) -> DaskPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Forget the scattered worlds, and close the client this pool made."""
+        self._scattered.clear()
+        if self._client is not None and isinstance(self.address, str):
+            self._client.close()
+        self._client = None
+
+    def _connect(self) -> Any:
+        if self._client is None:
+            if not isinstance(self.address, str):
+                self._client = self.address
+            else:
+                import distributed
+
+                client_of: Any = distributed.Client
+                try:
+                    self._client = client_of(self.address, timeout=f"{self.timeout}s")
+                except (OSError, TimeoutError) as exc:
+                    raise CommandError(
+                        f"--dask {self.address}: cannot reach the Dask scheduler ({exc})"
+                    ) from None
+        return self._client
 
     def run(
-        self, worlds: Sequence[bytes], tasks: Sequence[Task], seed: int
+        self,
+        worlds: Sequence[WorldPickle],
+        tasks: Sequence[Task],
+        seed: int,
+        precision: Precision,
     ) -> Iterator[tuple[int, list[Point | None]]]:
         import distributed
 
-        client_of: Any = distributed.Client
         finished: Any = distributed.as_completed
-        own = isinstance(self.address, str)
+        client = self._connect()
+        for w in worlds:
+            if w.digest not in self._scattered:
+                self._scattered[w.digest] = client.scatter(w.data, broadcast=True)
+        sources = [self._scattered[w.digest] for w in worlds]
+        futures = client.map(
+            solve_chunk, [worlds[w].digest for w, _, _ in tasks], [sources[w] for w, _, _ in tasks],
+            [c for _, c, _ in tasks], [plans for _, _, plans in tasks], [seed] * len(tasks),
+            [precision] * len(tasks), pure=False,
+        )  # fmt: skip
+        index = {f.key: i for i, f in enumerate(futures)}
         try:
-            client: Any = (
-                client_of(self.address, timeout=f"{self.timeout}s") if own else self.address
-            )
-        except (OSError, TimeoutError) as exc:
-            raise CommandError(
-                f"--dask {self.address}: cannot reach the Dask scheduler ({exc})"
-            ) from None
-        try:
-            scattered = [client.scatter(blob, broadcast=True) for blob in worlds]
-            futures = client.map(
-                solve_chunk, [scattered[w] for w, _, _ in tasks], [c for _, c, _ in tasks],
-                [plans for _, _, plans in tasks], [seed] * len(tasks), pure=False,
-            )  # fmt: skip
-            index = {f.key: i for i, f in enumerate(futures)}
             for f in finished(futures):
                 yield index[f.key], f.result()
-        finally:
-            if own:
-                client.close()
+        except BaseException:
+            client.cancel(futures)
+            raise
+
+
+def _chunks(plans: Sequence[Plan]) -> Iterator[tuple[int, list[Plan]]]:
+    """The plans in tasks of at most :data:`CHUNK`, each of one order (one target): the
+    options of a target share their defender, so a worker's engine cache serves them all."""
+    start = 0
+    for i in range(1, len(plans) + 1):
+        if i == len(plans) or i - start == CHUNK or plans[i].order != plans[start].order:
+            yield start, list(plans[start:i])
+            start = i
 
 
 def solve_batches(
     batches: Sequence[tuple[World, int, Sequence[Plan]]],
     *,
     seed: int,
+    precision: Precision = PLANNING,
     pool: Pool | None = None,
     progress: Progress | None = None,
     found: Callable[[int, int, Point | None], None] | None = None,
@@ -264,21 +382,21 @@ def solve_batches(
     """The points of every plan of every batch (a world, the country giving the orders,
     its plans), solved together in ``pool``: one run, however many worlds.  ``found``
     hears each point as it comes (batch, plan, point), so an interrupted run keeps them."""
-    worlds = [pickle.dumps(w, pickle.HIGHEST_PROTOCOL) for w, _, plans in batches if plans]
+    worlds = [WorldPickle.of(w) for w, _, plans in batches if plans]
     tasks: list[Task] = []
     where: list[tuple[int, int]] = []  # (batch, first plan) of each task
     n = 0
     for b, (_, country, plans) in enumerate(batches):
         if not plans:
             continue
-        for i in range(0, len(plans), CHUNK):
-            tasks.append((n, country, list(plans[i : i + CHUNK])))
+        for i, chunk in _chunks(plans):
+            tasks.append((n, country, chunk))
             where.append((b, i))
         n += 1
     out: list[list[Point | None]] = [[None] * len(plans) for _, _, plans in batches]
     total = sum(len(t[2]) for t in tasks)
     done = 0
-    for k, points in (pool or LocalPool()).run(worlds, tasks, seed):
+    for k, points in (pool or LocalPool()).run(worlds, tasks, seed, precision):
         b, first = where[k]
         out[b][first : first + len(points)] = points
         if found is not None:
@@ -296,13 +414,14 @@ def solve_points(
     plans: Sequence[Plan],
     *,
     seed: int,
+    precision: Precision = PLANNING,
     pool: Pool | None = None,
     cache: CurveCache | None = None,
     version: str = "",
     progress: Progress | None = None,
 ) -> tuple[list[Point | None], int]:
     """Every plan's point, from ``cache`` where it has them; and how many were solved now."""
-    keys = [plan_key(p, seed) for p in plans]
+    keys = [plan_key(p, seed, precision) for p in plans]
     rules = {p.rules_in(world) for p in plans}
     digest = "|".join(sorted(rules_digest(r) for r in rules))
     version = f"{version}|{digest}|{country}"
@@ -322,8 +441,9 @@ def solve_points(
             fresh[keys[todo[j]]] = "null" if point is None else point.to_json()
 
         try:
-            solve_batches([(world, country, [plans[i] for i in todo])], seed=seed, pool=pool,
-                          progress=progress, found=keep)  # fmt: skip
+            solve_batches([(world, country, [plans[i] for i in todo])], seed=seed,
+                          precision=precision, pool=pool, progress=progress,
+                          found=keep)  # fmt: skip
         finally:  # what was solved is kept, even when interrupted
             if cache is not None and version and fresh:
                 cache.put_curves(version, fresh)
@@ -331,12 +451,15 @@ def solve_points(
 
 
 __all__ = [
-    "MAX_SAMPLES",
+    "FULL",
+    "PLANNING",
     "CurveCache",
     "DaskPool",
     "LocalPool",
     "Point",
     "Pool",
+    "Precision",
+    "WorldPickle",
     "plan_key",
     "solve_batches",
     "solve_points",

@@ -15,6 +15,7 @@ with greedy's plan beside it.  The plan's assumptions (docs/plan.md):
 
 from __future__ import annotations
 
+import math
 import shlex
 import time
 from collections.abc import Callable, Mapping
@@ -48,10 +49,11 @@ from bellum.empire.plan.candidates import (
     strongest,
 )
 from bellum.empire.plan.curves import (
-    MAX_SAMPLES,
+    PLANNING,
     CurveCache,
     Point,
     Pool,
+    Precision,
     plan_key,
     solve_points,
 )
@@ -84,6 +86,8 @@ class Settings:
     time_limit: float = DEFAULT_TIME_LIMIT
     #: The rules the attacks run under; ``None``: the world's own.
     rules: Rules | None = None
+    #: How closely each option's odds are solved (``--max-runs``, ``--max-memory``).
+    precision: Precision = PLANNING
 
 
 @dataclass(frozen=True)
@@ -143,6 +147,13 @@ class TurnPlan:
     @property
     def attacks(self) -> tuple[Attack, ...]:
         return tuple(a for w in self.waves for a in w.attacks)
+
+
+def value_se(attacks: tuple[Attack, ...]) -> float:
+    """The standard error of ``attacks``' expected value from their sampled P(success):
+    √Σ (prize × se)², each option's odds being solved on their own (the expected losses'
+    own sampling error is left out; docs/plan.md)."""
+    return math.sqrt(sum((a.prize * a.point.se) ** 2 for a in attacks))
 
 
 def prize(world: World, target: str, values: Mapping[str, float]) -> float:
@@ -213,15 +224,17 @@ def _needless(
     """Whether the allocation can do without ``f``, judged by its target's solved options.
 
     P(success) never falls with more force, so ``f`` is worth at most the prize times the
-    lowest P(success) of a solved option :func:`stronger` than it, minus what it spends
-    before any fight.  It is needless where that cannot pay (nor reach ``min_p`` when
-    counting), or where a solved option that uses no more of anything (:func:`_within`) is
-    worth at least that much (and reaches ``min_p`` when counting): a plan with ``f`` is
-    no better than the same plan with that option instead.
+    lowest P(success) of a solved option :func:`stronger` than it (1 before any is solved),
+    minus what it spends before any fight.  It is needless where that cannot pay (nor reach
+    ``min_p`` when counting): a prize worth less than the order's BTUs, mobility and land
+    units needs no odds at all.  It is also needless where a solved option that uses no
+    more of anything (:func:`_within`) is worth at least that much (and reaches ``min_p``
+    when counting): a plan with ``f`` is no better than the same plan with that option
+    instead.
     """
     above = [pt for g, pt in solved if stronger(g, f)]
     p_most = min((pt.p for pt in above if pt is not None), default=1.0)
-    if above and not _may_count(p_most, worth, f, s):
+    if not _may_count(p_most, worth, f, s):
         return True
     most = worth * p_most - _known_cost(f, s.weights)
     return any(
@@ -301,7 +314,8 @@ def _wave(
             if progress is not None:
                 progress(f"wave {number}, {what}", f)
 
-        return solve_points(world, country, plans, seed=s.seed, pool=pool, cache=cache,
+        return solve_points(world, country, plans, seed=s.seed, precision=s.precision,
+                            pool=pool, cache=cache,
                             version=version, progress=tick)  # fmt: skip
 
     # Strongest options first, round by round: an option whose stronger options' odds
@@ -444,6 +458,7 @@ def to_json(world: World, plan: TurnPlan) -> dict[str, Any]:
                 "curve_seconds": _round(w.curve_seconds),
                 "plan": {
                     "method": w.allocation.method,
+                    "standard_error": _round(value_se(w.attacks)),
                     "status": w.allocation.status,
                     "expected_value": _round(w.allocation.value),
                     "bound": None if w.allocation.bound is None else _round(w.allocation.bound),
@@ -466,8 +481,10 @@ def to_json(world: World, plan: TurnPlan) -> dict[str, Any]:
         "weights": s.weights.as_dict(),
         "seed": s.seed,
         "levels": s.levels,
+        "precision": {"max_runs": s.precision.max_runs, "max_memory": s.precision.max_memory},
         "seconds": _round(plan.seconds),
         "expected_value": _round(sum(w.allocation.value for w in plan.waves)),
+        "standard_error": _round(value_se(plan.attacks)),
         "waves": waves,
     }
 
@@ -506,14 +523,20 @@ def order_command(
     return shlex.join(words)
 
 
-def odds_command(a: Attack, world: World, country: int, where: list[str], seed: int) -> str:
-    """``bellum empire odds`` of the same plan and seed: it gives the plan's figures."""
+def odds_command(
+    a: Attack,
+    world: World,
+    country: int,
+    where: list[str],
+    seed: int,
+    precision: Precision = PLANNING,
+) -> str:
+    """``bellum empire odds`` of the same plan, seed and precision: it gives the plan's
+    figures."""
     words = ["bellum", "empire", "odds", a.order.name, *a.order.args, *where]
     words += _mil_words(a, world, country)
     words += [w for uid in sorted(a.plan.units or ()) for w in ("--unit", str(uid))]
-    if a.point.sampled:
-        words += ["--max-runs", str(MAX_SAMPLES)]
-    return shlex.join([*words, "--seed", str(seed)])
+    return shlex.join([*words, *precision.words(), "--seed", str(seed)])
 
 
 def map_keys(world: World, country: int, a: Attack) -> tuple[str, list[str]]:
@@ -545,4 +568,5 @@ __all__ = [
     "play_wave",
     "prize",
     "to_json",
+    "value_se",
 ]

@@ -19,9 +19,10 @@ odds`` mixes a player's odds.  Each threat lists what it assumed.
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from typing import Any
 
 from bellum.empire.geometry import Coord
@@ -29,7 +30,16 @@ from bellum.empire.intel.belief import REACH, Assumptions, Input, believe
 from bellum.empire.odds import Plan
 from bellum.empire.orders import Order
 from bellum.empire.plan.candidates import candidates, strongest
-from bellum.empire.plan.curves import CurveCache, Point, Pool, solve_batches, solve_points
+from bellum.empire.plan.curves import (
+    CURVE_VERSION,
+    PLANNING,
+    CurveCache,
+    Point,
+    Pool,
+    rules_digest,
+    solve_batches,
+    solve_points,
+)
 from bellum.empire.plan.planner import prize, shown_target
 from bellum.empire.rules import Rules
 from bellum.empire.world import Relation, World
@@ -120,9 +130,82 @@ def threat_map(
     draws: int = DRAWS,
 ) -> ThreatMap:
     """Every threatened sector, ship and land unit of ``country``, likeliest strike first,
-    under ``rules`` (by default the world's own)."""
-    view, notes = enemy_view(world, country)
+    under ``rules`` (by default the world's own).
+
+    With ``cache`` and ``version`` (the store's digest of the world, a player's view
+    with what it has seen included) the map is kept, and the same question of the same
+    world is answered from it (``solved`` 0): the web page's heat map asks again each
+    time it is shown.
+    """
     chosen = rules or Rules.of(world.options)
+    where = f"{version}|threats"
+    key = f"{CURVE_VERSION}|{country}|{seed}|{draws}|{rules_digest(chosen)}|{PLANNING}"
+    if cache is not None and version:
+        known = cache.get_curves(where, [key])
+        if key in known:
+            return _loaded(country, known[key])
+    tm = _threat_map(world, country, chosen, seed=seed, pool=pool, cache=cache,
+                     version=version, progress=progress, draws=draws)  # fmt: skip
+    if cache is not None and version:
+        cache.put_curves(where, {key: _kept(tm)})
+    return tm
+
+
+def _kept(tm: ThreatMap) -> str:
+    """``tm`` as the cache keeps it."""
+    return json.dumps(
+        {
+            "notes": list(tm.notes),
+            "strikes": tm.strikes,
+            "threats": [
+                {
+                    "target": t.target,
+                    "where": t.where,
+                    "enemy": t.enemy,
+                    "order": [t.order.name, list(t.order.args), list(t.order.conditions)],
+                    "point": asdict(t.point),
+                    "worth": t.worth,
+                    "draws": t.draws,
+                    "assumed": [asdict(i) for i in t.assumed],
+                }
+                for t in tm.threats
+            ],
+        }
+    )
+
+
+def _loaded(country: int, text: str) -> ThreatMap:
+    """The map :func:`_kept` kept (nothing solved now)."""
+    d = json.loads(text)
+    threats = tuple(
+        Threat(
+            t["target"],
+            t["where"],
+            t["enemy"],
+            Order(t["order"][0], tuple(t["order"][1]), tuple(t["order"][2])),
+            Point(**t["point"]),
+            t["worth"],
+            t["draws"],
+            tuple(Input(**i) for i in t["assumed"]),
+        )
+        for t in d["threats"]
+    )
+    return ThreatMap(country, threats, tuple(d["notes"]), d["strikes"], 0)
+
+
+def _threat_map(
+    world: World,
+    country: int,
+    chosen: Rules,
+    *,
+    seed: int,
+    pool: Pool | None,
+    cache: CurveCache | None,
+    version: str,
+    progress: Progress | None,
+    draws: int,
+) -> ThreatMap:
+    view, notes = enemy_view(world, country)
     if view.fog is not None:
         return _fog_threats(view, country, notes, chosen, seed=seed, pool=pool, draws=draws,
                             progress=progress)  # fmt: skip
