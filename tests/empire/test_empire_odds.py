@@ -80,7 +80,7 @@ def test_graph_solvers_match_the_chain_solvers(att: int, dfd: int, mult: float) 
     assert np.abs(got.defender_wins.sum(axis=0)[:-1] - ref.defender_wins).max() < 1e-9
 
 
-def test_fights_of_equal_strengths_are_solved_once(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_fights_of_equal_sides_are_solved_once(monkeypatch: pytest.MonkeyPatch) -> None:
     """Paths whose multipliers round to the same strengths meet one fight: the second is
     read from the first's ends (the same arrays), with its own casualties."""
     solved = []

@@ -281,7 +281,7 @@ class _Shared:
     def __init__(self) -> None:
         self.shapes: dict[Hashable, SideShape | None] = _Bounded(self.LIMIT)
         self.fights: dict[Hashable, FightOutcome | None] = _Bounded(self.LIMIT)
-        self.chains: dict[Hashable, tuple[Any, Any, float]] = _Bounded(self.LIMIT)
+        self.ends: dict[Hashable, tuple[Any, Any, float]] = _Bounded(self.LIMIT)
 
 
 class _Bounded(dict[Hashable, Any]):
@@ -350,7 +350,7 @@ class _Solver:
         self.graphs: dict[tuple[Hashable, float], SideGraph | None] = {}
         self.too_big: dict[Hashable, float] = {}
         self.fights = shared.fights
-        self.chains = shared.chains
+        self.ends = shared.ends
         self.settings = (model, tau, exact_pairs, self.chain_pairs)
         #: The fights this answer used that are solved exactly (now or before).
         self.used: set[Hashable] = set()
@@ -449,26 +449,26 @@ class _Solver:
         return [f for f in out if f is not None]
 
     def _ends(self, a: SideGraph, d: SideGraph) -> GraphEnds:
+        """The fight's ends, once per pair of sides: the fights of paths whose multipliers
+        differ are often the same fight, the multipliers rounding to the same strengths
+        (w128x64-paradrop-3: 179 fights, 84 of them different).  The ends depend on the
+        sides' strengths and moves, not on their casualties."""
         if d.strength[0] <= 0:
             wins = np.zeros((a.size, d.size))
             wins[0, 0] = 1.0
             return GraphEnds(a, d, wins, np.zeros_like(wins), 0.0)
-        if self.model == "per-casualty":
-            return per_casualty_ends(a, d, progress=self.progress)
-        if a.is_chain and d.is_chain:
-            return self._chain(a, d)
-        return server_ends(a, d, tau=self.tau, progress=self.progress)
-
-    def _chain(self, a: SideGraph, d: SideGraph) -> GraphEnds:
-        """:func:`_chain_ends`, once per pair of strengths: the fights of paths whose
-        multipliers differ are often the same fight, the multipliers rounding to the same
-        strengths (w128x64-paradrop-3: 179 fights solved, 84 of them different)."""
-        key = (a.strength.tobytes(), d.strength.tobytes())
-        known = self.chains.get(key)
+        arrays = (x for g in (a, d) for x in (g.strength, g.depth, g.ptr, g.to, g.p))
+        key = (self.model, self.tau, *(x.tobytes() for x in arrays))
+        known = self.ends.get(key)
         if known is not None:
             return GraphEnds(a, d, *known)
-        ends = _chain_ends(a, d)
-        self.chains[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
+        if self.model == "per-casualty":
+            ends = per_casualty_ends(a, d, progress=self.progress)
+        elif a.is_chain and d.is_chain:
+            ends = _chain_ends(a, d)
+        else:
+            ends = server_ends(a, d, tau=self.tau, progress=self.progress)
+        self.ends[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
         return ends
 
 
