@@ -147,8 +147,9 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
         lines.append("")
         hopeless = f" ({w.skipped} not worth attacking)" if w.skipped else ""
         lines.append(
-            f"wave {w.number}: {w.candidates} targets{hopeless}, {w.options} options"
-            f" ({w.solved} odds solved now, {w.cached} from the cache) in {w.curve_seconds:.1f} s"
+            f"wave {w.number}: {w.candidates} targets{hopeless}, {w.options} options, {w.refined}"
+            f" refined ({w.solved} odds solved now, {w.cached} from the cache) in"
+            f" {w.curve_seconds:.1f} s"
         )
         if w.unsolved:
             lines.append(
