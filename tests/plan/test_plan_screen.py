@@ -44,7 +44,7 @@ def _solver(
             else:
                 se = max(0.02, math.sqrt(p * (1 - p) / precision.samples))
                 out.append(Point(min(1.0, max(0.0, p + noise * se)), se, lost, 0.0,
-                                 "mixture (8 samples)", 1.0))  # fmt: skip
+                                 "mixture (8 samples)", 1.0, True))  # fmt: skip
         return out, len(plans)
 
     return run

@@ -39,7 +39,7 @@ Progress = Callable[[float], None]
 #: others queued behind it (a task costs a path and its plans to send, not its world).
 CHUNK = 4
 #: Bump when the figures for the same plan would change (the cache keys carry it).
-CURVE_VERSION = "4"
+CURVE_VERSION = "5"
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,8 @@ class Point:
     defender: float
     method: str
     attacker_se: float = 0.0
+    #: A screening figure (:data:`SCREENING`), not one at the planning precision.
+    screened: bool = False
 
     @property
     def sampled(self) -> bool:
@@ -66,7 +68,7 @@ class Point:
     def from_json(cls, text: str) -> Point:
         d = json.loads(text)
         return cls(float(d["p"]), float(d["se"]), float(d["attacker"]), float(d["defender"]),
-                   str(d["method"]), float(d["attacker_se"]))  # fmt: skip
+                   str(d["method"]), float(d["attacker_se"]), bool(d["screened"]))  # fmt: skip
 
 
 class CurveCache(Protocol):
@@ -103,8 +105,12 @@ def solve_point(
                       max_memory=precision.memory_bytes)  # fmt: skip
     except BellumError:
         return None
+    if precision.samples is not None and o.leaves == 1 < precision.samples:
+        # One path to the fight: the planning figure costs no more than the screen did.
+        return solve_point(world, country, plan, seed, precision.planning())
     return Point(o.p_success, o.standard_error, o.expected("attacker"), o.expected("defender"),
-                 o.method, o.expected_errors.get("attacker", 0.0))  # fmt: skip
+                 o.method, o.expected_errors.get("attacker", 0.0),
+                 precision.samples is not None)  # fmt: skip
 
 
 class _ReadOnlyWorld(World):

@@ -383,11 +383,16 @@ class _Search:
         try:
             points, n = self._solve(what, [self.options[i].plan for i in batch], precision)
         except OutOfTime as cut:
-            into.update((batch[k], pt) for k, pt in cut.points.items())
+            self._keep(into, {batch[k]: pt for k, pt in cut.points.items()})
             self.solved += cut.solved
             raise
         self.solved += n
-        into.update(zip(batch, points, strict=True))
+        self._keep(into, dict(zip(batch, points, strict=True)))
+
+    def _keep(self, into: dict[int, Point | None], points: dict[int, Point | None]) -> None:
+        into.update(points)
+        # A screen that found one path to the fight came back at the planning precision.
+        self.fine.update((i, pt) for i, pt in points.items() if pt is not None and not pt.screened)
 
     def problem(self, caps: Mapping[str, float], fine_only: bool) -> tuple[Problem, list[int]]:
         """The allocation over every option not dropped, each valued at its most (only
