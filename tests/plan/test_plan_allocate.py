@@ -126,3 +126,16 @@ def test_nothing_worth_doing_is_an_empty_plan() -> None:
 def test_bad_settings_are_refused() -> None:
     with pytest.raises(InputError):
         solve(Problem([]), gap=1.5)
+
+
+def test_the_solver_prints_nothing_on_standard_output(capfd: pytest.CaptureFixture[str]) -> None:
+    """HiGHS's MIP solver writes a debug line to the process's standard output now and then
+    (from C++, past Python's sys.stdout); `bellum empire plan --json` must stay JSON."""
+    import os
+
+    from bellum.empire.plan.allocate import _quiet_stdout
+
+    with _quiet_stdout():
+        os.write(1, b"HighsMipSolverData::transformNewIntegerFeasibleSolution\n")
+    print("after")
+    assert capfd.readouterr().out == "after\n"

@@ -27,8 +27,11 @@ fixed).
 from __future__ import annotations
 
 import math
+import os
+import sys
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -231,13 +234,31 @@ def _milp(
     constraints = [LinearConstraint(a, -np.inf, upper)]
     if count is not None:
         constraints.append(LinearConstraint(np.ones((1, len(idx))), count, count))
-    return milp(
-        c=-np.asarray(weights, dtype=float),
-        constraints=constraints,
-        integrality=np.ones(len(idx)),
-        bounds=Bounds(0, 1),
-        options={"mip_rel_gap": gap, "time_limit": time_limit, "disp": False},
-    )
+    with _quiet_stdout():
+        return milp(
+            c=-np.asarray(weights, dtype=float),
+            constraints=constraints,
+            integrality=np.ones(len(idx)),
+            bounds=Bounds(0, 1),
+            options={"mip_rel_gap": gap, "time_limit": time_limit, "disp": False},
+        )
+
+
+@contextmanager
+def _quiet_stdout() -> Iterator[None]:
+    """The process's standard output shut while HiGHS solves: its MIP solver prints a debug
+    line there now and then whatever ``disp`` says (``HighsMipSolverData::
+    transformNewIntegerFeasibleSolution``, on the 256x128 benchmark), which would break
+    ``bellum empire plan --json``."""
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "wb") as null:
+            os.dup2(null.fileno(), 1)
+        yield
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
 
 
 __all__ = [
