@@ -206,6 +206,39 @@ def test_what_the_countrys_units_would_have_shown_is_not_there(world: World) -> 
     assert len(units_at_2_0().dist.values) == 3
 
 
+def test_a_hidden_garrison_is_on_reserve_as_the_countrys_own_garrisons_are(
+    world: World,
+) -> None:
+    """A hidden garrison is copied whole, on reserve or not: its chance is that of the
+    country's own garrisons (its sectors holding units that react) holding one on reserve,
+    ``(k + 1) / (n + 2)``, not that of one unit (two reserves in one sector are one
+    garrison on reserve)."""
+    inf = world.tables.land["inf"]
+    world.units[7] = LandUnit(uid=7, type=inf, owner=2, x=24, y=0, mob=99, items={"mil": 100})
+    for uid, x, mission in ((10, 44, "reserve"), (11, 44, "reserve"), (12, 46, ""), (13, 46, "")):
+        world.units[uid] = LandUnit(uid=uid, type=inf, owner=1, x=x, y=0, mob=99,
+                                    items={"mil": 100}, mission=mission)  # fmt: skip
+    v = view(world, 1)
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
+    v.observations["sector 2,0"] = seen_by("lookout", "sector", "2,0", owner=2,
+                                           type="wilderness", mil=40)  # fmt: skip
+    (units,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.units"]
+    chances = dict(zip(units.dist.values, units.dist.weights, strict=True))
+    # garrisons: 44,0 (on reserve) and 46,0 (not): (1 + 1) / (2 + 2); a third unit on
+    # reserve at 44,0 leaves it there (by unit it would go from 3/6 to 4/7)
+    assert chances[(0, True)] / (chances[(0, True)] + chances[(0, False)]) == pytest.approx(1 / 2)
+    world.units[14] = LandUnit(uid=14, type=inf, owner=1, x=44, y=0, mob=99,
+                               items={"mil": 100}, mission="reserve")  # fmt: skip
+    v.units[14] = world.units[14]
+    (units,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.units"]
+    chances = dict(zip(units.dist.values, units.dist.weights, strict=True))
+    assert chances[(0, True)] / (chances[(0, True)] + chances[(0, False)]) == pytest.approx(1 / 2)
+    assert "on reserve with probability 0.50 (like the country's own 2 garrisons that react," in (
+        units.info.treatment
+    )
+
+
 def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> None:
     """The chance that a sector a lookout saw holds units comes from sectors of its kind
     only: on a frontier (next to another country's land: units stand there to stop what

@@ -480,6 +480,10 @@ class _Own:
                 own.shares.setdefault(f"unit mil|{u.type.name}", []).append(u.mil / u.type.milit)
         reacting = [u for u in units if u.type.rad > 0 and not u.type.has("spy")]
         own.counts["reserve"] = (sum(u.mission == "reserve" for u in reacting), len(reacting))
+        garrisons = {u.xy for u in reacting}
+        on_reserve = {u.xy for u in reacting if u.mission == "reserve"}
+        # a hidden garrison is copied whole: its chance is by garrison, not by unit
+        own.counts["garrison reserve"] = (len(on_reserve), len(garrisons))
         ships = [sh for sh in world.ships.values() if sh.owner == country]
         own.values["ship eff"] = [sh.eff for sh in ships]
         for item in ("mil", "gun", "shell"):
@@ -920,7 +924,7 @@ def _unseen(b: _Builder) -> None:
     marks = [c for row in (bmap.rows if bmap else []) for c in row if c.strip()]
     land = sum(c != "." for c in marks) / len(marks) if marks else 0.5
     units_at = _units_seen_at(b)
-    p_reserve = b.own.chance("reserve", b.assume.missions)
+    p_reserve = b.own.chance("garrison reserve", b.assume.missions)
     g = b.garrisons
     afloat = _afloat(b.world)
     for xy in list(w.geometry.within(b.target, REACH)):
@@ -974,7 +978,7 @@ def _unseen(b: _Builder) -> None:
         b.add(f"{at}.like", Dist(tuple(choices), tuple(weights)), put, None,
               f"never seen ({where}): like one of the {len(seen)} sectors of"
               f" {w.name_of(owner)} seen; units {g.why(front)}: with probability"
-              f" {p_held:.2f}")  # fmt: skip
+              f" {p_held:.2f}, {_on_reserve(b, p_reserve)}")  # fmt: skip
         if xy == b.target:
             _mines(b, at, xy, owner, None)
 
@@ -1106,7 +1110,7 @@ def _hidden_units(b: _Builder) -> None:
     if not g.held:
         return
     units_at = _units_seen_at(b)
-    p_reserve = b.own.chance("reserve", b.assume.missions)
+    p_reserve = b.own.chance("garrison reserve", b.assume.missions)
     lookers = _lookers(b)
     base = b.belief.base.units
     for o in sorted(b.world.observations.values(), key=lambda o: o.ident):
@@ -1146,7 +1150,16 @@ def _hidden_units(b: _Builder) -> None:
                   ) if seen_out else ""  # fmt: skip
         b.add(f"{at}.units", Dist(tuple(choices), tuple(weights)), put, None,
               f"never shown ({shown} shows no units): {g.why(front)}: units with"
-              f" probability {p_held:.2f}{looked}")  # fmt: skip
+              f" probability {p_held:.2f}{looked}, {_on_reserve(b, p_reserve)}")  # fmt: skip
+
+
+def _on_reserve(b: _Builder, p: float) -> str:
+    """How a hidden garrison's mission was chosen, for the list of inputs."""
+    if b.assume.missions is not None:
+        return f"on reserve with probability {p:.2f} (--assume missions)"
+    k, n = b.own.counts["garrison reserve"]
+    return (f"on reserve with probability {p:.2f} (like the country's own {n} garrisons"
+            f" that react, {k} on reserve)")  # fmt: skip
 
 
 def _lookers(b: _Builder) -> list[tuple[Coord, int]]:
