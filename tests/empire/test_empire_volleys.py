@@ -10,6 +10,7 @@ brute force of every draw the server makes (``collapse=False``).
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 
@@ -20,7 +21,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.combat import support
 from bellum.empire.combat.commands import COMMANDS
 from bellum.empire.combat.state import Combat, Mode
-from bellum.empire.combat.volleys import Salvo, Shot
+from bellum.empire.combat.volleys import Chain, Salvo, Shot
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
@@ -227,6 +228,9 @@ def test_defenders_fire_makes_no_news_draw() -> None:
     assert len({relations for _, relations in dp}) == 1  # type: ignore[misc]
 
 
+SHIP_RULES = (support._hit, support._factor_spent, support._percent)
+
+
 @dataclass(frozen=True)
 class _Die:
     """A firer of the tests: ``roll(sides)`` times ``scale`` damage."""
@@ -250,7 +254,7 @@ def test_the_stopping_rule_and_rounding_of_ships() -> None:
     # Big volleys: the factor left falls below 0.30 after one or two, and the rest
     # make no draws; the result rounds as int(100 - 100 f).
     firers = [_Die(4, 22), _Die(3, 20), _Die(5, 9), _Die(2, 30)]
-    salvo = Salvo("ship", firers, 1.0, support._hit, support._factor_spent, support._percent)
+    salvo = Salvo("ship", firers, 1.0, *SHIP_RULES)
 
     def run(dice: BranchingDice, collapse: bool) -> Hashable:
         dice.collapse = collapse
@@ -277,3 +281,26 @@ def _counts(k: int, n: int) -> dict[int, int]:
         s = sum(1 + (i // n**j) % n for j in range(k))
         out[s] = out.get(s, 0) + 1
     return out
+
+
+def test_a_sides_salvos_as_one_choice() -> None:
+    # A side's forts, ships and units in turn (§5.1), the later ones only while the
+    # multiplier is below 1.6: one branch per distinct multiplier, as the brute force.
+    forts = Salvo("fort", [_Die(4, 10), _Die(3, 15)], 0, operator.add, support._reached(80), int)
+    ships = Salvo("ship", [_Die(3, 30), _Die(2, 25)], 1.0, *SHIP_RULES)
+    units = Salvo("unit", [_Die(5, 4)], 0, operator.add, support._never, int)
+    chain = Chain([forts, ships, units], lambda x: x < 1.6, 1.6)
+
+    def run(dice: BranchingDice, collapse: bool) -> Hashable:
+        dice.collapse = collapse
+        shares = dice.block(chain)
+        return 1 + shares[0] + shares[1] + shares[2]
+
+    dp: dict[Hashable, float] = {}
+    brute: dict[Hashable, float] = {}
+    for into, collapse in ((dp, True), (brute, False)):
+        runs = enumerate_runs(lambda d, k=collapse: run(d, k)) or []  # type: ignore[misc]
+        for v, p in runs:
+            into[v] = into.get(v, 0.0) + p
+        assert not collapse or len(runs) == len(into)
+    _same(dp, brute)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import operator
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from typing import Any
 
 from bellum.dice import ServerRandom
 from bellum.empire.combat import missions
@@ -16,9 +17,9 @@ from bellum.empire.combat.guns import (
     unit_reach,
     unit_volley,
 )
-from bellum.empire.combat.state import BELL, Combat, news_chance
-from bellum.empire.combat.strength import defense_total, offense_total
-from bellum.empire.combat.volleys import Salvo, Shot
+from bellum.empire.combat.state import BELL, Combat, ldround, news_chance
+from bellum.empire.combat.strength import defense_sum, defense_total, offense_total
+from bellum.empire.combat.volleys import Chain, Salvo, Shot
 from bellum.empire.geometry import Coord
 from bellum.empire.supply import basic_load, in_supply
 from bellum.empire.tables import land_acc, techfact
@@ -131,15 +132,19 @@ class _Fort:
 def fort_damage(c: Combat, victim: int, helped: int) -> int:
     """§5.3 forts: every helping sector within 8 rolls its range; real forts fire until
     the damage reaches 80."""
+    return c.dice.block(_fort_salvo(c, victim, helped))
+
+
+def _fort_salvo(c: Combat, victim: int, helped: int) -> Salvo[int]:
     w = c.world
-    if c.rules.NO_FORT_FIRE or helped == 0 or victim == helped:
-        return 0
-    firers = [
-        _Fort.at(c, xy, victim, helped)
-        for xy in w.geometry.within(_target(c), 8)
-        if w.helps(w.peek(xy).owner, helped, victim)
-    ]
-    return c.dice.block(Salvo("fort", firers, 0, operator.add, _reached(80), int))
+    firers: list[_Fort] = []
+    if not (c.rules.NO_FORT_FIRE or helped == 0 or victim == helped):
+        firers = [
+            _Fort.at(c, xy, victim, helped)
+            for xy in w.geometry.within(_target(c), 8)
+            if w.helps(w.peek(xy).owner, helped, victim)
+        ]
+    return Salvo("fort", firers, 0, operator.add, _reached(80), int)
 
 
 def _reached(most: int) -> Callable[[int], bool]:
@@ -215,19 +220,25 @@ def ship_damage(
     ``approach`` is the board's approach fire at ``at`` (§5.5): submarines fire
     too and every salvo is announced to the boarders.
     """
+    return c.dice.block(_ship_salvo(c, victim, helped, at, approach))
+
+
+def _ship_salvo(
+    c: Combat, victim: int, helped: int, at: Coord | None = None, approach: bool = False
+) -> Salvo[float]:
     w = c.world
-    if helped == 0 or victim == helped:
-        return 0
     p = _target(c) if at is None else at
-    firers = [
-        _Ship.of(c, sh, p, victim, helped, approach)
-        for _, sh in sorted(w.ships.items())
-        if w.geometry.mapdist(sh.xy, p) <= 8
-        and w.helps(sh.owner, helped, victim)
-        and (approach or not sh.type.has("sub"))
-        and not (sh.mission and c.rules.info_mission_fire)
-    ]
-    return c.dice.block(Salvo("ship", firers, 1.0, _hit, _factor_spent, _percent))
+    firers: list[_Ship] = []
+    if not (helped == 0 or victim == helped):
+        firers = [
+            _Ship.of(c, sh, p, victim, helped, approach)
+            for _, sh in sorted(w.ships.items())
+            if w.geometry.mapdist(sh.xy, p) <= 8
+            and w.helps(sh.owner, helped, victim)
+            and (approach or not sh.type.has("sub"))
+            and not (sh.mission and c.rules.info_mission_fire)
+        ]
+    return Salvo("ship", firers, 1.0, _hit, _factor_spent, _percent)
 
 
 def _hit(f: float, dmg: int) -> float:
@@ -316,6 +327,10 @@ def _has_load(c: Combat, u: LandUnit) -> bool:
 
 def unit_damage(c: Combat, victim: int, helped: int) -> int:
     """§5.3 land units: artillery in range (not at the target) fires, sometimes off target."""
+    return c.dice.block(_unit_salvo(c, victim, helped))
+
+
+def _unit_salvo(c: Combat, victim: int, helped: int) -> Salvo[int]:
     w = c.world
     p = _target(c)
     units = [
@@ -329,24 +344,27 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
     # shells as it fires, draw by draw.
     live = not all(unit_guns(u) <= 0 or _has_load(c, u) for u in units)
     firers = [_Unit.of(c, u, victim, helped, live) for u in units]
-    return c.dice.block(Salvo("unit", firers, 0, operator.add, _never, int))
+    return Salvo("unit", firers, 0, operator.add, _never, int)
 
 
 def _never(total: int) -> bool:
     return False
 
 
+def _always(x: float) -> bool:
+    return True
+
+
 def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
     """§5.1: both sides' multipliers, in the server's order, then the support table."""
     a, d = c.aggressor, c.defender
     assert c.target is not None
-    af = as_ = au = ap = 0.0
-    if wanted[0]:
-        af = fort_damage(c, d, a) / 100
-    if wanted[1]:
-        as_ = ship_damage(c, d, a) / 100
-    if wanted[2]:
-        au = unit_damage(c, d, a) / 100
+    salvos: tuple[Callable[[Combat, int, int], Salvo[Any]], ...] = (
+        _fort_salvo, _ship_salvo, _unit_salvo
+    )  # fmt: skip
+    ours = [make(c, d, a) if want else None for make, want in zip(salvos, wanted, strict=False)]
+    af, as_, au = c.dice.block(Chain(ours, _always, None))
+    ap = 0.0
     if wanted[3]:
         ap = missions.dosupport(c, c.target.xy, d, a, "osupport") / 100
     c.osup = 1 + af + as_ + au + ap
@@ -360,14 +378,12 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
         _odds_telegram(c, "Odds are good for us...support cancelled.")
     else:
         computed = True
-        df = fort_damage(c, a, d) / 100
-        c.dsup = 1 + df
-        if defense_total(c) < 1.2 * c.ototal:
-            ds = ship_damage(c, a, d) / 100
-            c.dsup += ds
-        if defense_total(c) < 1.2 * c.ototal:
-            du = unit_damage(c, a, d) / 100
-            c.dsup += du
+        # Each fire after the forts only while the defense is below 1.2 times the offense.
+        dsum, most = defense_sum(c), 1.2 * c.ototal
+        theirs = [make(c, a, d) for make in salvos]
+        chain = Chain(theirs, lambda x: ldround(x * dsum) < most, (dsum, most))
+        df, ds, du = c.dice.block(chain)
+        c.dsup = 1 + df + ds + du
         if defense_total(c) < 1.2 * c.ototal:
             dp = missions.dosupport(c, c.target.xy, a, d, "dsupport") / 100
             c.dsup += dp

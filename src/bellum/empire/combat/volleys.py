@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
-from typing import Generic, Protocol, TypeVar
+from typing import Any, Generic, Protocol, TypeVar
 
 from bellum.dice import Draws, ServerRandom
 
@@ -40,8 +40,8 @@ S = TypeVar("S", bound=Hashable)
 
 #: A volley: its damage, and the owner its news turned the victim hostile to (0: none).
 Shot = tuple[int, int]
-#: The shot of each firer on a path (``None``: it did not fire).
-Path = tuple[Shot | None, ...]
+#: The shots on a path: which firer (its index) fired what.
+Path = tuple[tuple[int, Shot], ...]
 
 
 class Firer(Protocol):
@@ -96,20 +96,23 @@ class Salvo(Generic[S]):
         states: dict[tuple[S, frozenset[int]], tuple[float, Path]] = {
             (self.start, frozenset()): (1.0, ())
         }
-        for f in self.firers:
+        for i, f in enumerate(self.firers):
             shots = draws(f.draw)
+            if all(shot is None for shot, _ in shots):
+                continue  # it never fires (only a range roll, say)
             new: dict[tuple[S, frozenset[int]], tuple[float, Path]] = {}
             for (state, turned), (p, path) in states.items():
                 if self.done(state):
-                    _merge(new, (state, turned), p, (*path, None))
+                    _merge(new, (state, turned), p, path)
                     continue
                 for shot, q in shots:
-                    key = (state, turned)
-                    if shot is not None:
-                        assert isinstance(shot, tuple)
-                        dmg, hostile = shot
-                        key = (self.add(state, dmg), turned | {hostile} if hostile else turned)
-                    _merge(new, key, p * q, (*path, shot))
+                    if shot is None:
+                        _merge(new, (state, turned), p * q, path)
+                        continue
+                    assert isinstance(shot, tuple)
+                    dmg, hostile = shot
+                    after = (self.add(state, dmg), turned | {hostile} if hostile else turned)
+                    _merge(new, after, p * q, (*path, (i, shot)))
             states = new
         results: dict[tuple[int, frozenset[int]], tuple[float, Path]] = {}
         for (state, turned), (p, path) in states.items():
@@ -117,15 +120,85 @@ class Salvo(Generic[S]):
         return [(total, p, path) for (total, _), (p, path) in results.items()]
 
     def replay(self, path: Path) -> None:
-        for f, shot in zip(self.firers, path, strict=False):
-            if shot is not None:
-                f.apply(shot)
+        for i, shot in path:
+            self.firers[i].apply(shot)
+
+
+#: A path through a :class:`Chain`: each salvo's total and path (``None``: it did not fire).
+Stages = tuple[tuple[int | None, Path], ...]
+
+
+@dataclass
+class Chain:
+    """One side's salvos in turn (§5.1): each adds its total / 100 to a multiplier that
+    starts at 1, each after the first only while ``fires(multiplier)``; ``gate`` is
+    everything ``fires`` reads.  The result is each salvo's share (0 when it did not fire).
+
+    As one block, the side branches once per distinct multiplier (forts, ships and
+    artillery together are a few hundred, where one branch per salvo multiplies their
+    totals).  The salvos' firers are listed before any fires: a salvo changes nothing
+    the next one's firers read (their own shells; the hostility its news turns is the
+    union over the salvos, as :class:`Salvo` keeps it)."""
+
+    salvos: Sequence[Salvo[Any] | None]
+    fires: Callable[[float], bool]
+    gate: Hashable
+
+    @property
+    def key(self) -> Hashable | None:
+        keys = tuple(None if s is None else s.key for s in self.salvos)
+        if any(k is None for k, s in zip(keys, self.salvos, strict=True) if s is not None):
+            return None
+        return ("chain", self.gate, keys)
+
+    def _open(self, i: int, x: float) -> bool:
+        return i == 0 or self.fires(x)
+
+    def run(self, dice: ServerRandom) -> tuple[float, ...]:
+        x = 1.0
+        shares = []
+        for i, salvo in enumerate(self.salvos):
+            share = 0.0
+            if salvo is not None and self._open(i, x):
+                share = dice.block(salvo) / 100
+                x += share
+            shares.append(share)
+        return tuple(shares)
+
+    def outcomes(self, draws: Draws) -> list[tuple[tuple[float, ...], float, Stages]]:
+        """Each distinct (multiplier, owners turned hostile) with its probability and the
+        likeliest path to it."""
+        states: dict[tuple[float, frozenset[int]], tuple[float, Stages]] = {
+            (1.0, frozenset()): (1.0, ())
+        }
+        for i, salvo in enumerate(self.salvos):
+            outs = [] if salvo is None else salvo.outcomes(draws)
+            new: dict[tuple[float, frozenset[int]], tuple[float, Stages]] = {}
+            for (x, turned), (p, stages) in states.items():
+                if salvo is None or not self._open(i, x):
+                    _merge(new, (x, turned), p, (*stages, (None, ())))
+                    continue
+                for total, q, path in outs:
+                    hostile = turned | {shot[1] for _, shot in path if shot[1]}
+                    _merge(new, (x + total / 100, hostile), p * q, (*stages, (total, path)))
+            states = new
+        return [(_shares(stages), p, stages) for p, stages in states.values()]
+
+    def replay(self, stages: Stages) -> None:
+        for salvo, (total, path) in zip(self.salvos, stages, strict=True):
+            if salvo is not None and total is not None:
+                salvo.replay(path)
+
+
+def _shares(stages: Stages) -> tuple[float, ...]:
+    return tuple(0.0 if total is None else total / 100 for total, _ in stages)
 
 
 K = TypeVar("K", bound=Hashable)
+P = TypeVar("P")
 
 
-def _merge(into: dict[K, tuple[float, Path]], key: K, p: float, path: Path) -> None:
+def _merge(into: dict[K, tuple[float, P]], key: K, p: float, path: P) -> None:
     """Add ``p`` to ``key``'s probability, keeping the likelier path."""
     old = into.get(key)
     if old is None:
@@ -134,4 +207,4 @@ def _merge(into: dict[K, tuple[float, Path]], key: K, p: float, path: Path) -> N
         into[key] = (old[0] + p, old[1] if old[0] >= p else path)
 
 
-__all__ = ["Firer", "Path", "Salvo", "Shot"]
+__all__ = ["Chain", "Firer", "Path", "Salvo", "Shot"]

@@ -28,6 +28,7 @@ them: the brute force the tests check the blocks against.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
@@ -157,16 +158,13 @@ _BLOCKS: dict[Hashable, list[tuple[Any, float, Any]]] = {}
 _BLOCKS_LIMIT = 4096
 
 
-def _sum_counts(k: int, n: int) -> list[int]:
+@functools.cache
+def _sum_counts(k: int, n: int) -> tuple[int, ...]:
     """How many of the ``n**k`` sequences of ``k`` rolls of ``n`` sum to ``k``, ``k+1``, …"""
-    counts = [1]
-    for _ in range(k):
-        nxt = [0] * (len(counts) + n - 1)
-        for i, c in enumerate(counts):
-            for j in range(n):
-                nxt[i + j] += c
-        counts = nxt
-    return counts
+    if k == 0:
+        return (1,)
+    fewer = _sum_counts(k - 1, n)
+    return tuple(sum(fewer[max(0, i - n + 1) : i + 1]) for i in range(len(fewer) + n - 1))
 
 
 def outcomes(run: Callable[[ServerRandom], Hashable]) -> list[tuple[Hashable, float]]:
