@@ -65,6 +65,10 @@ class _News:
         turns = firer if chance is not None and c.may_turn_hostile(victim, firer) else 0
         return cls(chance, turns)
 
+    @property
+    def key(self) -> tuple[float | None, int]:
+        return self.chance, self.turns
+
     def draw(self, dice: ServerRandom) -> int:
         if self.chance is None:
             return 0
@@ -97,18 +101,21 @@ class _Fort:
     helped: int = field(compare=False)
 
     @classmethod
-    def at(cls, c: Combat, xy: Coord, victim: int, helped: int) -> _Fort:
-        s = c.world.peek(xy)
+    def at(cls, c: Combat, xy: Coord, s: Sector, victim: int, helped: int) -> _Fort | _Idle:
+        """The sector ``s`` at ``xy`` (read only)."""
+        reach = fort_range(c, s)
+        if reach < 0:
+            return IDLE  # not a fort: it rolls a range of -1 and never fires
         guns = s.get("gun")
         armed = s.type.has("fortress") and s.eff >= 5 and s.mil >= 5 and guns > 0
         armed = armed and s.get("shell") >= 1
         dist = c.world.geometry.mapdist(xy, _target(c))
         news = _News.of(c, s.owner, victim, helped)
-        return cls(fort_range(c, s), dist, armed, guns, s.eff, news, c, xy, victim, helped)
+        return cls(reach, dist, armed, guns, s.eff, news, c, xy, victim, helped)
 
     @property
     def key(self) -> Hashable:
-        return (self.reach, self.dist, self.armed, min(self.guns, 7), self.eff, self.news)
+        return (self.reach, self.dist, self.armed, min(self.guns, 7), self.eff, *self.news.key)
 
     def draw(self, dice: ServerRandom) -> Shot | None:
         if dice.roundavg(self.reach) < self.dist or not self.armed:
@@ -129,6 +136,25 @@ class _Fort:
         _support_news(c, "fort", s.owner, victim, helped, hit=bool(shot[1]))
 
 
+@dataclass(frozen=True)
+class _Idle:
+    """A helping sector that is no fort: its range roll (one draw) and nothing else."""
+
+    @property
+    def key(self) -> Hashable:
+        return "idle"
+
+    def draw(self, dice: ServerRandom) -> Shot | None:
+        dice.roundavg(-1.0)
+        return None
+
+    def apply(self, shot: Shot) -> None:
+        raise AssertionError("a sector that is no fort does not fire")
+
+
+IDLE = _Idle()
+
+
 def fort_damage(c: Combat, victim: int, helped: int) -> int:
     """§5.3 forts: every helping sector within 8 rolls its range; real forts fire until
     the damage reaches 80."""
@@ -137,12 +163,13 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
 
 def _fort_salvo(c: Combat, victim: int, helped: int) -> Salvo[int]:
     w = c.world
-    firers: list[_Fort] = []
+    firers: list[_Fort | _Idle] = []
     if not (c.rules.NO_FORT_FIRE or helped == 0 or victim == helped):
+        around = ((xy, w.peek(xy)) for xy in w.geometry.within(_target(c), 8))
         firers = [
-            _Fort.at(c, xy, victim, helped)
-            for xy in w.geometry.within(_target(c), 8)
-            if w.helps(w.peek(xy).owner, helped, victim)
+            _Fort.at(c, xy, s, victim, helped)
+            for xy, s in around
+            if w.helps(s.owner, helped, victim)
         ]
     return Salvo("fort", firers, 0, operator.add, _reached(80), int)
 
@@ -177,7 +204,7 @@ class _Ship:
 
     @property
     def key(self) -> Hashable:
-        return (self.reach, self.dist, self.guns, self.eff, self.news)
+        return (self.reach, self.dist, self.guns, self.eff, *self.news.key)
 
     def draw(self, dice: ServerRandom) -> Shot | None:
         if dice.roundavg(self.reach) < self.dist or self.guns <= 0:
@@ -288,7 +315,7 @@ class _Unit:
         if self.shells is None:
             return None
         return (self.reach, self.dist, self.guns, self.eff, self.shells, self.ammo, self.acc,
-                self.news)  # fmt: skip
+                *self.news.key)  # fmt: skip
 
     def draw(self, dice: ServerRandom) -> Shot | None:
         if self.dist > dice.roundavg(self.reach) or self.guns <= 0:
@@ -342,7 +369,7 @@ def _unit_salvo(c: Combat, victim: int, helped: int) -> Salvo[int]:
     ]
     # One unit's resupply may take from another's spare: then every unit reads its
     # shells as it fires, draw by draw.
-    live = not all(unit_guns(u) <= 0 or _has_load(c, u) for u in units)
+    live = any(unit_guns(u) > 0 and not _has_load(c, u) for u in units)
     firers = [_Unit.of(c, u, victim, helped, live) for u in units]
     return Salvo("unit", firers, 0, operator.add, _never, int)
 

@@ -133,16 +133,17 @@ class BranchingDice(ServerRandom):
         key = block.key if self.collapse else None
         if key is None:
             return block.run(self)
-        outs = _BLOCKS.get(key)
-        if outs is None:
+        known = _BLOCKS.get(key)
+        if known is None:
             outs = list(block.outcomes(outcomes))
+            known = outs, [(i, p) for i, (_, p, _) in enumerate(outs)]
             if len(_BLOCKS) >= _BLOCKS_LIMIT:
                 _BLOCKS.clear()
-            _BLOCKS[key] = outs
-        i = self._choose([(i, p) for i, (_, p, _) in enumerate(outs)])
-        value, _, path = outs[i]
+            _BLOCKS[key] = known
+        outs, choices = known
+        value, _, path = outs[self._choose(choices)]
         block.replay(path)
-        return value  # type: ignore[no-any-return]
+        return value
 
     @contextmanager
     def text_only(self) -> Iterator[None]:
@@ -154,7 +155,7 @@ class BranchingDice(ServerRandom):
 
 
 #: The outcomes of the blocks met so far, by key (cleared when it reaches the limit).
-_BLOCKS: dict[Hashable, list[tuple[Any, float, Any]]] = {}
+_BLOCKS: dict[Hashable, tuple[list[tuple[Any, float, Any]], list[tuple[int, float]]]] = {}
 _BLOCKS_LIMIT = 4096
 
 
