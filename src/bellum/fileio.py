@@ -21,8 +21,6 @@ import contextlib
 import os
 import re
 import stat
-import tempfile
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -118,6 +116,8 @@ def parse_toml(text: str, where: str) -> dict[str, Any]:
     integer of more than 4,300 digits and ``RecursionError`` for arrays or
     tables nested some hundreds deep; both are refused here like any bad TOML.
     """
+    import tomllib
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -294,6 +294,8 @@ def write_atomic(
     ``kind`` names what is written; an existing file of another kind is kept
     unless ``force``.
     """
+    import tempfile  # here: only a command that writes a file pays for it
+
     shown, target, mode = _destination(path, kind, force)
     folder = target.parent
     data = text.encode(encoding) if isinstance(text, str) else text

@@ -6,7 +6,7 @@ import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,17 +17,17 @@ from bellum.cli.options import Sectioned, Whole, echo_json, in_section, refuse_s
 from bellum.dice import new_seed
 from bellum.empire.answers import AboveMost, NamedAnswers, answer_ship, is_ship_key
 from bellum.empire.combat import COMMANDS, CommandSpec
-from bellum.empire.combat.preview import strength
 from bellum.empire.events import Event, EventKind, Prompt, PromptKind
 from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules, describe, profile_names
-from bellum.empire.service import DEFAULT_DB, WorldSource, open_source
-from bellum.empire.tables import plane_range
 from bellum.empire.world import LandUnit, Nation, Plane, Sector, Ship, World
 from bellum.errors import InputError, UsageError
 from bellum.numbers import shown, to_int
 from bellum.term import safe_text
+
+if TYPE_CHECKING:
+    from bellum.empire.service import WorldSource
 
 EXIT_BY_OUTCOME = {"usage": 2, "refused": 1, "aborted": 1}
 
@@ -138,6 +138,8 @@ def open_world(
 ) -> WorldSource:
     """The world of one command (``--world``, ``--db`` or ``./bellum.db``), released when
     the command ends: an order that was not kept (an error, Ctrl-C) is rolled back."""
+    from bellum.empire.service import DEFAULT_DB, open_source
+
     if world_path is not None and db is not None:
         raise UsageError("give either --world or --db, not both")
     read = {"--world": world_path} if world_path is not None else {"--db": db or DEFAULT_DB}
@@ -292,6 +294,8 @@ def show_cmd(
     planning copy, not the game's fog of war (docs/empire-cli.md).  Unit, ship
     and plane types: `bellum empire types`.
     """
+    from bellum.empire.tables import plane_range
+
     world = open_world(world_path, db).world
     n = _country(world, country)
     kinds = [k for k in SHOWN if only[f"only_{k}"]] or list(SHOWN)
@@ -414,6 +418,8 @@ def strength_cmd(
     options: tuple[str, ...],
 ) -> None:
     """Preview the defense of your sectors (all of them, or the SECTORS given as x,y)."""
+    from bellum.empire.combat.preview import strength
+
     world = open_world(world_path, db).world
     rules = Rules.for_world(world, profile, options)
     n = _country(world, country)
@@ -754,6 +760,7 @@ def play_order(
     answers = rest
     request = live_request(live, world=world_path, seed=seed, out=out)
     if request is not None:
+        from bellum.empire.service import DEFAULT_DB
 
         def prompter_for(view: World) -> StreamPrompter:
             me = _country(view, country)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -35,13 +35,14 @@ from bellum.cli.empire import (
 from bellum.cli.options import RESOLVER_RUNS_MAX, SEED_MAX, Real, Whole, echo_json
 from bellum.cli.progress import DELAY, progress_fraction
 from bellum.empire.combat import COMMANDS
-from bellum.empire.odds.engine import CommandUsage, MoreThanAsked
-from bellum.empire.odds.study import MAX_PLANS, Clock, Request, Study, Sweep, prepare
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
 from bellum.errors import InputError, UsageError
 from bellum.numbers import shown, to_int
 from bellum.term import use_color
+
+if TYPE_CHECKING:
+    from bellum.empire.odds.study import Study, Sweep
 
 
 def _order(words: tuple[str, ...]) -> Order:
@@ -68,6 +69,8 @@ def _order(words: tuple[str, ...]) -> Order:
 
 
 def _sweep(text: str) -> Sweep:
+    from bellum.empire.odds.study import MAX_PLANS, Sweep
+
     where, sep, rng = text.partition("=")
     values = [to_int(p) for p in rng.split(":")]
     if not sep or len(values) != 3 or None in values:
@@ -245,8 +248,13 @@ def odds_cmd(
     country can know: every number it cannot see is drawn from what it saw and
     when (docs/fog.md), and the report lists each input, seen or not.
     """
-    clock = Clock()
     order = _order(words)
+    # The odds engine (numpy, the solver) is imported once the command line is
+    # known to be well formed: a mistyped order is refused without it.
+    from bellum.empire.odds.engine import CommandUsage, MoreThanAsked
+    from bellum.empire.odds.study import Clock, Request, prepare
+
+    clock = Clock()
     if plot is not None:
         from bellum.odds.report import plot_format
 

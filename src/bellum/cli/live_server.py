@@ -13,7 +13,6 @@ imported only when a server is used, so every other command starts as fast.
 from __future__ import annotations
 
 import json
-import logging
 import os
 import sys
 from collections.abc import Callable
@@ -78,6 +77,8 @@ def read_password(country: str, path: Path | None, env: str, option: str, *, std
 
 def log_protocol() -> None:
     """Every line sent and received, on standard error (passwords masked)."""
+    import logging
+
     handler = logging.StreamHandler(sys.stderr)
     handler.setFormatter(logging.Formatter("%(message)s"))
     log = logging.getLogger("bellum.client")

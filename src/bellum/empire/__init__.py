@@ -26,32 +26,76 @@ The names below are the stable API; other modules are internal.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
-from bellum.empire.combat import COMMANDS, CombatResult, CommandSpec, Outcome
-from bellum.empire.combat.dispatch import run_command
-from bellum.empire.events import (
-    AnswersByKind,
-    Closing,
-    Event,
-    EventKind,
-    Fact,
-    PlaneStatus,
-    Prompt,
-    Prompter,
-    PromptKind,
-    Refusal,
-    ScoutReport,
-    ScriptedPrompter,
-    Sink,
-    Sneaking,
-    SourceNote,
-    UnitNote,
-)
-from bellum.empire.io.toml import load_world, save_world
-from bellum.empire.orders import Order
-from bellum.empire.rules import Rules
-from bellum.empire.world import World
+if TYPE_CHECKING:
+    from bellum.empire.combat import COMMANDS, CombatResult, CommandSpec, Outcome
+    from bellum.empire.combat.dispatch import run_command
+    from bellum.empire.events import (
+        AnswersByKind,
+        Closing,
+        Event,
+        EventKind,
+        Fact,
+        PlaneStatus,
+        Prompt,
+        Prompter,
+        PromptKind,
+        Refusal,
+        ScoutReport,
+        ScriptedPrompter,
+        Sink,
+        Sneaking,
+        SourceNote,
+        UnitNote,
+    )
+    from bellum.empire.io.toml import load_world, save_world
+    from bellum.empire.orders import Order
+    from bellum.empire.rules import Rules
+    from bellum.empire.world import World
+
+#: Each module of the stable names, and the names.  The package imports a name on
+#: first use, so that importing one module of the package (``bellum.empire.orders``,
+#: as the command line does to check an order) does not import all of them.
+_MODULES = {
+    "bellum.empire.combat": ("COMMANDS", "CombatResult", "CommandSpec", "Outcome"),
+    "bellum.empire.combat.dispatch": ("run_command",),
+    "bellum.empire.events": (
+        "AnswersByKind",
+        "Closing",
+        "Event",
+        "EventKind",
+        "Fact",
+        "PlaneStatus",
+        "Prompt",
+        "Prompter",
+        "PromptKind",
+        "Refusal",
+        "ScoutReport",
+        "ScriptedPrompter",
+        "Sink",
+        "Sneaking",
+        "SourceNote",
+        "UnitNote",
+    ),
+    "bellum.empire.io.toml": ("load_world", "save_world"),
+    "bellum.empire.orders": ("Order",),
+    "bellum.empire.rules": ("Rules",),
+    "bellum.empire.world": ("World",),
+}
+_HOMES = {name: module for module, names in _MODULES.items() for name in names}
+
+
+def __getattr__(name: str) -> Any:
+    """A stable name, imported from its module on first use."""
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'bellum.empire' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value
+    return value
 
 
 def attack(
@@ -66,6 +110,9 @@ def attack(
     sink: Sink | None = None,
 ) -> CombatResult:
     """``attack <target> [support]``: :func:`run_command` for the commonest order."""
+    from bellum.empire.combat.dispatch import run_command
+    from bellum.empire.orders import Order
+
     return run_command(
         world,
         Order("attack", (target, *support)),

@@ -24,8 +24,6 @@ from bellum.empire.events import Event, Prompter, RecordingPrompter, ReplayPromp
 from bellum.empire.intel.model import merge_all
 from bellum.empire.io.sqlite.codec import CommandRecord, ServerEntry, changes, world_rows
 from bellum.empire.io.sqlite.store import Session, Store, UnknownCommand
-from bellum.empire.io.toml import read_world_file, save_world
-from bellum.empire.io.xdump.syntax import Dump
 from bellum.empire.orders import Order, as_order
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
@@ -33,6 +31,7 @@ from bellum.errors import CommandError, InputError
 from bellum.fileio import WORLD, check_overwrite, check_writable, same_file
 
 if TYPE_CHECKING:
+    from bellum.empire.io.xdump.syntax import Dump
     from bellum.empire.plan.curves import CurveCache
 
 #: The database used when a command is given neither a world file nor a database.
@@ -104,6 +103,8 @@ class FileSource(WorldSource):
     def __init__(
         self, path: Path, out: Path | None = None, *, write: bool = False, force: bool = False
     ) -> None:
+        from bellum.empire.io.toml import read_world_file  # a database's commands skip it
+
         if out is not None:
             check_overwrite(out, WORLD, force)
         self.world, self.text = read_world_file(path)
@@ -113,6 +114,8 @@ class FileSource(WorldSource):
             check_writable(self.dest)
 
     def _keep(self, order: Order, answers: list[str | None], result: CombatResult) -> None:
+        from bellum.empire.io.toml import save_world
+
         if result.world_changed:
             save_world(self.world, self.dest, original=self.text, force=self.force)
 
@@ -154,6 +157,8 @@ class DatabaseSource(WorldSource):
                 " open it again to run another"
             )
         if self.out is not None:
+            from bellum.empire.io.toml import save_world
+
             self.session.rollback()
             if result.world_changed:
                 save_world(self.world, self.out, force=self.force)
@@ -205,6 +210,8 @@ class WorldDatabase:
     @classmethod
     def copy_of(cls, world_file: Path, path: Path) -> WorldDatabase:
         """A new database at ``path`` holding the world of ``world_file``."""
+        from bellum.empire.io.toml import read_world_file
+
         Store.create(path, read_world_file(world_file)[0]).close()
         return cls(path)
 

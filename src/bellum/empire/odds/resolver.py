@@ -11,13 +11,12 @@ runs are shared among ``jobs`` processes.
 from __future__ import annotations
 
 import math
-import multiprocessing
 import signal
 import time
 from collections import Counter
 from collections.abc import Callable
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +26,9 @@ from bellum.empire.odds.engine import SUCCESS
 from bellum.empire.odds.plan import Plan, PlanPrompter
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 #: Runs handed to a worker at a time (progress is reported per chunk).
 CHUNK = 100
@@ -152,6 +154,10 @@ def _parallel(
     runs: int,
     progress: Callable[[float], None] | None,
 ) -> dict[int, list[tuple[str, int, int]]]:
+    # A process pool costs its imports only to a command that plays in parallel.
+    import multiprocessing
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+
     methods = multiprocessing.get_all_start_methods()
     ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
     results: dict[int, list[tuple[str, int, int]]] = {}

@@ -22,12 +22,11 @@ import os
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from bellum.budget import check_repeats
 from bellum.dice import new_seed
 from bellum.empire.odds.engine import EmpireOdds, MoreThanAsked, check_plan, plan_odds
-from bellum.empire.odds.fog import DRAWS, FogOdds, fog_odds, inputs_text, target_of
 from bellum.empire.odds.plan import MilSource, Plan, parse_mil, parse_units
 from bellum.empire.odds.questions import (
     UNIFORM,
@@ -44,6 +43,10 @@ from bellum.empire.rules import Rules
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
 from bellum.numbers import shown
+
+if TYPE_CHECKING:
+    # A player's view only: a whole world's odds do without the model of beliefs.
+    from bellum.empire.odds.fog import FogOdds
 
 #: Called with the stage (``"odds"``, ``"need"``, ``"resolver runs"``) and the share of
 #: it done, 0 to 1.
@@ -205,6 +208,8 @@ class Study:
         fog = self.rows[0].fog
         if fog is None or self.fog is None:
             return None
+        from bellum.empire.odds.fog import inputs_text
+
         return inputs_text(fog.inputs, self.fog[1])
 
 
@@ -296,6 +301,8 @@ class Prepared:
     def _row(self, label: str, plan: Plan, progress: Callable[[float], None] | None) -> Row:
         r = self.request
         if self.view is not None:
+            from bellum.empire.odds.fog import DRAWS, fog_odds
+
             fog = fog_odds(
                 self.view,
                 self.country,
@@ -404,6 +411,7 @@ def prepare(
                 field="resolver_runs",
             )
         from bellum.empire.intel.belief import believe
+        from bellum.empire.odds.fog import target_of
 
         view = world
         target = target_of(world, country, Plan(r.order))
