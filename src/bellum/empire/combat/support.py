@@ -107,8 +107,7 @@ class _Fort:
         if reach < 0:
             return IDLE  # not a fort: it rolls a range of -1 and never fires
         guns = s.get("gun")
-        armed = s.type.has("fortress") and s.eff >= 5 and s.mil >= 5 and guns > 0
-        armed = armed and s.get("shell") >= 1
+        armed = s.mil >= 5 and guns > 0 and s.get("shell") >= 1
         dist = c.world.geometry.mapdist(xy, _target(c))
         news = _News.of(c, s.owner, victim, helped)
         return cls(reach, dist, armed, guns, s.eff, news, c, xy, victim, helped)
