@@ -300,10 +300,10 @@ class _Unit:
     helped: int = field(compare=False)
 
     @classmethod
-    def of(cls, c: Combat, u: LandUnit, victim: int, helped: int, live: bool) -> _Unit:
+    def of(cls, c: Combat, u: LandUnit, guns: int, victim: int, helped: int, live: bool) -> _Unit:
         """``live``: read the unit's shells when it fires (after resupplying)."""
         return cls(
-            unit_reach(u), c.world.geometry.mapdist(u.xy, _target(c)), unit_guns(u), u.eff,
+            unit_reach(u), c.world.geometry.mapdist(u.xy, _target(c)), guns, u.eff,
             None if live else u.items.get("shell", 0), u.type.ammo,
             land_acc(u.type, u.tech) - 1, _News.of(c, u.owner, victim, helped),
             c, u, victim, helped,
@@ -339,6 +339,25 @@ class _Unit:
             c.tell(u.owner, f"{u.name()} supported {c.name(helped)} at {c.at(_target(c), u.owner)}")
 
 
+@dataclass(frozen=True)
+class _Ranger:
+    """A helping land unit that cannot fire (no guns, no crew, loaded, too damaged): its
+    range roll (one draw) and nothing else."""
+
+    reach: float
+
+    @property
+    def key(self) -> Hashable:
+        return ("range", self.reach)
+
+    def draw(self, dice: ServerRandom) -> Shot | None:
+        dice.roundavg(self.reach)
+        return None
+
+    def apply(self, shot: Shot) -> None:
+        raise AssertionError("a land unit that cannot fire does not")
+
+
 def _target(c: Combat) -> Coord:
     assert c.target is not None
     return c.target.xy
@@ -368,8 +387,12 @@ def _unit_salvo(c: Combat, victim: int, helped: int) -> Salvo[int]:
     ]
     # One unit's resupply may take from another's spare: then every unit reads its
     # shells as it fires, draw by draw.
-    live = any(unit_guns(u) > 0 and not _has_load(c, u) for u in units)
-    firers = [_Unit.of(c, u, victim, helped, live) for u in units]
+    guns = [unit_guns(u) for u in units]
+    live = any(g > 0 and not _has_load(c, u) for u, g in zip(units, guns, strict=True))
+    firers = [
+        _Unit.of(c, u, g, victim, helped, live) if g > 0 else _Ranger(unit_reach(u))
+        for u, g in zip(units, guns, strict=True)
+    ]
     return Salvo("unit", firers, 0, operator.add, _never, int)
 
 

@@ -93,11 +93,15 @@ class Salvo(Generic[S]):
         """Each distinct (result, owners turned hostile) with its exact probability and
         the likeliest path to it, over the firers in order (``draws`` lists one firer's
         shots with their probabilities)."""
+        key = self.key
+        if key is not None and key in _KNOWN:
+            known: list[tuple[int, float, Path]] = _KNOWN[key]
+            return known  # a side's chain meets its salvos again under other gates
         states: dict[tuple[S, frozenset[int]], tuple[float, Path]] = {
             (self.start, frozenset()): (1.0, ())
         }
         for i, f in enumerate(self.firers):
-            shots = draws(f.draw)
+            shots = _shots(f, draws)
             if all(shot is None for shot, _ in shots):
                 continue  # it never fires (only a range roll, say)
             new: dict[tuple[S, frozenset[int]], tuple[float, Path]] = {}
@@ -117,7 +121,10 @@ class Salvo(Generic[S]):
         results: dict[tuple[int, frozenset[int]], tuple[float, Path]] = {}
         for (state, turned), (p, path) in states.items():
             _merge(results, (self.total(state), turned), p, path)
-        return [(total, p, path) for (total, _), (p, path) in results.items()]
+        out = [(total, p, path) for (total, _), (p, path) in results.items()]
+        if key is not None:
+            _remember(_KNOWN, key, out)
+        return out
 
     def replay(self, path: Path) -> None:
         for i, shot in path:
@@ -192,6 +199,29 @@ class Chain:
 
 def _shares(stages: Stages) -> tuple[float, ...]:
     return tuple(0.0 if total is None else total / 100 for total, _ in stages)
+
+
+#: What the odds have worked out, by key (everything it depends on): each salvo's
+#: outcomes and each firer's shots, for the life of the process (cleared when full).
+_KNOWN: dict[Hashable, Any] = {}
+_SHOTS: dict[Hashable, list[tuple[Hashable, float]]] = {}
+_LIMIT = 4096
+
+
+def _remember(cache: dict[Hashable, Any], key: Hashable, value: Any) -> None:
+    if len(cache) >= _LIMIT:
+        cache.clear()
+    cache[key] = value
+
+
+def _shots(f: Firer, draws: Draws) -> list[tuple[Hashable, float]]:
+    """The firer's shots with their probabilities (once per key)."""
+    key = (type(f).__name__, f.key)
+    known = _SHOTS.get(key)
+    if known is None:
+        known = draws(f.draw)
+        _remember(_SHOTS, key, known)
+    return known
 
 
 K = TypeVar("K", bound=Hashable)
