@@ -304,3 +304,20 @@ def test_a_sides_salvos_as_one_choice() -> None:
             into[v] = into.get(v, 0.0) + p
         assert not collapse or len(runs) == len(into)
     _same(dp, brute)
+
+
+def test_a_ship_that_planes_fly_from_is_drawn_one_by_one() -> None:
+    # Planes take their bombs from their carrier's shells, and support planes fly after
+    # the guns: the shells a carrier's volley leaves are read later, so its salvo has no
+    # key (drawn volley by volley, in the odds too), with the same answer.
+    w = _world(SHIPS + '[[plane]]\nuid = 0\ntype = "mb"\nowner = 1\nat = [1, 1]\nship = 0\n')
+    fire = lambda c: support.ship_damage(c, 2, 1)  # noqa: E731
+    dp = _distribution(w, fire, True, one_branch=False)
+    _same(dp, _distribution(w, fire, False))
+    spec = COMMANDS["attack"]
+    c = Combat(w, ServerRandom(1), _NoPrompts(), 1, Mode.ATTACK, Rules(), spec.wording)
+    c.target = w.sector((2, 0))
+    c.defender = 2
+    assert support._ship_salvo(c, 2, 1).key is None
+    del w.planes[0]
+    assert support._ship_salvo(c, 2, 1).key is not None

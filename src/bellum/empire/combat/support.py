@@ -33,6 +33,8 @@ SUPPORT_NEWS = {
     "unit": "gunners support troops attacking {}",
 }
 SELF_DEFENSE_NEWS = "gunners fire on {} in self-defense"
+#: Where planes are based: ("sector", xy), ("ship", uid) or ("unit", uid).
+Bases = set[tuple[str, Any]]
 
 
 def _goodwill(c: Combat, victim: int, helped: int) -> int:
@@ -95,13 +97,16 @@ class _Fort:
     guns: int
     eff: int
     news: _News
+    based: bool
     c: Combat = field(compare=False)
     xy: Coord = field(compare=False)
     victim: int = field(compare=False)
     helped: int = field(compare=False)
 
     @classmethod
-    def at(cls, c: Combat, xy: Coord, s: Sector, victim: int, helped: int) -> _Fort | _Idle:
+    def at(
+        cls, c: Combat, xy: Coord, s: Sector, victim: int, helped: int, bases: Bases
+    ) -> _Fort | _Idle:
         """The sector ``s`` at ``xy`` (read only)."""
         reach = fort_range(c, s)
         if reach < 0:
@@ -110,10 +115,13 @@ class _Fort:
         armed = s.mil >= 5 and guns > 0 and s.get("shell") >= 1
         dist = c.world.geometry.mapdist(xy, _target(c))
         news = _News.of(c, s.owner, victim, helped)
-        return cls(reach, dist, armed, guns, s.eff, news, c, xy, victim, helped)
+        based = ("sector", c.world.geometry.norm(*xy)) in bases
+        return cls(reach, dist, armed, guns, s.eff, news, based, c, xy, victim, helped)
 
     @property
-    def key(self) -> Hashable:
+    def key(self) -> Hashable | None:
+        if self.based:
+            return None
         return (self.reach, self.dist, self.armed, min(self.guns, 7), self.eff, *self.news.key)
 
     def draw(self, dice: ServerRandom) -> Shot | None:
@@ -165,8 +173,9 @@ def _fort_salvo(c: Combat, victim: int, helped: int) -> Salvo[int]:
     firers: list[_Fort | _Idle] = []
     if not (c.rules.NO_FORT_FIRE or helped == 0 or victim == helped):
         around = ((xy, w.peek(xy)) for xy in w.geometry.within(_target(c), 8))
+        bases = _plane_bases(c)
         firers = [
-            _Fort.at(c, xy, s, victim, helped)
+            _Fort.at(c, xy, s, victim, helped, bases)
             for xy, s in around
             if w.helps(s.owner, helped, victim)
         ]
@@ -187,6 +196,7 @@ class _Ship:
     guns: int
     eff: int
     news: _News
+    based: bool
     c: Combat = field(compare=False)
     sh: Ship = field(compare=False)
     at: Coord = field(compare=False)
@@ -195,14 +205,20 @@ class _Ship:
     approach: bool = field(compare=False)
 
     @classmethod
-    def of(cls, c: Combat, sh: Ship, at: Coord, victim: int, helped: int, approach: bool) -> _Ship:
+    def of(
+        cls, c: Combat, sh: Ship, at: Coord, victim: int, helped: int, approach: bool, bases: Bases
+    ) -> _Ship:
         dist = c.world.geometry.mapdist(sh.xy, at)
         news = _News.of(c, sh.owner, victim, helped)
-        guns = ship_guns(sh)
-        return cls(ship_reach(sh), dist, guns, sh.eff, news, c, sh, at, victim, helped, approach)
+        guns, based = ship_guns(sh), ("ship", sh.uid) in bases
+        return cls(
+            ship_reach(sh), dist, guns, sh.eff, news, based, c, sh, at, victim, helped, approach
+        )
 
     @property
-    def key(self) -> Hashable:
+    def key(self) -> Hashable | None:
+        if self.based:
+            return None
         return (self.reach, self.dist, self.guns, self.eff, *self.news.key)
 
     def draw(self, dice: ServerRandom) -> Shot | None:
@@ -256,8 +272,9 @@ def _ship_salvo(
     p = _target(c) if at is None else at
     firers: list[_Ship] = []
     if not (helped == 0 or victim == helped):
+        bases = _plane_bases(c)
         firers = [
-            _Ship.of(c, sh, p, victim, helped, approach)
+            _Ship.of(c, sh, p, victim, helped, approach, bases)
             for _, sh in sorted(w.ships.items())
             if w.geometry.mapdist(sh.xy, p) <= 8
             and w.helps(sh.owner, helped, victim)
@@ -294,24 +311,27 @@ class _Unit:
     ammo: int
     acc: float
     news: _News
+    based: bool
     c: Combat = field(compare=False)
     u: LandUnit = field(compare=False)
     victim: int = field(compare=False)
     helped: int = field(compare=False)
 
     @classmethod
-    def of(cls, c: Combat, u: LandUnit, guns: int, victim: int, helped: int, live: bool) -> _Unit:
+    def of(
+        cls, c: Combat, u: LandUnit, guns: int, victim: int, helped: int, live: bool, bases: Bases
+    ) -> _Unit:
         """``live``: read the unit's shells when it fires (after resupplying)."""
         return cls(
             unit_reach(u), c.world.geometry.mapdist(u.xy, _target(c)), guns, u.eff,
             None if live else u.items.get("shell", 0), u.type.ammo,
             land_acc(u.type, u.tech) - 1, _News.of(c, u.owner, victim, helped),
-            c, u, victim, helped,
+            ("unit", u.uid) in bases, c, u, victim, helped,
         )  # fmt: skip
 
     @property
     def key(self) -> Hashable | None:
-        if self.shells is None:
+        if self.shells is None or self.based:
             return None
         return (self.reach, self.dist, self.guns, self.eff, self.shells, self.ammo, self.acc,
                 *self.news.key)  # fmt: skip
@@ -358,6 +378,21 @@ class _Ranger:
         raise AssertionError("a land unit that cannot fire does not")
 
 
+def _plane_bases(c: Combat) -> Bases:
+    """Where planes take their bombs from (:func:`~bellum.empire.combat.air.base_of`): a
+    firer there is drawn volley by volley, since the planes that fly later in the command
+    read the shells its volley leaves."""
+    bases: set[tuple[str, Any]] = set()
+    for p in c.world.planes.values():
+        if p.ship is not None:
+            bases.add(("ship", p.ship))
+        elif p.land is not None:
+            bases.add(("unit", p.land))
+        else:
+            bases.add(("sector", c.world.geometry.norm(*p.xy)))
+    return bases
+
+
 def _target(c: Combat) -> Coord:
     assert c.target is not None
     return c.target.xy
@@ -389,8 +424,9 @@ def _unit_salvo(c: Combat, victim: int, helped: int) -> Salvo[int]:
     # shells as it fires, draw by draw.
     guns = [unit_guns(u) for u in units]
     live = any(g > 0 and not _has_load(c, u) for u, g in zip(units, guns, strict=True))
+    bases = _plane_bases(c)
     firers = [
-        _Unit.of(c, u, g, victim, helped, live) if g > 0 else _Ranger(unit_reach(u))
+        _Unit.of(c, u, g, victim, helped, live, bases) if g > 0 else _Ranger(unit_reach(u))
         for u, g in zip(units, guns, strict=True)
     ]
     return Salvo("unit", firers, 0, operator.add, _never, int)

@@ -23,9 +23,11 @@ shot, and its side effects do not change P(success) or the losses of the command
   firer's owner: the states keep the set of owners so turned, and the results are
   distinct per set, so the relations after a salvo are exact on every branch.
 
-A land unit short of its basic load resupplies before it fires, moving shells and
-paying mobility with a draw of its own: that changes what the next unit can draw on,
-so such a salvo has no key and is run draw by draw, in the odds too.
+Two exceptions are run draw by draw, in the odds too (their salvos have no key): a land
+unit short of its basic load resupplies before it fires, moving shells and paying
+mobility with a draw of its own, which changes what the next unit can draw on; and a
+fort, ship or unit that planes are based on, whose shells the support planes flying
+later in the command arm with (:func:`~bellum.empire.combat.air.base_of`).
 """
 
 from __future__ import annotations
