@@ -206,7 +206,11 @@ def _odds_argv(plan: dict[str, Any], db: str, resolver_runs: int | None) -> list
 
 
 def _error(status: int, err: str) -> str:
-    return "timeout" if status == -9 else (err.strip().splitlines() or ["?"])[-1]
+    """What went wrong: the exit status (a signal as its negative number) and the last
+    line of standard error."""
+    if status == -9:
+        return "timeout"
+    return f"exit {status}: {(err.strip().splitlines() or ['?'])[-1]}"
 
 
 def _figures(doc: dict[str, Any]) -> dict[str, Any]:

@@ -98,6 +98,8 @@ def row(
         "attacks": len(wave.attacks),
         "skipped": wave.skipped,
         "unsolved": wave.unsolved,
+        "refined": wave.refined,
+        "solved": wave.solved,
         "cpu_seconds": round(LAST_CPU[0], 2),
         "load": round(os.getloadavg()[0], 2),
     }

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import click
 import pytest
@@ -51,6 +52,23 @@ def test_a_group_is_imported_when_its_command_runs() -> None:
     assert "bellum.cli.panzer" in loaded
     assert "bellum.cli.empire" not in loaded
     assert "bellum.cli.odds" not in loaded
+
+
+def test_a_mistyped_odds_order_is_refused_before_the_engine_loads() -> None:
+    """``board`` without FROM: a usage error that costs no numpy, no odds engine, no
+    database and no live-server client (issue 23: a typo answered at once)."""
+    world = str(Path(__file__).resolve().parents[2] / "examples/empire/vector-a.toml")
+    loaded = loaded_after("empire", "odds", "board", "3,-1", "--as", "1", "--world", world)
+    assert "bellum.cli.empire_odds" in loaded  # the command did run
+    assert not loaded & {
+        "numpy",
+        "bellum.empire.odds.engine",
+        "bellum.empire.service",
+        "bellum.empire.io.toml",
+        "sqlite3",
+        "bellum.client.live",
+        "concurrent.futures",
+    }
 
 
 def test_importing_bellum_does_not_import_numpy() -> None:

@@ -122,7 +122,12 @@ def test_value_overrides_the_formula(tmp_path: Path) -> None:
                  "--value", f"{dropped}=0", cwd=tmp_path)  # fmt: skip
     doc = json.loads(ran.stdout)
     assert dropped not in {a["target"] for a in doc["waves"][0]["attacks"]}
-    assert doc["waves"][0]["solved"] == 0
+    # Every screen, and every refinement the first plan made, comes from the cache: only
+    # options the new prize makes worth refining are solved now (a lower prize screens
+    # nothing new).
+    first, second = base["waves"][0], doc["waves"][0]
+    assert second["cached"] > 0 and second["solved"] < first["solved"]
+    assert second["solved"] <= second["refined"]
 
 
 @pytest.mark.parametrize(
@@ -173,6 +178,23 @@ def test_threats_name_the_likeliest_strike(tmp_path: Path) -> None:
     assert json.loads(odds.stdout)["p_attacker_wins"] == pytest.approx(top["p_success"], rel=1e-5)
     text = bellum("empire", "threats", "--db", str(db), "--as", "2", "--jobs", "1", cwd=tmp_path)
     assert top["target"] in text.stdout and "likeliest first" in text.stdout
+
+
+def test_threats_take_the_planners_precision_options(tmp_path: Path) -> None:
+    """``--max-runs`` and ``--max-memory`` mean for threats what they mean for plan: at
+    ``bellum empire odds``'s own defaults the strikes are its full answer."""
+    db = _db(tmp_path, 0)
+    ran = bellum("empire", "threats", "--db", str(db), "--as", "2", "--jobs", "1", "--json",
+                 "--max-runs", "500", "--max-memory", "1024", cwd=tmp_path)  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    for t in json.loads(ran.stdout)["threats"][:3]:
+        odds = bellum("empire", "odds", *shlex.split(t["order"]), "--db", str(db), "--as", "1",
+                      "--seed", "1", "--json", cwd=tmp_path)  # fmt: skip
+        assert json.loads(odds.stdout)["p_attacker_wins"] == pytest.approx(t["p_success"],
+                                                                           rel=1e-5)  # fmt: skip
+    bad = bellum("empire", "threats", "--db", str(db), "--as", "2", "--max-runs", "0",
+                 cwd=tmp_path)  # fmt: skip
+    assert bad.returncode == 2 and "--max-runs" in bad.stderr and "Traceback" not in bad.stderr
 
 
 def test_json_documents_follow_their_schemas(tmp_path: Path) -> None:

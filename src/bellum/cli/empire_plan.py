@@ -27,6 +27,7 @@ from bellum.cli.empire import (
 )
 from bellum.cli.options import SEED_MAX, Real, Whole
 from bellum.cli.progress import progress_fraction
+from bellum.empire.plan.precision import PLANNING, Precision
 from bellum.empire.rules import Rules
 from bellum.errors import UsageError
 from bellum.fileio import check_writable, write_atomic
@@ -146,8 +147,9 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
         lines.append("")
         hopeless = f" ({w.skipped} not worth attacking)" if w.skipped else ""
         lines.append(
-            f"wave {w.number}: {w.candidates} targets{hopeless}, {w.options} options"
-            f" ({w.solved} odds solved now, {w.cached} from the cache) in {w.curve_seconds:.1f} s"
+            f"wave {w.number}: {w.candidates} targets{hopeless}, {w.options} options, {w.refined}"
+            f" refined ({w.solved} odds solved now, {w.cached} from the cache) in"
+            f" {w.curve_seconds:.1f} s"
         )
         if w.unsolved:
             lines.append(
@@ -188,6 +190,28 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
     lines += ["", "Orders (review them, then run them in this order):"]
     lines += [f"  {o}" for o in orders]
     return "\n".join(lines)
+
+
+def precision_options(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--max-runs`` and ``--max-memory``: the planner's precision, shared by ``plan``
+    and ``threats`` (defaults: :data:`~bellum.empire.plan.precision.PLANNING`)."""
+    f = click.option(
+        "--max-memory",
+        type=Real(0, min_open=True),
+        default=PLANNING.max_memory,
+        show_default=True,
+        metavar="MB",
+        help="Memory the exact solver may use per fight (as `bellum empire odds"
+        " --max-memory`; beyond it the fight is sampled).",
+    )(f)
+    return click.option(
+        "--max-runs",
+        type=Whole(1),
+        default=PLANNING.max_runs,
+        show_default=True,
+        help="Where the odds are sampled, at most this many samples per option (as `bellum"
+        " empire odds --max-runs`; more: closer figures, slower).",
+    )(f)
 
 
 @empire.command("plan", cls=CoordCommand)
@@ -265,21 +289,7 @@ def render(world: Any, plan: Any, orders: list[str]) -> str:
     metavar="SECONDS",
     help="Most seconds the solver may spend (it then returns its best plan and its gap).",
 )
-@click.option(
-    "--max-runs",
-    type=Whole(1),
-    default=None,
-    help="Where the odds are sampled, at most this many samples per option (as `bellum"
-    " empire odds --max-runs`; more: closer figures, slower)  [default: 60]",
-)
-@click.option(
-    "--max-memory",
-    type=Real(0, min_open=True),
-    default=None,
-    metavar="MB",
-    help="Memory the exact solver may use per fight (as `bellum empire odds --max-memory`;"
-    " beyond it the fight is sampled)  [default: 0.03125]",
-)
+@precision_options
 @click.option(
     "--budget",
     type=Real(0, min_open=True),
@@ -318,8 +328,8 @@ def plan_cmd(
     dask: str | None,
     gap: float,
     time_limit: float,
-    max_runs: int | None,
-    max_memory: float | None,
+    max_runs: int,
+    max_memory: float,
     budget: float | None,
     live: str | None,
     script: Path | None,
@@ -334,7 +344,6 @@ def plan_cmd(
     with its named answers.  With --db the odds are kept in the database, so a
     second plan of the same turn is quick.  Nothing in the world changes.
     """
-    from bellum.empire.plan.curves import PLANNING, Precision
     from bellum.empire.plan.planner import (
         Settings,
         odds_command,
@@ -360,7 +369,7 @@ def plan_cmd(
         gap=gap,
         time_limit=time_limit,
         rules=rules,
-        precision=Precision(max_runs or PLANNING.max_runs, max_memory or PLANNING.max_memory),
+        precision=Precision(max_runs, max_memory),
         budget=budget,
     )
     pool = _pool(jobs, dask)
@@ -416,6 +425,7 @@ def plan_cmd(
     help="In a player's view: complete worlds drawn per threatened sector, ship or unit from"
     " what it has seen of the enemy (docs/fog.md)  [default: 8]",
 )
+@precision_options
 @click.option("--json", "as_json", is_flag=True, help="Print the threats as JSON (docs/plan.md).")
 def threats_cmd(
     world_path: Path | None,
@@ -427,6 +437,8 @@ def threats_cmd(
     jobs: int | None,
     dask: str | None,
     draws: int | None,
+    max_runs: int,
+    max_memory: float,
     as_json: bool,
 ) -> None:
     """Where the enemy can hurt you this turn: the strongest strike on each of yours.
@@ -448,7 +460,8 @@ def threats_cmd(
     cache, version = plan_cache(source)
     with _closing(pool), _phases("threats") as tick:
         tm = threat_map(world, cnum, seed=seed, pool=pool, cache=cache, version=version,
-                        progress=tick, rules=rules, draws=draws or DRAWS)  # fmt: skip
+                        progress=tick, rules=rules, draws=draws or DRAWS,
+                        precision=Precision(max_runs, max_memory))  # fmt: skip
     if as_json:
         click.echo(json.dumps(to_json(world, tm), indent=2))
         return

@@ -12,7 +12,7 @@ import struct
 import tomllib
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
+from pathlib import Path
 from typing import Any
 
 
@@ -149,9 +149,13 @@ class ItemType:
     packing: dict[str, int]
 
 
+#: The tables' files, beside this module (read as files: ``importlib.resources`` would
+#: cost every command its imports, zipfile's among them).
+DATA = Path(__file__).with_name("data")
+
+
 def _read(name: str) -> dict[str, Any]:
-    text = resources.files("bellum.empire").joinpath("data").joinpath(name).read_text("utf-8")
-    return tomllib.loads(text)
+    return tomllib.loads((DATA / name).read_text("utf-8"))
 
 
 @dataclass(frozen=True)

@@ -13,11 +13,35 @@ from the odds engine (:mod:`.curves`), prizes and losses are priced by
 what is assumed and how the prize is valued.
 """
 
-from bellum.empire.plan.allocate import Allocation, Option, Problem, greedy, solve
-from bellum.empire.plan.curves import DaskPool, LocalPool, Point
-from bellum.empire.plan.planner import Attack, Settings, TurnPlan, Wave, plan_turn
-from bellum.empire.plan.threats import Threat, ThreatMap, threat_map
-from bellum.empire.plan.value import Weights
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bellum.empire.plan.allocate import Allocation, Option, Problem, greedy, solve
+    from bellum.empire.plan.curves import DaskPool, LocalPool, Point
+    from bellum.empire.plan.planner import Attack, Settings, TurnPlan, Wave, plan_turn
+    from bellum.empire.plan.threats import Threat, ThreatMap, threat_map
+    from bellum.empire.plan.value import Weights
+
+#: Where each name lives: imported when first asked for, so that the CLI can read
+#: :mod:`.precision` without loading the odds engine.
+_HOMES = {
+    "allocate": ("Allocation", "Option", "Problem", "greedy", "solve"),
+    "curves": ("DaskPool", "LocalPool", "Point"),
+    "planner": ("Attack", "Settings", "TurnPlan", "Wave", "plan_turn"),
+    "threats": ("Threat", "ThreatMap", "threat_map"),
+    "value": ("Weights",),
+}
+
+
+def __getattr__(name: str) -> Any:
+    for module, names in _HOMES.items():
+        if name in names:
+            return getattr(importlib.import_module(f"{__name__}.{module}"), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "Allocation",

@@ -28,6 +28,7 @@ from typing import Any, Protocol
 
 from bellum.empire.odds import Plan, plan_odds
 from bellum.empire.odds.engine import world_model
+from bellum.empire.plan.precision import FULL, PLANNING, SCREENING, Precision
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
 from bellum.errors import BellumError, CommandError
@@ -38,51 +39,20 @@ Progress = Callable[[float], None]
 #: others queued behind it (a task costs a path and its plans to send, not its world).
 CHUNK = 4
 #: Bump when the figures for the same plan would change (the cache keys carry it).
-CURVE_VERSION = "3"
-
-
-@dataclass(frozen=True)
-class Precision:
-    """How closely each option's odds are solved: the odds engine's bounds on its work.
-
-    The planner never passes ``samples`` or ``target_error`` (either makes the engine
-    sample even a fight it can solve exactly); it bounds the samples the engine draws where
-    it samples (``max_runs``) and the size of a fight it solves exactly (``max_memory``, in
-    MB: beyond it, the fight's morale histories are drawn and a big one is simulated).  Both
-    are ``bellum empire odds`` options (``--max-runs``, ``--max-memory``), which every
-    printed odds line repeats, so it gives the plan's figures.
-    """
-
-    max_runs: int = 60
-    max_memory: float = 1 / 32
-
-    @property
-    def memory_bytes(self) -> int:
-        """``max_memory`` as :func:`~bellum.empire.odds.plan_odds` takes it."""
-        return int(self.max_memory * 2**20)
-
-    def words(self) -> list[str]:
-        """The same bounds as ``bellum empire odds`` options."""
-        return ["--max-runs", str(self.max_runs), "--max-memory", f"{self.max_memory:g}"]
-
-
-#: The planner's default (docs/plan.md): about a tenth of a second of CPU per option on
-#: the realistic worlds, P(success) within a few points (each figure's standard error is
-#: reported).
-PLANNING = Precision()
-#: ``bellum empire odds``'s own defaults: the engine's full answer.
-FULL = Precision(500, 1024)
+CURVE_VERSION = "4"
 
 
 @dataclass(frozen=True)
 class Point:
-    """The odds of one option: P(success), its standard error, expected losses."""
+    """The odds of one option: P(success), its standard error, expected losses (and the
+    attacker's standard error)."""
 
     p: float
     se: float
     attacker: float
     defender: float
     method: str
+    attacker_se: float = 0.0
 
     @property
     def sampled(self) -> bool:
@@ -96,7 +66,7 @@ class Point:
     def from_json(cls, text: str) -> Point:
         d = json.loads(text)
         return cls(float(d["p"]), float(d["se"]), float(d["attacker"]), float(d["defender"]),
-                   str(d["method"]))  # fmt: skip
+                   str(d["method"]), float(d["attacker_se"]))  # fmt: skip
 
 
 class CurveCache(Protocol):
@@ -111,7 +81,7 @@ def plan_key(plan: Plan, seed: int, precision: Precision = PLANNING) -> str:
     """The cache key of one plan solved with one seed at one precision."""
     mil = sorted((str(s), n) for s, n in (plan.mil or {}).items())
     units = sorted(plan.units or ())
-    how = f"{precision.max_runs}|{precision.max_memory:g}"
+    how = f"{precision.max_runs}|{precision.max_memory:g}|{precision.samples}"
     return f"{CURVE_VERSION}|{plan.order.text()}|{mil}|{units}|{seed}|{how}"
 
 
@@ -128,12 +98,13 @@ def solve_point(
 ) -> Point | None:
     """One plan's odds; ``None`` when the command refuses it (the option is dropped)."""
     try:
-        o = plan_odds(world, country, plan, seed=seed, max_samples=precision.max_runs,
+        o = plan_odds(world, country, plan, seed=seed, samples=precision.samples,
+                      max_samples=precision.max_runs,
                       max_memory=precision.memory_bytes)  # fmt: skip
     except BellumError:
         return None
     return Point(o.p_success, o.standard_error, o.expected("attacker"), o.expected("defender"),
-                 o.method)  # fmt: skip
+                 o.method, o.expected_errors.get("attacker", 0.0))  # fmt: skip
 
 
 class _ReadOnlyWorld(World):
@@ -480,6 +451,7 @@ def solve_points(
 __all__ = [
     "FULL",
     "PLANNING",
+    "SCREENING",
     "CurveCache",
     "DaskPool",
     "LocalPool",

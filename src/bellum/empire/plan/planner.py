@@ -45,7 +45,6 @@ from bellum.empire.plan.candidates import (
     capacities,
     forces,
     stronger,
-    strongest,
 )
 from bellum.empire.plan.curves import (
     PLANNING,
@@ -54,7 +53,6 @@ from bellum.empire.plan.curves import (
     Point,
     Pool,
     Precision,
-    plan_key,
     solve_points,
 )
 from bellum.empire.plan.value import Weights, sector_value, ship_value, unit_value
@@ -139,6 +137,8 @@ class Wave:
     pruned: int = 0
     #: Options left unsolved when the time given (``--budget``) ran out: not in the plan.
     unsolved: int = 0
+    #: Options solved at the planning precision (the others were only screened).
+    refined: int = 0
 
 
 @dataclass(frozen=True)
@@ -195,15 +195,55 @@ def _known_cost(f: Force, w: Weights) -> float:
     return w.unit * units + w.btu * f.uses.get("btu", 0) + w.mob * mob
 
 
-def _may_count(p_most: float, worth: float, f: Force, s: Settings) -> bool:
-    """Whether an option whose P(success) is at most ``p_most`` can be chosen at all
+#: Options refined together at least (where that many could still be in the plan).
+BATCH = 8
+#: Standard errors either side of a screening figure that bound the planning figure: a
+#: normal error is beyond one of them about one time in six, and an option is then only
+#: lost where it also mattered to the plan (docs/plan.md: on the realistic worlds, none).
+Z = 1.0
+
+
+@dataclass(frozen=True)
+class _Bounds:
+    """What an option's figure allows: P(success) and the attacker's expected losses
+    between these (the figure itself where it was solved at the planning precision), and
+    ``p_cap``, the most P(success) it lets a weaker option of its target have."""
+
+    p_lo: float
+    p_hi: float
+    att_lo: float
+    att_hi: float
+    p_cap: float
+
+    @classmethod
+    def exact(cls, pt: Point) -> _Bounds:
+        return cls(pt.p, pt.p, pt.attacker, pt.attacker, pt.p)
+
+    @classmethod
+    def screened(cls, pt: Point, n: int) -> _Bounds:
+        """:data:`Z` standard errors either side of a screening figure of ``n`` samples,
+        and at least the Wilson score interval of ``n`` draws (eight paths that all lose
+        still allow P 0.11: a rarer path that wins may not have been drawn).  A weaker
+        option is capped at ``Z`` standard errors above the figure, as a planning figure
+        caps it at itself (which option is screened rests on that assumption, not what
+        the plan takes: docs/plan.md)."""
+        z2 = Z * Z
+        mid = (pt.p + z2 / (2 * n)) / (1 + z2 / n)
+        half = Z * math.sqrt(max(0.0, pt.p * (1 - pt.p)) / n + z2 / (4 * n * n)) / (1 + z2 / n)
+        return cls(max(0.0, min(pt.p - Z * pt.se, mid - half)),
+                   min(1.0, max(pt.p + Z * pt.se, mid + half)),
+                   max(0.0, pt.attacker - Z * pt.attacker_se),
+                   pt.attacker + Z * pt.attacker_se,
+                   min(1.0, pt.p + Z * pt.se))  # fmt: skip
+
+
+def _may_count(p_most: float, most: float, s: Settings) -> bool:
+    """Whether an option whose P(success) and value are at most these can be chosen at all
     (allocate's eligible options: positive value, or P ≥ ``min_p`` when counting)."""
-    if s.objective == "count":
-        return p_most >= s.min_p
-    return worth * p_most - _known_cost(f, s.weights) > 0
+    return p_most >= s.min_p if s.objective == "count" else most > 0
 
 
-Solver = Callable[[str, list[Plan]], tuple[list[Point | None], int]]
+Solver = Callable[[str, list[Plan], Precision], tuple[list[Point | None], int]]
 
 
 def _within(a: Force, b: Force) -> bool:
@@ -212,94 +252,183 @@ def _within(a: Force, b: Force) -> bool:
     return all(b.uses.get(r, 0.0) >= n for r, n in a.uses.items())
 
 
-def _needless(
-    f: Force, solved: list[tuple[Force, Point | None]], worth: float, s: Settings
-) -> bool:
-    """Whether the allocation can do without ``f``, judged by its target's solved options.
+class _Search:
+    """The odds of a wave's options, solved only as far as the plan needs them.
 
-    P(success) never falls with more force, so ``f`` is worth at most the prize times the
-    lowest P(success) of a solved option :func:`stronger` than it (1 before any is solved),
-    minus what it spends before any fight.  It is needless where that cannot pay (nor reach
-    ``min_p`` when counting): a prize worth less than the order's BTUs, mobility and land
-    units needs no odds at all.  It is also needless where a solved option that uses no
-    more of anything (:func:`_within`) is worth at least that much (and reaches ``min_p``
-    when counting): a plan with ``f`` is no better than the same plan with that option
-    instead.
+    Every option is first *screened* (:data:`~bellum.empire.plan.curves.SCREENING`: a
+    few paths to the fight, a rough figure with its standard error), strongest options
+    first, in rounds (:meth:`screen`); then the options that could be in the plan are
+    *refined*, solved at the planning precision (:meth:`refine`).  What an option's
+    figures allow so far (:meth:`bounds`, :meth:`value_most`) decides both: an option
+    whose most cannot pay, or that a cheaper one beats, is never solved (``pruned``).
     """
-    above = [pt for g, pt in solved if stronger(g, f)]
-    p_most = min((pt.p for pt in above if pt is not None), default=1.0)
-    if not _may_count(p_most, worth, f, s):
-        return True
-    most = worth * p_most - _known_cost(f, s.weights)
-    return any(
-        pt is not None
-        and (s.objective != "count" or pt.p >= s.min_p)
-        and worth * pt.p - cost(g, pt, s.weights) >= most
-        and _within(g, f)
-        for g, pt in solved
-    )
 
+    def __init__(
+        self, options: list[Force], worth_of: Mapping[int, float], s: Settings, solve: Solver
+    ) -> None:
+        self.options, self.worth_of, self.s, self._solve = options, worth_of, s, solve
+        self.screening = s.precision.screening()
+        self.rough: dict[int, Point | None] = {}
+        self.fine: dict[int, Point | None] = {}
+        self.pruned: set[int] = set()
+        self.solved = 0
+        self.by_target: dict[int, list[int]] = {}
+        for i, f in enumerate(options):
+            self.by_target.setdefault(id(f.candidate), []).append(i)
 
-def _rounds(
-    options: list[Force], worth_of: Mapping[int, float], s: Settings, solve_plans: Solver
-) -> tuple[dict[str, Point | None], int, int, set[str]]:
-    """Solve ``options`` in rounds, without those the allocation can do without.
+    def bounds(self, i: int) -> _Bounds | None:
+        """What option ``i``'s own figures allow (``None``: unsolved, or refused)."""
+        if i in self.fine:
+            pt = self.fine[i]
+            return None if pt is None else _Bounds.exact(pt)
+        pt = self.rough.get(i)
+        n = self.screening.samples
+        return None if pt is None or n is None else _Bounds.screened(pt, n)
 
-    For every target, odd rounds solve the strongest options left (those no unsolved
-    option of the target is :func:`stronger` than; the first round: everything its
-    command offers), even rounds the weakest left.  Before each round, an option
-    :func:`_needless` by what is solved so far (a stronger option shows it cannot pay, or
-    a cheaper one is worth at least as much as it could be) is dropped.  Within a round
-    the targets go most promising first (prize × P(success) of their strongest option),
-    so that when the time given runs out (:class:`OutOfTime`) the options left unsolved
-    are those of the least promising.  Returns the points by plan key, how many were
-    solved now, how many options were dropped, and the keys of those left unsolved.
-    """
-    by_target: dict[int, list[Force]] = {}
-    for f in options:
-        by_target.setdefault(id(f.candidate), []).append(f)
-    known: dict[str, Point | None] = {}
-    solved = round_no = 0
-    pruned: set[str] = set()
+    def refused(self, i: int) -> bool:
+        """Whether the command refuses option ``i`` (at any precision)."""
+        return (i in self.fine and self.fine[i] is None) or (
+            i in self.rough and self.rough[i] is None
+        )
 
-    def promise(group: list[Force]) -> float:
-        pt = known.get(plan_key(strongest(group[0].candidate).plan, s.seed))
-        return -1.0 if pt is None else worth_of[id(group[0].candidate)] * pt.p
+    def p_most(self, i: int) -> float:
+        """The most P(success) option ``i`` may have: its own bound once screened, else no
+        more than any screened option :func:`stronger` than it (assuming that P never
+        falls with more force: docs/plan.md says where it does)."""
+        if (own := self.bounds(i)) is not None:
+            return own.p_hi
+        f = self.options[i]
+        return min((b.p_cap for j in self.by_target[id(f.candidate)]
+                    if stronger(self.options[j], f)
+                    and (b := self.bounds(j)) is not None), default=1.0)  # fmt: skip
 
-    while True:
-        batch: dict[str, Plan] = {}
-        strongest_first = round_no % 2 == 0
-        for group in sorted(by_target.values(), key=promise, reverse=True):
-            done = [(g, known[k]) for g in group if (k := plan_key(g.plan, s.seed)) in known]
-            todo = []
-            for f in group:
-                k = plan_key(f.plan, s.seed)
-                if k in known or k in pruned:
-                    continue
-                if _needless(f, done, worth_of[id(f.candidate)], s):
-                    pruned.add(k)
-                else:
-                    todo.append(f)
-            for f in todo:
-                if not any(
-                    g is not f
-                    and (stronger(g, f) and not stronger(f, g) if strongest_first
-                         else stronger(f, g) and not stronger(g, f))
-                    for g in todo
-                ):  # fmt: skip
-                    batch.setdefault(plan_key(f.plan, s.seed), f.plan)
-        if not batch:
-            return known, solved, len(pruned), set()
-        round_no += 1
-        keys = list(batch)
+    def value_most(self, i: int) -> float:
+        """The most option ``i`` may be worth: exactly its value once refined."""
+        f, w = self.options[i], self.s.weights
+        worth = self.worth_of[id(f.candidate)]
+        if i in self.fine and (pt := self.fine[i]) is not None:
+            return worth * pt.p - cost(f, pt, w)
+        b = self.bounds(i)
+        lost = 0.0 if b is None else b.att_lo
+        return worth * self.p_most(i) - _known_cost(f, w) - w.mil * lost
+
+    def _value_least(self, i: int) -> float | None:
+        b = self.bounds(i)
+        if b is None or (self.s.objective == "count" and b.p_lo < self.s.min_p):
+            return None
+        f, w = self.options[i], self.s.weights
+        return self.worth_of[id(f.candidate)] * b.p_lo - _known_cost(f, w) - w.mil * b.att_hi
+
+    def needless(self, i: int) -> bool:
+        """Whether the plan can do without option ``i``: it cannot pay (nor reach
+        ``min_p``) by what its target's figures allow, or an option of the same target
+        that uses no more of anything (:func:`_within`) is surely worth at least as much
+        (and reaches ``min_p``) - a plan with ``i`` is no better than one with it."""
+        if self.refused(i):
+            return True
+        most = self.value_most(i)
+        if not _may_count(self.p_most(i), most, self.s):
+            return True
+        f = self.options[i]
+        return any(
+            j != i and (least := self._value_least(j)) is not None and least >= most
+            and _within(self.options[j], f)
+            for j in self.by_target[id(f.candidate)]
+        )  # fmt: skip
+
+    def screen(self) -> None:
+        """Screen the options in rounds, without those the plan can do without.
+
+        For every target, odd rounds screen the strongest options left (those no
+        unscreened option of the target is :func:`stronger` than; the first round:
+        everything its command offers), even rounds the weakest left.  Before each round,
+        an option :meth:`needless` by what is screened so far is dropped.  Within a round
+        the targets go most promising first, so that when the time given runs out
+        (:class:`OutOfTime`) the options left are those of the least promising.
+        """
+        round_no = 0
+        while True:
+            strongest_first = round_no % 2 == 0
+            batch: list[int] = []
+            for group in sorted(self.by_target.values(), key=self._promise, reverse=True):
+                todo = []
+                for i in group:
+                    if i in self.rough or i in self.pruned:
+                        continue
+                    if self.needless(i):
+                        self.pruned.add(i)
+                    else:
+                        todo.append(i)
+                for i in todo:
+                    f = self.options[i]
+                    if not any(
+                        j != i
+                        and (stronger(g, f) and not stronger(f, g) if strongest_first
+                             else stronger(f, g) and not stronger(g, f))
+                        for j in todo if (g := self.options[j])
+                    ):  # fmt: skip
+                        batch.append(i)
+            if not batch:
+                return
+            round_no += 1
+            self._run(f"round {round_no}: {len(batch)} options", batch, self.rough,
+                      self.screening)  # fmt: skip
+
+    def _promise(self, group: list[int]) -> float:
+        """A target's most promising value so far (its options' best bound)."""
+        return max((self.value_most(i) for i in group if i in self.rough), default=-math.inf)
+
+    def _run(self, what: str, batch: list[int], into: dict[int, Point | None],
+             precision: Precision) -> None:  # fmt: skip
         try:
-            points, n = solve_plans(f"round {round_no}: {len(batch)} options", list(batch.values()))
+            points, n = self._solve(what, [self.options[i].plan for i in batch], precision)
         except OutOfTime as cut:
-            known.update((keys[i], pt) for i, pt in cut.points.items())
-            left = {k for f in options if (k := plan_key(f.plan, s.seed)) not in known}
-            return known, solved + cut.solved, len(pruned), left - pruned
-        solved += n
-        known.update(zip(keys, points, strict=True))
+            into.update((batch[k], pt) for k, pt in cut.points.items())
+            self.solved += cut.solved
+            raise
+        self.solved += n
+        into.update(zip(batch, points, strict=True))
+
+    def problem(self, caps: Mapping[str, float], fine_only: bool) -> tuple[Problem, list[int]]:
+        """The allocation over every option not dropped, each valued at its most (only
+        refined ones with ``fine_only``), and the option behind each of its options."""
+        solved = self.fine if fine_only else self.fine.keys() | self.rough.keys()
+        rows = [i for i in range(len(self.options))
+                if i in solved and i not in self.pruned and not self.refused(i)]  # fmt: skip
+        opts = []
+        for i in rows:
+            f = self.options[i]
+            pt = self.fine.get(i)
+            p = pt.p if pt is not None else self.p_most(i)
+            opts.append(Option(f.candidate.target, self.value_most(i), f.uses, p,
+                               f.plan.order.text()))  # fmt: skip
+        return Problem(opts, caps), rows
+
+    def refine(self, caps: Mapping[str, float]) -> tuple[Problem, list[int]]:
+        """Solve at the planning precision the options the plan could take, until it takes
+        none that is not refined.
+
+        The allocation (and greedy's) over every option at its most (refined ones at
+        their figures) is solved; the unrefined options either chooses are refined, and
+        the batch is filled up to :data:`BATCH` with the unrefined options of highest
+        most (so that the workers have work); again,
+        until both choose only refined options.  Then no unrefined option could better
+        either plan, unless its figure lies beyond its bounds.  Returns that last problem
+        and the option behind each of its options.
+        """
+        s = self.s
+        while True:
+            problem, rows = self.problem(caps, fine_only=False)
+            best = solve(problem, s.objective, s.min_p, gap=s.gap, time_limit=s.time_limit)
+            base = greedy(problem, s.objective, s.min_p)
+            todo = {rows[k] for k in (*best.chosen, *base.chosen)} - self.fine.keys()
+            if not todo:
+                return problem, rows
+            rest = sorted((k for k, i in enumerate(rows) if i not in self.fine and i not in todo),
+                          key=lambda k: -problem.options[k].value)  # fmt: skip
+            todo.update(rows[k] for k in rest[: max(0, BATCH - len(todo))]
+                        if problem.options[k].value > 0)  # fmt: skip
+            self._run(f"refining {len(todo)} options", sorted(todo), self.fine, s.precision)
 
 
 def _wave(
@@ -314,46 +443,51 @@ def _wave(
     version: str,
     progress: Progress | None,
 ) -> Wave:
-    deadline = None if s.budget is None else time.monotonic() + s.budget
+    budget_end = None if s.budget is None else time.monotonic() + s.budget
     cands = candidates(world, country, s.rules or Rules.of(world.options))
     start = time.perf_counter()
+    deadline = budget_end
 
-    def solved_points(what: str, plans: list[Plan]) -> tuple[list[Point | None], int]:
+    def solved_points(
+        what: str, plans: list[Plan], precision: Precision
+    ) -> tuple[list[Point | None], int]:
         def tick(f: float) -> None:
             if progress is not None:
                 progress(f"wave {number}, {what}", f)
 
-        return solve_points(world, country, plans, seed=s.seed, precision=s.precision,
+        return solve_points(world, country, plans, seed=s.seed, precision=precision,
                             pool=pool, cache=cache, version=version, progress=tick,
                             deadline=deadline)  # fmt: skip
 
-    # Strongest options first, round by round: an option whose stronger options' odds
-    # show it cannot pay (or reach --min-p) is not solved (_rounds).
     worth_of = {id(c): prize(world, c.target, s.values) for c in cands}
     options = forces(cands, s.levels)
-    known, solved, pruned, left = _rounds(options, worth_of, s, solved_points)
-    # Targets none of whose options can be chosen (none left unsolved by the budget).
-    open_ = {id(f.candidate) for f in options if plan_key(f.plan, s.seed) in left}
-    options = [f for f in options if plan_key(f.plan, s.seed) in known]
+    search = _Search(options, worth_of, s, solved_points)
+    caps = capacities(world, country)
+    out_of_time = False
+    try:
+        if budget_end is not None:  # screening may take 60 % of the budget, refining the rest
+            deadline = time.monotonic() + 0.6 * s.budget  # type: ignore[operator]
+        search.screen()
+    except OutOfTime:
+        out_of_time = True
+    deadline = budget_end
+    try:
+        problem, rows = search.refine(caps)
+    except OutOfTime:
+        out_of_time = True
+    if out_of_time:  # the plan is made of the options refined so far
+        problem, rows = search.problem(caps, fine_only=True)
     curve_seconds = time.perf_counter() - start
-    kept: list[tuple[Force, Point, float, float]] = []
-    for f in options:
-        pt = known[plan_key(f.plan, s.seed)]
-        if pt is not None:
-            worth = worth_of[id(f.candidate)]
-            kept.append((f, pt, worth, cost(f, pt, s.weights)))
-    problem = Problem(
-        [
-            Option(f.candidate.target, worth * pt.p - c, f.uses, pt.p, f.plan.order.text())
-            for f, pt, worth, c in kept
-        ],
-        capacities(world, country),
-    )
-    chosen = {
-        id(f.candidate)
-        for (f, *_), o in zip(kept, problem.options, strict=True)
-        if (o.p >= s.min_p if s.objective == "count" else o.value > 0)
-    }
+    # Options not refined that could still pay: left unsolved by the budget.
+    left = set()
+    if out_of_time:
+        left = {i for i in range(len(options)) if i not in search.fine
+                and not search.refused(i) and i not in search.pruned
+                and _may_count(search.p_most(i), search.value_most(i), s)}  # fmt: skip
+    pruned = len(options) - len(search.fine) - len(left)
+    open_ = {id(options[i].candidate) for i in left}
+    chosen = {id(options[i].candidate) for o, i in zip(problem.options, rows, strict=True)
+              if (o.p >= s.min_p if s.objective == "count" else o.value > 0)}  # fmt: skip
     skipped = len({id(c) for c in cands} - chosen - open_)
     best = solve(problem, s.objective, s.min_p, gap=s.gap, time_limit=s.time_limit)
     base = greedy(problem, s.objective, s.min_p)
@@ -362,17 +496,21 @@ def _wave(
         ranked = sorted(chosen, key=lambda i: -problem.options[i].value)
         out = []
         for k, i in enumerate(ranked):
-            f, pt, worth, c = kept[i]
+            f = options[rows[i]]
+            pt = search.fine[rows[i]]
+            assert pt is not None  # a plan takes refined options only (_Search.refine)
+            worth = worth_of[id(f.candidate)]
             where = shown_target(world, country, f.candidate.target)
             seed = (first_seed + k) % (SEED_MAX + 1)
             out.append(Attack(number, f.plan.order, f.candidate.target, where, f.plan, pt,
-                              worth, c, f.uses, seed))  # fmt: skip
+                              worth, cost(f, pt, s.weights), f.uses, seed))  # fmt: skip
         return tuple(out)
 
-    cached = len(known) - solved
+    solved = search.solved
+    cached = len(search.rough) + len(search.fine) - solved
     return Wave(number, attacks(best.chosen), best, base, attacks(base.chosen), len(cands),
-                len(kept), solved, cached, curve_seconds, skipped, pruned,
-                len(left))  # fmt: skip
+                len(problem.options), solved, cached, curve_seconds, skipped, pruned,
+                len(left), len(search.fine))  # fmt: skip
 
 
 class _Player(PlanPrompter):
@@ -472,6 +610,7 @@ def to_json(world: World, plan: TurnPlan) -> dict[str, Any]:
                 "skipped": w.skipped,
                 "pruned": w.pruned,
                 "unsolved": w.unsolved,
+                "refined": w.refined,
                 "curve_seconds": _round(w.curve_seconds),
                 "plan": {
                     "method": w.allocation.method,

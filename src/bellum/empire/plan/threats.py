@@ -36,6 +36,7 @@ from bellum.empire.plan.curves import (
     CurveCache,
     Point,
     Pool,
+    Precision,
     rules_digest,
     solve_batches,
     solve_points,
@@ -128,9 +129,10 @@ def threat_map(
     progress: Progress | None = None,
     rules: Rules | None = None,
     draws: int = DRAWS,
+    precision: Precision = PLANNING,
 ) -> ThreatMap:
     """Every threatened sector, ship and land unit of ``country``, likeliest strike first,
-    under ``rules`` (by default the world's own).
+    under ``rules`` (by default the world's own), each strike solved at ``precision``.
 
     With ``cache`` and ``version`` (the store's digest of the world, a player's view
     with what it has seen included) the map is kept, and the same question of the same
@@ -139,13 +141,14 @@ def threat_map(
     """
     chosen = rules or Rules.of(world.options)
     where = f"{version}|threats"
-    key = f"{CURVE_VERSION}|{country}|{seed}|{draws}|{rules_digest(chosen)}|{PLANNING}"
+    key = f"{CURVE_VERSION}|{country}|{seed}|{draws}|{rules_digest(chosen)}|{precision}"
     if cache is not None and version:
         known = cache.get_curves(where, [key])
         if key in known:
             return _loaded(country, known[key])
     tm = _threat_map(world, country, chosen, seed=seed, pool=pool, cache=cache,
-                     version=version, progress=progress, draws=draws)  # fmt: skip
+                     version=version, progress=progress, draws=draws,
+                     precision=precision)  # fmt: skip
     if cache is not None and version:
         cache.put_curves(where, {key: _kept(tm)})
     return tm
@@ -204,11 +207,12 @@ def _threat_map(
     version: str,
     progress: Progress | None,
     draws: int,
+    precision: Precision,
 ) -> ThreatMap:
     view, notes = enemy_view(world, country)
     if view.fog is not None:
         return _fog_threats(view, country, notes, chosen, seed=seed, pool=pool, draws=draws,
-                            progress=progress)  # fmt: skip
+                            progress=progress, precision=precision)  # fmt: skip
     best: dict[str, Threat] = {}
     strikes = solved = 0
     for enemy in enemies_of(view, country):
@@ -220,8 +224,9 @@ def _threat_map(
             if progress is not None:
                 progress(f"strikes of country {enemy}", f)
 
-        points, n = solve_points(view, enemy, plans, seed=seed, pool=pool, cache=cache,
-                                 version=version, progress=tick)  # fmt: skip
+        points, n = solve_points(view, enemy, plans, seed=seed, precision=precision,
+                                 pool=pool, cache=cache, version=version,
+                                 progress=tick)  # fmt: skip
         solved += n
         for c, pt in zip(mine, points, strict=True):
             if pt is None:
@@ -316,6 +321,7 @@ def _fog_threats(
     pool: Pool | None,
     draws: int,
     progress: Progress | None,
+    precision: Precision = PLANNING,
 ) -> ThreatMap:
     """The threats of a player's view (module notes): for each of the country's things
     with an enemy seen within reach, worlds drawn from the belief centred on the enemy
@@ -362,7 +368,7 @@ def _fog_threats(
         if progress is not None:
             progress(f"{sum(len(p) for _, _, p in jobs)} strikes on drawn worlds", f)
 
-    points = solve_batches(jobs, seed=seed, pool=pool, progress=tick)
+    points = solve_batches(jobs, seed=seed, precision=precision, pool=pool, progress=tick)
     threats = []
     for key, (inputs, worlds, exhaustive) in drawn.items():
         total = sum(weight for weight, _ in worlds)

@@ -115,9 +115,13 @@ def _hints(cls: type) -> dict[str, Any]:
 Decoder = Callable[[Any, Tables], Any]
 
 
+#: The whole numbers a database holds (SQLite's): a larger one is damage.
+_INT_MIN, _INT_MAX = -(2**63), 2**63
+
+
 def _decode_int(v: Any, tables: Tables) -> int:
     n = to_int(v, signed=True) if isinstance(v, str) else v  # JSON keys are text
-    if type(n) is not int or not -(2**63) <= n < 2**63:
+    if type(n) is not int or not _INT_MIN <= n < _INT_MAX:
         raise ValueError(f"expected a whole number, got {_shown(v)}")
     return n
 
@@ -256,7 +260,12 @@ def decode(kind: str, data: dict[str, Any], tables: Tables, where: str) -> Any:
     try:
         for field, read in _decoders(cls):
             if field in data:
-                args[field] = read(data[field], tables)
+                v = data[field]
+                # Most fields of a world are plain whole numbers: those skip the call.
+                if read is _decode_int and type(v) is int and _INT_MIN <= v < _INT_MAX:
+                    args[field] = v
+                else:
+                    args[field] = read(v, tables)
         field = ""
         return cls(**args)
     except DAMAGE as exc:

@@ -20,12 +20,9 @@ records, not commands.
 from __future__ import annotations
 
 import contextlib
-import glob
-import hashlib
 import json
 import os
 import sqlite3
-import tempfile
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
@@ -132,6 +129,8 @@ def _sweep_scratch(p: Path) -> None:
     A scratch file's name carries the id of the process building in it; the files of
     processes that are gone are leftovers, the others are in use.
     """
+    import glob  # here and below: only the commands that build or digest a database
+
     if os.name != "posix":  # os.kill(pid, 0) asks about a process only on POSIX
         return
     prefix = f".{p.name}."
@@ -269,6 +268,8 @@ class Store:
         one name is told it exists.  The files killed runs leave are swept away by the
         next run (:func:`_sweep_scratch`).
         """
+        import tempfile
+
         _sweep_scratch(p)
         try:
             fd, name = tempfile.mkstemp(
@@ -523,6 +524,8 @@ class Store:
 
     def version(self) -> str:
         """A digest of the world's objects: equal worlds, equal versions (the curve key)."""
+        import hashlib
+
         with self._read() as c:
             h = hashlib.sha256()
             for kind, key, data in c.execute("SELECT kind, key, data FROM object ORDER BY 1, 2"):
