@@ -9,7 +9,7 @@ import json
 import pytest
 from conftest import EXAMPLES
 
-from bellum.empire.intel.belief import Assumptions, believe, parse_assumptions
+from bellum.empire.intel.belief import Assumptions, Unknown, believe, parse_assumptions
 from bellum.empire.intel.model import Observation, Seen
 from bellum.empire.io.toml import dumps, load_world, world_to_data
 from bellum.empire.odds import make_plan, plan_odds
@@ -171,13 +171,83 @@ def test_a_sector_a_lookout_saw_may_hold_units_it_does_not_show(world: World) ->
     assert not [u for u in believe(v, 1, (2, 0)).unknowns if u.name.endswith(".units")]
 
 
+def test_what_the_countrys_units_would_have_shown_is_not_there(world: World) -> None:
+    """llookout looks at the sectors next to each own unit with mil and shows every
+    foreign unit within ldround(vis * range / 20) of it, range ldround(techfact(tech,
+    spy) * eff / 100) (look.c): a garrison it would have shown is not in a sector where
+    it showed none; one it could not see (a looker without range) still may be."""
+    inf = world.tables.land["inf"]
+    world.units[7] = LandUnit(uid=7, type=inf, owner=2, x=24, y=0, mob=99, items={"mil": 100})
+    world.units[8] = LandUnit(uid=8, type=inf, owner=1, x=0, y=0, mob=99, items={"mil": 100})
+    v = view(world, 1)
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
+    v.observations["sector 2,0"] = seen_by("llookout", "sector", "2,0", owner=2,
+                                           type="wilderness", mil=40)  # fmt: skip
+
+    def units_at_2_0() -> Unknown:
+        (units,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.units"]
+        return units
+
+    # the viewer's infantry at 0,0 (tech 0, spy 2: range ldround(0.5) = 1) sees an
+    # infantry (vis 15: ldround(0.75) = 1) next to it: the only garrison is out
+    units = units_at_2_0()
+    assert units.dist.values == ((-1, False),)
+    assert "units with probability 0.00 (1 of the 1 garrisons" in units.info.treatment
+    # at half efficiency its range rounds to 0 (ldround(0.25)): llookout shows no unit
+    v.units[8].eff = 50
+    units = units_at_2_0()
+    chances = dict(zip(units.dist.values, units.dist.weights, strict=True))
+    assert chances[(-1, False)] / sum(chances.values()) == pytest.approx(1 / 3)
+    # a spy in a garrison is seen only by chance: never taken as shown
+    v.units[8].eff = 100
+    v.observations.pop("unit 7")
+    v.observations["unit 9"] = seen_by("spy", "unit", "9", type="spy", owner=2, at="24,0")
+    assert len(units_at_2_0().dist.values) == 3
+
+
+def test_a_hidden_garrison_is_on_reserve_as_the_countrys_own_garrisons_are(
+    world: World,
+) -> None:
+    """A hidden garrison is copied whole, on reserve or not: its chance is that of the
+    country's own garrisons (its sectors holding units that react) holding one on reserve,
+    ``(k + 1) / (n + 2)``, not that of one unit (two reserves in one sector are one
+    garrison on reserve)."""
+    inf = world.tables.land["inf"]
+    world.units[7] = LandUnit(uid=7, type=inf, owner=2, x=24, y=0, mob=99, items={"mil": 100})
+    for uid, x, mission in ((10, 44, "reserve"), (11, 44, "reserve"), (12, 46, ""), (13, 46, "")):
+        world.units[uid] = LandUnit(uid=uid, type=inf, owner=1, x=x, y=0, mob=99,
+                                    items={"mil": 100}, mission=mission)  # fmt: skip
+    v = view(world, 1)
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
+    v.observations["sector 2,0"] = seen_by("lookout", "sector", "2,0", owner=2,
+                                           type="wilderness", mil=40)  # fmt: skip
+    (units,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.units"]
+    chances = dict(zip(units.dist.values, units.dist.weights, strict=True))
+    # garrisons: 44,0 (on reserve) and 46,0 (not): (1 + 1) / (2 + 2); a third unit on
+    # reserve at 44,0 leaves it there (by unit it would go from 3/6 to 4/7)
+    assert chances[(0, True)] / (chances[(0, True)] + chances[(0, False)]) == pytest.approx(1 / 2)
+    world.units[14] = LandUnit(uid=14, type=inf, owner=1, x=44, y=0, mob=99,
+                               items={"mil": 100}, mission="reserve")  # fmt: skip
+    v.units[14] = world.units[14]
+    (units,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.units"]
+    chances = dict(zip(units.dist.values, units.dist.weights, strict=True))
+    assert chances[(0, True)] / (chances[(0, True)] + chances[(0, False)]) == pytest.approx(1 / 2)
+    assert "on reserve with probability 0.50 (like the country's own 2 garrisons that react," in (
+        units.info.treatment
+    )
+
+
 def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> None:
     """The chance that a sector a lookout saw holds units comes from sectors of its kind
     only: on a frontier (next to another country's land: units stand there to stop what
     walks in), on a coast (only landings reach it) or inland (where reserves wait)."""
     inf = world.tables.land["inf"]
     world.units[7] = LandUnit(uid=7, type=inf, owner=2, x=24, y=0, mob=99, items={"mil": 100})
-    world.units[8] = LandUnit(uid=8, type=inf, owner=1, x=0, y=0, mob=99, items={"mil": 100})
+    # an artillery (spy 1: techfact(0, 1) rounds to no range) holds 0,0 but looks at nothing
+    art = world.tables.land["art"]
+    world.units[8] = LandUnit(uid=8, type=art, owner=1, x=0, y=0, mob=99, items={"mil": 100})
     world.units[9] = LandUnit(uid=9, type=inf, owner=1, x=44, y=0, mob=99, items={"mil": 100})
     world.ships[1] = Ship(uid=1, type=world.tables.ships["dd"], owner=1, x=7, y=1, mob=99)
     v = view(world, 1)
@@ -199,28 +269,45 @@ def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> No
     assert "on a coast away from any frontier, like the 0 sectors" in coast.info.treatment
 
 
-def test_the_targets_mines_are_laid_where_units_are_held(world: World) -> None:
+def test_the_targets_mines_are_laid_where_engineers_are_held(world: World) -> None:
     """No report shows mines but to their old owner, against whom the server counts none;
-    only an engineering unit in its owner's sector lays them (mine.c), so they are laid
-    with the chance that a sector of the target's kind holds units; a defence counts at
-    most 20 (attsub.c)."""
+    only an engineer in its owner's sector lays them (mine.c), so they are laid with the
+    chance that a sector of the target's kind holds an engineer; one ``lmine`` lays up to
+    the engineer's mobility (at most 127), of which a defence counts 20 (attsub.c)."""
+
+    def mines_of(v: World) -> Unknown:
+        (mines,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.mines"]
+        return mines
+
     v = view(world, 1)
     v.observations["sector 2,0"] = spied(world, (2, 0))
-    (mines,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.mines"]
-    # frontier sectors whose units are known: the viewer's 0,0 and the spied 2,0, empty
+    mines = mines_of(v)
+    # frontier sectors whose units are known: the viewer's 0,0 and the spied 2,0, no
+    # engineer in either: (0 + 1) / (2 + 2); then 1..127, uniformly, counted up to 20
     assert mines.dist.values == tuple(range(21))
-    assert mines.dist.quantile(0.74) == 0 and mines.dist.quantile(0.76) == 1
-    assert mines.dist.quantile(0.99) == 20
-    assert "with probability 0.25, then uniform 1..20" in mines.info.treatment
+    total = sum(mines.dist.weights)
+    chances = [w / total for w in mines.dist.weights]
+    assert chances[0] == pytest.approx(0.75)
+    assert chances[1:20] == pytest.approx([0.25 / 127] * 19)
+    assert chances[20] == pytest.approx(0.25 * 108 / 127)
+    assert "with probability 0.25, then any number one engineer's mobility lays (1..127" in (
+        mines.info.treatment
+    )
+    # an infantry in 0,0 holds the frontier but lays no mines
+    world.units[8] = LandUnit(uid=8, type=world.tables.land["inf"], owner=1, x=0, y=0, mob=99,
+                              items={"mil": 100})  # fmt: skip
+    v = view(world, 1)
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    assert mines_of(v).dist.quantile(0.74) == 0 and mines_of(v).dist.quantile(0.76) > 0
     world.units[8] = LandUnit(uid=8, type=world.tables.land["eng"], owner=1, x=0, y=0, mob=99,
                               items={"mil": 100})  # fmt: skip
     v = view(world, 1)
     v.observations["sector 2,0"] = spied(world, (2, 0))
-    (mines,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.mines"]
-    assert mines.dist.quantile(0.49) == 0 and mines.dist.quantile(0.51) == 1  # (1+1)/(2+2)
+    mines = mines_of(v)
+    assert mines.dist.quantile(0.49) == 0 and mines.dist.quantile(0.51) > 0  # (1+1)/(2+2)
+    assert "1 with an engineer" in mines.info.treatment
     v.observations["sector 2,0"].fields["oldowner"] = Seen(1, TURN, 0, "spy")
-    (mines,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.mines"]
-    assert mines.dist.values == (0,) and "old owner" in mines.info.treatment
+    assert mines_of(v).dist.values == (0,) and "old owner" in mines_of(v).info.treatment
 
 
 def test_a_ships_unseen_crew_is_like_the_viewers_ships_of_its_type_never_certain(

@@ -9,7 +9,15 @@ import math
 
 import pytest
 from conftest import EXAMPLES
-from fog_calibration import interval, logged_in, main, poisson_binomial, read_records, report
+from fog_calibration import (
+    gap_interval,
+    interval,
+    logged_in,
+    main,
+    poisson_binomial,
+    read_records,
+    report,
+)
 
 from bellum import empire
 from bellum.empire.io.sqlite.store import Store
@@ -48,13 +56,25 @@ def record(p_fog: float, p_god: float, success: bool, command: str = "attack") -
 def test_the_report_says_whether_each_criterion_is_met() -> None:
     honest = [record(0.5, 0.5, i % 2 == 0) for i in range(20)]
     text = report(honest)
-    assert "fog-aware Brier within 0.02 of god's-eye: yes (+0.0000)" in text
+    assert "fog-aware Brier within 0.02 of god's-eye: yes (+0.0000; 95 % bootstrap" in text
     assert "95 % interval (fog-aware): yes." in text
     assert "| attack | 20 | 0.500 | 0.500 | 0.500 | 0.2500 | 0.2500 |" in text
     hopeful = [record(0.45, 0.0, False) for _ in range(20)]
     text = report(hopeful)
-    assert "within 0.02 of god's-eye: **no** (+0.2025)" in text
+    assert "within 0.02 of god's-eye: **no** (+0.2025; 95 % bootstrap interval" in text
     assert "**no**: 0.4-0.5." in text
+
+
+def test_the_gap_has_a_bootstrap_interval() -> None:
+    """Each attack's two squared errors are resampled together: the same prediction
+    twice has no spread; half the attacks worse by 0.14 (0.45 against 0.25, all failed:
+    0.2025 - 0.0625) gives a gap of 0.07, its interval inside 0 to 0.14."""
+    same = [record(0.3, 0.3, i % 3 == 0) for i in range(30)]
+    assert gap_interval(same) == (0.0, 0.0)
+    mixed = [record(0.45, 0.25, False) for _ in range(20)] + [record(0.25, 0.25, False)] * 20
+    low, high = gap_interval(mixed)
+    assert 0.0 < low < 0.07 < high < 0.14
+    assert gap_interval(mixed) == (low, high)  # a fixed seed
 
 
 def test_rescore_recomputes_the_fog_odds_of_recorded_attacks_on_kept_worlds(tmp_path) -> None:  # type: ignore[no-untyped-def]

@@ -27,8 +27,10 @@ The priors (docs/fog.md says why each was chosen):
 * **The units in a sector a lookout saw**, where no unit was seen: ``lookout``
   shows none, where ``spy`` lists them all; so units with the chance that a
   sector of its kind (on a frontier, a coast or inland) whose units the country
-  knows held any (Laplace's rule), those of one spied sector of its kind.  The
-  target's **mines**: laid with that same chance (only units lay them).
+  knows held any (Laplace's rule), those of one spied sector of its kind; but not
+  those the country's own units would have shown (``llookout``).  The target's
+  **mines**: laid with the chance that a sector of its kind holds an engineer (only
+  engineers lay them), as many as one ``lmine`` lays (1..127), counted up to 20.
 * **The tech** of another country: its ``report`` band.
 * **Sectors never seen** near the target are like the sectors of the same
   owner that were seen (a random one of them), holding units as a sector of
@@ -47,8 +49,10 @@ from typing import Any
 
 import numpy as np
 
+from bellum.empire.combat.state import ldround
 from bellum.empire.geometry import Coord
 from bellum.empire.intel.model import Observation, Seen
+from bellum.empire.tables import LandType, techfact
 from bellum.empire.world import (
     ITEMS,
     LandUnit,
@@ -476,6 +480,10 @@ class _Own:
                 own.shares.setdefault(f"unit mil|{u.type.name}", []).append(u.mil / u.type.milit)
         reacting = [u for u in units if u.type.rad > 0 and not u.type.has("spy")]
         own.counts["reserve"] = (sum(u.mission == "reserve" for u in reacting), len(reacting))
+        garrisons = {u.xy for u in reacting}
+        on_reserve = {u.xy for u in reacting if u.mission == "reserve"}
+        # a hidden garrison is copied whole: its chance is by garrison, not by unit
+        own.counts["garrison reserve"] = (len(on_reserve), len(garrisons))
         ships = [sh for sh in world.ships.values() if sh.owner == country]
         own.values["ship eff"] = [sh.eff for sh in ships]
         for item in ("mil", "gun", "shell"):
@@ -645,15 +653,19 @@ def _sector_seen(b: _Builder, o: Observation) -> None:
 
 #: The most mines a defence counts (``attsub.c``: ``MIN(mines, 20)``, 0.02 each).
 MINES_COUNTED = 20
+#: The most mines one ``lmine`` lays: one per point of the engineer's mobility
+#: (``mine.c``), which is at most ``land_mob_max`` (127, constants.c).
+MINES_LAID = 127
 
 
 def _mines(b: _Builder, at: str, xy: Coord, owner: int | None, oldowner: int | None) -> None:
     """The target's mines: none against their old owner (the server counts none, and
     shows them to it).  Else no report shows them, nor the country's own (a player's
-    dump leaves them out); but only an engineering unit standing in its owner's sector
-    lays them (``lmine``, mine.c), so they are laid with the chance that a sector of the
-    target's kind holds units (on a frontier, a coast or inland, :class:`_Garrisons`), and if laid,
-    any number the defence counts, uniformly."""
+    dump leaves them out).  Only an engineer standing in its owner's sector lays them
+    (``lmine``, mine.c), so they are laid with the chance that a sector of the target's
+    kind (on a frontier, a coast or inland, :class:`_Garrisons`) holds an engineer; and
+    then as many as one ``lmine`` lays, any number up to the engineer's mobility
+    (:data:`MINES_LAID`), uniformly, of which the defence counts at most 20."""
 
     def put(world: World, v: Any) -> None:
         world.sectors[xy].mines = int(v)
@@ -664,13 +676,14 @@ def _mines(b: _Builder, at: str, xy: Coord, owner: int | None, oldowner: int | N
         return
     g = b.garrisons
     front = g.kind(b, xy, owner if owner is not None else -1)
-    p = g.chance(front)
-    n = MINES_COUNTED
-    dist = Dist(tuple(range(n + 1)), (1 - p, *(p / n,) * n))
+    p = g.mined(front)
+    n, most = MINES_COUNTED, MINES_LAID
+    dist = Dist(tuple(range(n + 1)), (1 - p, *(p / most,) * (n - 1), p * (most - n + 1) / most))
     b.add(f"{at}.mines", dist, put, None,
-          f"never shown but to the old owner: laid by units, so laid as units are held"
-          f" {g.why(front)}: with probability {p:.2f}, then uniform 1..{n} (the most the"
-          " defence counts)")  # fmt: skip
+          f"never shown but to the old owner: laid by engineers, so laid as engineers are"
+          f" held {g.why(front, engineers=True)}: with probability {p:.2f}, then any number"
+          f" one engineer's mobility lays (1..{most}, uniformly), the defence counting"
+          f" at most {n}")  # fmt: skip
 
 
 def _mil_prior(b: _Builder, owner: int) -> Dist:
@@ -911,7 +924,7 @@ def _unseen(b: _Builder) -> None:
     marks = [c for row in (bmap.rows if bmap else []) for c in row if c.strip()]
     land = sum(c != "." for c in marks) / len(marks) if marks else 0.5
     units_at = _units_seen_at(b)
-    p_reserve = b.own.chance("reserve", b.assume.missions)
+    p_reserve = b.own.chance("garrison reserve", b.assume.missions)
     g = b.garrisons
     afloat = _afloat(b.world)
     for xy in list(w.geometry.within(b.target, REACH)):
@@ -965,7 +978,7 @@ def _unseen(b: _Builder) -> None:
         b.add(f"{at}.like", Dist(tuple(choices), tuple(weights)), put, None,
               f"never seen ({where}): like one of the {len(seen)} sectors of"
               f" {w.name_of(owner)} seen; units {g.why(front)}: with probability"
-              f" {p_held:.2f}")  # fmt: skip
+              f" {p_held:.2f}, {_on_reserve(b, p_reserve)}")  # fmt: skip
         if xy == b.target:
             _mines(b, at, xy, owner, None)
 
@@ -1013,7 +1026,7 @@ class _Garrisons:
 
     holders: dict[Coord, int]
     sea: set[Coord]
-    #: By kind: [sectors, of which holding units].
+    #: By kind: [sectors, of which holding units, of which holding an engineer].
     counts: dict[str, list[int]]
     #: The foreign sectors a spy saw holding units, with their kind.
     held: dict[str, str]
@@ -1027,14 +1040,18 @@ class _Garrisons:
             if not b.world.tables.sector(str(_seen_value(o, "type", "wilderness"))).is_sea:
                 holders[_xy_of(o.ident, b)] = int(_seen_value(o, "owner", 0))
         sea = {xy for xy, s in b.belief.base.sectors.items() if s.type.is_sea}
-        g = cls(holders, sea, {k: [0, 0] for k in PLACES}, {})
-        own_units = {u.xy for u in b.world.units.values() if u.owner == b.country and not u.loaded}
+        g = cls(holders, sea, {k: [0, 0, 0] for k in PLACES}, {})
+        own = [u for u in b.world.units.values() if u.owner == b.country and not u.loaded]
+        own_units = {u.xy for u in own}
+        own_engineers = {u.xy for u in own if u.type.has("engineer")}
         for xy, s in b.world.sectors.items():
             if s.owner == b.country and not s.type.is_sea:
                 c = g.counts[g.kind(b, xy, b.country)]
                 c[0] += 1
                 c[1] += xy in own_units
+                c[2] += xy in own_engineers
         units_at = _units_seen_at(b)
+        base = b.belief.base.units
         for o in b.world.observations.values():
             owner = int(_seen_value(o, "owner", 0))
             if o.kind != "sector" or not _spied(o) or owner in (0, b.country):
@@ -1045,6 +1062,8 @@ class _Garrisons:
             if units_at.get(o.ident):
                 c[1] += 1
                 g.held[o.ident] = kind
+                c[2] += any(uid in base and base[uid].type.has("engineer")
+                            for uid in units_at[o.ident])  # fmt: skip
         return g
 
     def kind(self, b: _Builder, xy: Coord, owner: int) -> str:
@@ -1056,18 +1075,25 @@ class _Garrisons:
     def chance(self, kind: str) -> float:
         """That a sector of this kind holds units: Laplace's rule, ``(k + 1) / (n + 2)``
         of ``n`` such sectors ``k`` did, so that a few never make it certain."""
-        n, k = self.counts[kind]
+        n, k, _ = self.counts[kind]
         return (k + 1) / (n + 2)
+
+    def mined(self, kind: str) -> float:
+        """That a sector of this kind holds an engineer (which alone lays mines), by the
+        same rule."""
+        n, _, e = self.counts[kind]
+        return (e + 1) / (n + 2)
 
     def pool(self, kind: str) -> list[str]:
         """The spied sectors whose units a sector of ``kind`` may hold: those of its kind
         that held any, else all that did."""
         return sorted(i for i, k in self.held.items() if k == kind) or sorted(self.held)
 
-    def why(self, kind: str) -> str:
-        n, k = self.counts[kind]
+    def why(self, kind: str, engineers: bool = False) -> str:
+        n, k, e = self.counts[kind]
+        held = f"{e} with an engineer" if engineers else f"{k} with units"
         return (f"{PLACES[kind]}, like the {n} sectors so placed whose units the country"
-                f" knows (its own, and those a spy saw), {k} with units")  # fmt: skip
+                f" knows (its own, and those a spy saw), {held}")  # fmt: skip
 
 
 def _hidden_units(b: _Builder) -> None:
@@ -1077,12 +1103,16 @@ def _hidden_units(b: _Builder) -> None:
     that held any (of any kind where none did), each as likely, on reserve with the
     chance of a mission.  Taking an empty lookout sighting for no units would drop only
     what helps the defender; taking a coast for a frontier would add what defends
-    frontiers."""
+    frontiers.  Where the country's own units looked (``llookout``, :func:`_lookers`),
+    the units they would have shown are not there: only the garrisons none of whose
+    units they could see remain (each as likely as before)."""
     g = b.garrisons
     if not g.held:
         return
     units_at = _units_seen_at(b)
-    p_reserve = b.own.chance("reserve", b.assume.missions)
+    p_reserve = b.own.chance("garrison reserve", b.assume.missions)
+    lookers = _lookers(b)
+    base = b.belief.base.units
     for o in sorted(b.world.observations.values(), key=lambda o: o.ident):
         if o.kind != "sector" or _spied(o) or units_at.get(o.ident):
             continue
@@ -1093,11 +1123,17 @@ def _hidden_units(b: _Builder) -> None:
         front = g.kind(b, xy, owner)
         p_held = g.chance(front)
         pool = g.pool(front)
+        hidden = [i for i in range(len(pool))
+                  if not any(_shown_to(lookers, b, xy, base[u].type)
+                             for u in units_at.get(pool[i], []) if u in base)]  # fmt: skip
+        # Bayes: the garrisons the lookers would have shown are out, the rest as likely
+        p_held *= len(hidden) / len(pool)
+        p_held /= 1 - g.chance(front) + p_held
         choices: list[tuple[int, bool]] = [(-1, False)]
         weights = [1 - p_held]
-        for i in range(len(pool)):
+        for i in hidden:
             choices += [(i, True), (i, False)]
-            weights += [p_held * p_reserve / len(pool), p_held * (1 - p_reserve) / len(pool)]
+            weights += [p_held * p_reserve / len(hidden), p_held * (1 - p_reserve) / len(hidden)]
 
         def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner,
                 pool: list[str] = pool) -> None:  # fmt: skip
@@ -1108,9 +1144,45 @@ def _hidden_units(b: _Builder) -> None:
         source = o.get("owner") or o.get("type")
         shown = source.source if source is not None else "a sighting"
         at = b.world.fmt(xy, b.country)
+        seen_out = len(pool) - len(hidden)
+        looked = (f" ({seen_out} of the {len(pool)} garrisons it may hold the"
+                  " country's units looking at it would have shown: llookout)"
+                  ) if seen_out else ""  # fmt: skip
         b.add(f"{at}.units", Dist(tuple(choices), tuple(weights)), put, None,
               f"never shown ({shown} shows no units): {g.why(front)}: units with"
-              f" probability {p_held:.2f}")  # fmt: skip
+              f" probability {p_held:.2f}{looked}, {_on_reserve(b, p_reserve)}")  # fmt: skip
+
+
+def _on_reserve(b: _Builder, p: float) -> str:
+    """How a hidden garrison's mission was chosen, for the list of inputs."""
+    if b.assume.missions is not None:
+        return f"on reserve with probability {p:.2f} (--assume missions)"
+    k, n = b.own.counts["garrison reserve"]
+    return (f"on reserve with probability {p:.2f} (like the country's own {n} garrisons"
+            f" that react, {k} on reserve)")  # fmt: skip
+
+
+def _lookers(b: _Builder) -> list[tuple[Coord, int]]:
+    """The country's own units that ``llookout`` looks from, with their range: on land,
+    with mil (or a spy), ``ldround(techfact(tech, spy) * eff / 100)`` (look.c)."""
+    out = []
+    for u in b.world.units.values():
+        if u.owner != b.country or u.loaded or not (u.mil > 0 or u.type.has("spy")):
+            continue
+        reach = ldround(techfact(u.tech, u.type.spy) * u.eff / 100)
+        if reach > 0:
+            out.append((u.xy, reach))
+    return out
+
+
+def _shown_to(lookers: list[tuple[Coord, int]], b: _Builder, xy: Coord, kind: LandType) -> bool:
+    """Whether ``llookout`` shows a unit of type ``kind`` at ``xy``: the sectors it looks
+    at are within one of a looking unit, and it shows a unit within
+    ``ldround(vis * range / 20)`` of one (look.c; a spy only by chance: never counted)."""
+    if kind.has("spy"):
+        return False
+    return any(b.geo.mapdist(at, xy) <= min(1, ldround(kind.vis * reach / 20))
+               for at, reach in lookers)  # fmt: skip
 
 
 def _units_seen_at(b: _Builder) -> dict[str, list[int]]:
