@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import marshal
+import shutil
+import sys
+import tomllib
+from pathlib import Path
+
 import pytest
 
 from bellum.empire import tables as t
@@ -55,3 +61,40 @@ def test_tables_are_complete() -> None:
     assert len(T.ships) == 36 and len(T.planes) == 35 and len(T.items) == 14
     assert T.sector("^").is_mountain and T.sector(".").is_sea
     assert T.land["mar"].has("marine") and T.land["eng"].has("engineer")
+
+
+@pytest.fixture
+def data_copy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """The table files in a folder of their own, read by ``t._read``, bytecode allowed."""
+    folder = tmp_path / "data"
+    shutil.copytree(t.DATA, folder, ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(t, "DATA", folder)
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    return folder
+
+
+def test_the_parsed_tables_are_kept_and_read_back_the_same(data_copy: Path) -> None:
+    parsed = tomllib.loads((data_copy / "land.toml").read_text("utf-8"))
+    assert t._read("land.toml") == parsed  # parsed, and kept
+    [kept] = (data_copy / "__pycache__").glob("land.toml.*.marshal")
+    assert t._read("land.toml") == parsed  # read back from the cache
+    # A cache that is not what it says is parsed again: it only ever saves time.
+    kept.write_bytes(marshal.dumps(((0, 0), {"inf": {"uid": -1}})))
+    assert t._read("land.toml") == parsed
+    kept.write_bytes(b"not marshal data")
+    assert t._read("land.toml") == parsed
+
+
+def test_an_edited_table_file_is_parsed_again(data_copy: Path) -> None:
+    t._read("items.toml")
+    path = data_copy / "items.toml"
+    path.write_text(path.read_text("utf-8") + "\n[zz]\nuid = 99\n", "utf-8")
+    assert t._read("items.toml")["zz"] == {"uid": 99}
+
+
+def test_no_cache_is_written_without_bytecode(
+    data_copy: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sys, "dont_write_bytecode", True)
+    t._read("ships.toml")
+    assert not (data_copy / "__pycache__").exists()

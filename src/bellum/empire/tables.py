@@ -7,9 +7,12 @@ truncation edges (spec §0.4), so every float read here goes through :func:`f32`
 
 from __future__ import annotations
 
+import contextlib
+import marshal
 import math
+import os
 import struct
-import tomllib
+import sys
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -155,7 +158,42 @@ DATA = Path(__file__).with_name("data")
 
 
 def _read(name: str) -> dict[str, Any]:
-    return tomllib.loads((DATA / name).read_text("utf-8"))
+    """The table file ``name`` as parsed TOML, through a cache beside it.
+
+    Parsing the five files is most of reading the tables, which every command that
+    opens a world does.  Like Python's bytecode, the parsed data is kept in
+    ``data/__pycache__`` (as ``marshal`` data: plain values, never code), stamped with
+    the file's modification time and size; a stale or unreadable cache is parsed
+    again, and none is written where bytecode is not (``PYTHONDONTWRITEBYTECODE``).
+    """
+    path = DATA / name
+    cached = DATA / "__pycache__" / f"{name}.{sys.implementation.cache_tag}.marshal"
+    stat = path.stat()
+    stamp = (stat.st_mtime_ns, stat.st_size)
+    with contextlib.suppress(OSError, EOFError, ValueError, TypeError):
+        kept, data = marshal.loads(cached.read_bytes())
+        if kept == stamp and isinstance(data, dict):
+            return data
+    import tomllib
+
+    data = tomllib.loads(path.read_text("utf-8"))
+    if not sys.dont_write_bytecode:
+        _keep(cached, (stamp, data))
+    return data
+
+
+def _keep(path: Path, value: Any) -> None:
+    """Write ``value`` to ``path`` whole or not at all; a folder that cannot be written
+    (or a value marshal cannot hold) is no error: the next run parses again."""
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    try:
+        blob = marshal.dumps(value)
+        path.parent.mkdir(exist_ok=True)
+        tmp.write_bytes(blob)
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        with contextlib.suppress(OSError):
+            tmp.unlink()
 
 
 @dataclass(frozen=True)
