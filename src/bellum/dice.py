@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:  # numpy loads only for Monte Carlo, not for every command
     import numpy as np
@@ -25,6 +25,31 @@ _MASK32 = 0xFFFFFFFF
 #: The largest seed: the server seeds its MT19937 with one 32-bit word.
 SEED_MAX = _MASK32
 _TWO32 = 4294967296.0
+
+T = TypeVar("T")
+T_co = TypeVar("T_co", covariant=True)
+#: The exact outcomes of a few draws, merged by value: ``draws(run)`` lists each value
+#: ``run(dice)`` can return with its probability.
+Draws = Callable[[Callable[["ServerRandom"], Hashable]], list[tuple[Hashable, float]]]
+
+
+class Block(Protocol[T_co]):
+    """Draws that only their result and what :meth:`replay` does matter for (see
+    :meth:`ServerRandom.block`): support fire (:mod:`bellum.empire.combat.volleys`)."""
+
+    @property
+    def key(self) -> Hashable | None:
+        """Everything :meth:`outcomes` depends on; ``None`` when it cannot be used."""
+
+    def run(self, dice: ServerRandom) -> T_co:
+        """The block draw by draw, in the server's order, with its side effects."""
+
+    def outcomes(self, draws: Draws) -> Sequence[tuple[T_co, float, Any]]:
+        """Every distinct result with its exact probability and the path :meth:`replay`
+        takes to do what a run ending so does (without drawing)."""
+
+    def replay(self, path: Any) -> None:
+        """The side effects of a run that took ``path``."""
 
 
 def _init_genrand(seed: int) -> list[int]:
@@ -89,6 +114,15 @@ class ServerRandom:
     def pct_chance(self, p: float) -> bool:
         """``roll(100) <= p``."""
         return self.roll(100) <= p
+
+    def roll_sum(self, k: int, n: int) -> int:
+        """The sum of ``k`` rolls of ``n``, drawn one after the other."""
+        return sum(self.roll(n) for _ in range(k))
+
+    def block(self, block: Block[T]) -> T:
+        """Run ``block`` draw by draw.  The odds' dice branch on its distinct results
+        instead (:meth:`bellum.empire.odds.branching.BranchingDice.block`)."""
+        return block.run(self)
 
     def roundavg(self, x: float) -> int:
         """Round ``x`` up with probability equal to its fraction; always one draw."""

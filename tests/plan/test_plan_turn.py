@@ -239,7 +239,7 @@ def test_the_engine_chooses_exact_or_sampled_and_the_odds_line_repeats_it(tmp_pa
         assert got["p_attacker_wins"] == pytest.approx(point.p, rel=1e-9, abs=1e-12)
         assert got["expected_losses"]["attacker"] == pytest.approx(point.attacker, rel=1e-9)
         methods.append(point.method)
-    assert methods[0].startswith("mixture") and methods[2] == "exact mixture"
+    assert methods[0].startswith("mixture") and methods[2].startswith("exact")
 
 
 @pytest.mark.parametrize(("seed", "objective"), [(0, "value"), (3, "value"), (3, "count")])

@@ -332,17 +332,35 @@ class Combat:
         self.emit(Event(EventKind.PROMPT, prompt.text, answer=answer, fact=prompt))
         return None if answer is None else as_read(answer)
 
-    def news(self, victim: int, text: str, goodwill: int, actor: int | None = None) -> None:
+    def news(
+        self,
+        victim: int,
+        text: str,
+        goodwill: int,
+        actor: int | None = None,
+        *,
+        hit: bool | None = None,
+    ) -> None:
         """A news item (by the aggressor unless ``actor``); bad news may turn the victim
-        hostile (spec §15)."""
+        hostile (spec §15).  ``hit`` is the outcome of that draw when it was drawn
+        already (:func:`news_chance`)."""
         actor = self.aggressor if actor is None else actor
         self.world.news.append(NewsItem(actor, victim, text))
-        if not victim or goodwill >= 0 or victim == actor:
+        chance = news_chance(victim, goodwill, actor)
+        if chance is None:
             return
-        if self.dice.chance(-goodwill / 20):
-            vn = self.world.nations.get(victim)
-            if vn and vn.rel(actor) > Relation.HOSTILE:
-                self._turn_hostile(victim, actor)
+        if not self.may_turn_hostile(victim, actor):
+            if hit is None:
+                with self.dice.text_only():  # drawn, but it can change nothing
+                    self.dice.chance(chance)
+            return
+        if self.dice.chance(chance) if hit is None else hit:
+            self._turn_hostile(victim, actor)
+
+    def may_turn_hostile(self, victim: int, actor: int) -> bool:
+        """Whether bad news by ``actor`` can still turn ``victim`` hostile."""
+        vn = self.world.nations.get(victim)
+        return vn is not None and vn.rel(actor) > Relation.HOSTILE
 
     def _turn_hostile(self, victim: int, actor: int) -> None:
         """The victim of bad news downgrades its relations with the actor (and says so)."""
@@ -401,6 +419,14 @@ class Combat:
         if o.ship is not None:
             return o.ship.title()
         return self.at(o.xy) if o.sector is not None else "your forces"
+
+
+def news_chance(victim: int, goodwill: int, actor: int) -> float | None:
+    """The chance that bad news turns its victim hostile (drawn once per item); ``None``
+    when the item makes no draw: good news, news about oneself, or about no one."""
+    if not victim or goodwill >= 0 or victim == actor:
+        return None
+    return -goodwill / 20
 
 
 def infected(stage: Plague | None) -> bool:

@@ -17,18 +17,26 @@ Two ways to use it, as Panzer's :mod:`bellum.panzer._chance` does:
 made under :meth:`~bellum.dice.ServerRandom.text_only` change only the text:
 they take their likeliest outcome and do not branch.  The odds engine stops
 the command where its fight begins (``run_order(..., stop_at="fight")``).
+
+A :class:`~bellum.dice.Block` of draws (a fire function's volleys) is one choice
+among its distinct results, each with its exact probability
+(:meth:`BranchingDice.block`), and a sum of rolls one choice among its sums: a
+volley of forts or ships is tens of branches where its draws are millions of
+paths.  ``collapse=False`` branches on every draw instead, as the server makes
+them: the brute force the tests check the blocks against.
 """
 
 from __future__ import annotations
 
+import functools
 import math
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import TypeVar
+from typing import Any, TypeVar
 
 import numpy as np
 
-from bellum.dice import ServerRandom
+from bellum.dice import Block, ServerRandom
 from bellum.errors import InputError
 from bellum.formulas import chance_probability
 
@@ -50,6 +58,7 @@ class BranchingDice(ServerRandom):
         rng: np.random.Generator | None = None,
         *,
         uniform: bool = False,
+        collapse: bool = True,
     ) -> None:
         # No generator state: every draw is a choice (ServerRandom.__init__ is not needed).
         self.seed = 0
@@ -59,6 +68,7 @@ class BranchingDice(ServerRandom):
         self.prob = 1.0
         self.rng = rng
         self.uniform = uniform
+        self.collapse = collapse
         self._text = 0
 
     def _choose(self, options: Sequence[tuple[T, float]]) -> T:
@@ -108,6 +118,33 @@ class BranchingDice(ServerRandom):
         passing = min(100, max(0, math.floor(p)))
         return self._choose([(True, passing / 100), (False, (100 - passing) / 100)])
 
+    def roll_sum(self, k: int, n: int) -> int:
+        if not self.collapse or k <= 1:
+            return super().roll_sum(k, n)
+        counts = _sum_counts(k, n)
+        total = float(n) ** k
+        return self._choose([(k + i, c / total) for i, c in enumerate(counts)])
+
+    def block(self, block: Block[T]) -> T:
+        """One choice among the block's distinct results (one branch each, with its exact
+        probability), then the side effects of a path to it; draw by draw when the block
+        cannot say its outcomes or ``collapse`` is off.  The outcomes of equal keys are
+        computed once per process (``_BLOCKS``): every path and sample meets them again."""
+        key = block.key if self.collapse else None
+        if key is None:
+            return block.run(self)
+        known = _BLOCKS.get(key)
+        if known is None:
+            outs = list(block.outcomes(outcomes))
+            known = outs, [(i, p) for i, (_, p, _) in enumerate(outs)]
+            if len(_BLOCKS) >= _BLOCKS_LIMIT:
+                _BLOCKS.clear()
+            _BLOCKS[key] = known
+        outs, choices = known
+        value, _, path = outs[self._choose(choices)]
+        block.replay(path)
+        return value
+
     @contextmanager
     def text_only(self) -> Iterator[None]:
         self._text += 1
@@ -115,6 +152,28 @@ class BranchingDice(ServerRandom):
             yield
         finally:
             self._text -= 1
+
+
+#: The outcomes of the blocks met so far, by key (cleared when it reaches the limit).
+_BLOCKS: dict[Hashable, tuple[list[tuple[Any, float, Any]], list[tuple[int, float]]]] = {}
+_BLOCKS_LIMIT = 4096
+
+
+@functools.cache
+def _sum_counts(k: int, n: int) -> tuple[int, ...]:
+    """How many of the ``n**k`` sequences of ``k`` rolls of ``n`` sum to ``k``, ``k+1``, …"""
+    if k == 0:
+        return (1,)
+    fewer = _sum_counts(k - 1, n)
+    return tuple(sum(fewer[max(0, i - n + 1) : i + 1]) for i in range(len(fewer) + n - 1))
+
+
+def outcomes(run: Callable[[ServerRandom], Hashable]) -> list[tuple[Hashable, float]]:
+    """Every value of ``run`` (a few draws, no side effects) with its exact probability."""
+    merged: dict[Hashable, float] = {}
+    for value, p in enumerate_runs(run) or ():
+        merged[value] = merged.get(value, 0.0) + p
+    return list(merged.items())
 
 
 def pick(weights: Sequence[float], u: float) -> int:
@@ -182,4 +241,4 @@ def tree_size(
     return total / probes
 
 
-__all__ = ["BranchingDice", "enumerate_runs", "pick", "sample_runs", "tree_size"]
+__all__ = ["BranchingDice", "enumerate_runs", "outcomes", "pick", "sample_runs", "tree_size"]

@@ -1,0 +1,242 @@
+"""Support fire as data: who fires, with what draws, and how the volleys add up (§5.3).
+
+One fire function (:func:`~bellum.empire.combat.support.fort_damage`, ``ship_damage``,
+``unit_damage``) is a :class:`Salvo`: its firers in the server's order, each a
+:class:`Firer` whose ``draw`` makes the firer's draws and whose ``apply`` does what its
+volley does to the world (shells used, telegrams, news), and the running state its
+stopping rule reads.  :meth:`Salvo.run` is the server's loop, draw by draw: the one
+the real generator takes, so transcripts stay bit-exact.  :meth:`Salvo.outcomes` is the
+same loop as a dynamic programme over the firers (a state per running state, merged
+when equal), so that the odds branch once per distinct result instead of once per draw
+(:meth:`~bellum.empire.odds.branching.BranchingDice.block`).  Both read the same
+firers, so "who fires, with what chance, for what damage" is written once.
+
+Why the result and one path to it are enough: a firer's draws have no effect but its
+shot, and its side effects do not change P(success) or the losses of the command:
+
+* the shells a fort, ship or artillery unit uses are its own, and it fires once per
+  salvo; a firer helps one side only (:meth:`~bellum.empire.world.World.helps`), so
+  the other side's salvo never reads them; the fight and what the odds solve after it
+  read neither shells nor guns;
+* telegrams and news items are text;
+* the one effect that lasts is a news item's draw turning the victim hostile to the
+  firer's owner: the states keep the set of owners so turned, and the results are
+  distinct per set, so the relations after a salvo are exact on every branch.
+
+Two exceptions are run draw by draw, in the odds too (their salvos have no key): a land
+unit short of its basic load resupplies before it fires, moving shells and paying
+mobility with a draw of its own, which changes what the next unit can draw on; and a
+fort, ship or unit that planes are based on, whose shells the support planes flying
+later in the command arm with (:func:`~bellum.empire.combat.air.base_of`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Hashable, Sequence
+from dataclasses import dataclass
+from typing import Any, Generic, Protocol, TypeVar
+
+from bellum.dice import Draws, ServerRandom
+
+S = TypeVar("S", bound=Hashable)
+
+#: A volley: its damage, and the owner its news turned the victim hostile to (0: none).
+Shot = tuple[int, int]
+#: The shots on a path: which firer (its index) fired what.
+Path = tuple[tuple[int, Shot], ...]
+
+
+class Firer(Protocol):
+    """One fort, ship or land unit that may fire in a salvo."""
+
+    @property
+    def key(self) -> Hashable | None:
+        """Everything :meth:`draw` reads; ``None`` when drawing has side effects."""
+
+    def draw(self, dice: ServerRandom) -> Shot | None:
+        """The firer's draws in the server's order; its shot, ``None`` if it does not fire."""
+
+    def apply(self, shot: Shot) -> None:
+        """What the shot does to the world (no draws)."""
+
+
+@dataclass
+class Salvo(Generic[S]):
+    """A fire function: ``firers`` in order, each shot added to the ``start`` state by
+    ``add`` until ``done``; ``total`` is the function's result.  ``kind`` names the three
+    rules (it is part of :attr:`key`)."""
+
+    kind: str
+    firers: Sequence[Firer]
+    start: S
+    add: Callable[[S, int], S]
+    done: Callable[[S], bool]
+    total: Callable[[S], int]
+
+    @property
+    def key(self) -> Hashable | None:
+        keys = tuple(f.key for f in self.firers)
+        if any(k is None for k in keys):
+            return None
+        return (self.kind, self.start, keys)
+
+    def run(self, dice: ServerRandom) -> int:
+        state = self.start
+        for f in self.firers:
+            if self.done(state):
+                break
+            shot = f.draw(dice)
+            if shot is not None:
+                f.apply(shot)
+                state = self.add(state, shot[0])
+        return self.total(state)
+
+    def outcomes(self, draws: Draws) -> list[tuple[int, float, Path]]:
+        """Each distinct (result, owners turned hostile) with its exact probability and
+        the likeliest path to it, over the firers in order (``draws`` lists one firer's
+        shots with their probabilities)."""
+        key = self.key
+        if key is not None and key in _KNOWN:
+            known: list[tuple[int, float, Path]] = _KNOWN[key]
+            return known  # a side's chain meets its salvos again under other gates
+        states: dict[tuple[S, frozenset[int]], tuple[float, Path]] = {
+            (self.start, frozenset()): (1.0, ())
+        }
+        for i, f in enumerate(self.firers):
+            shots = _shots(f, draws)
+            if all(shot is None for shot, _ in shots):
+                continue  # it never fires (only a range roll, say)
+            new: dict[tuple[S, frozenset[int]], tuple[float, Path]] = {}
+            for (state, turned), (p, path) in states.items():
+                if self.done(state):
+                    _merge(new, (state, turned), p, path)
+                    continue
+                for shot, q in shots:
+                    if shot is None:
+                        _merge(new, (state, turned), p * q, path)
+                        continue
+                    assert isinstance(shot, tuple)
+                    dmg, hostile = shot
+                    after = (self.add(state, dmg), turned | {hostile} if hostile else turned)
+                    _merge(new, after, p * q, (*path, (i, shot)))
+            states = new
+        results: dict[tuple[int, frozenset[int]], tuple[float, Path]] = {}
+        for (state, turned), (p, path) in states.items():
+            _merge(results, (self.total(state), turned), p, path)
+        out = [(total, p, path) for (total, _), (p, path) in results.items()]
+        if key is not None:
+            _remember(_KNOWN, key, out)
+        return out
+
+    def replay(self, path: Path) -> None:
+        for i, shot in path:
+            self.firers[i].apply(shot)
+
+
+#: A path through a :class:`Chain`: each salvo's total and path (``None``: it did not fire).
+Stages = tuple[tuple[int | None, Path], ...]
+
+
+@dataclass
+class Chain:
+    """One side's salvos in turn (§5.1): each adds its total / 100 to a multiplier that
+    starts at 1, each after the first only while ``fires(multiplier)``; ``gate`` is
+    everything ``fires`` reads.  The result is each salvo's share (0 when it did not fire).
+
+    As one block, the side branches once per distinct multiplier (forts, ships and
+    artillery together are a few hundred, where one branch per salvo multiplies their
+    totals).  The salvos' firers are listed before any fires: a salvo changes nothing
+    the next one's firers read (their own shells; the hostility its news turns is the
+    union over the salvos, as :class:`Salvo` keeps it)."""
+
+    salvos: Sequence[Salvo[Any] | None]
+    fires: Callable[[float], bool]
+    gate: Hashable
+
+    @property
+    def key(self) -> Hashable | None:
+        keys = tuple(None if s is None else s.key for s in self.salvos)
+        if any(k is None for k, s in zip(keys, self.salvos, strict=True) if s is not None):
+            return None
+        return ("chain", self.gate, keys)
+
+    def _open(self, i: int, x: float) -> bool:
+        return i == 0 or self.fires(x)
+
+    def run(self, dice: ServerRandom) -> tuple[float, ...]:
+        x = 1.0
+        shares = []
+        for i, salvo in enumerate(self.salvos):
+            share = 0.0
+            if salvo is not None and self._open(i, x):
+                share = dice.block(salvo) / 100
+                x += share
+            shares.append(share)
+        return tuple(shares)
+
+    def outcomes(self, draws: Draws) -> list[tuple[tuple[float, ...], float, Stages]]:
+        """Each distinct (multiplier, owners turned hostile) with its probability and the
+        likeliest path to it."""
+        states: dict[tuple[float, frozenset[int]], tuple[float, Stages]] = {
+            (1.0, frozenset()): (1.0, ())
+        }
+        for i, salvo in enumerate(self.salvos):
+            outs = [] if salvo is None else salvo.outcomes(draws)
+            new: dict[tuple[float, frozenset[int]], tuple[float, Stages]] = {}
+            for (x, turned), (p, stages) in states.items():
+                if salvo is None or not self._open(i, x):
+                    _merge(new, (x, turned), p, (*stages, (None, ())))
+                    continue
+                for total, q, path in outs:
+                    hostile = turned | {shot[1] for _, shot in path if shot[1]}
+                    _merge(new, (x + total / 100, hostile), p * q, (*stages, (total, path)))
+            states = new
+        return [(_shares(stages), p, stages) for p, stages in states.values()]
+
+    def replay(self, stages: Stages) -> None:
+        for salvo, (total, path) in zip(self.salvos, stages, strict=True):
+            if salvo is not None and total is not None:
+                salvo.replay(path)
+
+
+def _shares(stages: Stages) -> tuple[float, ...]:
+    return tuple(0.0 if total is None else total / 100 for total, _ in stages)
+
+
+#: What the odds have worked out, by key (everything it depends on): each salvo's
+#: outcomes and each firer's shots, for the life of the process (cleared when full).
+_KNOWN: dict[Hashable, Any] = {}
+_SHOTS: dict[Hashable, list[tuple[Hashable, float]]] = {}
+_LIMIT = 4096
+
+
+def _remember(cache: dict[Hashable, Any], key: Hashable, value: Any) -> None:
+    if len(cache) >= _LIMIT:
+        cache.clear()
+    cache[key] = value
+
+
+def _shots(f: Firer, draws: Draws) -> list[tuple[Hashable, float]]:
+    """The firer's shots with their probabilities (once per key)."""
+    key = (type(f).__name__, f.key)
+    known = _SHOTS.get(key)
+    if known is None:
+        known = draws(f.draw)
+        _remember(_SHOTS, key, known)
+    return known
+
+
+K = TypeVar("K", bound=Hashable)
+P = TypeVar("P")
+
+
+def _merge(into: dict[K, tuple[float, P]], key: K, p: float, path: P) -> None:
+    """Add ``p`` to ``key``'s probability, keeping the likelier path."""
+    old = into.get(key)
+    if old is None:
+        into[key] = (p, path)
+    else:
+        into[key] = (old[0] + p, old[1] if old[0] >= p else path)
+
+
+__all__ = ["Chain", "Firer", "Path", "Salvo", "Shot"]
