@@ -12,7 +12,8 @@ from planworlds import front
 from bellum.empire.intel.reports import rounded
 from bellum.empire.io.sqlite.store import Store
 from bellum.empire.plan.curves import LocalPool
-from bellum.empire.plan.threats import DRAWS, threat_map
+from bellum.empire.plan.precision import THREAT_DRAWS
+from bellum.empire.plan.threats import threat_map
 from bellum.empire.world import World
 from clirunner import bellum
 from fogviews import spied, view
@@ -102,7 +103,7 @@ def test_the_command_lists_what_each_threat_assumed(tmp_path) -> None:  # type: 
     assert text.returncode == 0, text.stderr
     assert seen in text.stdout and "4 worlds" in text.stdout
     shown = bellum("empire", "threats", "--help", cwd=tmp_path).stdout
-    assert f"[default: {DRAWS}]" in " ".join(shown.split())
+    assert f"[default: {THREAT_DRAWS};" in " ".join(shown.split())
 
 
 def test_a_players_threats_are_kept_in_the_store(tmp_path) -> None:  # type: ignore[no-untyped-def]

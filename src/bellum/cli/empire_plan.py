@@ -27,7 +27,7 @@ from bellum.cli.empire import (
 )
 from bellum.cli.options import SEED_MAX, Real, Whole
 from bellum.cli.progress import progress_fraction
-from bellum.empire.plan.precision import PLANNING, Precision
+from bellum.empire.plan.precision import PLANNING, THREAT_DRAWS, Precision
 from bellum.empire.rules import Rules
 from bellum.errors import UsageError
 from bellum.fileio import check_writable, write_atomic
@@ -421,9 +421,10 @@ def plan_cmd(
 @click.option(
     "--draws",
     type=Whole(1, 1000),
-    default=None,
+    default=THREAT_DRAWS,
+    show_default=True,
     help="In a player's view: complete worlds drawn per threatened sector, ship or unit from"
-    " what it has seen of the enemy (docs/fog.md)  [default: 8]",
+    " what it has seen of the enemy (docs/fog.md)",
 )
 @precision_options
 @click.option("--json", "as_json", is_flag=True, help="Print the threats as JSON (docs/plan.md).")
@@ -436,7 +437,7 @@ def threats_cmd(
     seed: int,
     jobs: int | None,
     dask: str | None,
-    draws: int | None,
+    draws: int,
     max_runs: int,
     max_memory: float,
     as_json: bool,
@@ -449,7 +450,7 @@ def threats_cmd(
     are drawn from what you have seen of them (docs/fog.md), and each threat lists
     what it assumed.  Nothing in the world changes.
     """
-    from bellum.empire.plan.threats import DRAWS, threat_map, to_json
+    from bellum.empire.plan.threats import threat_map, to_json
     from bellum.empire.service import plan_cache
 
     source = open_world(world_path, db)
@@ -460,7 +461,7 @@ def threats_cmd(
     cache, version = plan_cache(source)
     with _closing(pool), _phases("threats") as tick:
         tm = threat_map(world, cnum, seed=seed, pool=pool, cache=cache, version=version,
-                        progress=tick, rules=rules, draws=draws or DRAWS,
+                        progress=tick, rules=rules, draws=draws,
                         precision=Precision(max_runs, max_memory))  # fmt: skip
     if as_json:
         click.echo(json.dumps(to_json(world, tm), indent=2))

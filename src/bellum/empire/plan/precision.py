@@ -64,5 +64,8 @@ PLANNING = Precision()
 SCREENING = Precision(samples=8)
 #: ``bellum empire odds``'s own defaults: the engine's full answer.
 FULL = Precision(500, 1024)
+#: Complete worlds the threat map draws per threatened thing from a player's view (every
+#: combination of the unknowns when there are no more).
+THREAT_DRAWS = 8
 
-__all__ = ["FULL", "PLANNING", "SCREENING", "Precision"]
+__all__ = ["FULL", "PLANNING", "SCREENING", "THREAT_DRAWS", "Precision"]

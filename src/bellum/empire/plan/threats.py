@@ -42,15 +42,13 @@ from bellum.empire.plan.curves import (
     solve_points,
 )
 from bellum.empire.plan.planner import prize, shown_target
+from bellum.empire.plan.precision import THREAT_DRAWS
 from bellum.empire.rules import Rules
 from bellum.empire.world import Relation, World
 from bellum.errors import BellumError
 
 Progress = Callable[[str, float], None]
 
-#: Complete worlds drawn per threatened thing from a player's view (every combination of
-#: the unknowns when there are no more).
-DRAWS = 8
 
 SCHEMA = "bellum.empire.threats"
 SCHEMA_VERSION = 1
@@ -93,7 +91,7 @@ def enemy_view(world: World, country: int) -> tuple[World, tuple[str, ...]]:
         return world, ()
     return world, (
         f"a player's view: the enemy's forces within {REACH} sectors of each of yours are drawn"
-        f" from the fog-of-war priors (docs/fog.md), up to {DRAWS} worlds each, and every"
+        f" from the fog-of-war priors (docs/fog.md), up to {THREAT_DRAWS} worlds each, and every"
         " strike is solved on each world; each threat lists what it assumed",
         "an enemy sector seen without its mil counts none; what was seen further away is"
         " taken as seen (units, ships and planes at 100 % and fully loaded)",
@@ -128,7 +126,7 @@ def threat_map(
     version: str = "",
     progress: Progress | None = None,
     rules: Rules | None = None,
-    draws: int = DRAWS,
+    draws: int = THREAT_DRAWS,
     precision: Precision = PLANNING,
 ) -> ThreatMap:
     """Every threatened sector, ship and land unit of ``country``, likeliest strike first,
@@ -450,7 +448,6 @@ def to_json(world: World, tm: ThreatMap) -> dict[str, Any]:
 
 
 __all__ = [
-    "DRAWS",
     "SCHEMA",
     "SCHEMA_VERSION",
     "Threat",
