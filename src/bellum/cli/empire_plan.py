@@ -474,12 +474,14 @@ def threats_cmd(
         )
         return
     click.echo(f"Threats to country {cnum} ({tm.strikes} strikes looked at), likeliest first:")
-    click.echo(f"  {'target':<10} {'by':>3}  {'their order':<24} {'P(win)':>12} {'they lose':>9}"
-               f" {'you lose':>8} {'at risk':>9}")  # fmt: skip
+    wide = max([24, *(len(t.order.text()) for t in tm.threats)])
+    click.echo(f"  {'target':<10} {'by':>3}  {'their order':<{wide}} {'P(win)':>12}"
+               f" {'they lose':>9} {'you lose':>8} {'at risk':>9}")  # fmt: skip
     for t in tm.threats:
         click.echo(
-            f"  {t.where:<10} {t.enemy:>3}  {t.order.text():<24} {_p(t.point.p, t.point.se):>12}"
-            f" {t.point.attacker:>9.1f} {t.point.defender:>8.1f} {_money(t.risk):>9}"
+            f"  {t.where:<10} {t.enemy:>3}  {t.order.text():<{wide}}"
+            f" {_p(t.point.p, t.point.se):>12} {t.point.attacker:>9.1f}"
+            f" {t.point.defender:>8.1f} {_money(t.risk):>9}"
         )
     drawn = [t for t in tm.threats if t.draws]
     if drawn:
