@@ -92,7 +92,11 @@ def test_a_paradrop_s_result_and_fight_are_in_view(page: Any, game: Server) -> N
     drop = page.locator("#panel details.way[data-command=paradrop]")
     drop.locator(":scope > summary").click()
     assert drop.get_attribute("open") is not None
-    assert page.locator("#panel details.way[data-command=attack]").get_attribute("open") is None
+    # The page closes the other ways on the toggle event, which the browser fires after
+    # the click has returned: wait for it rather than race it.
+    page.wait_for_function(
+        "!document.querySelector('#panel details.way[data-command=attack]').open", timeout=5000
+    )
     drop.locator(".odds .odds-box").wait_for(timeout=60_000)
     for what in (".odds-box .p", "button.fight"):
         box = drop.locator(what).bounding_box()
