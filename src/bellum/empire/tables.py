@@ -10,7 +10,6 @@ from __future__ import annotations
 import contextlib
 import marshal
 import math
-import os
 import struct
 import sys
 from dataclasses import dataclass
@@ -185,15 +184,12 @@ def _read(name: str) -> dict[str, Any]:
 def _keep(path: Path, value: Any) -> None:
     """Write ``value`` to ``path`` whole or not at all; a folder that cannot be written
     (or a value marshal cannot hold) is no error: the next run parses again."""
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    try:
-        blob = marshal.dumps(value)
+    from bellum.errors import InputError
+    from bellum.fileio import write_atomic
+
+    with contextlib.suppress(OSError, ValueError, InputError):
         path.parent.mkdir(exist_ok=True)
-        tmp.write_bytes(blob)
-        os.replace(tmp, path)
-    except (OSError, ValueError):
-        with contextlib.suppress(OSError):
-            tmp.unlink()
+        write_atomic(path, marshal.dumps(value))
 
 
 @dataclass(frozen=True)
