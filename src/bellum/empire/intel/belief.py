@@ -18,12 +18,15 @@ The priors (docs/fog.md says why each was chosen):
   ``(1 + drift) ** a`` both ways (``drift`` 0.25 by default: ``--assume
   drift=...``); one seen since the last update is taken as seen.
 * **What no report shows** (missions, a unit's fortification, efficiency and
-  load, a ship's crew and guns, a fort's guns and shells where no spy counted
-  them): like the country's own objects, each as likely; a load as a share of
-  what the type holds, the own objects of the same type weighing one each
+  load, a ship's guns, a fort's guns and shells where no spy counted them):
+  like the country's own objects, each as likely; a load as a share of what the
+  type holds, the own objects of the same type weighing one each
   against all the others and any share together (Laplace's rule for a number);
   a country plays as its enemies do more than any other guess says.  Without
   own objects to go by: what the type allows, uniformly (missions: 1/2).
+* **A foreign ship's crew**: loaded by the number from a sector, so the lesser of
+  what the type holds and the mil of one of the owner's sectors seen, or any crew,
+  weighing one; at sea a type without civ has a mil at least.
 * **The units in a sector a lookout saw**, where no unit was seen: ``lookout``
   shows none, where ``spy`` lists them all; so units with the chance that a
   sector of its kind (on a frontier, a coast or inland) whose units the country
