@@ -116,7 +116,8 @@ def brute_force(a: SideGraph, d: SideGraph) -> GraphEnds:
     return GraphEnds(a, d, wins_a, wins_d, 0.0)
 
 
-def _same(got: GraphEnds, ref: GraphEnds, tol: float = 1e-12) -> None:
+def _same(got: GraphEnds | None, ref: GraphEnds, tol: float = 1e-12) -> None:
+    assert got is not None
     assert np.abs(got.attacker_wins - ref.attacker_wins).max() < tol
     assert np.abs(got.defender_wins - ref.defender_wins).max() < tol
     assert got.pruned_mass == pytest.approx(ref.pruned_mass, rel=1e-6, abs=1e-15)
@@ -164,3 +165,16 @@ def test_a_plan_with_one_fight_too_big_for_numpy_is_solved_by_the_kernel() -> No
         assert big.odds.outcomes[k] == pytest.approx(v, abs=1e-12)
     for side in ("attacker", "defender"):
         assert big.expected(side) == pytest.approx(ref.expected(side), abs=1e-9)
+
+
+@needs_numba
+def test_a_big_fight_the_kernel_gives_up_on_is_sampled(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past ``BIG_WORK`` cone products the kernel stops and the plan is sampled, as it was
+    before the kernel (a wide morale graph can cost twenty times more per pair)."""
+    world = load_world(EXAMPLES / "vector-b.toml")
+    plan = make_plan(world, 1, Order.parse("attack 2,0"), ["0,0=150"], [])
+    monkeypatch.setattr(engine, "BIG_WORK", 1_000.0)
+    engine._WORLDS.clear()
+    odds = plan_odds(world, 1, plan, exact_pairs=1_000, seed=3)
+    assert odds.method.startswith("mixture (20 samples: ")
+    assert "morale histories drawn in 20 of the 20 fights" in odds.method

@@ -282,6 +282,7 @@ def graph_server_loops(  # noqa: C901, PLR0913
     dep_w: Array,
     abs_w: Array,
     tau: float,
+    budget: float,
     mass: Array,
     wins_a: Array,
     wins_d: Array,
@@ -307,7 +308,8 @@ def graph_server_loops(  # noqa: C901, PLR0913
     pair of cone nodes' chances on ``mass``, and a side beaten at its last step in
     round ``t`` puts ``abs_w`` times the same on ``wins_a``/``wins_d`` at the ending
     pair of nodes.  Pairs below ``tau`` are dropped.  Returns the dropped mass and the
-    number of cone products made (the work, for the caller's cost model).
+    number of cone products made; past ``budget`` products it stops and returns -1 for
+    them (the caller samples instead: the arrays are then partial).
     """
     a_start, a_count, a_to, a_p, a_bstart, a_bcount, a_bto, a_bp = a_cones
     d_start, d_count, d_to, d_p, d_bstart, d_bcount, d_bto, d_bp = d_cones
@@ -408,6 +410,8 @@ def graph_server_loops(  # noqa: C901, PLR0913
                                     for e in range(s0, s0 + cd):
                                         wins_d[base + d_to[e]] += ci * d_p[e]
                                 work += ba * cd
+                    if work > budget:
+                        return pruned, -1.0
     return pruned, work
 
 

@@ -241,7 +241,9 @@ def server_ends(
     """
     _check_size(a, d)
     if graph_backend(backend, a.size * d.size) == "numba":
-        return kernel_ends(a, d, tau=tau)
+        ends = kernel_ends(a, d, tau=tau)
+        assert ends is not None  # no budget
+        return ends
     na, nd = a.size, d.size
     ca, cd = _Cones(a, WINDOW_MAX), _Cones(d, WINDOW_MAX)
     mass = np.zeros((na, nd))
@@ -258,19 +260,23 @@ def kernel_ends(
     d: SideGraph,
     *,
     tau: float = DEFAULT_TAU,
+    budget: float = math.inf,
     kernel: Callable[..., tuple[float, float]] | None = None,
-) -> GraphEnds:
-    """:func:`server_ends` by :func:`bellum.odds._kernels.graph_server_loops`, compiled
-    (``kernel`` runs other loops: the tests pass the plain Python ones)."""
+) -> GraphEnds | None:
+    """:func:`server_ends` by :func:`bellum.odds._kernels.graph_server_loops`, compiled;
+    ``None`` when it gives up past ``budget`` cone products (``kernel`` runs other loops:
+    the tests pass the plain Python ones)."""
     na, nd = a.size, d.size
     ca, cd = _Cones(a, WINDOW_MAX), _Cones(d, WINDOW_MAX)
     flat = np.zeros((3, na * nd))
     flat[0, 0] = 1.0
     run = kernel if kernel is not None else _kernels.compiled("graph_server_loops")
-    pruned, _ = run(
+    pruned, work = run(
         a.strength, d.strength, *_by_depth(a), *_by_depth(d), ca.arrays(), cd.arrays(),
-        _DEPOSIT, _ABSORB, tau, flat[0], flat[1], flat[2],
+        _DEPOSIT, _ABSORB, tau, budget, flat[0], flat[1], flat[2],
     )  # fmt: skip
+    if work < 0:
+        return None
     return GraphEnds(a, d, flat[1].reshape(na, nd), flat[2].reshape(na, nd), float(pruned))
 
 

@@ -43,7 +43,7 @@ from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, UnitNote, said, transcript
 from bellum.empire.odds._sides import SideGraph, SideShape, TooManyStates, side_graph, side_shape
-from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
+from bellum.empire.odds._solver import GraphEnds, kernel_ends, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.rules import Rules
@@ -78,6 +78,10 @@ SAMPLE_PAIRS = 2_000
 #: support varies has tens to hundreds of them: those stay sampled).
 BIG_PAIRS = 1_000_000
 BIG_FIGHTS = 2
+#: Cone products after which the kernel gives up on a big fight and the plan is sampled
+#: (its cost per pair varies twentyfold with the width of the morale graphs: 2·10⁸ are
+#: w128x64-assault-2's whole fight, 0.8 s; a wider one of 10⁶ pairs took 17 s).
+BIG_WORK = 3e8
 #: Bytes the exact solver needs per pair of side states (three arrays of doubles).
 PAIR_BYTES = 24
 #: Monte Carlo runs of one sampled fight too big to solve exactly.  Their noise is part
@@ -363,6 +367,8 @@ class _Solver:
         #: :meth:`allow_big` once the plan's distinct big fights are known to be few.
         self.big_pairs = 0
         self.max_pairs = max_pairs
+        #: Big fights the kernel gave up on (past ``BIG_WORK``).
+        self.given_up: set[Hashable] = set()
         #: The fights this answer used that are solved exactly (now or before).
         self.used: set[Hashable] = set()
         self.monte_carlo = 0
@@ -406,8 +412,15 @@ class _Solver:
         extra = leaf.result.attacker_casualties
         ka, kd = _side_key(c, False), _side_key(c, True)
         key = (self.settings, c.rules, ka, c.osup, kd, c.dsup, extra)
-        if self.fights.get(key) is None and self._fits(c, ka, kd) is not None:
-            self.fights[key] = _fight_outcome(self._ends(*self._sides(c, ka, kd)), extra)
+        if self.fights.get(key) is None and key not in self.given_up:
+            fits = self._fits(c, ka, kd)
+            if fits is not None:
+                a, d = self._sides(c, ka, kd)
+                ends = self._ends(a, d) if fits == "small" else self._big_ends(a, d)
+                if ends is None:
+                    self.given_up.add(key)
+                else:
+                    self.fights[key] = _fight_outcome(ends, extra)
         out = self.fights.get(key)
         if out is not None:
             self.used.add(key)
@@ -495,8 +508,7 @@ class _Solver:
             wins = np.zeros((a.size, d.size))
             wins[0, 0] = 1.0
             return GraphEnds(a, d, wins, np.zeros_like(wins), 0.0)
-        arrays = (x for g in (a, d) for x in (g.strength, g.depth, g.ptr, g.to, g.p))
-        key = (self.model, self.tau, *(x.tobytes() for x in arrays))
+        key = self._ends_key(a, d)
         known = self.ends.get(key)
         if known is not None:
             return GraphEnds(a, d, *known)
@@ -505,13 +517,25 @@ class _Solver:
         elif a.is_chain and d.is_chain:
             ends = _chain_ends(a, d)
         else:
-            # The compiled kernel only where the numpy sweep may not go (big fights).
-            big = a.size * d.size > self.exact_pairs
-            ends = server_ends(
-                a, d, tau=self.tau, progress=self.progress, backend="numba" if big else "numpy"
-            )
+            ends = server_ends(a, d, tau=self.tau, progress=self.progress, backend="numpy")
         self.ends[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
         return ends
+
+    def _big_ends(self, a: SideGraph, d: SideGraph) -> GraphEnds | None:
+        """A fight over ``exact_pairs`` by the compiled kernel (server model, morale draws);
+        ``None`` when it gives up past ``BIG_WORK`` cone products."""
+        key = self._ends_key(a, d)
+        known = self.ends.get(key)
+        if known is not None:
+            return GraphEnds(a, d, *known)
+        ends = kernel_ends(a, d, tau=self.tau, budget=BIG_WORK)
+        if ends is not None:
+            self.ends[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
+        return ends
+
+    def _ends_key(self, a: SideGraph, d: SideGraph) -> Hashable:
+        arrays = (x for g in (a, d) for x in (g.strength, g.depth, g.ptr, g.to, g.p))
+        return (self.model, self.tau, *(x.tobytes() for x in arrays))
 
 
 def _chain_ends(a: SideGraph, d: SideGraph) -> GraphEnds:
