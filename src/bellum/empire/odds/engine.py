@@ -29,7 +29,8 @@ from __future__ import annotations
 import math
 import time
 import weakref
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -158,7 +159,7 @@ class PlanRunner:
     """Runs the plan's command on scratch worlds, stopping at the fight."""
 
     def __init__(self, world: World, country: int, plan: Plan) -> None:
-        self.template = WorldTemplate(world)
+        self.template = _FROZEN.get(id(world)) or WorldTemplate(world)
         self.country = country
         self.plan = plan
         self.rules = plan.rules_in(world)
@@ -173,6 +174,26 @@ class PlanRunner:
         except FightReached as stop:
             return Leaf(stop.result, stop.combat, prompter, len(dice.widths))
         return Leaf(result, None, prompter, len(dice.widths))
+
+
+#: The worlds frozen for the runs of a study (:func:`frozen`), by ``id``.
+_FROZEN: dict[int, WorldTemplate] = {}
+
+
+@contextmanager
+def frozen(world: World, template: WorldTemplate | None = None) -> Iterator[WorldTemplate]:
+    """Within it, every run of a command on ``world`` (which must not change meanwhile)
+    starts from one frozen copy, ``template`` if given: a study's checks and plans freeze
+    the world once (0.05-0.09 s each on a 128x64 world), not once per plan."""
+    key = id(world)
+    if key in _FROZEN:
+        yield _FROZEN[key]
+        return
+    _FROZEN[key] = template = template if template is not None else WorldTemplate(world)
+    try:
+        yield template
+    finally:
+        del _FROZEN[key]
 
 
 class CommandUsage(CommandError):
@@ -869,6 +890,7 @@ __all__ = [
     "MoreThanAsked",
     "PlanRunner",
     "check_plan",
+    "frozen",
     "plan_odds",
     "share_work",
     "world_model",
