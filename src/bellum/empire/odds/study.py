@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from bellum.budget import check_repeats
 from bellum.dice import new_seed
-from bellum.empire.odds.engine import EmpireOdds, MoreThanAsked, check_plan, plan_odds
+from bellum.empire.odds.engine import EmpireOdds, MoreThanAsked, check_plan, frozen, plan_odds
 from bellum.empire.odds.plan import MilSource, Plan, parse_mil, parse_units
 from bellum.empire.odds.questions import (
     UNIFORM,
@@ -40,6 +40,7 @@ from bellum.empire.odds.report import to_json
 from bellum.empire.odds.resolver import ResolverRuns, resolver_runs, seconds_per_run
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
+from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
 from bellum.numbers import shown
@@ -251,9 +252,15 @@ class Prepared:
     warnings: tuple[str, ...]
     clock: Clock = field(repr=False, compare=False)
     view: World | None = field(default=None, repr=False)
+    #: ``world`` frozen once for every run of the command the study makes on it.
+    template: WorldTemplate | None = field(default=None, repr=False, compare=False)
 
     def run(self, progress: Progress | None = None) -> Study:
         """Solve the plans (or search the force needed), then play the real command."""
+        with frozen(self.world, self.template):
+            return self._run(progress)
+
+    def _run(self, progress: Progress | None) -> Study:
         r = self.request
         if r.need is not None:
             rows, found = self._need(r.need, progress)
@@ -418,19 +425,23 @@ def prepare(
         belief = believe(world, country, target, assume=_assumptions(r.assume))
         check_world = belief.world([u.dist.quantile(0.5) for u in belief.open])
     warnings: list[str] = []
-    plans = [
-        (label, replace(plan, yes=r.yes, units=frozenset() if r.no_units else plan.units))
-        for label, plan in _plans(check_world, country, r, warnings)
-    ]
-    if r.need is not None and len(plans) > 1:
-        raise InputError("finds one plan: give each mil source once and no sweep", field="need")
-    if len(plans) > 1 and r.resolver_runs is not None:
-        raise InputError(
-            "goes with one plan: give each mil source once and no sweep", field="resolver_runs"
-        )
-    _check(check_world, country, plans, r)
+    with frozen(check_world) as template:
+        plans = [
+            (label, replace(plan, yes=r.yes, units=frozenset() if r.no_units else plan.units))
+            for label, plan in _plans(check_world, country, r, warnings)
+        ]
+        if r.need is not None and len(plans) > 1:
+            raise InputError("finds one plan: give each mil source once and no sweep", field="need")
+        if len(plans) > 1 and r.resolver_runs is not None:
+            raise InputError(
+                "goes with one plan: give each mil source once and no sweep",
+                field="resolver_runs",
+            )
+        _check(check_world, country, plans, r)
     seed = r.seed if r.seed is not None else new_seed()
-    return Prepared(check_world, country, r, tuple(plans), seed, tuple(warnings), clock, view)
+    return Prepared(
+        check_world, country, r, tuple(plans), seed, tuple(warnings), clock, view, template
+    )
 
 
 def study(
