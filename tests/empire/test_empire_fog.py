@@ -274,8 +274,9 @@ def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> No
                                     "10,0.units": 3 / 4})  # fmt: skip
     treatment = {u.name: u.info.treatment for u in b.unknowns}
     assert "on a coast away from any frontier, like the 0 sectors" in treatment["6,0.units"]
-    assert "behind a frontier (next to its owner's sectors on one), like the 0" in (
-        treatment["4,0.units"]
+    assert (
+        "behind a frontier (next to its owner's sectors on one), like the 0"
+        in (treatment["4,0.units"])
     )
     # the viewer's own sector next to its frontier sector 0,0 is behind it too: empty,
     # it makes a sector behind the frontier less likely to hold units, (0 + 1) / (1 + 2)
