@@ -116,9 +116,8 @@ def test_a_sector_never_seen_is_like_those_seen(world: World) -> None:
 def test_a_sector_never_seen_behind_the_target_may_hold_a_reserve(world: World) -> None:
     """A reserve behind the frontier sits where no lookout reaches, so the units seen in
     the owner's sectors say nothing of the land behind: a sector never seen holds units
-    as a sector of its kind does (behind a frontier here, next to 2's 2,0 which faces
-    the viewer's 0,0: no sector so placed is known, (0 + 1) / (0 + 2)), those of a spied
-    sector that held any (24,0's infantry), on reserve or not."""
+    as a sector of its kind does (away from any frontier here: the viewer's 44,0, empty,
+    and the spied 24,0, with an infantry: (1 + 1) / (2 + 2)), on reserve or not."""
     world.units[7] = LandUnit(uid=7, type=world.tables.land["inf"], owner=2, x=24, y=0, mob=99,
                               items={"mil": 100})  # fmt: skip
     v = view(world, 1)
@@ -134,9 +133,7 @@ def test_a_sector_never_seen_behind_the_target_may_hold_a_reserve(world: World) 
     # like 2,0 or 24,0 (the seen sectors of 2), each with units (on reserve) half the time
     assert chances == pytest.approx({(0, -1, False): 1 / 4, (0, 0, True): 1 / 4,
                                      (1, -1, False): 1 / 4, (1, 0, True): 1 / 4})  # fmt: skip
-    assert "units behind a frontier (next to its owner's sectors on one), like the 0" in (
-        like.info.treatment
-    )
+    assert "away from any frontier" in like.info.treatment
     drawn = b.world([(0, 0, True) if u is like else u.dist.values[0] for u in b.open])
     (reserve,) = [u for u in drawn.units.values() if u.xy == (4, 0)]
     assert (reserve.owner, reserve.mission, reserve.type.name) == (2, "reserve", "infantry")
@@ -245,9 +242,7 @@ def test_a_hidden_garrison_is_on_reserve_as_the_countrys_own_garrisons_are(
 def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> None:
     """The chance that a sector a lookout saw holds units comes from sectors of its kind
     only: on a frontier (next to another country's land: units stand there to stop what
-    walks in), behind one (next to its owner's frontier sectors, where reserves wait: a
-    reserve reacts only near where it stands), on a coast (only landings reach it) or
-    inland."""
+    walks in), on a coast (only landings reach it) or inland (where reserves wait)."""
     inf = world.tables.land["inf"]
     world.units[7] = LandUnit(uid=7, type=inf, owner=2, x=24, y=0, mob=99, items={"mil": 100})
     # an artillery (spy 1: techfact(0, 1) rounds to no range) holds 0,0 but looks at nothing
@@ -258,7 +253,7 @@ def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> No
     v = view(world, 1)
     v.observations["sector 24,0"] = spied(world, (24, 0))
     v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
-    for xy in ("2,0", "4,0", "6,0", "10,0"):
+    for xy in ("2,0", "6,0", "10,0"):
         v.observations[f"sector {xy}"] = seen_by("lookout", "sector", xy, owner=2,
                                                  type="wilderness", mil=40)  # fmt: skip
     b = believe(v, 1, (2, 0), assume=Assumptions(missions=0.0))
@@ -266,30 +261,12 @@ def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> No
         u.name: 1 - dict(zip(u.dist.values, u.dist.weights, strict=True))[(-1, False)]
         for u in b.unknowns if u.name.endswith(".units")
     }  # fmt: skip
-    # frontier: the viewer's 0,0, with a unit: (1 + 1) / (1 + 2); behind it (4,0, next
-    # to 2,0, which faces 0,0): none known, 1/2; a coast (6,0, next to the viewer's ship
-    # at sea, not to a frontier): none known, 1/2; inland: the viewer's 44,0 and the
-    # spied 24,0, both with units: (2 + 1) / (2 + 2)
-    assert chance == pytest.approx({"2,0.units": 2 / 3, "4,0.units": 1 / 2, "6,0.units": 1 / 2,
-                                    "10,0.units": 3 / 4})  # fmt: skip
-    treatment = {u.name: u.info.treatment for u in b.unknowns}
-    assert "on a coast away from any frontier, like the 0 sectors" in treatment["6,0.units"]
-    assert (
-        "behind a frontier (next to its owner's sectors on one), like the 0"
-        in (treatment["4,0.units"])
-    )
-    # the viewer's own sector next to its frontier sector 0,0 is behind it too: empty,
-    # it makes a sector behind the frontier less likely to hold units, (0 + 1) / (1 + 2)
-    world.sectors[world.geometry.norm(-1, 1)].owner = 1
-    v = view(world, 1)
-    v.observations["sector 24,0"] = spied(world, (24, 0))
-    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
-    for xy in ("2,0", "4,0"):
-        v.observations[f"sector {xy}"] = seen_by("lookout", "sector", xy, owner=2,
-                                                 type="wilderness", mil=40)  # fmt: skip
-    (behind,) = [u for u in believe(v, 1, (2, 0), assume=Assumptions(missions=0.0)).unknowns
-                 if u.name == "4,0.units"]  # fmt: skip
-    assert behind.dist.weights[0] / sum(behind.dist.weights) == pytest.approx(2 / 3)
+    # frontier: the viewer's 0,0, with a unit: (1 + 1) / (1 + 2); a coast (6,0, next to
+    # the viewer's ship at sea): none known, 1/2; inland: the viewer's 44,0 and the spied
+    # 24,0, both with units: (2 + 1) / (2 + 2)
+    assert chance == pytest.approx({"2,0.units": 2 / 3, "6,0.units": 1 / 2, "10,0.units": 3 / 4})
+    (coast,) = [u for u in b.unknowns if u.name == "6,0.units"]
+    assert "on a coast away from any frontier, like the 0 sectors" in coast.info.treatment
 
 
 def test_the_targets_mines_are_laid_where_engineers_are_held(world: World) -> None:

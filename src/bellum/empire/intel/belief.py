@@ -29,8 +29,8 @@ The priors (docs/fog.md says why each was chosen):
   weighing one; at sea a type without civ has a mil at least.
 * **The units in a sector a lookout saw**, where no unit was seen: ``lookout``
   shows none, where ``spy`` lists them all; so units with the chance that a
-  sector of its kind (on a frontier, behind one, on a coast or inland) whose units
-  the country knows held any (Laplace's rule), those of one spied sector of its kind; but not
+  sector of its kind (on a frontier, a coast or inland) whose units the country
+  knows held any (Laplace's rule), those of one spied sector of its kind; but not
   those the country's own units would have shown (``llookout``).  The target's
   **mines**: laid with the chance that a sector of its kind holds an engineer (only
   engineers lay them), as many as one ``lmine`` lays (1..127), counted up to 20.
@@ -666,8 +666,8 @@ def _mines(b: _Builder, at: str, xy: Coord, owner: int | None, oldowner: int | N
     shows them to it).  Else no report shows them, nor the country's own (a player's
     dump leaves them out).  Only an engineer standing in its owner's sector lays them
     (``lmine``, mine.c), so they are laid with the chance that a sector of the target's
-    kind (:class:`_Garrisons`: on a frontier, behind one, on a coast or inland) holds
-    an engineer; and then as many as one ``lmine`` lays, any number up to the engineer's mobility
+    kind (on a frontier, a coast or inland, :class:`_Garrisons`) holds an engineer; and
+    then as many as one ``lmine`` lays, any number up to the engineer's mobility
     (:data:`MINES_LAID`), uniformly, of which the defence counts at most 20."""
 
     def put(world: World, v: Any) -> None:
@@ -925,16 +925,16 @@ COPY_UIDS = 1_000_000
 
 
 def _unseen(b: _Builder) -> None:
-    """Sectors near the target never seen, and the target itself if never seen: like a random
-    sector seen of the target's owner (the likeliest owner when the target was not seen
-    either), its designation and numbers; and holding units as a sector of its kind does
-    (:class:`_Garrisons`: on a frontier, behind one, on a coast or inland; the same
-    chance and units as a sector a lookout saw). A reserve behind the frontier sits
-    where no lookout reaches: a sector seen only by a lookout shows none, so the units
-    seen in the owner's sectors would say the land behind is empty. A sector the bmap
-    shows as land of some use (``?`` or a designation) is such land; one it shows
-    nothing of (within :data:`BLANK_REACH`) is land with the chance that a sector the
-    bmap shows is land, else sea."""
+    """Sectors near the target never seen, and the target itself if never seen: like a
+    random sector seen of the target's owner (the likeliest owner when the target was not
+    seen either), its designation and numbers; and holding units as a sector of its kind
+    does (on a frontier, a coast or inland, :class:`_Garrisons`: the same chance and units
+    as a sector a lookout saw).  A reserve behind the frontier sits where no lookout
+    reaches: a sector seen only by a lookout shows none, so the units seen in the owner's
+    sectors would say the land behind is empty.  A sector the bmap shows as land of some
+    use (``?`` or a designation) is such land; one it shows nothing of (within
+    :data:`BLANK_REACH`) is land with the chance that a sector the bmap shows is land,
+    else sea."""
     w = b.belief.base
     target_seen = b.target in b.world.sectors or f"sector {b.target[0]},{b.target[1]}" in (
         b.world.observations
@@ -1045,7 +1045,6 @@ def _spied(o: Observation) -> bool:
 #: The kinds of a sector, as :class:`_Garrisons` tells them, in the list's words.
 PLACES = {
     "frontier": "on a frontier",
-    "behind": "behind a frontier (next to its owner's sectors on one)",
     "coast": "on a coast away from any frontier",
     "inland": "inland away from any frontier",
 }
@@ -1056,11 +1055,9 @@ class _Garrisons:
     """Which sectors hold units, by kind of sector, among those whose units the country
     knows: its own, and the foreign sectors a spy saw (``spy`` lists every unit in them).
     A sector's kind (:data:`PLACES`): on a frontier, next to land another country holds,
-    where an enemy can walk in and where its owner's units stand to stop it; else behind
-    one, next to its owner's frontier sectors, where reserves wait for what breaks
-    through (a reserve reacts only inside its mission's area and with the mobility for
-    the path, attsub.c ``att_reacting_units``: it stands near what it guards); else on
-    a coast, which only a landing reaches (``assault``); else inland."""
+    where an enemy can walk in and where its owner's units stand to stop it; else on a
+    coast, which only a landing reaches (``assault``); else inland, behind the frontier,
+    where reserves wait for what breaks through."""
 
     holders: dict[Coord, int]
     sea: set[Coord]
@@ -1106,15 +1103,9 @@ class _Garrisons:
 
     def kind(self, b: _Builder, xy: Coord, owner: int) -> str:
         around = b.geo.neighbours(xy)
-        if self._front(b, xy, owner):
+        if any(self.holders.get(n) not in (None, 0, owner) for n in around):
             return "frontier"
-        if any(self.holders.get(n) == owner and self._front(b, n, owner) for n in around):
-            return "behind"
         return "coast" if any(n in self.sea for n in around) else "inland"
-
-    def _front(self, b: _Builder, xy: Coord, owner: int) -> bool:
-        """Whether ``xy`` is next to land a country other than ``owner`` holds."""
-        return any(self.holders.get(n) not in (None, 0, owner) for n in b.geo.neighbours(xy))
 
     def chance(self, kind: str) -> float:
         """That a sector of this kind holds units: Laplace's rule, ``(k + 1) / (n + 2)``
