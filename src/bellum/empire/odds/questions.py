@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from bellum.empire.odds.engine import (
     FightOutcome,
     Mixture,
     PlanRunner,
+    frozen,
     plan_odds,
     share_work,
 )
@@ -192,14 +194,16 @@ def as_seen(
         for offset, w in zip(OFFSETS, weights, strict=True)
         if shown + offset >= 0 and w > 0
     ]
-    for i, (mil, w) in enumerate(garrisons):
-        w2 = world.copy()
-        _victim_in(w2, victim).mil = mil
-        share_work(w2, world)  # the garrisons differ only in the victim's mil, a key
-        part = None if progress is None else part_progress(progress, i, len(garrisons))
-        o = plan_odds(w2, country, plan, seed=seed, progress=part, **options)  # type: ignore[arg-type]
-        parts.append((mil, w, o))
-        total += w
+    with frozen(world) as base:
+        for i, (mil, w) in enumerate(garrisons):
+            garrison = base.edited(partial(_set_mil, victim, mil))
+            w2 = garrison.frozen
+            share_work(w2, world)  # the garrisons differ only in the victim's mil, a key
+            part = None if progress is None else part_progress(progress, i, len(garrisons))
+            with frozen(w2, garrison):
+                o = plan_odds(w2, country, plan, seed=seed, progress=part, **options)  # type: ignore[arg-type]
+            parts.append((mil, w, o))
+            total += w
     for _mil, w, o in parts:
         mix.add(
             FightOutcome(
@@ -270,6 +274,10 @@ def as_seen(
         notes=(*notes, note),
         cpu_seconds=sum(o.cpu_seconds or 0.0 for _, _, o in parts),
     )
+
+
+def _set_mil(victim: Sector | Ship | LandUnit, mil: int, world: World) -> None:
+    _victim_in(world, victim).mil = mil
 
 
 def _victim_in(world: World, victim: Sector | Ship | LandUnit) -> Sector | Ship | LandUnit:
