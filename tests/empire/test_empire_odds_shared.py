@@ -124,3 +124,27 @@ def test_a_sweeps_rows_are_each_plan_studied_alone(
     for row, n in zip(done.rows, values, strict=True):
         alone = plan_odds(world(), ROME, plan(n), seed=3)
         assert odds_doc(row.odds) == odds_doc(alone)
+
+
+@pytest.mark.parametrize("targets", [(0.5, 0.9, 0.99)])
+def test_the_force_needed_with_a_worker_is_the_least_as_alone(
+    targets: tuple[float, ...], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a worker the search solves two plans a step (a range cut in three): the
+    total found is the least that reaches the chance, as one plan a step finds it."""
+    from bellum.empire import load_world
+
+    world_a = load_world(Path(__file__).resolve().parents[2] / "examples/empire/vector-a.toml")
+    order = Order("attack", ("2,0",))
+    monkeypatch.setattr(study_module.os, "cpu_count", lambda: 2)
+    for target in targets:
+        found = []
+        for share in (float("inf"), 0.0):
+            monkeypatch.setattr(study_module, "SHARE_FROM", share)
+            done = study(world_a, 1, Request(order, need=target, seed=1))
+            assert done.need is not None and done.need.total is not None
+            found.append((done.need.total, odds_doc(done.odds)))
+        assert found[0] == found[1]
+        total = found[0][0]
+        fewer = Plan(order, {(0, 0): total - 1})
+        assert plan_odds(world_a, 1, fewer, seed=1).p_success < target

@@ -40,7 +40,8 @@ OFFSETS = tuple(range(-5, 5))
 UNIFORM = (1.0,) * len(OFFSETS)
 
 Progress = Callable[[float], None]
-Odds = Callable[[Plan], EmpireOdds]
+#: Solves plans, in order.
+Odds = Callable[[Sequence[Plan]], Sequence[EmpireOdds]]
 
 
 def part_progress(progress: Progress, i: int, n: int) -> Progress:
@@ -103,13 +104,17 @@ def need(
     odds: Odds,
     sources: Sequence[MilSource] | None = None,
     progress: Progress | None = None,
+    width: Callable[[], int] | None = None,
 ) -> Need:
     """The smallest number of mil (from ``sources``, else every source in the command's
     order) whose plan succeeds with probability at least ``target``.
 
     Found by bisection, which assumes more mil never lowers the chance (reserve units
     react to the attack's size, so this can fail by a little; the result is checked).
-    ``progress`` hears the fraction of the search done after each plan.
+    ``odds`` solves plans (several at once when ``width``, asked before each step, says
+    it may: then each step splits the range into ``width + 1`` parts, one plan at each
+    cut, and finds the same total in fewer steps).  ``progress`` hears the fraction of
+    the search done after each step.
     """
     if not 0 < target < 1:
         raise InputError(
@@ -125,30 +130,29 @@ def need(
         return replace(plan, mil={**fixed, **_fill(order, total)}, units=units)
 
     hi = sum(order.values())
-    # One plan with everything, then at most this many halvings.
-    steps = 1 + max(1, hi).bit_length()
-    done = 0
+    # One plan with everything, then steps until the range [lo, hi] is one total.
+    scale = math.log2(hi + 2)
 
-    def odds_of(p: Plan) -> EmpireOdds:
-        nonlocal done
-        got = odds(p)
-        done += 1
+    def step_done() -> None:
         if progress is not None:
-            progress(min(1.0, done / steps))
-        return got
+            progress(min(1.0, 1.0 - math.log2(hi - lo + 1) / scale))
 
-    best = odds_of(plan_of(hi))
+    lo = hi
+    (best,) = odds([plan_of(hi)])
+    step_done()
     if best.p_success < target:
         return Need(target, None, None, None, best)
     lo = 0
     found = best
     while lo < hi:
-        mid = (lo + hi) // 2
-        o = odds_of(plan_of(mid))
-        if o.p_success >= target:
-            hi, found = mid, o
-        else:
-            lo = mid + 1
+        cuts = 1 if width is None else max(1, width())
+        totals = sorted({lo + (hi - lo) * j // (cuts + 1) for j in range(1, cuts + 1)})
+        for total, o in zip(totals, odds([plan_of(t) for t in totals]), strict=True):
+            if o.p_success >= target:
+                hi, found = total, o
+                break
+            lo = total + 1
+        step_done()
     return Need(target, hi, plan_of(hi), found, best)
 
 

@@ -20,7 +20,8 @@ import itertools
 import math
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -294,60 +295,24 @@ class Prepared:
         )
 
     def _rows(self, progress: Progress | None) -> list[Row]:
-        """The plans' rows, in order: one after the other, or, once the first plan shows
-        that the rest are worth a second process (:data:`SHARE_FROM` seconds), shared
-        with worker processes forked from this one (the world, its freeze and the work
-        cached so far come with the fork).  The answers are the same either way."""
+        """The plans' rows, in order: one after the other or, once the first plan shows
+        that the rest are worth it, shared with worker processes (:class:`_Workers`)."""
         n = len(self.plans)
-        rows: list[Row | None] = [None] * n
-
-        def part(f: float) -> None:
-            if progress is not None:
-                done = sum(row is not None for row in rows)
-                progress("odds", (done + min(1.0, f)) / n)
-
         started = time.perf_counter()
-        for i, (label, plan) in enumerate(self.plans):
-            if i == 1:
-                workers = min((os.cpu_count() or 1) - 1, n - 2)
-                took = time.perf_counter() - started
-                if workers >= 1 and took * (n - 1) > SHARE_FROM and _can_fork():
-                    self._share(rows, workers, part)
-                    break
-            rows[i] = self._row(label, plan, part)
-        part(0.0)
-        return [row for row in rows if row is not None]
+        rows = [self._row(*self.plans[0], _stage(progress, "odds", 0, n))]
+        rest = self.plans[1:]
+        workers = _workers_for(time.perf_counter() - started, len(rest))
+        if not workers:
+            for i, (label, plan) in enumerate(rest, 1):
+                rows.append(self._row(label, plan, _stage(progress, "odds", i, n)))
+            return rows
 
-    def _share(
-        self, rows: list[Row | None], workers: int, progress: Callable[[float], None]
-    ) -> None:
-        """Fill the empty ``rows``: the workers take plans from the front, this process
-        from the back, until they meet."""
-        import multiprocessing
-        from concurrent.futures import ProcessPoolExecutor
+        def done(k: int) -> None:
+            if progress is not None:
+                progress("odds", (1 + k) / n)
 
-        todo = [i for i, row in enumerate(rows) if row is None]
-        ctx = multiprocessing.get_context("fork")
-        pool = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_adopt, initargs=(self,))
-        try:
-            futures = {i: pool.submit(_solve_plan, i) for i in todo}
-
-            def collect(wait: bool) -> None:
-                for i, fut in futures.items():
-                    if rows[i] is None and (wait or fut.done()) and not fut.cancelled():
-                        rows[i] = fut.result()
-                        progress(0.0)
-
-            for i in reversed(todo):
-                if not futures[i].cancel():
-                    break  # a worker has it, and every plan before it
-                collect(False)
-                rows[i] = self._row(*self.plans[i], progress)
-            collect(True)
-        except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
-            raise
-        pool.shutdown()
+        with _Workers(self, workers) as pool:
+            return rows + pool.rows(rest, done)
 
     def _settings(self) -> dict[str, Any]:
         r = self.request
@@ -391,15 +356,39 @@ class Prepared:
         (_, plan), *_ = self.plans
         sources = list(plan.mil) if plan.mil else None
         rows: dict[int, Row] = {}
+        with ExitStack() as stack:
+            pool: _Workers | None = None
+            took = 0.0
 
-        def odds_of(p: Plan) -> EmpireOdds:
-            row = self._row("", p, None)
-            rows[id(row.odds)] = row
-            return row.odds
+            def odds_of(plans: Sequence[Plan]) -> list[EmpireOdds]:
+                nonlocal took
+                started = time.perf_counter()
+                if pool is None:
+                    got = [self._row("", p, None) for p in plans]
+                else:
+                    got = pool.rows([("", p) for p in plans])
+                took = time.perf_counter() - started
+                rows.update((id(row.odds), row) for row in got)
+                return [row.odds for row in got]
 
-        found = find_need(
-            self.world, self.country, plan, target, odds_of, sources, _stage(progress, "need")
-        )
+            def width() -> int:
+                """Two plans a step once a worker pays for itself (the steps left
+                taking the last step's time each)."""
+                nonlocal pool
+                if pool is None and _workers_for(took, 2 * NEED_STEPS):
+                    pool = stack.enter_context(_Workers(self, 1))
+                return 1 if pool is None else 2
+
+            found = find_need(
+                self.world,
+                self.country,
+                plan,
+                target,
+                odds_of,
+                sources,
+                _stage(progress, "need"),
+                width,
+            )
         if found.odds is None or found.plan is None:
             best = rows[id(found.best)]
             sampled = best.odds.samples is not None
@@ -420,30 +409,102 @@ class Prepared:
         )
 
 
-#: Seconds the plans after the first must be expected to take (the first's time each)
-#: before they are shared with worker processes: a fork and its first plan cost about
-#: 0.05 s; a plan on a realistic world 0.05-1.5 s.
+#: Seconds of plans to solve that make a worker process worth forking (a fork and its
+#: first plan cost about 0.05 s; a plan on a realistic world 0.05-1.5 s).
 SHARE_FROM = 0.5
-#: The study a worker process solves plans of (:meth:`Prepared._share`).
-_ADOPTED: list[Prepared] = []
+#: Steps of a force-needed search, about (it weighs a worker by them).
+NEED_STEPS = 6
 
 
-def _can_fork() -> bool:
+def _workers_for(each: float, plans: int) -> int:
+    """How many worker processes pay for ``plans`` more plans of ``each`` seconds: one
+    per spare processor, none when their work is too short to pay for a fork (or
+    where processes cannot fork)."""
     import multiprocessing
 
-    return "fork" in multiprocessing.get_all_start_methods()
+    workers = min((os.cpu_count() or 1) - 1, plans - 1)
+    if workers < 1 or each * plans <= SHARE_FROM:
+        return 0
+    return workers if "fork" in multiprocessing.get_all_start_methods() else 0
 
 
-def _adopt(prepared: Prepared) -> None:
-    """In a worker: the study it works for (forked, so nothing was copied but the pages
-    written since), with its world frozen as the parent froze it."""
-    _ADOPTED[:] = [prepared]
+class _Workers:
+    """Plans of a study solved by this process and ``n`` worker processes forked from
+    it: the world, its freeze and the work cached so far come with the fork, and the
+    answers are this process's own.  Of the plans given, the workers take them from
+    the front and this process from the back, until they meet."""
+
+    def __init__(self, prepared: Prepared, n: int) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        ctx = multiprocessing.get_context("fork")
+        self.prepared = prepared
+        self.n = n
+        #: The plans not taken yet: from ``todo[0]`` up to ``todo[1]``.
+        self.todo = ctx.Array("i", 2)
+        self.pool = ProcessPoolExecutor(
+            n, mp_context=ctx, initializer=_adopt, initargs=(prepared, self.todo)
+        )
+
+    def __enter__(self) -> _Workers:
+        return self
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        # On an error or Ctrl-C, the plans not started are dropped.
+        self.pool.shutdown(wait=kind is None, cancel_futures=True)
+
+    def rows(
+        self, plans: Sequence[tuple[str, Plan]], done: Callable[[int], None] | None = None
+    ) -> list[Row]:
+        """The plans' rows, in order; ``done`` hears how many this process has solved."""
+        with self.todo.get_lock():
+            self.todo[0], self.todo[1] = 0, len(plans)
+        work = list(plans)
+        futures = [self.pool.submit(_solve_front, work) for _ in range(self.n)]
+        rows: list[Row | None] = [None] * len(plans)
+        mine = 0
+        while (i := _take(self.todo, back=True)) is not None:
+            rows[i] = self.prepared._row(*plans[i], None)
+            mine += 1
+            if done is not None:
+                done(mine)
+        for fut in futures:
+            for i, row in fut.result():
+                rows[i] = row
+        if done is not None:
+            done(len(plans))
+        return [row for row in rows if row is not None]
 
 
-def _solve_plan(i: int) -> Row:
-    prepared = _ADOPTED[0]
+def _take(todo: Any, *, back: bool) -> int | None:
+    """The index of a plan not taken yet, from the back or the front; ``None``: none left."""
+    with todo.get_lock():
+        if todo[0] >= todo[1]:
+            return None
+        if back:
+            todo[1] -= 1
+            return int(todo[1])
+        todo[0] += 1
+        return int(todo[0] - 1)
+
+
+#: In a worker: the study it solves plans of, and the plans not taken yet.
+_ADOPTED: list[tuple[Prepared, Any]] = []
+
+
+def _adopt(prepared: Prepared, todo: Any) -> None:
+    """In a worker (forked, so nothing was copied but the pages written since)."""
+    _ADOPTED[:] = [(prepared, todo)]
+
+
+def _solve_front(plans: list[tuple[str, Plan]]) -> list[tuple[int, Row]]:
+    prepared, todo = _ADOPTED[0]
+    out = []
     with frozen(prepared.world, prepared.template):
-        return prepared._row(*prepared.plans[i], None)
+        while (i := _take(todo, back=False)) is not None:
+            out.append((i, prepared._row(*plans[i], None)))
+    return out
 
 
 def _stage(
