@@ -118,6 +118,7 @@ def test_a_sweeps_rows_are_each_plan_studied_alone(
     its plans with a worker: each row is still the plan's own answer, bit for bit."""
     monkeypatch.setattr(study_module, "SHARE_FROM", 0.0 if shared else float("inf"))
     monkeypatch.setattr(study_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(study_module.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
     values = (60, 90, 240)
     w = world()
     done = study(w, ROME, Request(ORDER, units=(1,), sweep=Sweep("-8,6", values), seed=3))
@@ -137,6 +138,7 @@ def test_the_force_needed_with_a_worker_is_the_least_as_alone(
     world_a = load_world(Path(__file__).resolve().parents[2] / "examples/empire/vector-a.toml")
     order = Order("attack", ("2,0",))
     monkeypatch.setattr(study_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(study_module.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
     for target in targets:
         found = []
         for share in (float("inf"), 0.0):

@@ -418,11 +418,16 @@ NEED_STEPS = 6
 
 def _workers_for(each: float, plans: int) -> int:
     """How many worker processes pay for ``plans`` more plans of ``each`` seconds: one
-    per spare processor, none when their work is too short to pay for a fork (or
-    where processes cannot fork)."""
+    per spare processor (not kept busy by this process or others, as the load average
+    counts them), none when their work is too short to pay for a fork (or where
+    processes cannot fork)."""
     import multiprocessing
 
-    workers = min((os.cpu_count() or 1) - 1, plans - 1)
+    try:
+        busy = max(1.0, os.getloadavg()[0])
+    except (AttributeError, OSError):  # no load average here: this process only
+        busy = 1.0
+    workers = min(int((os.cpu_count() or 1) - busy + 0.5), plans - 1)
     if workers < 1 or each * plans <= SHARE_FROM:
         return 0
     return workers if "fork" in multiprocessing.get_all_start_methods() else 0
