@@ -310,27 +310,40 @@ def test_the_targets_mines_are_laid_where_engineers_are_held(world: World) -> No
     assert mines_of(v).dist.values == (0,) and "old owner" in mines_of(v).info.treatment
 
 
-def test_a_ships_unseen_crew_is_like_the_viewers_ships_of_its_type_never_certain(
-    world: World,
-) -> None:
+def test_a_ships_unseen_crew_is_loaded_by_the_number_from_the_owners_mil(world: World) -> None:
+    """A crew is what its owner loaded: the lesser of what the type holds and the mil of
+    one of the owner's sectors seen holding mil, or any crew, weighing one in all; a ship
+    at sea without civ has a mil at least (shp_may_nav).  The viewer's own crews count
+    for nothing."""
     tables = world.tables
-    world.ships[1] = Ship(uid=1, type=tables.ships["cs"], owner=1, x=1, y=1, items={"mil": 50})
+    world.ships[1] = Ship(uid=1, type=tables.ships["cs"], owner=1, x=1, y=1, items={"mil": 10})
     world.ships[2] = Ship(uid=2, type=tables.ships["bb"], owner=1, x=1, y=1, items={"mil": 20})
-    world.ships[3] = Ship(uid=3, type=tables.ships["cs"], owner=2, x=3, y=1, items={"mil": 45})
     v = view(world, 1)
-    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.observations["sector 2,0"] = spied(world, (2, 0))  # 40 mil, shown as 40
+    v.observations["sector 24,0"] = seen_by("lookout", "sector", "24,0", owner=2,
+                                            type="capital", mil=120)  # fmt: skip
+    v.observations["sector 22,0"] = seen_by("lookout", "sector", "22,0", owner=2,
+                                            type="wilderness", mil=0)  # fmt: skip
     v.observations["ship 3"] = seen_by("lookout", "ship", "3", type="cs", owner=2, at="3,1")
-    (crew,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "ship#3.mil"]
-    # Laplace's rule for a number: the one own cargo ship (full: 50) weighs one; all
-    # else weighs one: its two ships of any type (the battleship a tenth full: 5 of a
-    # cargo ship's 50) and any crew from 0 to 50, a third each
-    total = sum(crew.dist.weights)
-    chances = {v: w / total for v, w in zip(crew.dist.values, crew.dist.weights, strict=True)}
-    assert crew.dist.values == tuple(range(51))
-    assert chances[50] == pytest.approx(1 / 2 + 1 / 6 + 1 / 306)
-    assert chances[5] == pytest.approx(1 / 6 + 1 / 306)
-    assert chances[45] == pytest.approx(1 / 306)
-    assert "like the country's own: 1 of the type" in crew.info.treatment
+    v.observations["ship 4"] = seen_by("coastwatch", "ship", "4", type="pt", owner=2, at="3,1")
+    v.bmaps[1] = BMap.blank(1, v.geometry)
+    v.bmaps[1].put((3, 1), ".")
+    unknowns = {u.name: u for u in believe(v, 1, (2, 0)).unknowns}
+
+    def chances(name: str) -> dict[int, float]:
+        d = unknowns[name].dist
+        return {x: w / sum(d.weights) for x, w in zip(d.values, d.weights, strict=True)}
+
+    # a cargo ship holds 50 mil (and civ, so it may sail without mil): the sector of 40
+    # gives 40, the one of 120 gives 50, the one without mil nothing; any crew weighs one
+    cs = chances("ship#3.mil")
+    assert list(cs) == list(range(51))
+    assert cs[40] == pytest.approx(1 / 3 + 1 / 153) and cs[50] == pytest.approx(1 / 3 + 1 / 153)
+    assert cs[0] == cs[10] == pytest.approx(1 / 153)
+    assert "the mil of one of the owner's 2 sectors seen" in unknowns["ship#3.mil"].info.treatment
+    # a patrol boat holds 2 mil and no civ: at sea it has one at least
+    assert chances("ship#4.mil") == pytest.approx({1: 1 / 6, 2: 5 / 6})
+    assert "at sea, so at least 1" in unknowns["ship#4.mil"].info.treatment
 
 
 def test_a_sector_under_the_viewers_ship_is_sea(world: World) -> None:

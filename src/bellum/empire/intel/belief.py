@@ -18,12 +18,15 @@ The priors (docs/fog.md says why each was chosen):
   ``(1 + drift) ** a`` both ways (``drift`` 0.25 by default: ``--assume
   drift=...``); one seen since the last update is taken as seen.
 * **What no report shows** (missions, a unit's fortification, efficiency and
-  load, a ship's crew and guns, a fort's guns and shells where no spy counted
-  them): like the country's own objects, each as likely; a load as a share of
-  what the type holds, the own objects of the same type weighing one each
+  load, a ship's guns, a fort's guns and shells where no spy counted them):
+  like the country's own objects, each as likely; a load as a share of what the
+  type holds, the own objects of the same type weighing one each
   against all the others and any share together (Laplace's rule for a number);
   a country plays as its enemies do more than any other guess says.  Without
   own objects to go by: what the type allows, uniformly (missions: 1/2).
+* **A foreign ship's crew**: loaded by the number from a sector, so the lesser of
+  what the type holds and the mil of one of the owner's sectors seen, or any crew,
+  weighing one; at sea a type without civ has a mil at least.
 * **The units in a sector a lookout saw**, where no unit was seen: ``lookout``
   shows none, where ``spy`` lists them all; so units with the chance that a
   sector of its kind (on a frontier, a coast or inland) whose units the country
@@ -52,7 +55,7 @@ import numpy as np
 from bellum.empire.combat.state import ldround
 from bellum.empire.geometry import Coord
 from bellum.empire.intel.model import Observation, Seen
-from bellum.empire.tables import LandType, techfact
+from bellum.empire.tables import LandType, ShipType, techfact
 from bellum.empire.world import (
     ITEMS,
     LandUnit,
@@ -796,7 +799,10 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
         own = b.own
         b.number(f"{name}.eff", o.get("eff"), own.like("ship eff", Dist.uniform(60, 100)),
                  put_ship("eff"), own.why("ship eff", "60% or more"), 100)  # fmt: skip
-        for item in ("mil", "gun", "shell"):
+        if st.milit:
+            crew, why = _crew_prior(b, owner, st, xy)
+            b.number(f"{name}.mil", o.get("mil"), crew, put_ship("mil"), why, st.milit)
+        for item in ("gun", "shell"):
             most = st.cargo.get(_cargo(item), 0)
             if most:
                 key = f"ship {item}"
@@ -818,6 +824,35 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
             b.add(f"{name}.mission", Dist(("support", ""), (p, 1 - p)), put_mission, None,
                   f"never shown: support with probability {p:.2f}"
                   f" ({b.own.why('support', 'the most uncertain')})")  # fmt: skip
+
+
+def _crew_prior(b: _Builder, owner: int, st: ShipType, xy: Coord) -> tuple[Dist, str]:
+    """A foreign ship's crew, never shown (``lookout`` and ``coastwatch`` show a ship's
+    owner, type and place).  The server puts no crew on a ship: its owner loads mil from
+    a sector it holds, by the number (``load``: what was asked, limited by what the type
+    holds and by the sector's mil, load.c ``move_amount``).  So a crew is the lesser of
+    the type's capacity and the mil at hand where it was loaded: like one of the
+    owner's sectors seen holding mil, each as likely, capped at the capacity; beside
+    them any crew up to the capacity, uniformly, weighing one in all (Laplace's rule for
+    a number, so that a few sectors never make it certain).  A ship at sea has a crew:
+    the server moves none without mil or civ (``shp_may_nav``), so one that holds no civ
+    has at least one mil.  The country's own crews are no evidence of its enemies'
+    (a battleship's share of its own says nothing of an enemy's fishing boat)."""
+    most = st.milit
+    at_sea = b.belief.base.sectors[xy].type.is_sea
+    least = 1 if at_sea and not st.cargo.get("civil") else 0
+    mils = [int(s.value) for o in b.world.observations.values()
+            if o.kind == "sector" and int(_seen_value(o, "owner", -1)) == owner
+            and (s := o.get("mil")) is not None and isinstance(s.value, int) and s.value > 0
+            ]  # fmt: skip
+    parts = [(Dist.uniform(least, most), 1.0)]
+    parts += [(Dist.fixed(min(most, max(least, m))), 1.0) for m in mils]
+    dist = _mixed(parts)
+    where = f"at sea, so at least {least}: " if least else ""
+    why = (f"{where}loaded by the number: the lesser of {most} (what a {st.name} holds) and"
+           f" the mil of one of the owner's {len(mils)} sectors seen with theirs, or any crew"
+           " up to it, weighing one")  # fmt: skip
+    return dist, why
 
 
 def _cargo(item: str) -> str:
