@@ -19,9 +19,9 @@ import numpy as np
 import pytest
 
 from bellum.empire.combat.state import roundint10
-from bellum.empire.odds import Plan, Request, Sweep, plan_odds, study
+from bellum.empire.odds import Plan, Request, Sweep, engine, plan_odds, study
 from bellum.empire.odds.branching import BranchingDice
-from bellum.empire.odds.engine import Leaf, PlanRunner
+from bellum.empire.odds.engine import PlanRunner
 from bellum.empire.odds.questions import OFFSETS, as_seen
 from bellum.empire.orders import Order
 from bellum.empire.scratch import WorldTemplate
@@ -61,20 +61,32 @@ def odds_doc(o: object) -> tuple[object, ...]:
             o.samples, o.leaves, o.fights, o.lines, o.final, o.notes)  # fmt: skip
 
 
-def test_a_known_path_is_drawn_as_a_run_draws_it_without_running_the_command() -> None:
+@pytest.mark.parametrize("keep", [40, 2], ids=["paths kept", "paths dropped"])
+def test_a_known_path_is_drawn_as_a_run_draws_it_without_running_the_command(
+    keep: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Keeping the paths, or dropping them once they do not repeat enough (here after 2
+    runs), the samples are a fresh run's, with the same draws."""
+    monkeypatch.setattr(engine, "KEEP_PATHS", keep)
     w = world()
     kept = PlanRunner(w, ROME, plan(80))
     fresh = PlanRunner(w, ROME, plan(80))
     a, b = np.random.default_rng(7), np.random.default_rng(7)
+    paths: set[tuple[int, ...]] = set()
     for _ in range(100):
-        got, want = kept.sample(a), fresh(BranchingDice(rng=b))
+        dice = BranchingDice(rng=b)
+        got, want = kept.sample(a), fresh(dice)
+        paths.add(tuple(dice.path))
         assert got.combat is not None and want.combat is not None
         assert got.text == want.text
         assert (got.combat.osup, got.combat.dsup) == (want.combat.osup, want.combat.dsup)
         assert got.result.final_attack == want.result.final_attack
     assert a.random() == b.random()  # the same draws of the generator
-    runs = [leaf for leaf in kept._tree.values() if isinstance(leaf, Leaf)]
-    assert 1 < len(runs) < 50  # the command ran once per path, not once per sample
+    if keep == 2:
+        assert kept.samples == 100 and kept.runs == 3 and not kept.keeping
+        return
+    # The command ran once per path, not once per sample.
+    assert (kept.samples, kept.runs) == (100, len(paths)) and len(paths) < 50
 
 
 def test_a_garrison_is_the_world_frozen_once_with_its_mil() -> None:

@@ -153,29 +153,55 @@ class PlanRunner:
         self.country = country
         self.plan = plan
         self.rules = plan.rules_in(world)
-        self._tree: dict[tuple[int, ...], list[float] | Leaf] = {}
+        self._root: _Choice | Leaf | None = None
+        #: Paths drawn by :meth:`sample`, runs of the command they needed, and whether
+        #: the paths are kept.
+        self.samples = 0
+        self.runs = 0
+        self.keeping = True
 
     def sample(self, rng: np.random.Generator) -> Leaf:
         """``self(BranchingDice(rng=rng))``: a leaf on a path drawn with its choices'
         probabilities, with the same draws of ``rng``, but the command runs only on a path
         not met before.  A sampled plan meets the same few paths again and again
-        (w32x16-attack-2: 160 samples, 37 paths); what the runs know of the tree of
-        choices (``_tree``: each known choice's weights by the choices before it, each
-        path's leaf) draws the known part without running anything."""
-        path: tuple[int, ...] = ()
-        node = self._tree.get(path)
-        while isinstance(node, list):
-            path = (*path, pick(node, float(rng.random())))
-            node = self._tree.get(path)
+        (w32x16-attack-2: 160 samples, 37 paths); the tree of choices the runs met
+        (``_root``: each choice's weights, each path's leaf) draws the known part
+        without running anything.  Where paths do not repeat (a paradrop's dogfights:
+        as many paths as samples) the tree is dropped once it shows it."""
+        self.samples += 1
+        if self.keeping and self.runs > KEEP_PATHS and self.runs > self.samples // 2:
+            self.keeping, self._root = False, None
+        if not self.keeping:
+            return self(BranchingDice(rng=rng))
+        path: list[int] = []
+        node = self._root
+        while isinstance(node, _Choice):
+            path.append(pick(node.weights, float(rng.random())))
+            node = node.next.get(path[-1])
         if node is None:
-            dice = _Recording(path, rng)
+            dice = _Recording(tuple(path), rng)
             node = self(dice)
-            for i, weights in enumerate(dice.weights):
-                self._tree[tuple(dice.path[:i])] = weights
-            self._tree[tuple(dice.path[: len(dice.widths)])] = node
+            self.runs += 1
+            self._keep(dice.path[: len(dice.widths)], dice.weights, node)
         # A leaf of its own per sample: its fight (its combat borrowed as scratch space,
         # and put back) is the same, and the count of leaves stays the count of samples.
         return replace(node)
+
+    def _keep(self, path: list[int], weights: list[list[float]], leaf: Leaf) -> None:
+        if not path:
+            self._root = leaf
+            return
+        if self._root is None:
+            self._root = _Choice(weights[0])
+        node = self._root
+        assert isinstance(node, _Choice)
+        for i, j in enumerate(path[:-1]):
+            child = node.next.get(j)
+            if child is None:
+                child = node.next[j] = _Choice(weights[i + 1])
+            assert isinstance(child, _Choice)
+            node = child
+        node.next[path[-1]] = leaf
 
     def __call__(self, dice: BranchingDice) -> Leaf:
         w = self.template.scratch()
@@ -207,6 +233,18 @@ def frozen(world: World, template: WorldTemplate | None = None) -> Iterator[Worl
         yield template
     finally:
         del _FROZEN[key]
+
+
+#: Runs of the command :meth:`PlanRunner.sample` keeps before it checks that paths repeat.
+KEEP_PATHS = 40
+
+
+@dataclass
+class _Choice:
+    """A choice met on the way to the fight: its options' weights, and what each leads to."""
+
+    weights: list[float]
+    next: dict[int, _Choice | Leaf] = field(default_factory=dict)
 
 
 class _Recording(BranchingDice):
