@@ -167,9 +167,10 @@ class PlanRunner:
         (w32x16-attack-2: 160 samples, 37 paths); the tree of choices the runs met
         (``_root``: each choice's weights, each path's leaf) draws the known part
         without running anything.  Where paths do not repeat (a paradrop's dogfights:
-        as many paths as samples) the tree is dropped once it shows it."""
+        as many paths as samples) the tree is dropped for good once the runs number
+        more than :data:`KEEP_PATHS` and more than three for every four samples."""
         self.samples += 1
-        if self.keeping and self.runs > KEEP_PATHS and self.runs > self.samples // 2:
+        if self.keeping and self.runs > KEEP_PATHS and 4 * self.runs > 3 * self.samples:
             self.keeping, self._root = False, None
         if not self.keeping:
             return self(BranchingDice(rng=rng))
@@ -182,23 +183,26 @@ class PlanRunner:
             dice = _Recording(tuple(path), rng)
             node = self(dice)
             self.runs += 1
-            self._keep(dice.path[: len(dice.widths)], dice.weights, node)
+            self._keep(dice.path[: len(dice.widths)], dice.choices, node)
         # A leaf of its own per sample: its fight (its combat borrowed as scratch space,
         # and put back) is the same, and the count of leaves stays the count of samples.
         return replace(node)
 
-    def _keep(self, path: list[int], weights: list[list[float]], leaf: Leaf) -> None:
+    def _keep(
+        self, path: list[int], choices: list[Sequence[tuple[Any, float]]], leaf: Leaf
+    ) -> None:
+        """Add a run's path: the choices it made (their options) and where it ended."""
         if not path:
             self._root = leaf
             return
         if self._root is None:
-            self._root = _Choice(weights[0])
+            self._root = _Choice(choices[0])
         node = self._root
         assert isinstance(node, _Choice)
         for i, j in enumerate(path[:-1]):
             child = node.next.get(j)
             if child is None:
-                child = node.next[j] = _Choice(weights[i + 1])
+                child = node.next[j] = _Choice(choices[i + 1])
             assert isinstance(child, _Choice)
             node = child
         node.next[path[-1]] = leaf
@@ -236,29 +240,31 @@ def frozen(world: World, template: WorldTemplate | None = None) -> Iterator[Worl
 
 
 #: Runs of the command :meth:`PlanRunner.sample` keeps before it checks that paths repeat.
-KEEP_PATHS = 40
+KEEP_PATHS = 20
 
 
-@dataclass
 class _Choice:
     """A choice met on the way to the fight: its options' weights, and what each leads to."""
 
-    weights: list[float]
-    next: dict[int, _Choice | Leaf] = field(default_factory=dict)
+    __slots__ = ("next", "weights")
+
+    def __init__(self, options: Sequence[tuple[Any, float]]) -> None:
+        self.weights = [p for _, p in options if p > 0]
+        self.next: dict[int, _Choice | Leaf] = {}
 
 
 class _Recording(BranchingDice):
-    """Branching dice that keep the weights of each choice they branch on."""
+    """Branching dice that keep the options of each choice they branch on."""
 
     def __init__(self, path: tuple[int, ...], rng: np.random.Generator) -> None:
         super().__init__(path, rng)
-        self.weights: list[list[float]] = []
+        self.choices: list[Sequence[tuple[Any, float]]] = []
 
     def _choose(self, options: Sequence[tuple[T, float]]) -> T:
         branches = len(self.widths)
         value = super()._choose(options)
         if len(self.widths) > branches:
-            self.weights.append([p for _, p in options if p > 0])
+            self.choices.append(options)
         return value
 
 
