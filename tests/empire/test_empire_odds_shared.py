@@ -151,12 +151,19 @@ def test_the_force_needed_with_a_worker_is_the_least_as_alone(
     order = Order("attack", ("2,0",))
     monkeypatch.setattr(study_module.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(study_module.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    seen: list[float] = []
+
+    def heard(stage: str, done: float) -> None:
+        seen.append(done)
+
     for target in targets:
         found = []
         for share in (float("inf"), 0.0):
             monkeypatch.setattr(study_module, "SHARE_FROM", share)
-            done = study(world_a, 1, Request(order, need=target, seed=1))
+            seen.clear()
+            done = study(world_a, 1, Request(order, need=target, seed=1), progress=heard)
             assert done.need is not None and done.need.total is not None
+            assert seen == sorted(seen) and seen[-1] == 1.0 and seen[0] < 0.5
             found.append((done.need.total, odds_doc(done.odds)))
         assert found[0] == found[1]
         total = found[0][0]

@@ -129,20 +129,20 @@ def need(
     def plan_of(total: int) -> Plan:
         return replace(plan, mil={**fixed, **_fill(order, total)}, units=units)
 
-    hi = sum(order.values())
     # One plan with everything, then steps until the range [lo, hi] is one total.
-    scale = math.log2(hi + 2)
+    lo, hi = 0, sum(order.values())
+    steps = cuts = 1
 
     def step_done() -> None:
+        """The steps done, of those done and left (each cuts the range in cuts + 1)."""
         if progress is not None:
-            progress(min(1.0, 1.0 - math.log2(hi - lo + 1) / scale))
+            left = math.log(hi - lo + 1, cuts + 1)
+            progress(min(1.0, steps / (steps + left)))
 
-    lo = hi
     (best,) = odds([plan_of(hi)])
     step_done()
     if best.p_success < target:
         return Need(target, None, None, None, best)
-    lo = 0
     found = best
     while lo < hi:
         cuts = 1 if width is None else max(1, width())
@@ -152,6 +152,7 @@ def need(
                 hi, found = total, o
                 break
             lo = total + 1
+        steps += 1
         step_done()
     return Need(target, hi, plan_of(hi), found, best)
 
