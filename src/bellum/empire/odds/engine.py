@@ -44,13 +44,14 @@ from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, UnitNote, said, transcript
 from bellum.empire.odds._sides import SideGraph, SideShape, TooManyStates, side_graph, side_shape
-from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
+from bellum.empire.odds._solver import GraphEnds, kernel_ends, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, pick, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
+from bellum.odds._common import numba_importable, numba_wanted
 from bellum.odds.montecarlo import many_fights
 from bellum.odds.result import LossDistribution, OddsResult
 
@@ -73,6 +74,16 @@ EXACT_PAIRS = 12_000
 CHAIN_PAIRS = 250_000
 #: Most pairs solved exactly for one sample (beyond, the sample's fight is simulated).
 SAMPLE_PAIRS = 2_000
+#: With numba: most pairs of a fight with morale draws the compiled kernel solves
+#: exactly (about a second per 500,000 on the realistic suite), for plans whose paths
+#: reach at most ``BIG_FIGHTS`` distinct fights over ``exact_pairs`` (a plan whose
+#: support varies has tens to hundreds of them: those stay sampled).
+BIG_PAIRS = 1_000_000
+BIG_FIGHTS = 2
+#: Cone products after which the kernel gives up on a big fight and the plan is sampled
+#: (its cost per pair varies twentyfold with the width of the morale graphs: 2·10⁸ are
+#: w128x64-assault-2's whole fight, 0.8 s; a wider one of 10⁶ pairs took 17 s).
+BIG_WORK = 3e8
 #: Bytes the exact solver needs per pair of side states (three arrays of doubles).
 PAIR_BYTES = 24
 #: Monte Carlo runs of one sampled fight too big to solve exactly.  Their noise is part
@@ -456,6 +467,12 @@ class _Solver:
         self.fights = shared.fights
         self.ends = shared.ends
         self.settings = (model, tau, exact_pairs, self.chain_pairs)
+        #: Most pairs of a big fight the compiled kernel may solve (0: none), set by
+        #: :meth:`allow_big` once the plan's distinct big fights are known to be few.
+        self.big_pairs = 0
+        self.max_pairs = max_pairs
+        #: Big fights the kernel gave up on (past ``BIG_WORK``).
+        self.given_up: set[Hashable] = set()
         #: The fights this answer used that are solved exactly (now or before).
         self.used: set[Hashable] = set()
         self.monte_carlo = 0
@@ -499,22 +516,56 @@ class _Solver:
         extra = leaf.result.attacker_casualties
         ka, kd = _side_key(c, False), _side_key(c, True)
         key = (self.settings, c.rules, ka, c.osup, kd, c.dsup, extra)
-        if key not in self.fights:
-            self.fights[key] = self._solve(c, ka, kd, extra)
-        if self.fights[key] is not None:
+        if self.fights.get(key) is None and key not in self.given_up:
+            fits = self._fits(c, ka, kd)
+            if fits is not None:
+                a, d = self._sides(c, ka, kd)
+                ends = self._ends(a, d) if fits == "small" else self._big_ends(a, d)
+                if ends is None:
+                    self.given_up.add(key)
+                else:
+                    self.fights[key] = _fight_outcome(ends, extra)
+        out = self.fights.get(key)
+        if out is not None:
             self.used.add(key)
-        return self.fights[key]
+        return out
 
-    def _solve(self, c: Combat, ka: Hashable, kd: Hashable, extra: int) -> FightOutcome | None:
+    def big(self, leaf: Leaf) -> Hashable | None:
+        """The key of the leaf's fight when only the compiled kernel could solve it: more
+        pairs than ``exact_pairs`` (and not two chains), at most ``BIG_PAIRS``."""
+        c = leaf.combat
+        most = min(BIG_PAIRS, self.max_pairs)
+        if c is None or self.model != "server" or most <= self.exact_pairs or not numba_wanted():
+            return None
+        ka, kd = _side_key(c, False), _side_key(c, True)
+        if self._fits(c, ka, kd, most) in (None, "small"):
+            return None
+        return (c.rules, ka, c.osup, kd, c.dsup)
+
+    def allow_big(self) -> bool:
+        """Let the compiled kernel solve fights up to ``BIG_PAIRS`` (if numba imports)."""
+        if numba_importable() is not None:
+            return False
+        self.big_pairs = min(BIG_PAIRS, self.max_pairs)
+        return True
+
+    def _sides(self, c: Combat, ka: Hashable, kd: Hashable) -> tuple[SideGraph, SideGraph]:
+        a, d = self._graph(ka, c, False), self._graph(kd, c, True)
+        assert a is not None and d is not None
+        return a, d
+
+    def _fits(self, c: Combat, ka: Hashable, kd: Hashable, big: int = 0) -> str | None:
+        """``small`` when the fight is solved exactly as it comes, ``big`` when only under
+        the limit ``big`` (or ``big_pairs``), ``None`` when it is too big to solve."""
         a = self._graph(ka, c, False)
         d = self._graph(kd, c, True) if a is not None else None
-        out = None
-        if a is not None and d is not None:
-            # Without morale draws sampling would only repeat the same fight: solve it.
-            limit = self.chain_pairs if a.is_chain and d.is_chain else self.exact_pairs
-            if a.size * d.size <= limit:
-                out = _fight_outcome(self._ends(a, d), extra)
-        return out
+        if a is None or d is None:
+            return None
+        pairs = a.size * d.size
+        # Without morale draws sampling would only repeat the same fight: solve it.
+        if pairs <= (self.chain_pairs if a.is_chain and d.is_chain else self.exact_pairs):
+            return "small"
+        return "big" if pairs <= max(big, self.big_pairs) else None
 
     def _history(self, c: Combat, defender: bool, rng: np.random.Generator) -> SideGraph:
         """One morale history of a side, drawn from its shape when it has one."""
@@ -561,8 +612,7 @@ class _Solver:
             wins = np.zeros((a.size, d.size))
             wins[0, 0] = 1.0
             return GraphEnds(a, d, wins, np.zeros_like(wins), 0.0)
-        arrays = (x for g in (a, d) for x in (g.strength, g.depth, g.ptr, g.to, g.p))
-        key = (self.model, self.tau, *(x.tobytes() for x in arrays))
+        key = self._ends_key(a, d)
         known = self.ends.get(key)
         if known is not None:
             return GraphEnds(a, d, *known)
@@ -571,9 +621,25 @@ class _Solver:
         elif a.is_chain and d.is_chain:
             ends = _chain_ends(a, d)
         else:
-            ends = server_ends(a, d, tau=self.tau, progress=self.progress)
+            ends = server_ends(a, d, tau=self.tau, progress=self.progress, backend="numpy")
         self.ends[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
         return ends
+
+    def _big_ends(self, a: SideGraph, d: SideGraph) -> GraphEnds | None:
+        """A fight over ``exact_pairs`` by the compiled kernel (server model, morale draws);
+        ``None`` when it gives up past ``BIG_WORK`` cone products."""
+        key = self._ends_key(a, d)
+        known = self.ends.get(key)
+        if known is not None:
+            return GraphEnds(a, d, *known)
+        ends = kernel_ends(a, d, tau=self.tau, budget=BIG_WORK)
+        if ends is not None:
+            self.ends[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
+        return ends
+
+    def _ends_key(self, a: SideGraph, d: SideGraph) -> Hashable:
+        arrays = (x for g in (a, d) for x in (g.strength, g.depth, g.ptr, g.to, g.p))
+        return (self.model, self.tau, *(x.tobytes() for x in arrays))
 
 
 def _chain_ends(a: SideGraph, d: SideGraph) -> GraphEnds:
@@ -753,6 +819,10 @@ def plan_odds(
         leaves = enumerate_runs(runner, limit=4 * max_leaves)
     mix = Mixture()
     if leaves is not None and not forced:
+        # A few distinct fights too big for the numpy sweep: the compiled kernel.
+        big = {solver.big(leaf) for leaf, _ in leaves} - {None}
+        if big and len(big) <= BIG_FIGHTS:
+            solver.allow_big()
         exact = [(solver.exact(leaf), p) for leaf, p in leaves]
         if all(f is not None for f, _ in exact):
             for f, p in exact:
