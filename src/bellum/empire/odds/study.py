@@ -421,15 +421,18 @@ def _workers_for(each: float, plans: int) -> int:
     per spare processor (not kept busy by this process or others, as the load average
     counts them), none when their work is too short to pay for a fork (or where
     processes cannot fork)."""
-    import multiprocessing
-
+    if plans < 2 or each * plans <= SHARE_FROM:
+        return 0
     try:
         busy = max(1.0, os.getloadavg()[0])
     except (AttributeError, OSError):  # no load average here: this process only
         busy = 1.0
     workers = min(int((os.cpu_count() or 1) - busy + 0.5), plans - 1)
-    if workers < 1 or each * plans <= SHARE_FROM:
+    if workers < 1:
         return 0
+    # The process pool's imports are paid only by a study that may use it.
+    import multiprocessing
+
     return workers if "fork" in multiprocessing.get_all_start_methods() else 0
 
 
