@@ -369,6 +369,10 @@ def graph_server_loops(  # noqa: C901, PLR0913
                         for k in range(t + 1):
                             tri[t, k] = tri[t + 1, k] + tri[t + 1, k + 1]
                     w0 = m / JITTER_CHOICES
+                    reach = 0  # the defender's last step within a window, alive or beaten
+                    for h in range(_W_MAX + 1):
+                        if d_count[y, h] > 0 or d_bcount[y, h] > 0:
+                            reach = h
                     for k in range(_W_MAX + 1):
                         ca = a_count[x, k]
                         ba = a_bcount[x, k] if k >= 1 else 0
@@ -376,13 +380,17 @@ def graph_server_loops(  # noqa: C901, PLR0913
                             continue
                         a0 = a_start[x, k]
                         b0 = a_bstart[x, k]
-                        for h in range(max(0, 1 - k), _W_MAX + 1 - k):
+                        for h in range(max(0, 1 - k), min(_W_MAX - k, reach) + 1):
                             t = h + k
                             v = w0 * tri[t, k]
                             if v == 0.0:
                                 continue
                             cd = d_count[y, h]
-                            if ca > 0 and cd > 0 and t >= _W_MIN:
+                            if ca == 1 and cd == 1 and t >= _W_MIN:  # one state each: most
+                                e = d_start[y, h]
+                                mass[a_to[a0] * nd + d_to[e]] += v * dep_w[t, k] * a_p[a0] * d_p[e]
+                                work += 1
+                            elif ca > 0 and cd > 0 and t >= _W_MIN:
                                 c = v * dep_w[t, k]
                                 s0 = d_start[y, h]
                                 for i in range(a0, a0 + ca):
