@@ -71,6 +71,40 @@ def test_a_mistyped_odds_order_is_refused_before_the_engine_loads() -> None:
     }
 
 
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["panzer", "rules"],
+        ["empire", "odds", "--no-such-option"],
+        ["empire", "odds", "attack", "2,0", "--as", "1", "--need", "2"],
+    ],
+)
+def test_commands_that_run_no_engine_do_not_import_numpy(argv: list[str]) -> None:
+    """The rules table and usage errors need no engine: ``bellum.odds`` and
+    ``bellum.panzer`` import their names on first use."""
+    loaded = loaded_after(*argv)
+    assert "bellum.cli.empire_odds" in loaded or "bellum.cli.panzer" in loaded
+    assert "numpy" not in loaded
+
+
+def test_the_odds_package_imports_its_names_on_first_use() -> None:
+    code = (
+        "import sys, bellum.odds.report as r; import bellum.odds as o; "
+        "print('bellum.odds.engine' in sys.modules, o.Side.__name__, o.fight_odds.__name__)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["False", "Side", "fight_odds"]
+
+
+def test_one_plan_imports_no_process_pool() -> None:
+    """A study forks workers only for plans worth it; one plan pays no pool's imports."""
+    world = str(Path(__file__).resolve().parents[2] / "examples/empire/vector-a.toml")
+    argv = ["empire", "odds", "attack", "2,0", "--mil", "0,0=150", "--as", "1"]
+    loaded = loaded_after(*argv, "--world", world, "--seed", "1", "--json")
+    assert "bellum.empire.odds.engine" in loaded  # the plan was solved
+    assert not loaded & {"multiprocessing", "concurrent.futures"}
+
+
 def test_importing_bellum_does_not_import_numpy() -> None:
     code = "import sys, bellum; print('numpy' in sys.modules, bellum.ServerRandom.__name__)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

@@ -9,6 +9,7 @@ figures; and a stronger option with lower odds must not hide a weaker one.
 
 from __future__ import annotations
 
+import itertools
 import math
 import zlib
 from collections.abc import Callable
@@ -19,7 +20,7 @@ from planworlds import front
 
 from bellum.empire.odds import Plan
 from bellum.empire.plan.allocate import Option, Problem, greedy, solve
-from bellum.empire.plan.candidates import Force, candidates, capacities, forces
+from bellum.empire.plan.candidates import Force, candidates, capacities, forces, stronger
 from bellum.empire.plan.curves import Point
 from bellum.empire.plan.planner import Settings, _Bounds, _Search, cost, prize
 from bellum.empire.plan.precision import Precision
@@ -162,3 +163,42 @@ def test_options_never_refined_are_pruned_not_lost() -> None:
     assert search.fine.keys() <= search.rough.keys()
     assert len(search.rough) + len(search.pruned - search.rough.keys()) <= n
     assert all(isinstance(f, Force) for f in search.options)
+
+
+def test_force_ladders_climb() -> None:
+    """Every option is a step of one force ladder of its target, and a higher step of a
+    ladder sends at least what a lower one does (the screen bisects ladders)."""
+    world = front(1)
+    every = forces(candidates(world, 1, Rules.of(world.options)), 4)
+    ladders: dict[tuple[int, int], list[Force]] = {}
+    for f in every:
+        assert 1 <= f.level <= 4
+        ladders.setdefault((id(f.candidate), f.ladder), []).append(f)
+    assert any(len(steps) == 4 for steps in ladders.values())
+    for steps in ladders.values():
+        levels = [f.level for f in steps]
+        assert levels == sorted(set(levels))
+        assert all(stronger(b, a) for a, b in itertools.pairwise(steps))
+
+
+def test_the_screen_bisects_each_ladder() -> None:
+    """After each target's strongest option, a ladder's middle step is screened before
+    its lowest, and where the middle cannot win (here only a ladder's top step wins), the
+    steps below it are never screened; the plan is still the plan of every option."""
+    world = front(0)
+    every = forces(candidates(world, 1, Rules.of(world.options)), 4)
+    level = {_label(f.plan): f.level for f in every}
+
+    def only_the_top_wins(plan: Plan) -> tuple[float, float]:
+        return (1.0 if level[_label(plan)] == 4 else 0.0), float(_mil(plan))
+
+    s = Settings(levels=4)
+    value, _, _, search = _lazy(0, s, only_the_top_wins, 0.0)
+    full, _, _ = _every(0, s, only_the_top_wins)
+    assert value == pytest.approx(full, abs=1e-6)
+    screened = [search.options[i].level for i in search.rough]
+    assert 2 in screened and 1 not in screened
+
+
+def _label(plan: Plan) -> str:
+    return f"{plan.order.text()} {sorted((plan.mil or {}).items())} {sorted(plan.units or ())}"

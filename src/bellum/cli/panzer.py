@@ -6,7 +6,7 @@ import json
 import time
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -17,8 +17,6 @@ from bellum.dice import ServerRandom, new_seed
 from bellum.errors import CommandError, UsageError
 from bellum.fileio import SCENARIO as SCENARIO_FILE
 from bellum.fileio import check_overwrite, check_writable, same_file
-from bellum.odds.report import percent, plot_format, render_text, write_plot
-from bellum.odds.result import OddsResult
 from bellum.panzer.assault import (
     AssaultBreakdown,
     AssaultPlan,
@@ -27,30 +25,18 @@ from bellum.panzer.assault import (
     odds_text,
     plan_assault,
 )
-from bellum.panzer.distribution import (
-    Agreement,
-    Distribution,
-    Sweep,
-    check_exact_size,
-    check_runs,
-    compare,
-    exact_distribution,
-    exact_seconds,
-    monte_carlo,
-    odds_sweep,
-)
-from bellum.panzer.report import (
-    assault_json,
-    assault_odds_json,
-    explain_json,
-    rules_json,
-    sweep_json,
-)
-from bellum.panzer.results import AssaultResult, SideLoss, resolve_plan
 from bellum.panzer.rules import RULE_KEYS, Rules
 from bellum.panzer.scenario import load_scenario, save_scenario
 from bellum.panzer.units import Kind
 from bellum.term import use_color
+
+if TYPE_CHECKING:
+    from bellum.odds.result import OddsResult
+    from bellum.panzer.distribution import Agreement, Distribution, Sweep
+    from bellum.panzer.results import AssaultResult, SideLoss
+
+# The odds, the distributions, the resolver and their reports (numpy) are imported by
+# the commands that use them: ``bellum panzer rules`` needs none of them.
 
 SCENARIO = click.argument("scenario", type=click.Path(dir_okay=False, path_type=str))
 JSON = click.option(
@@ -94,6 +80,8 @@ def _num(x: float) -> str:
 
 def odds_line(bd: AssaultBreakdown, p_success: float | str | None = None) -> str:
     """The line a player reads first: the odds as a ratio, and the chance of success."""
+    from bellum.odds.report import percent
+
     line = (
         _bold(f"Odds {odds_text(bd.odds)}")
         + f" (modified assault: attackers {_num(bd.attackers.modified_assault)},"
@@ -197,6 +185,8 @@ def breakdown_lines(bd: AssaultBreakdown, result: AssaultResult | None = None) -
 
 
 def _morale(o: Any) -> str:
+    from bellum.odds.report import percent
+
     m = o.morale
     if m is None:
         return "-"
@@ -250,6 +240,8 @@ def odds_lines(
     ``bellum odds fight``; around them: the target, the loss unit and spread, the total
     probability as a check on the enumeration, and the ``--resolver-runs`` comparison.
     """
+    from bellum.odds.report import render_text
+
     result = dist.odds_result() if result is None else result
     lines = [
         _bold(f"Exact outcome of the assault on {bd.target}"),
@@ -271,6 +263,8 @@ def odds_lines(
 
 
 def sweep_lines(sweep: Sweep) -> list[str]:
+    from bellum.odds.report import percent
+
     rows = []
     for row in sweep.rows:
         law = row.distribution
@@ -326,6 +320,9 @@ def _seed(seed: int | None) -> int:
 @click.option("--force", is_flag=True, help="Let --out replace a file that is not a scenario.")
 def assault(scenario: str, seed: int | None, as_json: bool, out: str | None, force: bool) -> None:
     """Resolve the assault of SCENARIO.toml and explain every number."""
+    from bellum.panzer.report import assault_json
+    from bellum.panzer.results import resolve_plan
+
     if out is not None and same_file(out, scenario):
         raise UsageError(
             f"--out {out} is the scenario itself: write the state after the assault to "
@@ -363,6 +360,8 @@ def _last_assault(result: AssaultResult) -> dict[str, Any]:
 
 def _p_success(plan: AssaultPlan) -> tuple[float | None, str]:
     """The exact P(success), or why it is not computed (an assault too big to enumerate)."""
+    from bellum.panzer.distribution import check_exact_size, exact_distribution, exact_seconds
+
     try:
         check_exact_size(plan)
     except CommandError:
@@ -375,6 +374,8 @@ def _p_success(plan: AssaultPlan) -> tuple[float | None, str]:
 @JSON
 def explain(scenario: str, as_json: bool) -> None:
     """Show the assault's odds and numbers (totals, modifiers, loss ranges) without dice."""
+    from bellum.panzer.report import explain_json
+
     s = load_scenario(scenario)
     plan = plan_assault(s)
     p, why = _p_success(plan)
@@ -425,6 +426,10 @@ def odds(
     (docs/odds.md), with the assault's own lines around it.  --sweep shows instead how the
     chance of success and the losses change as the attacking force grows or shrinks.
     """
+    from bellum.odds.report import plot_format, write_plot
+    from bellum.panzer.distribution import check_runs, compare, exact_distribution, monte_carlo
+    from bellum.panzer.report import assault_odds_json
+
     option = "--resolver-runs"
     if old_runs is not None:  # the deprecated name
         if runs is not None:
@@ -467,6 +472,9 @@ def odds(
 
 
 def _sweep(name: str, plan: AssaultPlan, as_json: bool, plot: Path | None, force: bool) -> None:
+    from bellum.panzer.distribution import odds_sweep
+    from bellum.panzer.report import sweep_json
+
     started = time.perf_counter()
     result = odds_sweep(plan)
     seconds = time.perf_counter() - started
@@ -493,6 +501,8 @@ def rules_cmd(scenario: str | None, as_json: bool) -> None:
     """List every configurable rule with its current value and how sure the spec is."""
     rules: Rules = load_scenario(scenario).rules if scenario else Rules()
     if as_json:
+        from bellum.panzer.report import rules_json
+
         _emit(rules_json(rules), None)
         return
     rows = []

@@ -26,9 +26,10 @@ The names below are the stable API; other modules are internal.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from bellum import lazy_names
 
 if TYPE_CHECKING:
     from bellum.empire.combat import COMMANDS, CombatResult, CommandSpec, Outcome
@@ -85,17 +86,7 @@ _MODULES = {
     "bellum.empire.rules": ("Rules",),
     "bellum.empire.world": ("World",),
 }
-_HOMES = {name: module for module, names in _MODULES.items() for name in names}
-
-
-def __getattr__(name: str) -> Any:
-    """A stable name, imported from its module on first use."""
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module 'bellum.empire' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value
-    return value
+__getattr__ = lazy_names(__name__, _MODULES, globals())
 
 
 def attack(

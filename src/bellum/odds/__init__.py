@@ -11,24 +11,33 @@ rounds it has lost, so any ruleset that allocates casualties
 deterministically (Empire units, several piles of mil) can be fed in through
 :meth:`Side.from_arrays`.  :mod:`bellum.odds.report` renders any
 :class:`OddsResult`, whatever produced it.
+
+The names below are imported on first use: importing one module of the package
+(``bellum.odds.result``) does not import the engines, and a command that never
+runs one never imports numpy through here.
 """
 
 from __future__ import annotations
 
-from bellum.odds.engine import (
-    EXACT_LIMITS,
-    Method,
-    choose_method,
-    fight_odds,
-)
-from bellum.odds.montecarlo import Model, server_fight
-from bellum.odds.result import (
-    QUANTILES,
-    FightEndStates,
-    LossDistribution,
-    OddsResult,
-)
-from bellum.odds.side import Side
+from typing import TYPE_CHECKING
+
+from bellum import lazy_names
+
+if TYPE_CHECKING:
+    from bellum.odds.engine import EXACT_LIMITS, Method, choose_method, fight_odds
+    from bellum.odds.montecarlo import Model, server_fight
+    from bellum.odds.result import QUANTILES, FightEndStates, LossDistribution, OddsResult
+    from bellum.odds.side import Side
+
+#: Each module of the stable names, and the names.
+_MODULES = {
+    "bellum.odds.engine": ("EXACT_LIMITS", "Method", "choose_method", "fight_odds"),
+    "bellum.odds.montecarlo": ("Model", "server_fight"),
+    "bellum.odds.result": ("QUANTILES", "FightEndStates", "LossDistribution", "OddsResult"),
+    "bellum.odds.side": ("Side",),
+}
+__getattr__ = lazy_names(__name__, _MODULES, globals())
+
 
 __all__ = [
     "EXACT_LIMITS",

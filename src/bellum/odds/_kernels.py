@@ -270,6 +270,159 @@ def server_loops(  # noqa: C901
     return pruned
 
 
+def graph_server_loops(  # noqa: C901, PLR0913
+    sa: Array,
+    sd: Array,
+    a_first: Array,
+    a_nodes: Array,
+    d_first: Array,
+    d_nodes: Array,
+    a_cones: tuple[Array, Array, Array, Array, Array, Array, Array, Array],
+    d_cones: tuple[Array, Array, Array, Array, Array, Array, Array, Array],
+    dep_w: Array,
+    abs_w: Array,
+    tau: float,
+    budget: float,
+    mass: Array,
+    wins_a: Array,
+    wins_d: Array,
+) -> tuple[float, float]:
+    """The server model between two side graphs (morale draws): :func:`server_loops`
+    with each side's k-th step a set of nodes instead of one.
+
+    ``sa[x]``/``sd[y]`` are the nodes' strengths; ``a_nodes[a_first[n]:a_first[n+1]]``
+    the attacker's nodes after ``n`` lost rounds (likewise the defender).  A side's
+    cones (:class:`bellum.empire.odds._solver._Cones`) are ``(start, count, to, p,
+    bstart, bcount, bto, bp)``: the nodes ``h`` steps on from node ``n``, alive, are
+    ``to[start[n, h]:start[n, h] + count[n, h]]`` with chances ``p``, and those reached
+    beaten at step ``h`` likewise from ``bstart``/``bcount``/``bto``/``bp`` (indexed by
+    node first: one node's 52 steps are next to each other in memory).
+
+    ``mass[x * nd + y]`` (``nd`` the defender's nodes; ``wins_a`` and ``wins_d`` are
+    flat alike) holds the chance that a window starts at the pair ``(x, y)``
+    (``mass[0] = 1`` on entry); pairs are taken in order of their rounds lost, so a
+    window's deposits (9 rounds on at least) never land on the depth sum being swept.
+    Each pair's triangle ``M[t, k] = sum_j p_j**(t-k) * q_j**k`` comes from its top row
+    by additions, as in :func:`server_loops`; a window ending normally after ``t``
+    rounds with ``k`` attacker hits puts ``M[t, k] * dep_w[t, k] / 11`` times each
+    pair of cone nodes' chances on ``mass``, and a side beaten at its last step in
+    round ``t`` puts ``abs_w`` times the same on ``wins_a``/``wins_d`` at the ending
+    pair of nodes.  Pairs below ``tau`` are dropped.  Returns the dropped mass and the
+    number of cone products made; past ``budget`` products it stops and returns -1 for
+    them (the caller samples instead: the arrays are then partial).
+    """
+    a_start, a_count, a_to, a_p, a_bstart, a_bcount, a_bto, a_bp = a_cones
+    d_start, d_count, d_to, d_p, d_bstart, d_bcount, d_bto, d_bp = d_cones
+    depths_a = a_first.size - 1
+    depths_d = d_first.size - 1
+    nd = sd.size
+    tri = np.zeros((_W_MAX + 2, _W_MAX + 2))
+    pruned = 0.0
+    work = 0.0
+    for n0 in range(depths_a + depths_d - 1):
+        for da in range(max(0, n0 - depths_d + 1), min(n0, depths_a - 1) + 1):
+            db = n0 - da
+            for ix in range(a_first[da], a_first[da + 1]):
+                x = a_nodes[ix]
+                for iy in range(d_first[db], d_first[db + 1]):
+                    y = d_nodes[iy]
+                    m = mass[x * nd + y]
+                    if m == 0.0:
+                        continue
+                    mass[x * nd + y] = 0.0
+                    if m < tau:
+                        pruned += m
+                        continue
+                    # The top row t = 51, by chains of ratios from k = 26 (server_loops).
+                    o = share(sa[x], sd[y])
+                    top = tri[_W_MAX]
+                    for k in range(_W_MAX + 1):
+                        top[k] = 0.0
+                    for j in range(JITTER_CHOICES):
+                        p = chance_probability(jitter(o, offset_of(j + 1)))
+                        q = 1.0 - p
+                        p2 = p * p
+                        p8 = p2 * p2
+                        p8 = p8 * p8
+                        q2 = q * q
+                        q8 = q2 * q2
+                        q8 = q8 * q8
+                        mid = (p8 * p8 * p8 * p) * (q8 * q8 * q8 * q2)
+                        top[_MID] += mid
+                        up_r = q / p if p > 0.0 else 0.0
+                        down_r = p / q if q > 0.0 else 0.0
+                        v = mid
+                        for k in range(_MID + 1, _W_MAX + 1):
+                            v = v * up_r
+                            v = v if v > _UNDERFLOW else 0.0
+                            top[k] += v
+                        v = mid
+                        for k in range(_MID - 1, -1, -1):
+                            v = v * down_r
+                            v = v if v > _UNDERFLOW else 0.0
+                            top[k] += v
+                        if p == 1.0:
+                            top[0] += 1.0
+                        elif p == 0.0:
+                            top[_W_MAX] += 1.0
+                    for t in range(_W_MAX - 1, 0, -1):
+                        for k in range(t + 1):
+                            tri[t, k] = tri[t + 1, k] + tri[t + 1, k + 1]
+                    w0 = m / JITTER_CHOICES
+                    reach = 0  # the defender's last step within a window, alive or beaten
+                    for h in range(_W_MAX + 1):
+                        if d_count[y, h] > 0 or d_bcount[y, h] > 0:
+                            reach = h
+                    for k in range(_W_MAX + 1):
+                        ca = a_count[x, k]
+                        ba = a_bcount[x, k] if k >= 1 else 0
+                        if ca == 0 and ba == 0:
+                            continue
+                        a0 = a_start[x, k]
+                        b0 = a_bstart[x, k]
+                        for h in range(max(0, 1 - k), min(_W_MAX - k, reach) + 1):
+                            t = h + k
+                            v = w0 * tri[t, k]
+                            if v == 0.0:
+                                continue
+                            cd = d_count[y, h]
+                            if ca == 1 and cd == 1 and t >= _W_MIN:  # one state each: most
+                                e = d_start[y, h]
+                                mass[a_to[a0] * nd + d_to[e]] += v * dep_w[t, k] * a_p[a0] * d_p[e]
+                                work += 1
+                            elif ca > 0 and cd > 0 and t >= _W_MIN:
+                                c = v * dep_w[t, k]
+                                s0 = d_start[y, h]
+                                for i in range(a0, a0 + ca):
+                                    ci = c * a_p[i]
+                                    base = a_to[i] * nd
+                                    for e in range(s0, s0 + cd):
+                                        mass[base + d_to[e]] += ci * d_p[e]
+                                work += ca * cd
+                            cb = d_bcount[y, h] if h >= 1 else 0
+                            if ca > 0 and cb > 0:
+                                c = v * abs_w[t, k]
+                                s0 = d_bstart[y, h]
+                                for i in range(a0, a0 + ca):
+                                    ci = c * a_p[i]
+                                    base = a_to[i] * nd
+                                    for e in range(s0, s0 + cb):
+                                        wins_a[base + d_bto[e]] += ci * d_bp[e]
+                                work += ca * cb
+                            if ba > 0 and cd > 0:
+                                c = v * abs_w[t, h]
+                                s0 = d_start[y, h]
+                                for i in range(b0, b0 + ba):
+                                    ci = c * a_bp[i]
+                                    base = a_bto[i] * nd
+                                    for e in range(s0, s0 + cd):
+                                        wins_d[base + d_to[e]] += ci * d_p[e]
+                                work += ba * cd
+                    if work > budget:
+                        return pruned, -1.0
+    return pruned, work
+
+
 def mc_loops(
     sa: Array, sd: Array, runs: int, rng: Any, att_c: Array, def_c: Array, server: bool
 ) -> int:

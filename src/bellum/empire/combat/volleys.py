@@ -176,7 +176,11 @@ class Chain:
 
     def outcomes(self, draws: Draws) -> list[tuple[tuple[float, ...], float, Stages]]:
         """Each distinct (multiplier, owners turned hostile) with its probability and the
-        likeliest path to it."""
+        likeliest path to it (once per key, as :meth:`Salvo.outcomes`)."""
+        key = self.key
+        if key is not None and key in _KNOWN:
+            known: list[tuple[tuple[float, ...], float, Stages]] = _KNOWN[key]
+            return known
         states: dict[tuple[float, frozenset[int]], tuple[float, Stages]] = {
             (1.0, frozenset()): (1.0, ())
         }
@@ -191,7 +195,10 @@ class Chain:
                     hostile = turned | {shot[1] for _, shot in path if shot[1]}
                     _merge(new, (x + total / 100, hostile), p * q, (*stages, (total, path)))
             states = new
-        return [(_shares(stages), p, stages) for p, stages in states.values()]
+        out = [(_shares(stages), p, stages) for p, stages in states.values()]
+        if key is not None:
+            _remember(_KNOWN, key, out)
+        return out
 
     def replay(self, stages: Stages) -> None:
         for salvo, (total, path) in zip(self.salvos, stages, strict=True):
@@ -203,8 +210,9 @@ def _shares(stages: Stages) -> tuple[float, ...]:
     return tuple(0.0 if total is None else total / 100 for total, _ in stages)
 
 
-#: What the odds have worked out, by key (everything it depends on): each salvo's
-#: outcomes and each firer's shots, for the life of the process (cleared when full).
+#: What the odds have worked out, by key (everything it depends on): each salvo's and
+#: each chain's outcomes, and each firer's shots, for the life of the process (each
+#: cache cleared when full: one rule, :func:`_remember`).
 _KNOWN: dict[Hashable, Any] = {}
 _SHOTS: dict[Hashable, list[tuple[Hashable, float]]] = {}
 _LIMIT = 4096

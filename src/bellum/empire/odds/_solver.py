@@ -33,6 +33,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 import numpy.typing as npt
@@ -46,7 +47,9 @@ from bellum.formulas import (
     WINDOW_MIN,
     window_survival,
 )
-from bellum.odds._common import jittered_probabilities
+from bellum.odds import _kernels
+from bellum.odds._common import jittered_probabilities, numba_importable, numba_wanted
+from bellum.odds.exact import _ABSORB, _DEPOSIT, Backend, resolve_backend
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -55,6 +58,10 @@ IntArray = npt.NDArray[np.int64]
 DEFAULT_TAU = 1e-18
 #: Most pairs of states solved exactly (each pair costs three doubles of memory).
 MAX_PAIRS = 4_000_000
+#: With ``backend="auto"``, fights with at least this many pairs of states run on numba
+#: when it is installed: importing it and loading the kernel cost 0.5-1 s, what the
+#: numpy sweep takes for about 10,000 pairs.
+NUMBA_FROM_PAIRS = 10_000
 #: Most window-start pairs handled in one vectorised pass (bounds the memory of a pass).
 _CHUNK = 512
 
@@ -129,11 +136,27 @@ class _Cones:
             alive_parts.append((r[~b], c[~b], v[~b]))
             beaten_parts.append((r[b], c[b], v[b]))
             rows, cols, vals = r[~b], c[~b], v[~b]
-        #: A chain (no morale draw): node n + k is the only one k steps on, the last one beaten.
-        self.chain = g.is_chain and bool(beaten[-1]) and int(beaten.sum()) == 1
+        #: A chain (no morale draw): node n + k is the only one k steps on, the last one beaten
+        #: (every node but the last moves to the next: a node no path reaches is no chain).
+        self.chain = (
+            g.is_chain
+            and bool(beaten[-1])
+            and int(beaten.sum()) == 1
+            and np.array_equal(g.to, np.arange(1, n))
+        )
         self.last = n - 1
         self.start, self.count, self.to, self.p = _flatten(alive_parts, n)
         self.bstart, self.bcount, self.bto, self.bp = _flatten(beaten_parts, n)
+
+    def arrays(
+        self,
+    ) -> tuple[IntArray, IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, FloatArray]:
+        """The cones as :func:`bellum.odds._kernels.graph_server_loops` takes them (by node,
+        then step)."""
+        start, count, bstart, bcount = (
+            np.ascontiguousarray(x.T) for x in (self.start, self.count, self.bstart, self.bcount)
+        )
+        return start, count, self.to, self.p, bstart, bcount, self.bto, self.bp
 
 
 def _flatten(
@@ -213,9 +236,20 @@ def server_ends(
     *,
     tau: float = DEFAULT_TAU,
     progress: Callable[[float], None] | None = None,
+    backend: Backend = "auto",
 ) -> GraphEnds:
-    """The exact end of the server's fight (§6.2) between two side graphs."""
+    """The exact end of the server's fight (§6.2) between two side graphs.
+
+    ``backend``: ``numba`` runs the compiled kernel
+    (:func:`bellum.odds._kernels.graph_server_loops`, one pair of states at a time),
+    ``numpy`` the matrix products below; ``auto`` takes numba when it is installed
+    and the fight has at least :data:`NUMBA_FROM_PAIRS` pairs of states.
+    """
     _check_size(a, d)
+    if graph_backend(backend, a.size * d.size) == "numba":
+        ends = kernel_ends(a, d, tau=tau)
+        assert ends is not None  # no budget
+        return ends
     na, nd = a.size, d.size
     ca, cd = _Cones(a, WINDOW_MAX), _Cones(d, WINDOW_MAX)
     mass = np.zeros((na, nd))
@@ -225,6 +259,48 @@ def server_ends(
     with one_thread():
         pruned = _sweep(a, d, ca, cd, mass, wins_a, wins_d, tau, progress)
     return GraphEnds(a, d, wins_a, wins_d, pruned)
+
+
+def kernel_ends(
+    a: SideGraph,
+    d: SideGraph,
+    *,
+    tau: float = DEFAULT_TAU,
+    budget: float = math.inf,
+    kernel: Callable[..., tuple[float, float]] | None = None,
+) -> GraphEnds | None:
+    """:func:`server_ends` by :func:`bellum.odds._kernels.graph_server_loops`, compiled;
+    ``None`` when it gives up past ``budget`` cone products (``kernel`` runs other loops:
+    the tests pass the plain Python ones)."""
+    na, nd = a.size, d.size
+    ca, cd = _Cones(a, WINDOW_MAX), _Cones(d, WINDOW_MAX)
+    flat = np.zeros((3, na * nd))
+    flat[0, 0] = 1.0
+    run = kernel if kernel is not None else _kernels.compiled("graph_server_loops")
+    pruned, work = run(
+        a.strength, d.strength, *_by_depth(a), *_by_depth(d), ca.arrays(), cd.arrays(),
+        _DEPOSIT, _ABSORB, tau, budget, flat[0], flat[1], flat[2],
+    )  # fmt: skip
+    if work < 0:
+        return None
+    return GraphEnds(a, d, flat[1].reshape(na, nd), flat[2].reshape(na, nd), float(pruned))
+
+
+def graph_backend(backend: Backend, pairs: int) -> Literal["numpy", "numba"]:
+    """The backend :func:`server_ends` runs on (``auto``: numba from
+    :data:`NUMBA_FROM_PAIRS` pairs, when it imports)."""
+    if backend != "auto":
+        return resolve_backend(backend)
+    if pairs < NUMBA_FROM_PAIRS or not numba_wanted() or numba_importable() is not None:
+        return "numpy"
+    return "numba"
+
+
+def _by_depth(g: SideGraph) -> tuple[IntArray, IntArray]:
+    """The side's nodes grouped by rounds lost: ``nodes[first[n]:first[n + 1]]``."""
+    nodes = np.argsort(g.depth, kind="stable").astype(np.int64)
+    first = np.searchsorted(g.depth[nodes], np.arange(int(g.depth.max()) + 2)).astype(np.int64)
+    return first, nodes
 
 
 def _sweep(
@@ -449,4 +525,12 @@ def per_casualty_ends(
     return GraphEnds(a, d, wins_a.reshape(na, nd), wins_d.reshape(na, nd), 0.0)
 
 
-__all__ = ["DEFAULT_TAU", "MAX_PAIRS", "GraphEnds", "per_casualty_ends", "server_ends"]
+__all__ = [
+    "DEFAULT_TAU",
+    "MAX_PAIRS",
+    "GraphEnds",
+    "graph_backend",
+    "kernel_ends",
+    "per_casualty_ends",
+    "server_ends",
+]

@@ -32,7 +32,7 @@ import functools
 import math
 from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any, TypeVar
+from typing import TypeVar
 
 import numpy as np
 
@@ -128,20 +128,13 @@ class BranchingDice(ServerRandom):
     def block(self, block: Block[T]) -> T:
         """One choice among the block's distinct results (one branch each, with its exact
         probability), then the side effects of a path to it; draw by draw when the block
-        cannot say its outcomes or ``collapse`` is off.  The outcomes of equal keys are
-        computed once per process (``_BLOCKS``): every path and sample meets them again."""
-        key = block.key if self.collapse else None
-        if key is None:
+        cannot say its outcomes or ``collapse`` is off.  The block keeps the outcomes of
+        equal keys (:mod:`bellum.empire.combat.volleys`): every path and sample meets them
+        again."""
+        if block.key is None or not self.collapse:
             return block.run(self)
-        known = _BLOCKS.get(key)
-        if known is None:
-            outs = list(block.outcomes(outcomes))
-            known = outs, [(i, p) for i, (_, p, _) in enumerate(outs)]
-            if len(_BLOCKS) >= _BLOCKS_LIMIT:
-                _BLOCKS.clear()
-            _BLOCKS[key] = known
-        outs, choices = known
-        value, _, path = outs[self._choose(choices)]
+        outs = block.outcomes(outcomes)
+        value, _, path = outs[self._choose([(i, p) for i, (_, p, _) in enumerate(outs)])]
         block.replay(path)
         return value
 
@@ -152,11 +145,6 @@ class BranchingDice(ServerRandom):
             yield
         finally:
             self._text -= 1
-
-
-#: The outcomes of the blocks met so far, by key (cleared when it reaches the limit).
-_BLOCKS: dict[Hashable, tuple[list[tuple[Any, float, Any]], list[tuple[int, float]]]] = {}
-_BLOCKS_LIMIT = 4096
 
 
 @functools.cache

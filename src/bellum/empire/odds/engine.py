@@ -29,9 +29,10 @@ from __future__ import annotations
 import math
 import time
 import weakref
-from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Hashable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -43,17 +44,19 @@ from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, UnitNote, said, transcript
 from bellum.empire.odds._sides import SideGraph, SideShape, TooManyStates, side_graph, side_shape
-from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
-from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
+from bellum.empire.odds._solver import GraphEnds, kernel_ends, per_casualty_ends, server_ends
+from bellum.empire.odds.branching import BranchingDice, enumerate_runs, pick, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
 from bellum.errors import CommandError, InputError
+from bellum.odds._common import numba_importable, numba_wanted
 from bellum.odds.montecarlo import many_fights
 from bellum.odds.result import LossDistribution, OddsResult
 
 Progress = Callable[[float], None]
+T = TypeVar("T")
 
 #: Most leaves visited one by one before the events before the fight are sampled.
 MAX_LEAVES = 400
@@ -71,6 +74,16 @@ EXACT_PAIRS = 12_000
 CHAIN_PAIRS = 250_000
 #: Most pairs solved exactly for one sample (beyond, the sample's fight is simulated).
 SAMPLE_PAIRS = 2_000
+#: With numba: most pairs of a fight with morale draws the compiled kernel solves
+#: exactly (about a second per 500,000 on the realistic suite), for plans whose paths
+#: reach at most ``BIG_FIGHTS`` distinct fights over ``exact_pairs`` (a plan whose
+#: support varies has tens to hundreds of them: those stay sampled).
+BIG_PAIRS = 1_000_000
+BIG_FIGHTS = 2
+#: Cone products after which the kernel gives up on a big fight and the plan is sampled
+#: (its cost per pair varies twentyfold with the width of the morale graphs: 2·10⁸ are
+#: w128x64-assault-2's whole fight, 0.8 s; a wider one of 10⁶ pairs took 17 s).
+BIG_WORK = 3e8
 #: Bytes the exact solver needs per pair of side states (three arrays of doubles).
 PAIR_BYTES = 24
 #: Monte Carlo runs of one sampled fight too big to solve exactly.  Their noise is part
@@ -147,10 +160,63 @@ class PlanRunner:
     """Runs the plan's command on scratch worlds, stopping at the fight."""
 
     def __init__(self, world: World, country: int, plan: Plan) -> None:
-        self.template = WorldTemplate(world)
+        self.template = _FROZEN.get(id(world)) or WorldTemplate(world)
         self.country = country
         self.plan = plan
         self.rules = plan.rules_in(world)
+        self._root: _Choice | Leaf | None = None
+        #: Paths drawn by :meth:`sample`, runs of the command they needed, and whether
+        #: the paths are kept.
+        self.samples = 0
+        self.runs = 0
+        self.keeping = True
+
+    def sample(self, rng: np.random.Generator) -> Leaf:
+        """``self(BranchingDice(rng=rng))``: a leaf on a path drawn with its choices'
+        probabilities, with the same draws of ``rng``, but the command runs only on a path
+        not met before.  A sampled plan meets the same few paths again and again
+        (w32x16-attack-2: 160 samples, 37 paths); the tree of choices the runs met
+        (``_root``: each choice's weights, each path's leaf) draws the known part
+        without running anything.  Where paths do not repeat (a paradrop's dogfights:
+        as many paths as samples) the tree is dropped for good once the runs number
+        more than :data:`KEEP_PATHS` and more than three for every four samples."""
+        self.samples += 1
+        if self.keeping and self.runs > KEEP_PATHS and 4 * self.runs > 3 * self.samples:
+            self.keeping, self._root = False, None
+        if not self.keeping:
+            return self(BranchingDice(rng=rng))
+        path: list[int] = []
+        node = self._root
+        while isinstance(node, _Choice):
+            path.append(pick(node.weights, float(rng.random())))
+            node = node.next.get(path[-1])
+        if node is None:
+            dice = _Recording(tuple(path), rng)
+            node = self(dice)
+            self.runs += 1
+            self._keep(dice.path[: len(dice.widths)], dice.choices, node)
+        # A leaf of its own per sample: its fight (its combat borrowed as scratch space,
+        # and put back) is the same, and the count of leaves stays the count of samples.
+        return replace(node)
+
+    def _keep(
+        self, path: list[int], choices: list[Sequence[tuple[Any, float]]], leaf: Leaf
+    ) -> None:
+        """Add a run's path: the choices it made (their options) and where it ended."""
+        if not path:
+            self._root = leaf
+            return
+        if self._root is None:
+            self._root = _Choice(choices[0])
+        node = self._root
+        assert isinstance(node, _Choice)
+        for i, j in enumerate(path[:-1]):
+            child = node.next.get(j)
+            if child is None:
+                child = node.next[j] = _Choice(choices[i + 1])
+            assert isinstance(child, _Choice)
+            node = child
+        node.next[path[-1]] = leaf
 
     def __call__(self, dice: BranchingDice) -> Leaf:
         w = self.template.scratch()
@@ -162,6 +228,55 @@ class PlanRunner:
         except FightReached as stop:
             return Leaf(stop.result, stop.combat, prompter, len(dice.widths))
         return Leaf(result, None, prompter, len(dice.widths))
+
+
+#: The worlds frozen for the runs of a study (:func:`frozen`), by ``id``.
+_FROZEN: dict[int, WorldTemplate] = {}
+
+
+@contextmanager
+def frozen(world: World, template: WorldTemplate | None = None) -> Iterator[WorldTemplate]:
+    """Within it, every run of a command on ``world`` (which must not change meanwhile)
+    starts from one frozen copy, ``template`` if given: a study's checks and plans freeze
+    the world once (0.05-0.09 s each on a 128x64 world), not once per plan."""
+    key = id(world)
+    if key in _FROZEN:
+        yield _FROZEN[key]
+        return
+    _FROZEN[key] = template = template if template is not None else WorldTemplate(world)
+    try:
+        yield template
+    finally:
+        del _FROZEN[key]
+
+
+#: Runs of the command :meth:`PlanRunner.sample` keeps before it checks that paths repeat.
+KEEP_PATHS = 20
+
+
+class _Choice:
+    """A choice met on the way to the fight: its options' weights, and what each leads to."""
+
+    __slots__ = ("next", "weights")
+
+    def __init__(self, options: Sequence[tuple[Any, float]]) -> None:
+        self.weights = [p for _, p in options if p > 0]
+        self.next: dict[int, _Choice | Leaf] = {}
+
+
+class _Recording(BranchingDice):
+    """Branching dice that keep the options of each choice they branch on."""
+
+    def __init__(self, path: tuple[int, ...], rng: np.random.Generator) -> None:
+        super().__init__(path, rng)
+        self.choices: list[Sequence[tuple[Any, float]]] = []
+
+    def _choose(self, options: Sequence[tuple[T, float]]) -> T:
+        branches = len(self.widths)
+        value = super()._choose(options)
+        if len(self.widths) > branches:
+            self.choices.append(options)
+        return value
 
 
 class CommandUsage(CommandError):
@@ -352,6 +467,12 @@ class _Solver:
         self.fights = shared.fights
         self.ends = shared.ends
         self.settings = (model, tau, exact_pairs, self.chain_pairs)
+        #: Most pairs of a big fight the compiled kernel may solve (0: none), set by
+        #: :meth:`allow_big` once the plan's distinct big fights are known to be few.
+        self.big_pairs = 0
+        self.max_pairs = max_pairs
+        #: Big fights the kernel gave up on (past ``BIG_WORK``).
+        self.given_up: set[Hashable] = set()
         #: The fights this answer used that are solved exactly (now or before).
         self.used: set[Hashable] = set()
         self.monte_carlo = 0
@@ -395,22 +516,56 @@ class _Solver:
         extra = leaf.result.attacker_casualties
         ka, kd = _side_key(c, False), _side_key(c, True)
         key = (self.settings, c.rules, ka, c.osup, kd, c.dsup, extra)
-        if key not in self.fights:
-            self.fights[key] = self._solve(c, ka, kd, extra)
-        if self.fights[key] is not None:
+        if self.fights.get(key) is None and key not in self.given_up:
+            fits = self._fits(c, ka, kd)
+            if fits is not None:
+                a, d = self._sides(c, ka, kd)
+                ends = self._ends(a, d) if fits == "small" else self._big_ends(a, d)
+                if ends is None:
+                    self.given_up.add(key)
+                else:
+                    self.fights[key] = _fight_outcome(ends, extra)
+        out = self.fights.get(key)
+        if out is not None:
             self.used.add(key)
-        return self.fights[key]
+        return out
 
-    def _solve(self, c: Combat, ka: Hashable, kd: Hashable, extra: int) -> FightOutcome | None:
+    def big(self, leaf: Leaf) -> Hashable | None:
+        """The key of the leaf's fight when only the compiled kernel could solve it: more
+        pairs than ``exact_pairs`` (and not two chains), at most ``BIG_PAIRS``."""
+        c = leaf.combat
+        most = min(BIG_PAIRS, self.max_pairs)
+        if c is None or self.model != "server" or most <= self.exact_pairs or not numba_wanted():
+            return None
+        ka, kd = _side_key(c, False), _side_key(c, True)
+        if self._fits(c, ka, kd, most) in (None, "small"):
+            return None
+        return (c.rules, ka, c.osup, kd, c.dsup)
+
+    def allow_big(self) -> bool:
+        """Let the compiled kernel solve fights up to ``BIG_PAIRS`` (if numba imports)."""
+        if numba_importable() is not None:
+            return False
+        self.big_pairs = min(BIG_PAIRS, self.max_pairs)
+        return True
+
+    def _sides(self, c: Combat, ka: Hashable, kd: Hashable) -> tuple[SideGraph, SideGraph]:
+        a, d = self._graph(ka, c, False), self._graph(kd, c, True)
+        assert a is not None and d is not None
+        return a, d
+
+    def _fits(self, c: Combat, ka: Hashable, kd: Hashable, big: int = 0) -> str | None:
+        """``small`` when the fight is solved exactly as it comes, ``big`` when only under
+        the limit ``big`` (or ``big_pairs``), ``None`` when it is too big to solve."""
         a = self._graph(ka, c, False)
         d = self._graph(kd, c, True) if a is not None else None
-        out = None
-        if a is not None and d is not None:
-            # Without morale draws sampling would only repeat the same fight: solve it.
-            limit = self.chain_pairs if a.is_chain and d.is_chain else self.exact_pairs
-            if a.size * d.size <= limit:
-                out = _fight_outcome(self._ends(a, d), extra)
-        return out
+        if a is None or d is None:
+            return None
+        pairs = a.size * d.size
+        # Without morale draws sampling would only repeat the same fight: solve it.
+        if pairs <= (self.chain_pairs if a.is_chain and d.is_chain else self.exact_pairs):
+            return "small"
+        return "big" if pairs <= max(big, self.big_pairs) else None
 
     def _history(self, c: Combat, defender: bool, rng: np.random.Generator) -> SideGraph:
         """One morale history of a side, drawn from its shape when it has one."""
@@ -457,8 +612,7 @@ class _Solver:
             wins = np.zeros((a.size, d.size))
             wins[0, 0] = 1.0
             return GraphEnds(a, d, wins, np.zeros_like(wins), 0.0)
-        arrays = (x for g in (a, d) for x in (g.strength, g.depth, g.ptr, g.to, g.p))
-        key = (self.model, self.tau, *(x.tobytes() for x in arrays))
+        key = self._ends_key(a, d)
         known = self.ends.get(key)
         if known is not None:
             return GraphEnds(a, d, *known)
@@ -467,9 +621,25 @@ class _Solver:
         elif a.is_chain and d.is_chain:
             ends = _chain_ends(a, d)
         else:
-            ends = server_ends(a, d, tau=self.tau, progress=self.progress)
+            ends = server_ends(a, d, tau=self.tau, progress=self.progress, backend="numpy")
         self.ends[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
         return ends
+
+    def _big_ends(self, a: SideGraph, d: SideGraph) -> GraphEnds | None:
+        """A fight over ``exact_pairs`` by the compiled kernel (server model, morale draws);
+        ``None`` when it gives up past ``BIG_WORK`` cone products."""
+        key = self._ends_key(a, d)
+        known = self.ends.get(key)
+        if known is not None:
+            return GraphEnds(a, d, *known)
+        ends = kernel_ends(a, d, tau=self.tau, budget=BIG_WORK)
+        if ends is not None:
+            self.ends[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
+        return ends
+
+    def _ends_key(self, a: SideGraph, d: SideGraph) -> Hashable:
+        arrays = (x for g in (a, d) for x in (g.strength, g.depth, g.ptr, g.to, g.p))
+        return (self.model, self.tau, *(x.tobytes() for x in arrays))
 
 
 def _chain_ends(a: SideGraph, d: SideGraph) -> GraphEnds:
@@ -649,6 +819,10 @@ def plan_odds(
         leaves = enumerate_runs(runner, limit=4 * max_leaves)
     mix = Mixture()
     if leaves is not None and not forced:
+        # A few distinct fights too big for the numpy sweep: the compiled kernel.
+        big = {solver.big(leaf) for leaf, _ in leaves} - {None}
+        if big and len(big) <= BIG_FIGHTS:
+            solver.allow_big()
         exact = [(solver.exact(leaf), p) for leaf, p in leaves]
         if all(f is not None for f, _ in exact):
             for f, p in exact:
@@ -668,7 +842,7 @@ def plan_odds(
             if leaves is not None:
                 block.append(leaves[_pick(leaves, rng)][0])
             else:
-                block.append(runner(BranchingDice(rng=rng)))
+                block.append(runner.sample(rng))
             if progress is not None:
                 progress(min(1.0, (n + len(block)) / want))
         known = [solver.exact(leaf) for leaf in block]
@@ -799,6 +973,7 @@ __all__ = [
     "MoreThanAsked",
     "PlanRunner",
     "check_plan",
+    "frozen",
     "plan_odds",
     "share_work",
     "world_model",

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bellum.empire.combat import air
 from bellum.empire.combat.air import paratroopers
@@ -74,6 +74,11 @@ class Force:
     candidate: Candidate
     plan: Plan
     uses: dict[str, float]
+    #: Which of its candidate's force ladders it is on (one unit set and source set, or a
+    #: paradrop's transports), and its step there (1: the weakest): the screen bisects
+    #: each ladder (docs/plan.md).
+    ladder: int = 0
+    level: int = 0
 
 
 def key(source: MilSource) -> str:
@@ -250,7 +255,7 @@ def _paradrops(c: Candidate, levels: int) -> Iterator[Force]:
         uses[f"mil:{key(c.base)}"] = float(sum(load for _, load in flying))
         for uid, _ in flying:
             uses[f"plane:{uid}"] = 1.0
-        yield Force(c, Plan(order, {}, frozenset(), c.rules), uses)
+        yield Force(c, Plan(order, {}, frozenset(), c.rules), uses, 0, k)
 
 
 def forces(candidates: list[Candidate], levels: int = DEFAULT_LEVELS) -> list[Force]:
@@ -271,16 +276,16 @@ def forces(candidates: list[Candidate], levels: int = DEFAULT_LEVELS) -> list[Fo
             sets += [((s, n),) for s, n in c.sources if shared.get(s, 0) > 1]
         unit_sets = [frozenset(c.units), frozenset()] if c.units else [frozenset()]
         seen: set[tuple[tuple[tuple[MilSource, int], ...], frozenset[int]]] = set()
-        for units in unit_sets:
-            for sources in sets:
-                for k in range(1, levels + 1):
-                    mil = tuple((s, math.ceil(n * k / levels)) for s, n in sources)
-                    if (mil, units) in seen or (not units and not any(n for _, n in mil)):
-                        continue
-                    seen.add((mil, units))
-                    # Every source the command asks about is answered, unused ones with 0.
-                    answers = {s: 0 for s, _ in c.sources} | dict(mil)
-                    out.append(_force(c, answers, units))
+        ladders = ((u, srcs) for u in unit_sets for srcs in sets)
+        for ladder, (units, sources) in enumerate(ladders):
+            for k in range(1, levels + 1):
+                mil = tuple((s, math.ceil(n * k / levels)) for s, n in sources)
+                if (mil, units) in seen or (not units and not any(n for _, n in mil)):
+                    continue
+                seen.add((mil, units))
+                # Every source the command asks about is answered, unused ones with 0.
+                answers = {s: 0 for s, _ in c.sources} | dict(mil)
+                out.append(replace(_force(c, answers, units), ladder=ladder, level=k))
     return out
 
 

@@ -195,8 +195,10 @@ def _known_cost(f: Force, w: Weights) -> float:
     return w.unit * units + w.btu * f.uses.get("btu", 0) + w.mob * mob
 
 
-#: Options refined together at least (where that many could still be in the plan).
-BATCH = 8
+#: Options refined together at least (where that many could still be in the plan): one
+#: per worker of a local pool on 2 cores.  Each more is refined on speculation; at 8, most
+#: such were never wanted (w48x24: 54 options refined for 33 needed, 18 CPU s for 11).
+BATCH = 2
 #: Standard errors either side of a screening figure that bound the planning figure: a
 #: normal error is beyond one of them about one time in six, and an option is then only
 #: lost where it also mattered to the plan (docs/plan.md: on the realistic worlds, none).
@@ -339,16 +341,16 @@ class _Search:
     def screen(self) -> None:
         """Screen the options in rounds, without those the plan can do without.
 
-        For every target, odd rounds screen the strongest options left (those no
-        unscreened option of the target is :func:`stronger` than; the first round:
-        everything its command offers), even rounds the weakest left.  Before each round,
-        an option :meth:`needless` by what is screened so far is dropped.  Within a round
-        the targets go most promising first, so that when the time given runs out
-        (:class:`OutOfTime`) the options left are those of the least promising.
+        The first round screens each target's strongest options (those no other option
+        of the target is :func:`stronger` than: everything its command offers).  Each
+        later round bisects every force ladder of every target (:meth:`_bisect`).
+        Before each round, an option :meth:`needless` by what is screened so far is
+        dropped.  Within a round the targets go most promising first, so that when the
+        time given runs out (:class:`OutOfTime`) the options left are those of the least
+        promising.
         """
         round_no = 0
         while True:
-            strongest_first = round_no % 2 == 0
             batch: list[int] = []
             for group in sorted(self.by_target.values(), key=self._promise, reverse=True):
                 todo = []
@@ -359,12 +361,13 @@ class _Search:
                         self.pruned.add(i)
                     else:
                         todo.append(i)
+                if round_no:
+                    batch += self._bisect(todo)
+                    continue
                 for i in todo:
                     f = self.options[i]
                     if not any(
-                        j != i
-                        and (stronger(g, f) and not stronger(f, g) if strongest_first
-                             else stronger(f, g) and not stronger(g, f))
+                        j != i and stronger(g, f) and not stronger(f, g)
                         for j in todo if (g := self.options[j])
                     ):  # fmt: skip
                         batch.append(i)
@@ -373,6 +376,30 @@ class _Search:
             round_no += 1
             self._run(f"round {round_no}: {len(batch)} options", batch, self.rough,
                       self.screening)  # fmt: skip
+
+    def _bisect(self, todo: list[int]) -> list[int]:
+        """Which of ``todo`` (a target's options to screen) to screen in this round: on
+        each force ladder (:attr:`~bellum.empire.plan.candidates.Force.ladder`), every
+        run of steps left to screen between screened (or dropped) ones gives one, the
+        run's top where nothing above it is screened, else its middle step.  Where the
+        middle cannot win, the steps below it are dropped unscreened (their P(success) is
+        capped by it), which screening from the bottom up would have spent."""
+        left = set(todo)
+        ladders: dict[int, list[int]] = {}
+        for i in self.by_target[id(self.options[todo[0]].candidate)] if todo else ():
+            ladders.setdefault(self.options[i].ladder, []).append(i)
+        out = []
+        for steps in ladders.values():
+            steps.sort(key=lambda i: self.options[i].level)
+            run: list[int] = []
+            for k, i in enumerate([*steps, -1]):
+                if i in left:
+                    run.append(i)
+                    continue
+                if run:
+                    out.append(run[-1] if k == len(steps) else run[(len(run) - 1) // 2])
+                run = []
+        return out
 
     def _promise(self, group: list[int]) -> float:
         """A target's most promising value so far (its options' best bound)."""
@@ -416,7 +443,7 @@ class _Search:
         The allocation (and greedy's) over every option at its most (refined ones at
         their figures) is solved; the unrefined options either chooses are refined, and
         the batch is filled up to :data:`BATCH` with the unrefined options of highest
-        most (so that the workers have work); again,
+        most (so that every worker has work); again,
         until both choose only refined options.  Then no unrefined option could better
         either plan, unless its figure lies beyond its bounds.  Returns that last problem
         and the option behind each of its options.
