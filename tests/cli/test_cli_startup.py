@@ -96,6 +96,15 @@ def test_the_odds_package_imports_its_names_on_first_use() -> None:
     assert done.stdout.split() == ["False", "Side", "fight_odds"]
 
 
+def test_one_plan_imports_no_process_pool() -> None:
+    """A study forks workers only for plans worth it; one plan pays no pool's imports."""
+    world = str(Path(__file__).resolve().parents[2] / "examples/empire/vector-a.toml")
+    argv = ["empire", "odds", "attack", "2,0", "--mil", "0,0=150", "--as", "1"]
+    loaded = loaded_after(*argv, "--world", world, "--seed", "1", "--json")
+    assert "bellum.empire.odds.engine" in loaded  # the plan was solved
+    assert not loaded & {"multiprocessing", "concurrent.futures"}
+
+
 def test_importing_bellum_does_not_import_numpy() -> None:
     code = "import sys, bellum; print('numpy' in sys.modules, bellum.ServerRandom.__name__)"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

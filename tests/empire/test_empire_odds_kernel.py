@@ -137,6 +137,24 @@ def test_the_kernel_s_loops_as_plain_python_match_the_numpy_sweep(seed: int) -> 
     _same(got, server_ends(a, d, backend="numpy"))
 
 
+def test_a_state_no_path_reaches_does_not_make_a_side_look_like_a_chain() -> None:
+    """Every state with at most one successor, but one of them unreached: the numpy sweep
+    once took it for a chain (node n + k, k steps on) and lost a third of the fight."""
+    strength = np.array([7.0, 9.0, 6.0, 5.0, 0.0])
+    a = SideGraph(
+        depth=np.array([0, 1, 1, 2, 3]),
+        total=strength.copy(),
+        casualties=np.array([0, 1, 1, 2, 3]),
+        ptr=np.array([0, 1, 2, 3, 4, 4]),
+        to=np.array([2, 3, 3, 4]),
+        p=np.ones(4),
+        occupies=np.ones(5, dtype=bool),
+        strength=strength,
+    )
+    d = morale_graph(np.random.default_rng(1), 4, 1)
+    _same(server_ends(a, d, backend="numpy"), brute_force(a, d))
+
+
 @needs_numba
 @pytest.mark.parametrize("seed", range(3))
 def test_the_compiled_kernel_matches_the_numpy_sweep_on_longer_fights(seed: int) -> None:

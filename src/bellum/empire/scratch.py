@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import io
 import pickle
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import replace
 from typing import Any
 
 from bellum.empire import tables as _tables
@@ -106,13 +107,32 @@ class _LazySectors(dict[Coord, Sector]):
 class WorldTemplate:
     """A world frozen once; :meth:`scratch` gives a fresh, independent copy of it cheaply."""
 
-    def __init__(self, world: World) -> None:
-        self.frozen = world.copy()
+    def __init__(self, world: World, *, frozen: bool = False) -> None:
+        self.frozen = world if frozen else world.copy()
         self._shared: dict[int, object] = {}
         buf = io.BytesIO()
         w = self.frozen
         _Pickler(buf, self._shared).dump((w.options, w.nations, w.units, w.ships, w.planes))
         self._rest = buf.getvalue()
+
+    def edited(self, edit: Callable[[World], object]) -> WorldTemplate:
+        """The template of this world changed by ``edit``, frozen without copying the
+        sectors ``edit`` leaves unread (the garrisons of ``--defense-as-seen``: one
+        sector's mil each, where a whole freeze of a 96x48 world takes 0.1 s)."""
+        w = self.scratch()
+        edit(w)
+        sectors = dict(self.frozen.sectors)
+        sectors.update(dict.items(w.sectors))  # the copies the edit made
+        world = replace(
+            self.frozen,
+            options=w.options,
+            nations=w.nations,
+            sectors=sectors,
+            units=w.units,
+            ships=w.ships,
+            planes=w.planes,
+        )
+        return WorldTemplate(world, frozen=True)
 
     def scratch(self) -> World:
         """A world equal to the template's, sharing nothing a command can change."""

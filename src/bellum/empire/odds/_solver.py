@@ -136,8 +136,14 @@ class _Cones:
             alive_parts.append((r[~b], c[~b], v[~b]))
             beaten_parts.append((r[b], c[b], v[b]))
             rows, cols, vals = r[~b], c[~b], v[~b]
-        #: A chain (no morale draw): node n + k is the only one k steps on, the last one beaten.
-        self.chain = g.is_chain and bool(beaten[-1]) and int(beaten.sum()) == 1
+        #: A chain (no morale draw): node n + k is the only one k steps on, the last one beaten
+        #: (every node but the last moves to the next: a node no path reaches is no chain).
+        self.chain = (
+            g.is_chain
+            and bool(beaten[-1])
+            and int(beaten.sum()) == 1
+            and np.array_equal(g.to, np.arange(1, n))
+        )
         self.last = n - 1
         self.start, self.count, self.to, self.p = _flatten(alive_parts, n)
         self.bstart, self.bcount, self.bto, self.bp = _flatten(beaten_parts, n)

@@ -29,10 +29,10 @@ from __future__ import annotations
 import math
 import time
 import weakref
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass, field, replace
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -45,7 +45,7 @@ from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, UnitNote, said, transcript
 from bellum.empire.odds._sides import SideGraph, SideShape, TooManyStates, side_graph, side_shape
 from bellum.empire.odds._solver import GraphEnds, kernel_ends, per_casualty_ends, server_ends
-from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
+from bellum.empire.odds.branching import BranchingDice, enumerate_runs, pick, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
@@ -56,6 +56,7 @@ from bellum.odds.montecarlo import many_fights
 from bellum.odds.result import LossDistribution, OddsResult
 
 Progress = Callable[[float], None]
+T = TypeVar("T")
 
 #: Most leaves visited one by one before the events before the fight are sampled.
 MAX_LEAVES = 400
@@ -163,6 +164,59 @@ class PlanRunner:
         self.country = country
         self.plan = plan
         self.rules = plan.rules_in(world)
+        self._root: _Choice | Leaf | None = None
+        #: Paths drawn by :meth:`sample`, runs of the command they needed, and whether
+        #: the paths are kept.
+        self.samples = 0
+        self.runs = 0
+        self.keeping = True
+
+    def sample(self, rng: np.random.Generator) -> Leaf:
+        """``self(BranchingDice(rng=rng))``: a leaf on a path drawn with its choices'
+        probabilities, with the same draws of ``rng``, but the command runs only on a path
+        not met before.  A sampled plan meets the same few paths again and again
+        (w32x16-attack-2: 160 samples, 37 paths); the tree of choices the runs met
+        (``_root``: each choice's weights, each path's leaf) draws the known part
+        without running anything.  Where paths do not repeat (a paradrop's dogfights:
+        as many paths as samples) the tree is dropped for good once the runs number
+        more than :data:`KEEP_PATHS` and more than three for every four samples."""
+        self.samples += 1
+        if self.keeping and self.runs > KEEP_PATHS and 4 * self.runs > 3 * self.samples:
+            self.keeping, self._root = False, None
+        if not self.keeping:
+            return self(BranchingDice(rng=rng))
+        path: list[int] = []
+        node = self._root
+        while isinstance(node, _Choice):
+            path.append(pick(node.weights, float(rng.random())))
+            node = node.next.get(path[-1])
+        if node is None:
+            dice = _Recording(tuple(path), rng)
+            node = self(dice)
+            self.runs += 1
+            self._keep(dice.path[: len(dice.widths)], dice.choices, node)
+        # A leaf of its own per sample: its fight (its combat borrowed as scratch space,
+        # and put back) is the same, and the count of leaves stays the count of samples.
+        return replace(node)
+
+    def _keep(
+        self, path: list[int], choices: list[Sequence[tuple[Any, float]]], leaf: Leaf
+    ) -> None:
+        """Add a run's path: the choices it made (their options) and where it ended."""
+        if not path:
+            self._root = leaf
+            return
+        if self._root is None:
+            self._root = _Choice(choices[0])
+        node = self._root
+        assert isinstance(node, _Choice)
+        for i, j in enumerate(path[:-1]):
+            child = node.next.get(j)
+            if child is None:
+                child = node.next[j] = _Choice(choices[i + 1])
+            assert isinstance(child, _Choice)
+            node = child
+        node.next[path[-1]] = leaf
 
     def __call__(self, dice: BranchingDice) -> Leaf:
         w = self.template.scratch()
@@ -194,6 +248,35 @@ def frozen(world: World, template: WorldTemplate | None = None) -> Iterator[Worl
         yield template
     finally:
         del _FROZEN[key]
+
+
+#: Runs of the command :meth:`PlanRunner.sample` keeps before it checks that paths repeat.
+KEEP_PATHS = 20
+
+
+class _Choice:
+    """A choice met on the way to the fight: its options' weights, and what each leads to."""
+
+    __slots__ = ("next", "weights")
+
+    def __init__(self, options: Sequence[tuple[Any, float]]) -> None:
+        self.weights = [p for _, p in options if p > 0]
+        self.next: dict[int, _Choice | Leaf] = {}
+
+
+class _Recording(BranchingDice):
+    """Branching dice that keep the options of each choice they branch on."""
+
+    def __init__(self, path: tuple[int, ...], rng: np.random.Generator) -> None:
+        super().__init__(path, rng)
+        self.choices: list[Sequence[tuple[Any, float]]] = []
+
+    def _choose(self, options: Sequence[tuple[T, float]]) -> T:
+        branches = len(self.widths)
+        value = super()._choose(options)
+        if len(self.widths) > branches:
+            self.choices.append(options)
+        return value
 
 
 class CommandUsage(CommandError):
@@ -759,7 +842,7 @@ def plan_odds(
             if leaves is not None:
                 block.append(leaves[_pick(leaves, rng)][0])
             else:
-                block.append(runner(BranchingDice(rng=rng)))
+                block.append(runner.sample(rng))
             if progress is not None:
                 progress(min(1.0, (n + len(block)) / want))
         known = [solver.exact(leaf) for leaf in block]

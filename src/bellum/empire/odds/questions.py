@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
+from functools import partial
 
 import numpy as np
 
@@ -24,6 +25,7 @@ from bellum.empire.odds.engine import (
     FightOutcome,
     Mixture,
     PlanRunner,
+    frozen,
     plan_odds,
     share_work,
 )
@@ -38,7 +40,8 @@ OFFSETS = tuple(range(-5, 5))
 UNIFORM = (1.0,) * len(OFFSETS)
 
 Progress = Callable[[float], None]
-Odds = Callable[[Plan], EmpireOdds]
+#: Solves plans, in order.
+Odds = Callable[[Sequence[Plan]], Sequence[EmpireOdds]]
 
 
 def part_progress(progress: Progress, i: int, n: int) -> Progress:
@@ -101,13 +104,17 @@ def need(
     odds: Odds,
     sources: Sequence[MilSource] | None = None,
     progress: Progress | None = None,
+    width: Callable[[], int] | None = None,
 ) -> Need:
     """The smallest number of mil (from ``sources``, else every source in the command's
     order) whose plan succeeds with probability at least ``target``.
 
     Found by bisection, which assumes more mil never lowers the chance (reserve units
     react to the attack's size, so this can fail by a little; the result is checked).
-    ``progress`` hears the fraction of the search done after each plan.
+    ``odds`` solves plans (several at once when ``width``, asked before each step, says
+    it may: then each step splits the range into ``width + 1`` parts, one plan at each
+    cut, and finds the same total in fewer steps).  ``progress`` hears the fraction of
+    the search done after each step.
     """
     if not 0 < target < 1:
         raise InputError(
@@ -122,31 +129,31 @@ def need(
     def plan_of(total: int) -> Plan:
         return replace(plan, mil={**fixed, **_fill(order, total)}, units=units)
 
-    hi = sum(order.values())
-    # One plan with everything, then at most this many halvings.
-    steps = 1 + max(1, hi).bit_length()
-    done = 0
+    # One plan with everything, then steps until the range [lo, hi] is one total.
+    lo, hi = 0, sum(order.values())
+    steps = cuts = 1
 
-    def odds_of(p: Plan) -> EmpireOdds:
-        nonlocal done
-        got = odds(p)
-        done += 1
+    def step_done() -> None:
+        """The steps done, of those done and left (each cuts the range in cuts + 1)."""
         if progress is not None:
-            progress(min(1.0, done / steps))
-        return got
+            left = math.log(hi - lo + 1, cuts + 1)
+            progress(min(1.0, steps / (steps + left)))
 
-    best = odds_of(plan_of(hi))
+    (best,) = odds([plan_of(hi)])
+    step_done()
     if best.p_success < target:
         return Need(target, None, None, None, best)
-    lo = 0
     found = best
     while lo < hi:
-        mid = (lo + hi) // 2
-        o = odds_of(plan_of(mid))
-        if o.p_success >= target:
-            hi, found = mid, o
-        else:
-            lo = mid + 1
+        cuts = 1 if width is None else max(1, width())
+        totals = sorted({lo + (hi - lo) * j // (cuts + 1) for j in range(1, cuts + 1)})
+        for total, o in zip(totals, odds([plan_of(t) for t in totals]), strict=True):
+            if o.p_success >= target:
+                hi, found = total, o
+                break
+            lo = total + 1
+        steps += 1
+        step_done()
     return Need(target, hi, plan_of(hi), found, best)
 
 
@@ -192,14 +199,16 @@ def as_seen(
         for offset, w in zip(OFFSETS, weights, strict=True)
         if shown + offset >= 0 and w > 0
     ]
-    for i, (mil, w) in enumerate(garrisons):
-        w2 = world.copy()
-        _victim_in(w2, victim).mil = mil
-        share_work(w2, world)  # the garrisons differ only in the victim's mil, a key
-        part = None if progress is None else part_progress(progress, i, len(garrisons))
-        o = plan_odds(w2, country, plan, seed=seed, progress=part, **options)  # type: ignore[arg-type]
-        parts.append((mil, w, o))
-        total += w
+    with frozen(world) as base:
+        for i, (mil, w) in enumerate(garrisons):
+            garrison = base.edited(partial(_set_mil, victim, mil))
+            w2 = garrison.frozen
+            share_work(w2, world)  # the garrisons differ only in the victim's mil, a key
+            part = None if progress is None else part_progress(progress, i, len(garrisons))
+            with frozen(w2, garrison):
+                o = plan_odds(w2, country, plan, seed=seed, progress=part, **options)  # type: ignore[arg-type]
+            parts.append((mil, w, o))
+            total += w
     for _mil, w, o in parts:
         mix.add(
             FightOutcome(
@@ -270,6 +279,10 @@ def as_seen(
         notes=(*notes, note),
         cpu_seconds=sum(o.cpu_seconds or 0.0 for _, _, o in parts),
     )
+
+
+def _set_mil(victim: Sector | Ship | LandUnit, mil: int, world: World) -> None:
+    _victim_in(world, victim).mil = mil
 
 
 def _victim_in(world: World, victim: Sector | Ship | LandUnit) -> Sector | Ship | LandUnit:

@@ -20,7 +20,8 @@ import itertools
 import math
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
+from contextlib import ExitStack
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -267,9 +268,7 @@ class Prepared:
         else:
             if len(self.plans) == 1:
                 self._check_runs(self.plans[0][1])
-            rows, found = [], None
-            for i, (label, plan) in enumerate(self.plans):
-                rows.append(self._row(label, plan, _stage(progress, "odds", i, len(self.plans))))
+            rows, found = self._rows(progress), None
         resolver = None
         if r.resolver_runs is not None and (found is None or found.total is not None):
             resolver = resolver_runs(
@@ -294,6 +293,26 @@ class Prepared:
             self.warnings,
             fog,
         )
+
+    def _rows(self, progress: Progress | None) -> list[Row]:
+        """The plans' rows, in order: one after the other or, once the first plan shows
+        that the rest are worth it, shared with worker processes (:class:`_Workers`)."""
+        n = len(self.plans)
+        started = time.perf_counter()
+        rows = [self._row(*self.plans[0], _stage(progress, "odds", 0, n))]
+        rest = self.plans[1:]
+        workers = _workers_for(time.perf_counter() - started, len(rest))
+        if not workers:
+            for i, (label, plan) in enumerate(rest, 1):
+                rows.append(self._row(label, plan, _stage(progress, "odds", i, n)))
+            return rows
+
+        def done(k: int) -> None:
+            if progress is not None:
+                progress("odds", (1 + k) / n)
+
+        with _Workers(self, workers) as pool:
+            return rows + pool.rows(rest, done)
 
     def _settings(self) -> dict[str, Any]:
         r = self.request
@@ -337,15 +356,39 @@ class Prepared:
         (_, plan), *_ = self.plans
         sources = list(plan.mil) if plan.mil else None
         rows: dict[int, Row] = {}
+        with ExitStack() as stack:
+            pool: _Workers | None = None
+            took = 0.0
 
-        def odds_of(p: Plan) -> EmpireOdds:
-            row = self._row("", p, None)
-            rows[id(row.odds)] = row
-            return row.odds
+            def odds_of(plans: Sequence[Plan]) -> list[EmpireOdds]:
+                nonlocal took
+                started = time.perf_counter()
+                if pool is None:
+                    got = [self._row("", p, None) for p in plans]
+                else:
+                    got = pool.rows([("", p) for p in plans])
+                took = time.perf_counter() - started
+                rows.update((id(row.odds), row) for row in got)
+                return [row.odds for row in got]
 
-        found = find_need(
-            self.world, self.country, plan, target, odds_of, sources, _stage(progress, "need")
-        )
+            def width() -> int:
+                """Two plans a step once a worker pays for itself (the steps left
+                taking the last step's time each)."""
+                nonlocal pool
+                if pool is None and _workers_for(took, 2 * NEED_STEPS):
+                    pool = stack.enter_context(_Workers(self, 1))
+                return 1 if pool is None else 2
+
+            found = find_need(
+                self.world,
+                self.country,
+                plan,
+                target,
+                odds_of,
+                sources,
+                _stage(progress, "need"),
+                width,
+            )
         if found.odds is None or found.plan is None:
             best = rows[id(found.best)]
             sampled = best.odds.samples is not None
@@ -364,6 +407,112 @@ class Prepared:
         check_repeats(
             "--resolver-runs", r.resolver_runs, each / parallel, f"play the {plan.order.name}"
         )
+
+
+#: Seconds of plans to solve that make a worker process worth forking (a fork and its
+#: first plan cost about 0.05 s; a plan on a realistic world 0.05-1.5 s).
+SHARE_FROM = 0.5
+#: Steps of a force-needed search, about (it weighs a worker by them).
+NEED_STEPS = 6
+
+
+def _workers_for(each: float, plans: int) -> int:
+    """How many worker processes pay for ``plans`` more plans of ``each`` seconds: one
+    per spare processor (not kept busy by this process or others, as the load average
+    counts them), none when their work is too short to pay for a fork (or where
+    processes cannot fork)."""
+    if plans < 2 or each * plans <= SHARE_FROM:
+        return 0
+    try:
+        busy = max(1.0, os.getloadavg()[0])
+    except (AttributeError, OSError):  # no load average here: this process only
+        busy = 1.0
+    workers = min(int((os.cpu_count() or 1) - busy + 0.5), plans - 1)
+    if workers < 1:
+        return 0
+    # The process pool's imports are paid only by a study that may use it.
+    import multiprocessing
+
+    return workers if "fork" in multiprocessing.get_all_start_methods() else 0
+
+
+class _Workers:
+    """Plans of a study solved by this process and ``n`` worker processes forked from
+    it: the world, its freeze and the work cached so far come with the fork, and the
+    answers are this process's own.  Of the plans given, the workers take them from
+    the front and this process from the back, until they meet."""
+
+    def __init__(self, prepared: Prepared, n: int) -> None:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor
+
+        ctx = multiprocessing.get_context("fork")
+        self.prepared = prepared
+        self.n = n
+        #: The plans not taken yet: from ``todo[0]`` up to ``todo[1]``.
+        self.todo = ctx.Array("i", 2)
+        self.pool = ProcessPoolExecutor(
+            n, mp_context=ctx, initializer=_adopt, initargs=(prepared, self.todo)
+        )
+
+    def __enter__(self) -> _Workers:
+        return self
+
+    def __exit__(self, kind: object, *_: object) -> None:
+        # On an error or Ctrl-C, the plans not started are dropped.
+        self.pool.shutdown(wait=kind is None, cancel_futures=True)
+
+    def rows(
+        self, plans: Sequence[tuple[str, Plan]], done: Callable[[int], None] | None = None
+    ) -> list[Row]:
+        """The plans' rows, in order; ``done`` hears how many this process has solved."""
+        with self.todo.get_lock():
+            self.todo[0], self.todo[1] = 0, len(plans)
+        work = list(plans)
+        futures = [self.pool.submit(_solve_front, work) for _ in range(self.n)]
+        rows: list[Row | None] = [None] * len(plans)
+        mine = 0
+        while (i := _take(self.todo, back=True)) is not None:
+            rows[i] = self.prepared._row(*plans[i], None)
+            mine += 1
+            if done is not None:
+                done(mine)
+        for fut in futures:
+            for i, row in fut.result():
+                rows[i] = row
+        if done is not None:
+            done(len(plans))
+        return [row for row in rows if row is not None]
+
+
+def _take(todo: Any, *, back: bool) -> int | None:
+    """The index of a plan not taken yet, from the back or the front; ``None``: none left."""
+    with todo.get_lock():
+        if todo[0] >= todo[1]:
+            return None
+        if back:
+            todo[1] -= 1
+            return int(todo[1])
+        todo[0] += 1
+        return int(todo[0] - 1)
+
+
+#: In a worker: the study it solves plans of, and the plans not taken yet.
+_ADOPTED: list[tuple[Prepared, Any]] = []
+
+
+def _adopt(prepared: Prepared, todo: Any) -> None:
+    """In a worker (forked, so nothing was copied but the pages written since)."""
+    _ADOPTED[:] = [(prepared, todo)]
+
+
+def _solve_front(plans: list[tuple[str, Plan]]) -> list[tuple[int, Row]]:
+    prepared, todo = _ADOPTED[0]
+    out = []
+    with frozen(prepared.world, prepared.template):
+        while (i := _take(todo, back=False)) is not None:
+            out.append((i, prepared._row(*plans[i], None)))
+    return out
 
 
 def _stage(
