@@ -195,10 +195,11 @@ def _known_cost(f: Force, w: Weights) -> float:
     return w.unit * units + w.btu * f.uses.get("btu", 0) + w.mob * mob
 
 
-#: Options refined together at least (where that many could still be in the plan): one
-#: per worker of a local pool on 2 cores.  Each more is refined on speculation; at 8, most
-#: such were never wanted (w48x24: 54 options refined for 33 needed, 18 CPU s for 11).
-BATCH = 2
+#: Options refined together at least (where that many could still be in the plan), so that
+#: the workers have work: a round's options of one target go to one worker as one task, so
+#: at 2 a round was often one task (w96x48: 38 s for 41 CPU s at load 2.9, against 24 s for
+#: 45 at 8).  The extra ones are refined on speculation (w48x24: 54 for 33 needed).
+BATCH = 8
 #: Standard errors either side of a screening figure that bound the planning figure: a
 #: normal error is beyond one of them about one time in six, and an option is then only
 #: lost where it also mattered to the plan (docs/plan.md: on the realistic worlds, none).
@@ -443,7 +444,7 @@ class _Search:
         The allocation (and greedy's) over every option at its most (refined ones at
         their figures) is solved; the unrefined options either chooses are refined, and
         the batch is filled up to :data:`BATCH` with the unrefined options of highest
-        most (so that every worker has work); again,
+        most (so that the workers have work); again,
         until both choose only refined options.  Then no unrefined option could better
         either plan, unless its figure lies beyond its bounds.  Returns that last problem
         and the option behind each of its options.
