@@ -5,6 +5,7 @@ the deity's threats."""
 from __future__ import annotations
 
 import json
+import math
 
 import pytest
 from planworlds import front
@@ -129,3 +130,16 @@ def test_a_players_threats_are_kept_in_the_store(tmp_path) -> None:  # type: ign
         assert threats(4, version + "x").seconds_solved > 0
     finally:
         store.close()
+
+
+def test_the_mixtures_standard_error_is_the_draws_spread_and_each_worlds_own() -> None:
+    """One formula for the fog odds and the threat map (bellum.empire.odds.drawn): two
+    worlds drawn, one won and one lost, spread √((0.5² + 0.5²) / 1 / 2) = 0.5; a world
+    that does not allow the strike counts a loss; nothing spreads when every combination
+    was taken; each world's own error adds in quadrature."""
+    from bellum.empire.odds.drawn import drawn_mixture_error
+
+    assert drawn_mixture_error([(0.5, 1.0, 0.0), (0.5, 0.0, 0.0)], 2, False) == 0.5
+    assert drawn_mixture_error([(0.5, 1.0, 0.1)], 2, False) == pytest.approx(math.hypot(0.5, 0.05))
+    assert drawn_mixture_error([(0.25, 1.0, 0.2), (0.75, 0.0, 0.0)], 2, True) == 0.05
+    assert drawn_mixture_error([(1.0, 0.3, 0.02)], 1, False) == 0.02

@@ -11,7 +11,6 @@ The result lists every input: whether it was seen, when, and how it was treated.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -22,6 +21,7 @@ import numpy as np
 from bellum.dice import new_seed
 from bellum.empire.geometry import DIRECTION_KEYS, DIRECTIONS, Coord
 from bellum.empire.intel.belief import Assumptions, Belief, Input, believe
+from bellum.empire.odds.drawn import drawn_mixture_error
 from bellum.empire.odds.engine import EmpireOdds, plan_odds
 from bellum.empire.odds.plan import Plan
 from bellum.empire.world import World
@@ -151,15 +151,13 @@ def _mix(parts: list[tuple[float, EmpireOdds]], exhaustive: bool, n: int) -> Emp
                 acc[v] = acc.get(v, 0.0) + share * p
         pruned += share * (o.odds.pruned_mass or 0.0)
     ps = np.array([o.p_success for _, o in parts])
-    weights = np.array([w / total for w, _ in parts])
-    mean = float((weights * ps).sum())
-    spread = 0.0 if exhaustive or n < 2 else float(np.sqrt(((ps - mean) ** 2).sum() / (n - 1) / n))
-    inner = math.sqrt(sum((w / total) ** 2 * o.standard_error**2 for w, o in parts))
     first = max(parts, key=lambda p: p[0])[1]
     drawn = [o.samples if o.samples is not None else 1 for _, o in parts]
     sampled = [o.samples for _, o in parts if o.samples is not None]
     samples = sum(drawn) if not exhaustive else sum(sampled) if sampled else None
-    se = math.hypot(spread, inner)
+    se = drawn_mixture_error(
+        [(w / total, o.p_success, o.standard_error) for w, o in parts], n, exhaustive
+    )
     method = (
         f"fog: {n} worlds, every combination of the unknowns"
         if exhaustive

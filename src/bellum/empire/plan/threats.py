@@ -20,7 +20,6 @@ odds`` mixes a player's odds.  Each threat lists what it assumed.
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -28,6 +27,7 @@ from typing import Any
 from bellum.empire.geometry import Coord
 from bellum.empire.intel.belief import REACH, Assumptions, Input, believe
 from bellum.empire.odds import Plan
+from bellum.empire.odds.drawn import drawn_mixture_error
 from bellum.empire.orders import Order
 from bellum.empire.plan.candidates import candidates, strongest
 from bellum.empire.plan.curves import (
@@ -392,19 +392,11 @@ def _mix(parts: list[tuple[float, Point]], exhaustive: bool, n: int) -> Point:
     """One strike's odds over the worlds drawn (``parts``: each world's weight, the
     weights summing to 1 over all the worlds, and its point; a world where the strike
     cannot be made adds nothing): P(success) and losses are their weighted sums, the
-    standard error the draws' spread (none when every combination was drawn) with each
-    world's own."""
-    p = sum(w * pt.p for w, pt in parts)
-    ps = [pt.p for _, pt in parts] + [0.0] * (n - len(parts))
-    spread = 0.0
-    if not exhaustive and n > 1:
-        mean = sum(ps) / n
-        spread = math.sqrt(sum((x - mean) ** 2 for x in ps) / (n - 1) / n)
-    inner = math.sqrt(sum((w * pt.se) ** 2 for w, pt in parts))
+    standard error :func:`~bellum.empire.odds.drawn.drawn_mixture_error`'s."""
     kind = "every combination of the unknowns" if exhaustive else "drawn from the unknowns"
     return Point(
-        p,
-        math.hypot(spread, inner),
+        sum(w * pt.p for w, pt in parts),
+        drawn_mixture_error([(w, pt.p, pt.se) for w, pt in parts], n, exhaustive),
         sum(w * pt.attacker for w, pt in parts),
         sum(w * pt.defender for w, pt in parts),
         f"fog: {n} worlds, {kind}",
