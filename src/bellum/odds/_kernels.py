@@ -100,6 +100,18 @@ def per_casualty_loops(sa: Array, sdr: Array, tau: float, att_w: Array, def_w: A
 
 # The exact server model's loop nest (spec §6.2), compiled by numba when it is installed
 # and run as Python otherwise: kept whole, so no call sits in its innermost loop.
+def window_middle(p: float) -> float:
+    """``p**25 * (1 - p)**26``, the middle of a 51-round window's row, by squarings."""
+    q = 1.0 - p
+    p2 = p * p
+    p8 = p2 * p2
+    p8 = p8 * p8
+    q2 = q * q
+    q8 = q2 * q2
+    q8 = q8 * q8
+    return (p8 * p8 * p8 * p) * (q8 * q8 * q8 * q2)
+
+
 def server_loops(  # noqa: C901
     sa: Array, sd: Array, dep_w: Array, abs_w: Array, tau: float, att_w: Array, def_w: Array
 ) -> float:
@@ -173,13 +185,7 @@ def server_loops(  # noqa: C901
                 for s in range(size):
                     p = chance_probability(jitter(odds[s], offset))
                     q = 1.0 - p
-                    p2 = p * p
-                    p8 = p2 * p2
-                    p8 = p8 * p8
-                    q2 = q * q
-                    q8 = q2 * q2
-                    q8 = q8 * q8
-                    mid[s] = (p8 * p8 * p8 * p) * (q8 * q8 * q8 * q2)
+                    mid[s] = window_middle(p)
                     p_j[s] = p
                     up_r[s] = q / p if p > 0.0 else 0.0
                     down_r[s] = p / q if q > 0.0 else 0.0
@@ -270,6 +276,29 @@ def server_loops(  # noqa: C901
     return pruned
 
 
+def spread(
+    out: Array,
+    c: float,
+    nd: int,
+    ap: Array,
+    ato: Array,
+    a0: int,
+    na: int,
+    dp: Array,
+    dto: Array,
+    d0: int,
+    nn: int,
+) -> int:
+    """Add ``c`` times each pair's chance to its cell of ``out``, the attacker's
+    states ``a0 .. a0 + na`` by the defender's ``d0 .. d0 + nn``; returns the pairs."""
+    for i in range(a0, a0 + na):
+        ci = c * ap[i]
+        base = ato[i] * nd
+        for e in range(d0, d0 + nn):
+            out[base + dto[e]] += ci * dp[e]
+    return na * nn
+
+
 def graph_server_loops(  # noqa: C901, PLR0913
     sa: Array,
     sd: Array,
@@ -341,13 +370,7 @@ def graph_server_loops(  # noqa: C901, PLR0913
                     for j in range(JITTER_CHOICES):
                         p = chance_probability(jitter(o, offset_of(j + 1)))
                         q = 1.0 - p
-                        p2 = p * p
-                        p8 = p2 * p2
-                        p8 = p8 * p8
-                        q2 = q * q
-                        q8 = q2 * q2
-                        q8 = q8 * q8
-                        mid = (p8 * p8 * p8 * p) * (q8 * q8 * q8 * q2)
+                        mid = window_middle(p)
                         top[_MID] += mid
                         up_r = q / p if p > 0.0 else 0.0
                         down_r = p / q if q > 0.0 else 0.0
@@ -391,33 +414,48 @@ def graph_server_loops(  # noqa: C901, PLR0913
                                 mass[a_to[a0] * nd + d_to[e]] += v * dep_w[t, k] * a_p[a0] * d_p[e]
                                 work += 1
                             elif ca > 0 and cd > 0 and t >= _W_MIN:
-                                c = v * dep_w[t, k]
-                                s0 = d_start[y, h]
-                                for i in range(a0, a0 + ca):
-                                    ci = c * a_p[i]
-                                    base = a_to[i] * nd
-                                    for e in range(s0, s0 + cd):
-                                        mass[base + d_to[e]] += ci * d_p[e]
-                                work += ca * cd
+                                work += spread(
+                                    mass,
+                                    v * dep_w[t, k],
+                                    nd,
+                                    a_p,
+                                    a_to,
+                                    a0,
+                                    ca,
+                                    d_p,
+                                    d_to,
+                                    d_start[y, h],
+                                    cd,
+                                )
                             cb = d_bcount[y, h] if h >= 1 else 0
                             if ca > 0 and cb > 0:
-                                c = v * abs_w[t, k]
-                                s0 = d_bstart[y, h]
-                                for i in range(a0, a0 + ca):
-                                    ci = c * a_p[i]
-                                    base = a_to[i] * nd
-                                    for e in range(s0, s0 + cb):
-                                        wins_a[base + d_bto[e]] += ci * d_bp[e]
-                                work += ca * cb
+                                work += spread(
+                                    wins_a,
+                                    v * abs_w[t, k],
+                                    nd,
+                                    a_p,
+                                    a_to,
+                                    a0,
+                                    ca,
+                                    d_bp,
+                                    d_bto,
+                                    d_bstart[y, h],
+                                    cb,
+                                )
                             if ba > 0 and cd > 0:
-                                c = v * abs_w[t, h]
-                                s0 = d_start[y, h]
-                                for i in range(b0, b0 + ba):
-                                    ci = c * a_bp[i]
-                                    base = a_bto[i] * nd
-                                    for e in range(s0, s0 + cd):
-                                        wins_d[base + d_to[e]] += ci * d_p[e]
-                                work += ba * cd
+                                work += spread(
+                                    wins_d,
+                                    v * abs_w[t, h],
+                                    nd,
+                                    a_bp,
+                                    a_bto,
+                                    b0,
+                                    ba,
+                                    d_p,
+                                    d_to,
+                                    d_start[y, h],
+                                    cd,
+                                )
                     if work > budget:
                         return pruned, -1.0
     return pruned, work
@@ -465,7 +503,7 @@ def _formulas_jitable() -> None:
     """Let the kernels call :mod:`bellum.formulas` compiled: one copy of each formula."""
     from numba.extending import register_jitable
 
-    for formula in (share, jitter, offset_of, chance_probability):
+    for formula in (share, jitter, offset_of, chance_probability, spread, window_middle):
         register_jitable(formula)
 
 
