@@ -131,6 +131,7 @@ def test_a_sweeps_rows_are_each_plan_studied_alone(
     monkeypatch.setattr(study_module, "SHARE_FROM", 0.0 if shared else float("inf"))
     monkeypatch.setattr(study_module.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(study_module.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    monkeypatch.setattr(study_module.threading, "active_count", lambda: 1)
     values = (60, 90, 240)
     w = world()
     done = study(w, ROME, Request(ORDER, units=(1,), sweep=Sweep("-8,6", values), seed=3))
@@ -151,6 +152,7 @@ def test_the_force_needed_with_a_worker_is_the_least_as_alone(
     order = Order("attack", ("2,0",))
     monkeypatch.setattr(study_module.os, "cpu_count", lambda: 2)
     monkeypatch.setattr(study_module.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    monkeypatch.setattr(study_module.threading, "active_count", lambda: 1)
     seen: list[float] = []
 
     def heard(stage: str, done: float) -> None:
@@ -169,3 +171,25 @@ def test_the_force_needed_with_a_worker_is_the_least_as_alone(
         total = found[0][0]
         fewer = Plan(order, {(0, 0): total - 1})
         assert plan_odds(world_a, 1, fewer, seed=1).p_success < target
+
+
+def test_a_process_running_other_threads_forks_no_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A web server answers in threads: a fork there could leave a lock held for good
+    in the child, so its studies solve their plans in the process itself."""
+    import threading
+
+    monkeypatch.setattr(study_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(study_module.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    monkeypatch.setattr(study_module.threading, "active_count", lambda: 1)
+    assert study_module._workers_for(1.0, 10) == 1
+    monkeypatch.undo()
+    monkeypatch.setattr(study_module.os, "cpu_count", lambda: 2)
+    monkeypatch.setattr(study_module.os, "getloadavg", lambda: (0.5, 0.5, 0.5))
+    stop = threading.Event()
+    other = threading.Thread(target=stop.wait)
+    other.start()
+    try:
+        assert study_module._workers_for(1.0, 10) == 0
+    finally:
+        stop.set()
+        other.join()

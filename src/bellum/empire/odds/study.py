@@ -19,6 +19,7 @@ from __future__ import annotations
 import itertools
 import math
 import os
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import ExitStack
@@ -419,9 +420,10 @@ NEED_STEPS = 6
 def _workers_for(each: float, plans: int) -> int:
     """How many worker processes pay for ``plans`` more plans of ``each`` seconds: one
     per spare processor (not kept busy by this process or others, as the load average
-    counts them), none when their work is too short to pay for a fork (or where
-    processes cannot fork)."""
-    if plans < 2 or each * plans <= SHARE_FROM:
+    counts them), none when their work is too short to pay for a fork, where
+    processes cannot fork, or in a process running other threads (a web server's:
+    a lock another thread holds at the fork stays held in the child for good)."""
+    if plans < 2 or each * plans <= SHARE_FROM or threading.active_count() > 1:
         return 0
     try:
         busy = max(1.0, os.getloadavg()[0])
