@@ -150,6 +150,23 @@ def test_scratch_worlds_share_no_mutable_value_with_the_template() -> None:
                     )
 
 
+def test_scratch_worlds_unpickle_what_a_shallow_copy_would_share() -> None:
+    """A unit holding a list, or options holding a dict: the copy is the pickle's again."""
+    for change in ("unit", "options"):
+        world = load_world(EXAMPLES / "reaction.toml")
+        if change == "unit":
+            vars(world.units[2])["orders"] = [1]
+        else:
+            world.options["nested"] = {"a": 1}
+        template = WorldTemplate(world)
+        w = template.scratch()
+        assert w.units == template.frozen.units and w.options == template.frozen.options
+        if change == "unit":
+            assert vars(w.units[2])["orders"] is not vars(template.frozen.units[2])["orders"]
+        else:
+            assert w.options["nested"] is not template.frozen.options["nested"]
+
+
 def test_scratch_worlds_list_a_ring_of_sectors_as_a_world_does() -> None:
     """``peek_within`` on a scratch world: the template's sectors, and its own copies
     once the run has made them, in the order of a plain world's."""
