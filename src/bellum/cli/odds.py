@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,12 +11,11 @@ from bellum.cli.app import cli
 from bellum.cli.options import Real, Whole, echo_json, seed_option
 from bellum.cli.progress import progress_fraction
 from bellum.errors import InputError, UsageError
-from bellum.odds import Method, Side, fight_odds
-from bellum.odds.engine import DEFAULT_MAX_MEMORY, MODELS
-from bellum.odds.montecarlo import DEFAULT_MAX_RUNS
-from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
-from bellum.odds.side import MAX_ROUNDS
+from bellum.odds.limits import DEFAULT_MAX_MEMORY, DEFAULT_MAX_RUNS, MAX_ROUNDS, MODELS, Method
 from bellum.term import use_color
+
+if TYPE_CHECKING:
+    from bellum.odds.side import Side
 
 
 @cli.group()
@@ -30,6 +30,8 @@ MAX_MULT = 1e6
 
 def _side(n: int, mult: float, label: str, options: str) -> Side:
     """A side from option values; what the side refuses is a bad option (exit status 2)."""
+    from bellum.odds.side import Side
+
     try:
         return Side.troops(n, mult, label=label)
     except InputError as exc:
@@ -125,6 +127,9 @@ def fight(
     if (force_exact or unpruned) and force_mc:
         exact_flag = "--exact-unpruned" if unpruned else "--exact"
         raise UsageError(f"choose one of {exact_flag} and --monte-carlo")
+    from bellum.odds.engine import fight_odds
+    from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
+
     if plot is not None:
         plot_format(plot, force=force)
     method: Method = "exact" if force_exact or unpruned else "monte-carlo" if force_mc else "auto"

@@ -24,15 +24,17 @@ from typing import TYPE_CHECKING
 from bellum import lazy_names
 
 if TYPE_CHECKING:
-    from bellum.odds.engine import EXACT_LIMITS, Method, choose_method, fight_odds
-    from bellum.odds.montecarlo import Model, server_fight
+    from bellum.odds.engine import EXACT_LIMITS, choose_method, fight_odds
+    from bellum.odds.limits import Method, Model
+    from bellum.odds.montecarlo import server_fight
     from bellum.odds.result import QUANTILES, FightEndStates, LossDistribution, OddsResult
     from bellum.odds.side import Side
 
 #: Each module of the stable names, and the names.
 _MODULES = {
-    "bellum.odds.engine": ("EXACT_LIMITS", "Method", "choose_method", "fight_odds"),
-    "bellum.odds.montecarlo": ("Model", "server_fight"),
+    "bellum.odds.engine": ("EXACT_LIMITS", "choose_method", "fight_odds"),
+    "bellum.odds.limits": ("Method", "Model"),
+    "bellum.odds.montecarlo": ("server_fight",),
     "bellum.odds.result": ("QUANTILES", "FightEndStates", "LossDistribution", "OddsResult"),
     "bellum.odds.side": ("Side",),
 }

@@ -49,11 +49,17 @@ from bellum.odds.exact import (
     server_exact,
     server_tau,
 )
+from bellum.odds.limits import (
+    DEFAULT_MAX_MEMORY,
+    DEFAULT_MAX_RUNS,
+    METHODS,
+    MODELS,
+    Method,
+    Model,
+)
 from bellum.odds.montecarlo import (
     BATCH_RUNS,
-    DEFAULT_MAX_RUNS,
     DEFAULT_RUNS,
-    Model,
     TooSlow,
     monte_carlo,
 )
@@ -68,11 +74,7 @@ from bellum.odds.result import (
 )
 from bellum.odds.side import Side
 
-Method = Literal["auto", "exact", "monte-carlo"]
 Backend = Literal["auto", "numpy", "numba"]
-
-MODELS: tuple[str, ...] = ("server", "per-casualty")
-METHODS: tuple[str, ...] = ("auto", "exact", "monte-carlo")
 
 #: Largest ``A·D`` solved exactly when the method is ``auto``: (numba, numpy).
 EXACT_LIMITS: dict[str, tuple[float, float]] = {
@@ -91,8 +93,6 @@ MC_SECONDS_PER_STEP = 1e-8
 MC_SECONDS_PER_PASS = 3e-5
 #: Longest Monte Carlo estimate started without being asked to change the options.
 MAX_MC_SECONDS = 60.0
-#: Default memory allowed to an exact solver, in bytes.
-DEFAULT_MAX_MEMORY = 1 << 30
 
 
 def exact_memory(att: Side, dfd: Side, model: Model) -> int:

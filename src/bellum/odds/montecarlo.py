@@ -38,15 +38,12 @@ from bellum.formulas import (
 from bellum.odds import _kernels
 from bellum.odds._common import FloatArray, jittered_probabilities
 from bellum.odds.exact import resolve_backend
+from bellum.odds.limits import DEFAULT_MAX_RUNS, Model
 from bellum.odds.result import FightEndStates, IntArray
 from bellum.odds.side import Side
 
-Model = Literal["server", "per-casualty"]
-
 #: Runs per batch; target-error mode checks the standard error between batches.
 BATCH_RUNS = 20_000
-#: Default cap on the number of runs in target-error mode.
-DEFAULT_MAX_RUNS = 10_000_000
 #: Runs when neither a run count nor a target error is given.
 DEFAULT_RUNS = 100_000
 

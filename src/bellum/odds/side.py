@@ -28,13 +28,10 @@ import numpy as np
 import numpy.typing as npt
 
 from bellum.errors import InputError
+from bellum.odds.limits import MAX_ROUNDS
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
-
-#: Most troops a constructed side may have: its two arrays take 16 bytes per
-#: soldier, and no Empire sector or fleet comes near this.
-MAX_ROUNDS = 10_000_000
 
 
 def ldround(x: float) -> int:
