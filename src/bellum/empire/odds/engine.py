@@ -29,8 +29,7 @@ from __future__ import annotations
 import math
 import time
 import weakref
-from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -91,6 +90,8 @@ BIG_FIGHTS = 2
 #: (its cost per pair varies twentyfold with the width of the morale graphs: 2·10⁸ are
 #: w128x64-assault-2's whole fight, 0.8 s; a wider one of 10⁶ pairs took 17 s).
 BIG_WORK = 3e8
+#: Pairs of side states with less probability are dropped (their mass is ``pruned_mass``).
+TAU = 1e-18
 #: Bytes the exact solver needs per pair of side states (three arrays of doubles).
 PAIR_BYTES = 24
 #: Monte Carlo runs of one sampled fight too big to solve exactly.  Their noise is part
@@ -164,10 +165,13 @@ class EmpireOdds:
 
 
 class PlanRunner:
-    """Runs the plan's command on scratch worlds, stopping at the fight."""
+    """Runs the plan's command on scratch worlds of ``template`` (``world`` frozen; a
+    study freezes its world once for all its plans and checks), stopping at the fight."""
 
-    def __init__(self, world: World, country: int, plan: Plan) -> None:
-        self.template = _FROZEN.get(id(world)) or WorldTemplate(world)
+    def __init__(
+        self, world: World, country: int, plan: Plan, template: WorldTemplate | None = None
+    ) -> None:
+        self.template = template if template is not None else WorldTemplate(world)
         self.country = country
         self.plan = plan
         self.rules = plan.rules_in(world)
@@ -237,26 +241,6 @@ class PlanRunner:
         return Leaf(result, None, prompter, len(dice.widths))
 
 
-#: The worlds frozen for the runs of a study (:func:`frozen`), by ``id``.
-_FROZEN: dict[int, WorldTemplate] = {}
-
-
-@contextmanager
-def frozen(world: World, template: WorldTemplate | None = None) -> Iterator[WorldTemplate]:
-    """Within it, every run of a command on ``world`` (which must not change meanwhile)
-    starts from one frozen copy, ``template`` if given: a study's checks and plans freeze
-    the world once (0.05-0.09 s each on a 128x64 world), not once per plan."""
-    key = id(world)
-    if key in _FROZEN:
-        yield _FROZEN[key]
-        return
-    _FROZEN[key] = template = template if template is not None else WorldTemplate(world)
-    try:
-        yield template
-    finally:
-        del _FROZEN[key]
-
-
 #: Runs of the command :meth:`PlanRunner.sample` keeps before it checks that paths repeat.
 KEEP_PATHS = 20
 
@@ -308,10 +292,14 @@ class MoreThanAsked(CommandError):
         self.where = where
 
 
-def check_plan(world: World, country: int, plan: Plan) -> list[str]:
+def check_plan(
+    world: World, country: int, plan: Plan, template: WorldTemplate | None = None
+) -> list[str]:
     """Raise what :func:`plan_odds` would raise about ``plan`` before any work (one run up
-    to the fight); return what it will say about the answers (:func:`_check_plan`)."""
-    return _check_plan(world, country, plan, PlanRunner(world, country, plan)(BranchingDice()))
+    to the fight, on ``template`` if given); return what it will say about the answers
+    (:func:`_check_plan`)."""
+    leaf = PlanRunner(world, country, plan, template)(BranchingDice())
+    return _check_plan(world, country, plan, leaf)
 
 
 def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> list[str]:
@@ -813,28 +801,29 @@ def plan_odds(
     max_leaves: int = MAX_LEAVES,
     exact_pairs: int = EXACT_PAIRS,
     max_memory: int = 1 << 30,
-    tau: float = 1e-18,
     progress: Progress | None = None,
+    template: WorldTemplate | None = None,
 ) -> EmpireOdds:
     """The odds of ``plan`` by ``country`` in ``world`` (see the module notes).
 
-    ``world`` is not changed.  A fight is solved exactly when it has at most
-    ``exact_pairs`` pairs of side states and fits in ``max_memory`` bytes,
-    else its morale histories are sampled.  ``samples`` forces sampling with that many
-    samples; ``target_error`` samples until the standard error of P(success)
-    is at most that (at most ``max_samples``).  Raises
+    ``world`` is not changed; the command runs on scratch copies of ``template``
+    (``world`` frozen: a study's plans share one), else of a freeze of its own.  A fight
+    is solved exactly when it has at most ``exact_pairs`` pairs of side states and fits
+    in ``max_memory`` bytes, else its morale histories are sampled.  ``samples`` forces
+    sampling with that many samples; ``target_error`` samples until the standard error
+    of P(success) is at most that (at most ``max_samples``).  Raises
     :class:`~bellum.errors.CommandError` with the command's own words when it
     would refuse (answers it never asks for are notes).
     """
     start = (time.perf_counter(), time.process_time())
     model = world_model(plan.rules_in(world))
-    runner = PlanRunner(world, country, plan)
+    runner = PlanRunner(world, country, plan, template)
     first = runner(BranchingDice())
     notes = _check_plan(world, country, plan, first)
     used_seed = seed if seed is not None else new_seed()
     rng = np.random.default_rng(np.random.SeedSequence(used_seed))
     max_pairs = max_memory // PAIR_BYTES
-    solver = _Solver(model, tau, min(exact_pairs, max_pairs), max_pairs, progress, _shared(world))
+    solver = _Solver(model, TAU, min(exact_pairs, max_pairs), max_pairs, progress, _shared(world))
     forced = samples is not None or target_error is not None
     leaves: list[tuple[Leaf, float]] | None = None
     if first.branches == 0:
@@ -1004,7 +993,6 @@ __all__ = [
     "MoreThanAsked",
     "PlanRunner",
     "check_plan",
-    "frozen",
     "plan_odds",
     "share_work",
     "world_model",
