@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from bellum.empire.odds import Plan, plan_odds
-from bellum.empire.odds.engine import frozen, world_model
+from bellum.empire.odds.engine import world_model
 from bellum.empire.plan.precision import FULL, PLANNING, SCREENING, Precision
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
@@ -97,18 +97,24 @@ def rules_digest(rules: Rules) -> str:
 
 
 def solve_point(
-    world: World, country: int, plan: Plan, seed: int, precision: Precision = PLANNING
+    world: World,
+    country: int,
+    plan: Plan,
+    seed: int,
+    precision: Precision = PLANNING,
+    template: WorldTemplate | None = None,
 ) -> Point | None:
-    """One plan's odds; ``None`` when the command refuses it (the option is dropped)."""
+    """One plan's odds; ``None`` when the command refuses it (the option is dropped).
+    ``template``: ``world`` frozen, to run the command on (else the engine freezes it)."""
     try:
         o = plan_odds(world, country, plan, seed=seed, samples=precision.samples,
-                      max_samples=precision.max_runs,
-                      max_memory=precision.memory_bytes)  # fmt: skip
+                      max_samples=precision.max_runs, max_memory=precision.memory_bytes,
+                      template=template)  # fmt: skip
     except BellumError:
         return None
     if precision.samples is not None and o.leaves == 1 < precision.samples:
         # One path to the fight: the planning figure costs no more than the screen did.
-        return solve_point(world, country, plan, seed, precision.planning())
+        return solve_point(world, country, plan, seed, precision.planning(), template)
     return Point(o.p_success, o.standard_error, o.expected("attacker"), o.expected("defender"),
                  o.method, o.expected_errors.get("attacker", 0.0),
                  precision.samples is not None)  # fmt: skip
@@ -179,8 +185,7 @@ def solve_chunk(
     precision: Precision,
 ) -> list[Point | None]:  # run in a worker
     world, template = _world(digest, source)
-    with frozen(world, template):
-        return [solve_point(world, country, p, seed, precision) for p in plans]
+    return [solve_point(world, country, p, seed, precision, template) for p in plans]
 
 
 #: One piece of work: the index of its world, the country that gives the orders, the plans.
