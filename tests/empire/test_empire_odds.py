@@ -128,6 +128,44 @@ def test_scratch_worlds_run_like_full_copies() -> None:
     assert again.sector((2, 0)).mil == 10 and again.units[2].mil == 50  # nothing shared
 
 
+def test_scratch_worlds_share_no_mutable_value_with_the_template() -> None:
+    """The nations, units, ships and planes are copied attribute by attribute: every dict
+    is a new one, every other value one that cannot change."""
+    world = load_world(EXAMPLES / "realistic.toml")
+    template = WorldTemplate(world)
+    w = template.scratch()
+    frozen = template.frozen
+    assert w.units and w.ships and w.planes and w.nations
+    for mine, theirs in ((w.nations, frozen.nations), (w.units, frozen.units),
+                         (w.ships, frozen.ships), (w.planes, frozen.planes)):  # fmt: skip
+        assert mine == theirs and mine is not theirs
+        for k, obj in mine.items():
+            assert obj is not theirs[k]
+            for name, value in vars(obj).items():
+                if isinstance(value, dict | list | set):
+                    assert value is not getattr(theirs[k], name)
+                else:  # a number, a string, a tuple, or one of the frozen rules tables
+                    assert isinstance(value, int | float | str | tuple | None) or (
+                        type(value).__module__ == "bellum.empire.tables"
+                    )
+
+
+def test_scratch_worlds_list_a_ring_of_sectors_as_a_world_does() -> None:
+    """``peek_within`` on a scratch world: the template's sectors, and its own copies
+    once the run has made them, in the order of a plain world's."""
+    world = load_world(EXAMPLES / "support.toml")
+    template = WorldTemplate(world)
+    w = template.scratch()
+    target = (2, 0)
+    plain = world.peek_within(target, 8)
+    assert [(xy, s) for xy, s in w.peek_within(target, 8)] == plain
+    mine = w.sector(plain[1][0])
+    mine.mil += 7
+    ring = w.peek_within(target, 8)
+    assert ring[1][1] is mine and ring[0][1] is template.frozen.sector(plain[0][0])
+    assert template.scratch().peek_within(target, 8) == plain
+
+
 # (example world, command, --mil, --unit): every example, every command, some close fights.
 CASES = [
     ("vector-a", "attack 2,0", ["0,0=150"], []),

@@ -15,11 +15,13 @@ import io
 import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 
 from bellum.empire import tables as _tables
-from bellum.empire.geometry import Coord
+from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.world import Sector, World
+
+T = TypeVar("T")
 
 _SHARED = (
     _tables.SectorType,
@@ -66,9 +68,14 @@ def _copy_sector(s: Sector) -> Sector:
 class _LazySectors(dict[Coord, Sector]):
     """A world's sectors, each copied from the template the first time it is read."""
 
-    def __init__(self, template: dict[Coord, Sector]) -> None:
+    def __init__(
+        self,
+        template: dict[Coord, Sector],
+        rings: dict[tuple[Coord, int], list[tuple[Coord, Sector]]],
+    ) -> None:
         super().__init__()
         self._template = template
+        self._rings = rings
 
     def __missing__(self, key: Coord) -> Sector:
         s = _copy_sector(self._template[key])
@@ -79,6 +86,22 @@ class _LazySectors(dict[Coord, Sector]):
         """The sector to read only: its copy if a run already made one, else the template's."""
         own: Sector | None = dict.get(self, key)  # unlike [], never calls __missing__
         return own if own is not None else self._template[key]
+
+    def peek_ring(self, geometry: Geometry, p: Coord, d: int) -> list[tuple[Coord, Sector]] | None:
+        """:meth:`peek` of every sector within ``d`` of ``p``, in the server's scan order
+        (``None`` when one is unknown): the template's list, made once for every scratch
+        world, with this world's own copies in place of its sectors (a support fire's
+        forts: 217 sectors within 8 listed on every run)."""
+        ring = self._rings.get((p, d))
+        if ring is None:
+            coords = list(geometry.within(p, d))
+            if not all(xy in self._template for xy in coords):
+                return None
+            ring = self._rings[(p, d)] = [(xy, self._template[xy]) for xy in coords]
+        if not dict.__len__(self):
+            return ring
+        own = dict.get
+        return [(xy, own(self, xy) or s) for xy, s in ring]
 
     def get(self, key: Coord, default: Any = None) -> Any:
         if key in self._template:
@@ -104,15 +127,59 @@ class _LazySectors(dict[Coord, Sector]):
         return [(k, self[k]) for k in self._template]
 
 
+#: Values a copied object may share with its template: nothing a command can change.
+_IMMUTABLE = (int, float, str, bool, type(None), tuple, frozenset, *_SHARED)
+
+
+#: The commonest of them, checked by type first (a template checks every object).
+_ATOMS = frozenset({int, float, str, bool, type(None)})
+
+
+def _immutable(x: object) -> bool:
+    if type(x) in _ATOMS:
+        return True
+    if isinstance(x, tuple | frozenset):
+        return all(_immutable(y) for y in x)
+    return isinstance(x, _IMMUTABLE)
+
+
+def _flat(obj: object) -> bool:
+    """Whether :func:`_clone` copies ``obj`` deeply: its attributes immutable, or dicts
+    of immutable keys and values."""
+    for v in vars(obj).values():
+        if type(v) is dict:
+            if not all(_immutable(k) and _immutable(x) for k, x in v.items()):
+                return False
+        elif type(v) not in _ATOMS and not _immutable(v):
+            return False
+    return True
+
+
+def _clone(obj: T) -> T:
+    """A copy of a :func:`_flat` object, its dicts copied and the rest shared."""
+    new = object.__new__(type(obj))
+    attrs = dict(vars(obj))
+    for k, v in attrs.items():
+        if type(v) is dict:
+            attrs[k] = dict(v)
+    new.__dict__ = attrs
+    return new
+
+
 class WorldTemplate:
     """A world frozen once; :meth:`scratch` gives a fresh, independent copy of it cheaply."""
 
     def __init__(self, world: World, *, frozen: bool = False) -> None:
         self.frozen = world if frozen else world.copy()
         self._shared: dict[int, object] = {}
-        buf = io.BytesIO()
+        self._rings: dict[tuple[Coord, int], list[tuple[Coord, Sector]]] = {}
         w = self.frozen
-        _Pickler(buf, self._shared).dump((w.options, w.nations, w.units, w.ships, w.planes))
+        objects = (w.nations, w.units, w.ships, w.planes)
+        #: Whether the nations, units, ships and planes are copied by :func:`_clone`
+        #: (else they are unpickled with the options).
+        self._cloned = all(_flat(o) for kind in objects for o in kind.values())
+        buf = io.BytesIO()
+        _Pickler(buf, self._shared).dump(w.options if self._cloned else (w.options, *objects))
         self._rest = buf.getvalue()
 
     def edited(self, edit: Callable[[World], object]) -> WorldTemplate:
@@ -136,16 +203,22 @@ class WorldTemplate:
 
     def scratch(self) -> World:
         """A world equal to the template's, sharing nothing a command can change."""
-        options, nations, units, ships, planes = _Unpickler(
-            io.BytesIO(self._rest), self._shared
-        ).load()
         w = self.frozen
+        rest = _Unpickler(io.BytesIO(self._rest), self._shared).load()
+        if self._cloned:
+            options = rest
+            nations = {k: _clone(n) for k, n in w.nations.items()}
+            units = {k: _clone(u) for k, u in w.units.items()}
+            ships = {k: _clone(sh) for k, sh in w.ships.items()}
+            planes = {k: _clone(p) for k, p in w.planes.items()}
+        else:
+            options, nations, units, ships, planes = rest
         return World(
             geometry=w.geometry,
             tables=w.tables,
             options=options,
             nations=nations,
-            sectors=_LazySectors(w.sectors),
+            sectors=_LazySectors(w.sectors, self._rings),
             units=units,
             ships=ships,
             planes=planes,

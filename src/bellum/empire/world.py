@@ -461,6 +461,17 @@ class World:
             return self.sector(xy)  # names the unknown sector
         return sector
 
+    def peek_within(self, p: Coord, d: int) -> list[tuple[Coord, Sector]]:
+        """Every sector within ``d`` of ``p`` to read (:meth:`peek`), in the server's scan
+        order; a scratch world lists them from its template's list, made once."""
+        ring = getattr(self.sectors, "peek_ring", None)
+        found: list[tuple[Coord, Sector]] | None = None
+        if ring is not None:
+            found = ring(self.geometry, p, d)
+        if found is not None:
+            return found
+        return [(xy, self.peek(xy)) for xy in self.geometry.within(p, d)]
+
     def nation(self, cnum: int) -> Nation:
         return self.nations[cnum]
 
@@ -478,6 +489,11 @@ class World:
         if c == friend:
             return True
         return self.rel(c, friend) == Relation.ALLIED and self.rel(c, foe) == Relation.AT_WAR
+
+    def helpers(self, friend: int, foe: int) -> dict[int, bool]:
+        """:meth:`helps` of each country, looked up once: ``helpers(friend, foe)[c]``
+        (for scans over many sectors or units while the relations do not change)."""
+        return _Helps(self, friend, foe)
 
     def name_of(self, cnum: int) -> str:
         """A country's name; country 0 is the deity (``POGO`` in a new 4.4.1 game, so an
@@ -547,3 +563,15 @@ MISSIONS = (
     "escort",
     "air-defense",
 )
+
+
+class _Helps(dict[int, bool]):
+    """:meth:`World.helps` for one pair of sides, each country's answer kept."""
+
+    def __init__(self, world: World, friend: int, foe: int) -> None:
+        super().__init__()
+        self.world, self.friend, self.foe = world, friend, foe
+
+    def __missing__(self, c: int) -> bool:
+        answer = self[c] = self.world.helps(c, self.friend, self.foe)
+        return answer

@@ -101,22 +101,34 @@ def mission_lists(
     looked at by number; each one found goes to the front of its owner's list.
     """
     w = c.world
-    planes_act = planes_act or acts
+    kinds: list[tuple[list[Item], dict[int, bool]]] = [
+        ([u for _, u in sorted(w.units.items())], _Asked(acts)),
+        ([sh for _, sh in sorted(w.ships.items())], _Asked(acts)),
+        ([p for _, p in sorted(w.planes.items())], _Asked(planes_act or acts)),
+    ]
     lists: dict[int, list[Item]] = {}
     for mission in missions:
-        kinds: list[tuple[list[Item], Callable[[int], bool]]] = [
-            ([u for _, u in sorted(w.units.items())], acts),
-            ([sh for _, sh in sorted(w.ships.items())], acts),
-            ([p for _, p in sorted(w.planes.items())], planes_act),
-        ]
         for objects, act in kinds:
             for item in objects:
-                if not item.owner or not act(item.owner) or item.mob < 1:
+                if not item.owner or not act[item.owner] or item.mob < 1:
                     continue
                 if item.mission != mission or not in_oparea(w, item, at):
                     continue
                 lists.setdefault(item.owner, []).insert(0, item)
     return dict(sorted(lists.items()))
+
+
+class _Asked(dict[int, bool]):
+    """A country's answer to ``acts``, asked once (the relations do not change while the
+    lists are made)."""
+
+    def __init__(self, acts: Callable[[int], bool]) -> None:
+        super().__init__()
+        self.acts = acts
+
+    def __missing__(self, cn: int) -> bool:
+        answer = self[cn] = self.acts(cn)
+        return answer
 
 
 # -- performing a mission ----------------------------------------------------------------

@@ -168,16 +168,16 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
     return c.dice.block(_fort_salvo(c, victim, helped))
 
 
-def _fort_salvo(c: Combat, victim: int, helped: int) -> Salvo[int]:
+def _fort_salvo(c: Combat, victim: int, helped: int, bases: Bases | None = None) -> Salvo[int]:
     w = c.world
     firers: list[_Fort | _Idle] = []
     if not (c.rules.NO_FORT_FIRE or helped == 0 or victim == helped):
-        around = ((xy, w.peek(xy)) for xy in w.geometry.within(_target(c), 8))
-        bases = _plane_bases(c)
+        bases = _plane_bases(c) if bases is None else bases
+        helps = w.helpers(helped, victim)
         firers = [
             _Fort.at(c, xy, s, victim, helped, bases)
-            for xy, s in around
-            if w.helps(s.owner, helped, victim)
+            for xy, s in w.peek_within(_target(c), 8)
+            if helps[s.owner]
         ]
     return Salvo("fort", firers, 0, operator.add, _reached(80), int)
 
@@ -266,18 +266,24 @@ def ship_damage(
 
 
 def _ship_salvo(
-    c: Combat, victim: int, helped: int, at: Coord | None = None, approach: bool = False
+    c: Combat,
+    victim: int,
+    helped: int,
+    at: Coord | None = None,
+    approach: bool = False,
+    bases: Bases | None = None,
 ) -> Salvo[float]:
     w = c.world
     p = _target(c) if at is None else at
     firers: list[_Ship] = []
     if not (helped == 0 or victim == helped):
-        bases = _plane_bases(c)
+        bases = _plane_bases(c) if bases is None else bases
+        helps = w.helpers(helped, victim)
         firers = [
             _Ship.of(c, sh, p, victim, helped, approach, bases)
             for _, sh in sorted(w.ships.items())
             if w.geometry.mapdist(sh.xy, p) <= 8
-            and w.helps(sh.owner, helped, victim)
+            and helps[sh.owner]
             and (approach or not sh.type.has("sub"))
             and not (sh.mission and c.rules.info_mission_fire)
         ]
@@ -410,21 +416,20 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
     return c.dice.block(_unit_salvo(c, victim, helped))
 
 
-def _unit_salvo(c: Combat, victim: int, helped: int) -> Salvo[int]:
+def _unit_salvo(c: Combat, victim: int, helped: int, bases: Bases | None = None) -> Salvo[int]:
     w = c.world
     p = _target(c)
+    helps = w.helpers(helped, victim)
     units = [
         u
         for _, u in sorted(w.units.items())
-        if u.xy != p
-        and w.helps(u.owner, helped, victim)
-        and not (u.mission and c.rules.info_mission_fire)
+        if u.xy != p and helps[u.owner] and not (u.mission and c.rules.info_mission_fire)
     ]
     # One unit's resupply may take from another's spare: then every unit reads its
     # shells as it fires, draw by draw.
     guns = [unit_guns(u) for u in units]
     live = any(g > 0 and not _has_load(c, u) for u, g in zip(units, guns, strict=True))
-    bases = _plane_bases(c)
+    bases = _plane_bases(c) if bases is None else bases
     firers = [
         _Unit.of(c, u, g, victim, helped, live, bases) if g > 0 else _Ranger(unit_reach(u))
         for u, g in zip(units, guns, strict=True)
@@ -444,10 +449,13 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
     """§5.1: both sides' multipliers, in the server's order, then the support table."""
     a, d = c.aggressor, c.defender
     assert c.target is not None
-    salvos: tuple[Callable[[Combat, int, int], Salvo[Any]], ...] = (
-        _fort_salvo, _ship_salvo, _unit_salvo
-    )  # fmt: skip
-    ours = [make(c, d, a) if want else None for make, want in zip(salvos, wanted, strict=False)]
+    salvos: tuple[Callable[..., Salvo[Any]], ...] = (_fort_salvo, _ship_salvo, _unit_salvo)
+    # A side's salvos are listed before any fires: the planes' bases are the same for all.
+    bases = _plane_bases(c)
+    ours = [
+        make(c, d, a, bases=bases) if want else None
+        for make, want in zip(salvos, wanted, strict=False)
+    ]
     af, as_, au = c.dice.block(Chain(ours, _always, None))
     ap = 0.0
     if wanted[3]:
@@ -465,7 +473,8 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
         computed = True
         # Each fire after the forts only while the defense is below 1.2 times the offense.
         dsum, most = defense_sum(c), 1.2 * c.ototal
-        theirs = [make(c, a, d) for make in salvos]
+        bases = _plane_bases(c)  # the support planes have flown since
+        theirs = [make(c, a, d, bases=bases) for make in salvos]
         chain = Chain(theirs, lambda x: ldround(x * dsum) < most, (dsum, most))
         df, ds, du = c.dice.block(chain)
         c.dsup = 1 + df + ds + du

@@ -185,15 +185,19 @@ class Chain:
             (1.0, frozenset()): (1.0, ())
         }
         for i, salvo in enumerate(self.salvos):
-            outs = [] if salvo is None else salvo.outcomes(draws)
+            # Each outcome with the owners its news turned hostile, worked out once.
+            outs = [
+                (total, q, path, frozenset(shot[1] for _, shot in path if shot[1]))
+                for total, q, path in ([] if salvo is None else salvo.outcomes(draws))
+            ]
             new: dict[tuple[float, frozenset[int]], tuple[float, Stages]] = {}
             for (x, turned), (p, stages) in states.items():
                 if salvo is None or not self._open(i, x):
                     _merge(new, (x, turned), p, (*stages, (None, ())))
                     continue
-                for total, q, path in outs:
-                    hostile = turned | {shot[1] for _, shot in path if shot[1]}
-                    _merge(new, (x + total / 100, hostile), p * q, (*stages, (total, path)))
+                for total, q, path, hostile in outs:
+                    after = (x + total / 100, turned | hostile if hostile else turned)
+                    _merge(new, after, p * q, (*stages, (total, path)))
             states = new
         out = [(_shares(stages), p, stages) for p, stages in states.values()]
         if key is not None:

@@ -29,8 +29,7 @@ from __future__ import annotations
 import math
 import time
 import weakref
-from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
@@ -43,7 +42,14 @@ from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, UnitNote, said, transcript
-from bellum.empire.odds._sides import SideGraph, SideShape, TooManyStates, side_graph, side_shape
+from bellum.empire.odds._sides import (
+    SideGraph,
+    SideMoves,
+    SideShape,
+    TooManyStates,
+    side_graph,
+    side_shape,
+)
 from bellum.empire.odds._solver import GraphEnds, kernel_ends, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, pick, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
@@ -84,6 +90,8 @@ BIG_FIGHTS = 2
 #: (its cost per pair varies twentyfold with the width of the morale graphs: 2·10⁸ are
 #: w128x64-assault-2's whole fight, 0.8 s; a wider one of 10⁶ pairs took 17 s).
 BIG_WORK = 3e8
+#: Pairs of side states with less probability are dropped (their mass is ``pruned_mass``).
+TAU = 1e-18
 #: Bytes the exact solver needs per pair of side states (three arrays of doubles).
 PAIR_BYTES = 24
 #: Monte Carlo runs of one sampled fight too big to solve exactly.  Their noise is part
@@ -157,10 +165,13 @@ class EmpireOdds:
 
 
 class PlanRunner:
-    """Runs the plan's command on scratch worlds, stopping at the fight."""
+    """Runs the plan's command on scratch worlds of ``template`` (``world`` frozen; a
+    study freezes its world once for all its plans and checks), stopping at the fight."""
 
-    def __init__(self, world: World, country: int, plan: Plan) -> None:
-        self.template = _FROZEN.get(id(world)) or WorldTemplate(world)
+    def __init__(
+        self, world: World, country: int, plan: Plan, template: WorldTemplate | None = None
+    ) -> None:
+        self.template = template if template is not None else WorldTemplate(world)
         self.country = country
         self.plan = plan
         self.rules = plan.rules_in(world)
@@ -230,26 +241,6 @@ class PlanRunner:
         return Leaf(result, None, prompter, len(dice.widths))
 
 
-#: The worlds frozen for the runs of a study (:func:`frozen`), by ``id``.
-_FROZEN: dict[int, WorldTemplate] = {}
-
-
-@contextmanager
-def frozen(world: World, template: WorldTemplate | None = None) -> Iterator[WorldTemplate]:
-    """Within it, every run of a command on ``world`` (which must not change meanwhile)
-    starts from one frozen copy, ``template`` if given: a study's checks and plans freeze
-    the world once (0.05-0.09 s each on a 128x64 world), not once per plan."""
-    key = id(world)
-    if key in _FROZEN:
-        yield _FROZEN[key]
-        return
-    _FROZEN[key] = template = template if template is not None else WorldTemplate(world)
-    try:
-        yield template
-    finally:
-        del _FROZEN[key]
-
-
 #: Runs of the command :meth:`PlanRunner.sample` keeps before it checks that paths repeat.
 KEEP_PATHS = 20
 
@@ -301,10 +292,14 @@ class MoreThanAsked(CommandError):
         self.where = where
 
 
-def check_plan(world: World, country: int, plan: Plan) -> list[str]:
+def check_plan(
+    world: World, country: int, plan: Plan, template: WorldTemplate | None = None
+) -> list[str]:
     """Raise what :func:`plan_odds` would raise about ``plan`` before any work (one run up
-    to the fight); return what it will say about the answers (:func:`_check_plan`)."""
-    return _check_plan(world, country, plan, PlanRunner(world, country, plan)(BranchingDice()))
+    to the fight, on ``template`` if given); return what it will say about the answers
+    (:func:`_check_plan`)."""
+    leaf = PlanRunner(world, country, plan, template)(BranchingDice())
+    return _check_plan(world, country, plan, leaf)
 
 
 def _check_plan(world: World, country: int, plan: Plan, leaf: Leaf) -> list[str]:
@@ -386,15 +381,21 @@ def _side_key(c: Combat, defender: bool) -> Hashable:
 
 
 class _Shared:
-    """Side shapes and solved fights, shared by every odds of one world in this process
-    (a sweep's plans, the ``--need`` search, a web page asking again): their keys hold
+    """Side shapes, graphs and moves and solved fights, shared by every odds of one world
+    in this process (a sweep's plans, the ``--need`` search, a web page asking again, the
+    planner's options of one target, which share their defender): their keys hold
     everything they depend on, so a plan meets the work of the plans before it."""
 
     #: Entries kept of each kind before the oldest half is dropped.
     LIMIT = 4096
+    #: Sides whose moves are kept (each holds up to ``SideMoves.LIMIT`` states).
+    MOVES = 256
 
     def __init__(self) -> None:
         self.shapes: dict[Hashable, SideShape | None] = _Bounded(self.LIMIT)
+        self.graphs: dict[Hashable, SideGraph | None] = _Bounded(self.LIMIT)
+        self.too_big: dict[Hashable, float] = _Bounded(self.LIMIT)
+        self.moves: dict[Hashable, SideMoves] = _Bounded(self.MOVES)
         self.fights: dict[Hashable, FightOutcome | None] = _Bounded(self.LIMIT)
         self.ends: dict[Hashable, tuple[Any, Any, float]] = _Bounded(self.LIMIT)
 
@@ -438,7 +439,10 @@ class _Solver:
     """Solves the fights of leaves, sharing side graphs and fights between equal leaves.
 
     Each side is explored once per :func:`_side_key` (its shape), and its graph
-    under each support multiplier taken from that shape.  A fight is solved
+    under each support multiplier taken from that shape; a side too big for a shape
+    keeps its lost rounds (:class:`~bellum.empire.odds._sides.SideMoves`) for its graphs
+    and drawn morale histories.  All of it is the world's (:class:`_Shared`), so the
+    options of one target explore their defender once.  A fight is solved
     exactly when its pairs of states are at most ``exact_pairs``
     (``CHAIN_PAIRS`` when neither side has a morale draw, since sampling would
     only repeat the same fight), within ``max_pairs``.  A sampled fight (one
@@ -462,8 +466,9 @@ class _Solver:
         self.progress = progress
         shared = shared if shared is not None else _Shared()
         self.shapes = shared.shapes
-        self.graphs: dict[tuple[Hashable, float], SideGraph | None] = {}
-        self.too_big: dict[Hashable, float] = {}
+        self.graphs = shared.graphs
+        self.too_big = shared.too_big
+        self.moves = shared.moves
         self.fights = shared.fights
         self.ends = shared.ends
         self.settings = (model, tau, exact_pairs, self.chain_pairs)
@@ -477,12 +482,22 @@ class _Solver:
         self.used: set[Hashable] = set()
         self.monte_carlo = 0
 
+    def _moves(self, key: Hashable, c: Combat) -> SideMoves:
+        """What is known of the side's lost rounds (kept for every exploration of it)."""
+        full = (c.rules, key)
+        moves = self.moves.get(full)
+        if moves is None:
+            moves = self.moves[full] = SideMoves()
+        return moves
+
     def _shape(self, key: Hashable, c: Combat, defender: bool) -> SideShape | None:
         """The side's shape, ``None`` when it has more states than an exact fight could use."""
         full = (c.rules, self.exact_pairs, key)
         if full not in self.shapes:
             try:
-                self.shapes[full] = side_shape(c, defender, max_states=self.exact_pairs)
+                self.shapes[full] = side_shape(
+                    c, defender, max_states=self.exact_pairs, moves=self._moves(key, c)
+                )
             except TooManyStates:
                 self.shapes[full] = None
         return self.shapes[full]
@@ -494,19 +509,22 @@ class _Solver:
         too big under one multiplier it is under every bigger one (``too_big``).
         """
         mult = c.dsup if defender else c.osup
-        if (key, mult) not in self.graphs:
+        side = (c.rules, self.exact_pairs, key)
+        if (side, mult) not in self.graphs:
             shape = self._shape(key, c, defender)
             graph = None
             try:
                 if shape is not None:
                     graph = shape.graph(mult, max_states=self.exact_pairs)
-                elif mult < self.too_big.get(key, math.inf):
+                elif mult < self.too_big.get(side, math.inf):
                     # Too big down to the last soldier: this multiplier may end it sooner.
-                    graph = side_graph(c, defender, max_states=self.exact_pairs)
+                    graph = side_graph(
+                        c, defender, max_states=self.exact_pairs, moves=self._moves(key, c)
+                    )
             except TooManyStates:
-                self.too_big[key] = min(mult, self.too_big.get(key, math.inf))
-            self.graphs[(key, mult)] = graph
-        return self.graphs[(key, mult)]
+                self.too_big[side] = min(mult, self.too_big.get(side, math.inf))
+            self.graphs[(side, mult)] = graph
+        return self.graphs[(side, mult)]
 
     def exact(self, leaf: Leaf) -> FightOutcome | None:
         """The leaf's outcome, exactly; ``None`` when its fight is too big to solve so."""
@@ -569,9 +587,10 @@ class _Solver:
 
     def _history(self, c: Combat, defender: bool, rng: np.random.Generator) -> SideGraph:
         """One morale history of a side, drawn from its shape when it has one."""
-        shape = self._shape(_side_key(c, defender), c, defender)
+        key = _side_key(c, defender)
+        shape = self._shape(key, c, defender)
         if shape is None:
-            return side_graph(c, defender, rng=rng)
+            return side_graph(c, defender, rng=rng, moves=self._moves(key, c))
         return shape.sample(c.dsup if defender else c.osup, rng)
 
     def sampled(self, leaves: list[Leaf], rng: np.random.Generator) -> list[FightOutcome]:
@@ -782,28 +801,29 @@ def plan_odds(
     max_leaves: int = MAX_LEAVES,
     exact_pairs: int = EXACT_PAIRS,
     max_memory: int = 1 << 30,
-    tau: float = 1e-18,
     progress: Progress | None = None,
+    template: WorldTemplate | None = None,
 ) -> EmpireOdds:
     """The odds of ``plan`` by ``country`` in ``world`` (see the module notes).
 
-    ``world`` is not changed.  A fight is solved exactly when it has at most
-    ``exact_pairs`` pairs of side states and fits in ``max_memory`` bytes,
-    else its morale histories are sampled.  ``samples`` forces sampling with that many
-    samples; ``target_error`` samples until the standard error of P(success)
-    is at most that (at most ``max_samples``).  Raises
+    ``world`` is not changed; the command runs on scratch copies of ``template``
+    (``world`` frozen: a study's plans share one), else of a freeze of its own.  A fight
+    is solved exactly when it has at most ``exact_pairs`` pairs of side states and fits
+    in ``max_memory`` bytes, else its morale histories are sampled.  ``samples`` forces
+    sampling with that many samples; ``target_error`` samples until the standard error
+    of P(success) is at most that (at most ``max_samples``).  Raises
     :class:`~bellum.errors.CommandError` with the command's own words when it
     would refuse (answers it never asks for are notes).
     """
     start = (time.perf_counter(), time.process_time())
     model = world_model(plan.rules_in(world))
-    runner = PlanRunner(world, country, plan)
+    runner = PlanRunner(world, country, plan, template)
     first = runner(BranchingDice())
     notes = _check_plan(world, country, plan, first)
     used_seed = seed if seed is not None else new_seed()
     rng = np.random.default_rng(np.random.SeedSequence(used_seed))
     max_pairs = max_memory // PAIR_BYTES
-    solver = _Solver(model, tau, min(exact_pairs, max_pairs), max_pairs, progress, _shared(world))
+    solver = _Solver(model, TAU, min(exact_pairs, max_pairs), max_pairs, progress, _shared(world))
     forced = samples is not None or target_error is not None
     leaves: list[tuple[Leaf, float]] | None = None
     if first.branches == 0:
@@ -973,7 +993,6 @@ __all__ = [
     "MoreThanAsked",
     "PlanRunner",
     "check_plan",
-    "frozen",
     "plan_odds",
     "share_work",
     "world_model",

@@ -25,11 +25,11 @@ from bellum.empire.odds.engine import (
     FightOutcome,
     Mixture,
     PlanRunner,
-    frozen,
     plan_odds,
     share_work,
 )
 from bellum.empire.odds.plan import MilSource, Plan
+from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import LandUnit, Sector, Ship, World
 from bellum.errors import CommandError, InputError
 from bellum.odds.result import LossDistribution
@@ -60,9 +60,12 @@ class Need:
     best: EmpireOdds
 
 
-def sources_in_order(world: World, country: int, plan: Plan) -> dict[MilSource, int]:
-    """The mil prompts of ``plan``'s command in the order it asks them, with their limits."""
-    leaf = PlanRunner(world, country, replace(plan, mil=None))(
+def sources_in_order(
+    world: World, country: int, plan: Plan, template: WorldTemplate | None = None
+) -> dict[MilSource, int]:
+    """The mil prompts of ``plan``'s command in the order it asks them, with their limits
+    (the command run on ``template``, ``world`` frozen, if given)."""
+    leaf = PlanRunner(world, country, replace(plan, mil=None), template)(
         BranchingDice(rng=np.random.default_rng(0))
     )
     return dict(leaf.prompter.asked)
@@ -80,11 +83,15 @@ def _fill(order: dict[MilSource, int], total: int) -> dict[MilSource, int]:
 
 
 def need_sources(
-    world: World, country: int, plan: Plan, sources: Sequence[MilSource] | None = None
+    world: World,
+    country: int,
+    plan: Plan,
+    sources: Sequence[MilSource] | None = None,
+    template: WorldTemplate | None = None,
 ) -> dict[MilSource, int]:
     """The sources :func:`need` takes mil from, in the order the command asks, with their
     limits: ``sources`` (each must be asked about), else every source asked about."""
-    order = sources_in_order(world, country, plan)
+    order = sources_in_order(world, country, plan, template)
     if sources is not None:
         for s in sources:
             if s not in order:
@@ -105,6 +112,7 @@ def need(
     sources: Sequence[MilSource] | None = None,
     progress: Progress | None = None,
     width: Callable[[], int] | None = None,
+    template: WorldTemplate | None = None,
 ) -> Need:
     """The smallest number of mil (from ``sources``, else every source in the command's
     order) whose plan succeeds with probability at least ``target``.
@@ -122,7 +130,7 @@ def need(
             " a certainty cannot be shown by computation that prunes or samples",
             field="need",
         )
-    order = need_sources(world, country, plan, sources)
+    order = need_sources(world, country, plan, sources, template)
     fixed = {k: v for k, v in (plan.mil or {}).items() if k not in order}
     units = plan.units if plan.units is not None else frozenset()
 
@@ -157,8 +165,10 @@ def need(
     return Need(target, hi, plan_of(hi), found, best)
 
 
-def _target(world: World, country: int, plan: Plan) -> Sector | Ship | LandUnit:
-    leaf = PlanRunner(world, country, plan)(BranchingDice(rng=np.random.default_rng(0)))
+def _target(
+    world: World, country: int, plan: Plan, template: WorldTemplate
+) -> Sector | Ship | LandUnit:
+    leaf = PlanRunner(world, country, plan, template)(BranchingDice(rng=np.random.default_rng(0)))
     c = leaf.combat
     if c is None:
         raise CommandError("the command does not reach a fight", field="defense_as_seen")
@@ -175,13 +185,15 @@ def as_seen(
     weights: Sequence[float] = UNIFORM,
     seed: int | None = None,
     progress: Progress | None = None,
+    template: WorldTemplate | None = None,
     **options: object,
 ) -> EmpireOdds:
     """The odds averaged over every true garrison consistent with "approximately M".
 
     ``weights`` (one per offset in :data:`OFFSETS`, not necessarily normalised)
     is the prior; values below 0 are impossible and left out.  Times and samples
-    are those of all the garrisons together.
+    are those of all the garrisons together.  Each garrison is ``template`` (``world``
+    frozen, else a freeze of its own) edited, not a new freeze.
     """
     if (
         len(weights) != len(OFFSETS)
@@ -189,7 +201,8 @@ def as_seen(
         or not any(weights)
     ):
         raise InputError(f"needs {len(OFFSETS)} finite weights >= 0, not all 0", field="prior")
-    victim = _target(world, country, plan)
+    base = template if template is not None else WorldTemplate(world)
+    victim = _target(world, country, plan, base)
     shown = roundint10(victim.mil)
     mix = Mixture()
     total = 0.0
@@ -199,16 +212,14 @@ def as_seen(
         for offset, w in zip(OFFSETS, weights, strict=True)
         if shown + offset >= 0 and w > 0
     ]
-    with frozen(world) as base:
-        for i, (mil, w) in enumerate(garrisons):
-            garrison = base.edited(partial(_set_mil, victim, mil))
-            w2 = garrison.frozen
-            share_work(w2, world)  # the garrisons differ only in the victim's mil, a key
-            part = None if progress is None else part_progress(progress, i, len(garrisons))
-            with frozen(w2, garrison):
-                o = plan_odds(w2, country, plan, seed=seed, progress=part, **options)  # type: ignore[arg-type]
-            parts.append((mil, w, o))
-            total += w
+    for i, (mil, w) in enumerate(garrisons):
+        garrison = base.edited(partial(_set_mil, victim, mil))
+        w2 = garrison.frozen
+        share_work(w2, world)  # the garrisons differ only in the victim's mil, a key
+        part = None if progress is None else part_progress(progress, i, len(garrisons))
+        o = plan_odds(w2, country, plan, seed=seed, progress=part, template=garrison, **options)  # type: ignore[arg-type]
+        parts.append((mil, w, o))
+        total += w
     for _mil, w, o in parts:
         mix.add(
             FightOutcome(

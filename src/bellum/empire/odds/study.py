@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 from bellum.budget import check_repeats
 from bellum.dice import new_seed
-from bellum.empire.odds.engine import EmpireOdds, MoreThanAsked, check_plan, frozen, plan_odds
+from bellum.empire.odds.engine import EmpireOdds, MoreThanAsked, check_plan, plan_odds
 from bellum.empire.odds.plan import MilSource, Plan, parse_mil, parse_units
 from bellum.empire.odds.questions import (
     UNIFORM,
@@ -259,10 +259,6 @@ class Prepared:
 
     def run(self, progress: Progress | None = None) -> Study:
         """Solve the plans (or search the force needed), then play the real command."""
-        with frozen(self.world, self.template):
-            return self._run(progress)
-
-    def _run(self, progress: Progress | None) -> Study:
         r = self.request
         if r.need is not None:
             rows, found = self._need(r.need, progress)
@@ -347,10 +343,18 @@ class Prepared:
                 plan,
                 weights=r.prior or UNIFORM,
                 progress=progress,
+                template=self.template,
                 **self._settings(),
             )
         else:
-            odds = plan_odds(self.world, self.country, plan, progress=progress, **self._settings())
+            odds = plan_odds(
+                self.world,
+                self.country,
+                plan,
+                progress=progress,
+                template=self.template,
+                **self._settings(),
+            )
         return Row(label, odds)
 
     def _need(self, target: float, progress: Progress | None) -> tuple[list[Row], NeedFound]:
@@ -389,6 +393,7 @@ class Prepared:
                 sources,
                 _stage(progress, "need"),
                 width,
+                self.template,
             )
         if found.odds is None or found.plan is None:
             best = rows[id(found.best)]
@@ -511,9 +516,8 @@ def _adopt(prepared: Prepared, todo: Any) -> None:
 def _solve_front(plans: list[tuple[str, Plan]]) -> list[tuple[int, Row]]:
     prepared, todo = _ADOPTED[0]
     out = []
-    with frozen(prepared.world, prepared.template):
-        while (i := _take(todo, back=False)) is not None:
-            out.append((i, prepared._row(*plans[i], None)))
+    while (i := _take(todo, back=False)) is not None:
+        out.append((i, prepared._row(*plans[i], None)))
     return out
 
 
@@ -576,19 +580,19 @@ def prepare(
         belief = believe(world, country, target, assume=_assumptions(r.assume))
         check_world = belief.world([u.dist.quantile(0.5) for u in belief.open])
     warnings: list[str] = []
-    with frozen(check_world) as template:
-        plans = [
-            (label, replace(plan, yes=r.yes, units=frozenset() if r.no_units else plan.units))
-            for label, plan in _plans(check_world, country, r, warnings)
-        ]
-        if r.need is not None and len(plans) > 1:
-            raise InputError("finds one plan: give each mil source once and no sweep", field="need")
-        if len(plans) > 1 and r.resolver_runs is not None:
-            raise InputError(
-                "goes with one plan: give each mil source once and no sweep",
-                field="resolver_runs",
-            )
-        _check(check_world, country, plans, r)
+    template = WorldTemplate(check_world)
+    plans = [
+        (label, replace(plan, yes=r.yes, units=frozenset() if r.no_units else plan.units))
+        for label, plan in _plans(check_world, country, r, warnings, template)
+    ]
+    if r.need is not None and len(plans) > 1:
+        raise InputError("finds one plan: give each mil source once and no sweep", field="need")
+    if len(plans) > 1 and r.resolver_runs is not None:
+        raise InputError(
+            "goes with one plan: give each mil source once and no sweep",
+            field="resolver_runs",
+        )
+    _check(check_world, country, plans, r, template)
     seed = r.seed if r.seed is not None else new_seed()
     return Prepared(
         check_world, country, r, tuple(plans), seed, tuple(warnings), clock, view, template
@@ -603,7 +607,9 @@ def study(
     return prepare(world, country, request).run(progress)
 
 
-def _plans(world: World, cnum: int, r: Request, warnings: list[str]) -> list[tuple[str, Plan]]:
+def _plans(
+    world: World, cnum: int, r: Request, warnings: list[str], template: WorldTemplate
+) -> list[tuple[str, Plan]]:
     """One plan, or several when a source is given several values (or swept)."""
     order, rules = r.order, r.rules
     by_source: dict[MilSource, list[tuple[str, int]]] = {}
@@ -619,7 +625,9 @@ def _plans(world: World, cnum: int, r: Request, warnings: list[str]) -> list[tup
         ((source, _),) = parse_mil(world, cnum, [f"{where}=0"], order).items()
         if source in by_source:
             raise InputError("that source is also given with mil", field="sweep", value=where)
-        most = sources_in_order(world, cnum, Plan(order, None, chosen if r.units else None, rules))
+        most = sources_in_order(
+            world, cnum, Plan(order, None, chosen if r.units else None, rules), template
+        )
         if source not in most:
             raise CommandError(
                 f"{order} never asks for mil from {where}", field="sweep", value=where
@@ -644,7 +652,9 @@ def _plans(world: World, cnum: int, r: Request, warnings: list[str]) -> list[tup
     return plans
 
 
-def _check(world: World, cnum: int, plans: list[tuple[str, Plan]], r: Request) -> None:
+def _check(
+    world: World, cnum: int, plans: list[tuple[str, Plan]], r: Request, template: WorldTemplate
+) -> None:
     """Refuse what the odds would refuse: the command's own refusals, more mil than it
     asks for (:class:`MoreThanAsked`, its ``value`` the source as given) and answers it
     never asks for."""
@@ -652,11 +662,11 @@ def _check(world: World, cnum: int, plans: list[tuple[str, Plan]], r: Request) -
         if r.need is not None:
             (_, plan), *_ = plans
             # The search sets the counts itself: check the command and the sources named.
-            check_plan(world, cnum, replace(plan, mil=None))
-            need_sources(world, cnum, plan, list(plan.mil) if plan.mil else None)
+            check_plan(world, cnum, replace(plan, mil=None), template)
+            need_sources(world, cnum, plan, list(plan.mil) if plan.mil else None, template)
             return
         for _, plan in plans:
-            check_plan(world, cnum, plan)
+            check_plan(world, cnum, plan, template)
     except MoreThanAsked as exc:
         order = plans[0][1].order
         typed: Mapping[object, str] = {
