@@ -38,6 +38,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import pickle
 import random
 import shutil
 import sys
@@ -76,6 +77,9 @@ GOD_ERROR = 0.02
 #: are many (hopeless or certain) and say little; selecting on the prediction leaves the
 #: outcome's frequency at each prediction as it was.
 EXTREME, KEEP_EXTREME = (0.02, 0.98), 0.3
+#: The god's-eye odds' standard error without play (``--no-play``): its variance is taken
+#: off the mean squared difference, so a coarser one only adds noise.
+OFFLINE_GOD_ERROR = 0.05
 #: Attacks drawn per world and command at most (the rest of the world's attacks wait).
 PER_WORLD = 14
 
@@ -219,8 +223,32 @@ def logged_in(god: World, country: int) -> World:
     return world
 
 
-def world_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: int) -> int:
-    """Set up world ``seed``, draw and play its attacks; the number recorded."""
+def drawn_attacks(god: World, rng: random.Random, seed: int, wanted: int,
+                  counts: dict[str, int]) -> Iterator[tuple[str, Attack]]:  # fmt: skip
+    """A world's attacks in the order the calibration draws them, until ``counts`` (the
+    attacks the caller kept, by command) reach ``wanted`` in all; at most
+    :data:`PER_WORLD` of a command."""
+    found = candidates(god, rng)
+    pool = [(name, c) for name in COMMANDS for c in found[name][: PER_WORLD * 3]]
+    rng.shuffle(pool)
+    for name, c in pool:
+        if sum(counts.values()) >= wanted:
+            return
+        if counts[name] >= PER_WORLD:
+            continue
+        a = draw_attack(god, c, rng, seed)
+        if a is not None:
+            yield name, a
+
+
+def world_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: int,
+                  offline: Path | None = None) -> int:  # fmt: skip
+    """Set up world ``seed``, draw and play its attacks; the number recorded.  With
+    ``offline`` (the folder of kept worlds) nothing is played: the attacks are drawn as
+    the calibration draws them (the same random numbers), and each records its fog-aware
+    and god's-eye P (with the latter's standard error) and no outcome."""
+    if offline is not None:
+        return offline_attacks(seed, rng, out, wanted, draws, offline)
     game = EmpireGame(empire_install(), dict(SIZE))
     recorded = 0
     folder = Path(tempfile.mkdtemp(prefix="bellum-fogcal-"))
@@ -230,18 +258,8 @@ def world_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: 
         snapshot = folder / "snapshot"
         game.snapshot(snapshot)
         god = deity_world(game)
-        found = candidates(god, rng)
-        pool = [(name, c) for name in COMMANDS for c in found[name][: PER_WORLD * 3]]
-        rng.shuffle(pool)
         counts = dict.fromkeys(COMMANDS, 0)
-        for name, c in pool:
-            if recorded >= wanted:
-                break
-            if counts[name] >= PER_WORLD:
-                continue
-            a = draw_attack(god, c, rng, seed)
-            if a is None:
-                continue
+        for name, a in drawn_attacks(god, rng, seed, wanted, counts):
             started = time.monotonic()
             with open_source(None, dbs[a.country]) as source:
                 view = source.world
@@ -281,26 +299,81 @@ def world_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: 
 
 
 def kept_views(seed: int, worlds: Path) -> Path:
-    """The folder holding world ``seed``'s views (``view-N.db``), made again from its
-    seed on a test server the first time, as :func:`world_attacks` made it."""
+    """The folder holding world ``seed``'s views (``view-N.db``) and the deity's world
+    as read after them (``god.pickle``), made again from its seed on a test server the
+    first time, as :func:`world_attacks` made them."""
     folder = worlds / f"w{seed}"
-    if (folder / "done").exists():
+    if (folder / "done").exists() and (folder / "god.pickle").exists():
         return folder
     folder.mkdir(parents=True, exist_ok=True)
     game = EmpireGame(empire_install(), dict(SIZE))
     try:
         made = make_midgame(game, seed=seed, mix=Mix(), progress=lambda line: log(f"  {line}"))
         views(game, made, folder)
+        (folder / "god.pickle").write_bytes(pickle.dumps(deity_world(game)))
     finally:
         game.stop()
     (folder / "done").write_text(f"views of world {seed}\n")
     return folder
 
 
+def kept_god(folder: Path) -> World:
+    world: World = pickle.loads((folder / "god.pickle").read_bytes())
+    return world
+
+
+def offline_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: int,
+                    worlds: Path) -> int:  # fmt: skip
+    """:func:`world_attacks` without a server game after the views: the same attacks
+    drawn with the same random numbers (the seed shift a play would take included), each
+    recorded with its fog-aware P, its god's-eye P to :data:`OFFLINE_GOD_ERROR` and that
+    error, and no outcome.  The mean of (fog P − god's P)², less the god's variance, is
+    the Brier gap without the outcomes' noise (docs/fog.md)."""
+    folder = kept_views(seed, worlds)
+    god = kept_god(folder)
+    counts = dict.fromkeys(COMMANDS, 0)
+    recorded = 0
+    for name, a in drawn_attacks(god, rng, seed, wanted, counts):
+        started = time.monotonic()
+        with open_source(None, folder / f"view-{a.country}.db") as source:
+            view = source.world
+        p_fog, is_fresh = None, False
+        try:
+            p_fog = fog_odds(view, a.country, a.plan(view), draws=draws, seed=seed,
+                             samples=1).p_success  # fmt: skip
+            lo, hi = EXTREME
+            if not lo <= p_fog <= hi and rng.random() > KEEP_EXTREME:
+                continue
+            is_fresh = fresh(view, a.country, a.plan(view))
+        except BellumError:
+            pass
+        try:
+            g = plan_odds(god, a.country, a.plan(god), seed=seed, target_error=OFFLINE_GOD_ERROR)
+        except BellumError as exc:
+            log(f"  skipped {a.order} as {a.name}: {exc}")
+            continue
+        rng.randrange(1, 1 << 20)  # the seed shift a play takes: the next draws stay the same
+        counts[name] += 1
+        recorded += 1
+        r = dict(world=seed, command=name, country=a.country, order=a.order, mil=a.mil,
+                 units=a.units, p_fog=p_fog, p_god=g.p_success,
+                 god_error=g.standard_error or 0.0, fresh=is_fresh)  # fmt: skip
+        with out.open("a") as f_out:
+            f_out.write(json.dumps(r) + "\n")
+        shown = "unseen" if p_fog is None else f"{p_fog:.3f}"
+        log(f"  {recorded:3} {a.order:<32} {a.name:<9} fog {shown} god {g.p_success:.3f}"
+            f" {time.monotonic() - started:.0f}s")  # fmt: skip
+    return recorded
+
+
 def key(r: dict[str, Any]) -> tuple[int, int, str, int | None]:
     """What tells recorded attacks apart: the world, the attacker, the order and the
     server's seed."""
     return r["world"], r["country"], r["order"], r.get("seed")
+
+
+#: How a record's outcome is logged (none without play).
+OUTCOME = {True: "success", False: "failure"}
 
 
 def rescore(records: list[dict[str, Any]], out: Path, worlds: Path, draws: int) -> int:
@@ -326,7 +399,7 @@ def rescore(records: list[dict[str, Any]], out: Path, worlds: Path, draws: int) 
         was = "unseen" if r["p_fog"] is None else f"{r['p_fog']:.3f}"
         now = "unseen" if new["p_fog"] is None else f"{new['p_fog']:.3f}"
         log(f"  {len(done) + i:3}/{len(records)} {r['world']} {r['order']:<32} fog {was} -> {now}"
-            f" god {r['p_god']:.3f} {'success' if r['success'] else 'failure'}"
+            f" god {r['p_god']:.3f} {OUTCOME.get(r.get('success'), '')}"
             f" {time.monotonic() - started:.0f}s")  # fmt: skip
     return len(todo)
 
@@ -409,17 +482,22 @@ def brier(rows: list[tuple[float, bool]]) -> float:
 RESAMPLES = 2000
 
 
+def mean_interval(values: list[float], resamples: int = RESAMPLES) -> tuple[float, float]:
+    """The central 95 % of the mean over bootstrap resamples (a fixed seed)."""
+    if not values:
+        return math.nan, math.nan
+    rng = random.Random(0)
+    n = len(values)
+    means = sorted(sum(rng.choices(values, k=n)) / n for _ in range(resamples))
+    return means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]
+
+
 def gap_interval(rows: list[dict[str, Any]], resamples: int = RESAMPLES) -> tuple[float, float]:
     """The central 95 % of the fog-aware minus god's-eye Brier score over ``resamples``
     bootstrap resamples of the attacks (each attack's pair of squared errors kept
     together, so what the two share, the outcome's dice, cancels)."""
     diffs = [(r["p_fog"] - r["success"]) ** 2 - (r["p_god"] - r["success"]) ** 2 for r in rows]
-    if not diffs:
-        return math.nan, math.nan
-    rng = random.Random(0)
-    n = len(diffs)
-    means = sorted(sum(rng.choices(diffs, k=n)) / n for _ in range(resamples))
-    return means[int(0.025 * resamples)], means[int(0.975 * resamples) - 1]
+    return mean_interval(diffs, resamples)
 
 
 def report(records: list[dict[str, Any]]) -> str:
@@ -490,6 +568,35 @@ def report(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def squared_gaps(rows: list[dict[str, Any]]) -> list[float]:
+    """Each attack's (fog P − god's P)² less the god's variance: where the god's-eye odds
+    are calibrated, its mean is the Brier gap's, without the outcomes' noise."""
+    return [(r["p_fog"] - r["p_god"]) ** 2 - r.get("god_error", 0.0) ** 2 for r in rows]
+
+
+def gap_report(records: list[dict[str, Any]]) -> str:
+    """E[(f − g)²] of a ``--no-play`` file (Markdown): where the target was seen fresh,
+    elsewhere, and each command's share of the fresh one, with mean P of both."""
+    usable = [r for r in records if r["p_fog"] is not None]
+    fresh_rows = [r for r in usable if r["fresh"]]
+    lines = ["| attacks | n | E[(f − g)²] | 95 % bootstrap | mean f | mean g |",
+             "|---|---|---|---|---|---|"]  # fmt: skip
+    groups = [("all", usable), ("fresh", fresh_rows),
+              ("not fresh", [r for r in usable if not r["fresh"]])]  # fmt: skip
+    groups += [(f"fresh {c}", [r for r in fresh_rows if r["command"] == c]) for c in COMMANDS]
+    for label, rows in groups:
+        if not rows:
+            continue
+        d = squared_gaps(rows)
+        lo, hi = mean_interval(d)
+        n = len(rows)
+        share = f" (share {sum(d) / len(fresh_rows):+.4f})" if label.startswith("fresh ") else ""
+        lines.append(f"| {label} | {n} | {sum(d) / n:.4f}{share} | {lo:.4f} to {hi:.4f} |"
+                     f" {sum(r['p_fog'] for r in rows) / n:.3f} |"
+                     f" {sum(r['p_god'] for r in rows) / n:.3f} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 def svg(records: list[dict[str, Any]]) -> str:
     """The reliability diagram: observed frequency against mean P per bin, both odds."""
     usable = [r for r in records if r["p_fog"] is not None and r["checked"]]
@@ -535,7 +642,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--rescore", type=Path, help="recompute the fog-aware P of a results"
                     " file's attacks with today's priors (no server play); to --out")  # fmt: skip
     ap.add_argument("--worlds", type=Path, default=Path("build/fog-worlds"),
-                    help="with --rescore: where the worlds made again are kept")  # fmt: skip
+                    help="with --rescore or --no-play: where the worlds made are kept")  # fmt: skip
+    ap.add_argument(
+        "--no-play",
+        action="store_true",
+        help="draw the attacks as the"
+        " calibration does and record both P, without outcomes (no server play)",
+    )
+    ap.add_argument("--gap", type=Path, help="print the mean squared difference of the"
+                    " fog-aware and god's-eye P of a --no-play file")  # fmt: skip
     args = ap.parse_args(argv)
     if args.rescore is not None:
         if args.rescore.resolve() == args.out.resolve():
@@ -544,6 +659,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.out.parent.mkdir(parents=True, exist_ok=True)
         n = rescore(records, args.out, args.worlds, args.draws)
         log(f"{n} attacks rescored into {args.out}")
+        return 0
+    if args.gap is not None:
+        print(gap_report(read_records(args.gap)))
         return 0
     if args.report is not None:
         records = read_records(args.report)
@@ -559,7 +677,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         log(f"world {seed}: {done} attacks so far")
         rng = random.Random(seed)
         done += world_attacks(seed, rng, args.out, min(args.attacks - done, PER_WORLD * 5),
-                              args.draws)  # fmt: skip
+                              args.draws, args.worlds if args.no_play else None)  # fmt: skip
     log(f"{done} attacks in {args.out}")
     return 0
 

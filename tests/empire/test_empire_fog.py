@@ -234,9 +234,44 @@ def test_a_hidden_garrison_is_on_reserve_as_the_countrys_own_garrisons_are(
     (units,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "2,0.units"]
     chances = dict(zip(units.dist.values, units.dist.weights, strict=True))
     assert chances[(0, True)] / (chances[(0, True)] + chances[(0, False)]) == pytest.approx(1 / 2)
-    assert "on reserve with probability 0.50 (like the country's own 2 garrisons that react," in (
-        units.info.treatment
-    )
+    assert (
+        "on reserve with probability 0.50 (like the country's own 0 garrisons that react"
+        " on a frontier, 0 on reserve, and its 2 in all, 1 on reserve"
+    ) in units.info.treatment
+
+
+def test_a_seen_units_mission_is_as_the_countrys_own_of_its_type_and_place(
+    world: World,
+) -> None:
+    """A reserve reacts only inside its radius and with the mobility for the path
+    (attsub.c), so it waits behind a frontier: a unit seen is on reserve as the viewer's
+    own units that react in the same kind of place are (Laplace's rule), and within
+    those as its own of the same type are, the place's chance weighing one."""
+    land = world.tables.land
+    own = ((10, "inf", 0, ""), (11, "inf", 0, ""), (12, "cav", 44, "reserve"),
+           (13, "inf", 44, ""))  # fmt: skip
+    for uid, kind, x, mission in own:
+        world.units[uid] = LandUnit(uid=uid, type=land[kind], owner=1, x=x, y=0, mob=99,
+                                    items={"mil": 10}, mission=mission)  # fmt: skip
+    for uid, kind, x in ((7, "cav", 24), (8, "inf", 2)):
+        world.units[uid] = LandUnit(uid=uid, type=land[kind], owner=2, x=x, y=0, mob=99,
+                                    items={"mil": 10})  # fmt: skip
+    v = view(world, 1)
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="cav", owner=2, at="24,0")
+    v.observations["unit 8"] = seen_by("spy", "unit", "8", type="inf", owner=2, at="2,0")
+    chance = {u.name: dict(zip(u.dist.values, u.dist.weights, strict=True))["reserve"]
+              for at in ((2, 0), (24, 0)) for u in believe(v, 1, at).unknowns
+              if u.name.endswith(".mission")}  # fmt: skip
+    # away from any frontier (24,0 as the viewer's 44,0): 1 of 2 on reserve, (1 + 1) /
+    # (2 + 2); its one cavalry there on reserve: (1 + 1/2) / (1 + 1)
+    assert chance["unit#7.mission"] == pytest.approx(3 / 4)
+    # on the frontier (2,0 as the viewer's 0,0): none of 2, 1/4; its 2 infantry: 1/12
+    assert chance["unit#8.mission"] == pytest.approx(1 / 12)
+    (why,) = [u.info.treatment for u in believe(v, 1, (2, 0)).unknowns
+              if u.name == "unit#8.mission"]  # fmt: skip
+    assert "the country's own 2 units that react on a frontier, 0 on reserve" in why
 
 
 def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> None:

@@ -17,7 +17,7 @@ from bellum.empire.combat.state import Combat
 from bellum.empire.io.toml import load_world
 from bellum.empire.io.xdump.mapping import dump_to_world, read_dump
 from bellum.empire.odds import make_plan, plan_odds
-from bellum.empire.odds._sides import SideGraph, side_graph, side_shape
+from bellum.empire.odds._sides import SideGraph, SideMoves, side_graph, side_shape
 from bellum.empire.odds.branching import BranchingDice
 from bellum.empire.odds.engine import PlanRunner
 from bellum.empire.orders import Order
@@ -81,6 +81,38 @@ def test_one_exploration_gives_every_multipliers_graph(case: str, defender: bool
     assert shape.size > 1
     if case != "cavalry example":
         assert morale, "a case without a morale draw tests less than it says"
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+@pytest.mark.parametrize("defender", [False, True])
+def test_a_side_s_known_moves_give_the_same_graphs_and_the_same_draws(
+    case: str, defender: bool
+) -> None:
+    """Explorations that share a side's moves (its shape, its graphs under multipliers,
+    its morale histories, twice over so that the second pass runs nothing) give what
+    each gives alone, bit for bit, and leave the generator where it leaves it alone."""
+    c = CASES[case]()
+    drawn_first = SideMoves()  # histories met before any exploration: partly known draws
+    for seed in (0, 1, 0, 2, 1):
+        mine, alone = np.random.default_rng(seed), np.random.default_rng(seed)
+        _same(side_graph(c, defender, rng=mine, moves=drawn_first),
+              side_graph(c, defender, rng=alone))  # fmt: skip
+        assert mine.random() == alone.random()
+    moves = SideMoves()
+    for _ in range(2):
+        shape = side_shape(c, defender, max_states=20_000, moves=moves)
+        _same(shape.graph(1.0), side_shape(c, defender, max_states=20_000).graph(1.0))
+        for mult in (0.3, 1.0, 2.2600000000000002):
+            if defender:
+                c.dsup = mult
+            else:
+                c.osup = mult
+            _same(side_graph(c, defender, moves=moves), side_graph(c, defender))
+            for seed in range(4):
+                mine, alone = np.random.default_rng(seed), np.random.default_rng(seed)
+                _same(side_graph(c, defender, rng=mine, moves=moves),
+                      side_graph(c, defender, rng=alone))  # fmt: skip
+                assert mine.random() == alone.random()
 
 
 def test_probing_stops_early_only_when_the_full_estimate_is_over_the_limit() -> None:

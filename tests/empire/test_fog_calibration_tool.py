@@ -11,12 +11,14 @@ import pytest
 from conftest import EXAMPLES
 from fog_calibration import (
     gap_interval,
+    gap_report,
     interval,
     logged_in,
     main,
     poisson_binomial,
     read_records,
     report,
+    squared_gaps,
 )
 
 from bellum import empire
@@ -99,3 +101,13 @@ def test_rescore_recomputes_the_fog_odds_of_recorded_attacks_on_kept_worlds(tmp_
     assert main(["--rescore", str(path), "--out", str(out), "--worlds", str(tmp_path / "worlds"),
                  "--draws", "4"]) == 0  # fmt: skip
     assert len(read_records(out)) == 1
+
+
+def test_the_offline_gap_is_the_mean_squared_difference_less_the_gods_variance() -> None:
+    """Where the god's-eye odds are right, E[(f - g)²] is the Brier gap without the
+    outcomes' noise; the god's sampling variance is taken off, as it adds to it."""
+    rows = [dict(record(0.6, 0.4, False), god_error=0.1), dict(record(0.2, 0.2, True))]
+    assert squared_gaps(rows) == pytest.approx([0.04 - 0.01, 0.0])
+    text = gap_report([*rows, dict(record(0.5, 0.0, False), fresh=False)])
+    assert "| fresh | 2 | 0.0150 |" in text and "| not fresh | 1 | 0.2500 |" in text
+    assert "| fresh attack | 2 | 0.0150 (share +0.0150) |" in text

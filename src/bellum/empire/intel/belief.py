@@ -773,10 +773,9 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
         b.add(f"{name}.fort", fort, put_unit("fort"), None,
               f"never shown: {own.why('unit fort', 'uniform 0..127')}")  # fmt: skip
         if lt.rad > 0 and not lt.has("spy"):
-            p = own.chance("reserve", b.assume.missions)
+            p, why = _reserve_chance(b, lt, xy, owner)
             b.add(f"{name}.mission", Dist(("reserve", ""), (p, 1 - p)), put_unit("mission"), None,
-                  f"never shown: reserve with probability {p:.2f}"
-                  f" ({own.why('reserve', 'the most uncertain')})")  # fmt: skip
+                  f"never shown: reserve with probability {p:.2f} ({why})")  # fmt: skip
     elif o.kind == "ship" and mnemonic in tables.ships:
         st = tables.ships[mnemonic]
         sh = Ship(uid=uid, type=st, owner=owner, x=xy[0], y=xy[1], tech=tech or st.tech, eff=100,
@@ -824,6 +823,31 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
             b.add(f"{name}.mission", Dist(("support", ""), (p, 1 - p)), put_mission, None,
                   f"never shown: support with probability {p:.2f}"
                   f" ({b.own.why('support', 'the most uncertain')})")  # fmt: skip
+
+
+def _reserve_chance(b: _Builder, lt: LandType, xy: Coord, owner: int) -> tuple[float, str]:
+    """That a foreign unit seen is on reserve: as the viewer's own units that react in
+    the same kind of place (:data:`PLACES`) are, by Laplace's rule, and within those as
+    its own of the same type are, the place's chance weighing one.  A reserve reacts only
+    inside its mission's radius and with the mobility for the path (``attsub.c``), so
+    whether a unit is held back depends on where it stands and what it is: a frontier's
+    fortified infantry is not a reserve, the mechanised unit behind it may be.  Pooled
+    over every unit, the chance put reserves on the frontier and too few behind it."""
+    if b.assume.missions is not None:
+        return b.assume.missions, "--assume missions"
+    g = b.garrisons
+    place = g.kind(b, xy, owner)
+    here = [u for u in b.world.units.values()
+            if u.owner == b.country and not u.loaded and u.type.rad > 0
+            and not u.type.has("spy") and g.kind(b, u.xy, b.country) == place]  # fmt: skip
+    k = sum(u.mission == "reserve" for u in here)
+    p_place = (k + 1) / (len(here) + 2)
+    typed = [u for u in here if u.type.name == lt.name]
+    kt = sum(u.mission == "reserve" for u in typed)
+    p = (kt + p_place) / (len(typed) + 1)
+    why = (f"like the country's own {len(here)} units that react {PLACES[place]}, {k} on"
+           f" reserve, and of those its {len(typed)} of the type, {kt} on reserve")  # fmt: skip
+    return p, why
 
 
 def _crew_prior(b: _Builder, owner: int, st: ShipType, xy: Coord) -> tuple[Dist, str]:
@@ -959,7 +983,6 @@ def _unseen(b: _Builder) -> None:
     marks = [c for row in (bmap.rows if bmap else []) for c in row if c.strip()]
     land = sum(c != "." for c in marks) / len(marks) if marks else 0.5
     units_at = _units_seen_at(b)
-    p_reserve = b.own.chance("garrison reserve", b.assume.missions)
     g = b.garrisons
     afloat = _afloat(b.world)
     for xy in list(w.geometry.within(b.target, REACH)):
@@ -978,6 +1001,7 @@ def _unseen(b: _Builder) -> None:
         share = 1.0 if not blank or xy == b.target else land
         front = g.kind(b, xy, owner)
         p_held = g.chance(front) if g.held else 0.0
+        p_reserve = _garrison_reserve(b, front)
         pool = g.pool(front)
         garrison: list[tuple[tuple[int, bool], float]] = [((-1, False), 1 - p_held)]
         for j in range(len(pool)):
@@ -1013,7 +1037,7 @@ def _unseen(b: _Builder) -> None:
         b.add(f"{at}.like", Dist(tuple(choices), tuple(weights)), put, None,
               f"never seen ({where}): like one of the {len(seen)} sectors of"
               f" {w.name_of(owner)} seen; units {g.why(front)}: with probability"
-              f" {p_held:.2f}, {_on_reserve(b, p_reserve)}")  # fmt: skip
+              f" {p_held:.2f}, {_on_reserve(b, p_reserve, front)}")  # fmt: skip
         if xy == b.target:
             _mines(b, at, xy, owner, None)
 
@@ -1145,7 +1169,6 @@ def _hidden_units(b: _Builder) -> None:
     if not g.held:
         return
     units_at = _units_seen_at(b)
-    p_reserve = b.own.chance("garrison reserve", b.assume.missions)
     lookers = _lookers(b)
     base = b.belief.base.units
     for o in sorted(b.world.observations.values(), key=lambda o: o.ident):
@@ -1157,6 +1180,7 @@ def _hidden_units(b: _Builder) -> None:
             continue
         front = g.kind(b, xy, owner)
         p_held = g.chance(front)
+        p_reserve = _garrison_reserve(b, front)
         pool = g.pool(front)
         hidden = [i for i in range(len(pool))
                   if not any(_shown_to(lookers, b, xy, base[u].type)
@@ -1185,16 +1209,39 @@ def _hidden_units(b: _Builder) -> None:
                   ) if seen_out else ""  # fmt: skip
         b.add(f"{at}.units", Dist(tuple(choices), tuple(weights)), put, None,
               f"never shown ({shown} shows no units): {g.why(front)}: units with"
-              f" probability {p_held:.2f}{looked}, {_on_reserve(b, p_reserve)}")  # fmt: skip
+              f" probability {p_held:.2f}{looked}, {_on_reserve(b, p_reserve, front)}")  # fmt: skip
 
 
-def _on_reserve(b: _Builder, p: float) -> str:
+def _own_garrisons(b: _Builder, place: str) -> tuple[int, int]:
+    """The viewer's own garrisons (sectors holding its units that react) in a kind of
+    place, and how many of them hold a reserve."""
+    g = b.garrisons
+    units = [u for u in b.world.units.values()
+             if u.owner == b.country and not u.loaded and u.type.rad > 0
+             and not u.type.has("spy") and g.kind(b, u.xy, b.country) == place]  # fmt: skip
+    return len({u.xy for u in units if u.mission == "reserve"}), len({u.xy for u in units})
+
+
+def _garrison_reserve(b: _Builder, place: str) -> float:
+    """That a hidden garrison in a kind of place is on reserve: as the viewer's own
+    garrisons there are, the chance over all its garrisons weighing one (a reserve reacts
+    only inside its radius and with the mobility for the path, ``attsub.c``: it waits
+    behind a frontier, where a garrison on the frontier itself holds)."""
+    if b.assume.missions is not None:
+        return b.assume.missions
+    k, n = _own_garrisons(b, place)
+    return (k + b.own.chance("garrison reserve", None)) / (n + 1)
+
+
+def _on_reserve(b: _Builder, p: float, place: str) -> str:
     """How a hidden garrison's mission was chosen, for the list of inputs."""
     if b.assume.missions is not None:
         return f"on reserve with probability {p:.2f} (--assume missions)"
     k, n = b.own.counts["garrison reserve"]
-    return (f"on reserve with probability {p:.2f} (like the country's own {n} garrisons"
-            f" that react, {k} on reserve)")  # fmt: skip
+    kp, np_ = _own_garrisons(b, place)
+    return (f"on reserve with probability {p:.2f} (like the country's own {np_} garrisons"
+            f" that react {PLACES[place]}, {kp} on reserve, and its {n} in all, {k} on"
+            " reserve, weighing one)")  # fmt: skip
 
 
 def _lookers(b: _Builder) -> list[tuple[Coord, int]]:

@@ -25,13 +25,22 @@ graph :func:`side_graph` would build under any multiplier (a state whose
 rounded strength is 0 is beaten there, so a small multiplier may end the
 side early), and :meth:`SideShape.sample` one morale history drawn from it.
 Paths to a fight that differ only in their support share one exploration.
+
+What one lost round does from a state depends on nothing but the state and the side
+(what the engine's side key holds), so a :class:`SideMoves` keeps it as found: every
+end of the round with its chance, and the tree of its morale draws.  Every exploration
+of the same side (its shape, its graph under a multiplier too small for the shape, the
+morale histories drawn for sampled fights) then runs the fight's casualty rule once per
+state, and a history drawn through known states runs nothing: it makes the same draws
+of the generator as the run it replaces.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import numpy.typing as npt
@@ -42,6 +51,7 @@ from bellum.empire.combat.strength import defense_sum, offense_sum
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, pick
 from bellum.errors import InputError
 
+T = TypeVar("T")
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
@@ -112,41 +122,158 @@ class _Side:
         return fight.casualty(self.c, defender=self.defender)
 
 
+#: What one lost round leads to: the side's state, the casualties it counts, its
+#: strength before the multiplier, and whether a victory there takes the target.
+End = tuple[tuple[Any, ...], int, float, bool]
+
+
+class _Draw:
+    """A morale draw met in a lost round: its options' chances, and what each leads to."""
+
+    __slots__ = ("next", "weights")
+
+    def __init__(self, weights: list[float]) -> None:
+        self.weights = weights
+        self.next: dict[int, _Draw | End] = {}
+
+
+class _Recording(BranchingDice):
+    """Branching dice that keep the chances of each choice they branch on."""
+
+    def __init__(self, path: Sequence[int], rng: np.random.Generator | None = None) -> None:
+        super().__init__(path, rng)
+        self.weights: list[list[float]] = []
+
+    def _choose(self, options: Sequence[tuple[T, float]]) -> T:
+        branches = len(self.widths)
+        value = super()._choose(options)
+        if len(self.widths) > branches:
+            self.weights.append([p for _, p in options if p > 0])
+        return value
+
+
+class SideMoves:
+    """What one lost round does from each state of one side met so far (module notes):
+    its ends with their chances (:meth:`ends`), and one end drawn (:meth:`draw`).
+
+    Only a side's own states may be asked: the caller keeps one per side (the engine's
+    side key).  At most :data:`LIMIT` states are kept; past them, rounds are run again.
+    """
+
+    LIMIT = 50_000
+
+    def __init__(self) -> None:
+        self._ends: dict[tuple[Any, ...], list[tuple[End, float]]] = {}
+        self._draws: dict[tuple[Any, ...], _Draw | End] = {}
+
+    def ends(
+        self, state: tuple[Any, ...], step: Callable[[BranchingDice], End]
+    ) -> list[tuple[End, float]]:
+        """Every end of a lost round from ``state`` with its chance, as
+        :func:`~bellum.empire.odds.branching.enumerate_runs` of ``step`` lists them."""
+        known = self._ends.get(state)
+        if known is None:
+
+            def run(dice: BranchingDice) -> tuple[End, _Recording]:
+                assert isinstance(dice, _Recording)
+                return step(dice), dice
+
+            runs = enumerate_runs(run, dice_of=_Recording)
+            assert runs is not None
+            for (end, dice), _ in runs:
+                self._keep(state, dice, end)
+            known = [(end, p) for (end, _), p in runs]
+            if len(self._ends) < self.LIMIT:
+                self._ends[state] = known
+        return known
+
+    def draw(
+        self, state: tuple[Any, ...], step: Callable[[BranchingDice], End], rng: np.random.Generator
+    ) -> End:
+        """One end of a lost round from ``state``, each morale draw made with ``rng`` as
+        ``step(BranchingDice(rng=rng))`` makes it (the same draws of the generator, the
+        same end), running ``step`` only past the draws met before."""
+        node = self._draws.get(state)
+        path: list[int] = []
+        while isinstance(node, _Draw):
+            path.append(pick(node.weights, float(rng.random())))
+            node = node.next.get(path[-1])
+        if node is not None:
+            return node
+        dice = _Recording(path, rng)
+        end = step(dice)
+        self._keep(state, dice, end)
+        return end
+
+    def _keep(self, state: tuple[Any, ...], dice: _Recording, end: End) -> None:
+        """Add one run's draws (the options it took, their chances) and its end."""
+        path = dice.path[: len(dice.widths)]
+        if state not in self._draws and len(self._draws) >= self.LIMIT:
+            return
+        if not path:
+            self._draws[state] = end
+            return
+        node = self._draws.get(state)
+        if node is None:
+            node = self._draws[state] = _Draw(dice.weights[0])
+        assert isinstance(node, _Draw)
+        for i, j in enumerate(path[:-1]):
+            child = node.next.get(j)
+            if child is None:
+                child = node.next[j] = _Draw(dice.weights[i + 1])
+            assert isinstance(child, _Draw)
+            node = child
+        node.next[path[-1]] = end
+
+
 def side_graph(
     c: Combat,
     defender: bool,
     *,
     rng: np.random.Generator | None = None,
     max_states: int = MAX_SIDE_STATES,
+    moves: SideMoves | None = None,
 ) -> SideGraph:
     """The state graph of one side of the combat ``c`` (see the module notes).
 
     ``c`` must be the combat as its fight begins; it is used as scratch space
     and put back as it was (its events and the world's telegrams aside).
-    Raises :class:`TooManyStates` past ``max_states`` states.
+    Raises :class:`TooManyStates` past ``max_states`` states.  ``moves``: what is
+    known of this side's lost rounds (kept for the next exploration of it).
     """
     mult = c.dsup if defender else c.osup
-    return _explore(c, defender, rng, max_states, mult).graph(mult, max_states)
+    return _explore(c, defender, rng, max_states, mult, moves).graph(mult, max_states)
 
 
-def side_shape(c: Combat, defender: bool, *, max_states: int = MAX_SIDE_STATES) -> SideShape:
+def side_shape(
+    c: Combat,
+    defender: bool,
+    *,
+    max_states: int = MAX_SIDE_STATES,
+    moves: SideMoves | None = None,
+) -> SideShape:
     """One side of ``c`` explored for every support multiplier (see the module notes).
 
     Raises :class:`TooManyStates` past ``max_states`` states (counted down to the
     last soldier, so possibly more than one multiplier's graph has).
     """
-    return _explore(c, defender, None, max_states, None)
+    return _explore(c, defender, None, max_states, None, moves)
 
 
 def _explore(
-    c: Combat, defender: bool, rng: np.random.Generator | None, max_states: int, mult: float | None
+    c: Combat,
+    defender: bool,
+    rng: np.random.Generator | None,
+    max_states: int,
+    mult: float | None,
+    moves: SideMoves | None,
 ) -> SideShape:
     saved = c.channels()
     c.sink = None
     c.morale = True
     side = _Side(c, defender)
     root = side.state()
-    explorer = _Explorer(side, rng, max_states, mult)
+    explorer = _Explorer(side, rng, max_states, mult, moves or SideMoves())
     try:
         explorer.explore()
     finally:
@@ -306,11 +433,13 @@ class _Explorer:
         rng: np.random.Generator | None,
         max_states: int,
         mult: float | None,
+        moves: SideMoves,
     ) -> None:
         self.side = side
         self.rng = rng
         self.max_states = max_states
         self.mult = mult
+        self.moves = moves
         root = side.state()
         self.keys: dict[tuple[Any, ...], int] = {(root, 0, 0): 0}
         self.states = [root]
@@ -334,16 +463,15 @@ class _Explorer:
     def _successors(self, n: int) -> list[tuple[int, float]]:
         side, here = self.side, self.states[n]
 
-        def step(dice: BranchingDice) -> tuple[Any, ...]:
+        def step(dice: BranchingDice) -> End:
             side.load(here)
             taken = side.lose_round(dice)
             return side.state(), taken, side.total(), side.occupies()
 
         if self.rng is None:
-            ends = enumerate_runs(step)
-            assert ends is not None
+            ends = self.moves.ends(here, step)
         else:
-            ends = [(step(BranchingDice(rng=self.rng)), 1.0)]
+            ends = [(self.moves.draw(here, step, self.rng), 1.0)]
         out: dict[int, float] = {}
         for (state, taken, t, occ), p in ends:
             i = self._index(state, self.cas[n] + taken, self.depth[n] + 1, t, occ)
@@ -379,4 +507,12 @@ class _Explorer:
         )
 
 
-__all__ = ["MAX_SIDE_STATES", "SideGraph", "SideShape", "TooManyStates", "side_graph", "side_shape"]
+__all__ = [
+    "MAX_SIDE_STATES",
+    "SideGraph",
+    "SideMoves",
+    "SideShape",
+    "TooManyStates",
+    "side_graph",
+    "side_shape",
+]

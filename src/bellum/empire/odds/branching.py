@@ -179,16 +179,20 @@ def pick(weights: Sequence[float], u: float) -> int:
 
 
 def enumerate_runs(
-    run: Callable[[BranchingDice], T], limit: int | None = None
+    run: Callable[[BranchingDice], T],
+    limit: int | None = None,
+    *,
+    dice_of: Callable[[list[int]], BranchingDice] = BranchingDice,
 ) -> list[tuple[T, float]] | None:
     """Every end of ``run`` with its probability; ``None`` once more than ``limit`` ends.
 
-    ``run`` must be deterministic given the dice's choices.
+    ``run`` must be deterministic given the dice's choices; ``dice_of`` makes the dice
+    of each path (a :class:`BranchingDice` that also records what it met, say).
     """
     results: list[tuple[T, float]] = []
     path: list[int] = []
     while True:
-        dice = BranchingDice(path)
+        dice = dice_of(path)
         results.append((run(dice), dice.prob))
         if limit is not None and len(results) > limit:
             return None

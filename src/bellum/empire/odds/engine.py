@@ -42,7 +42,14 @@ from bellum.empire.combat.result import CombatResult, Outcome
 from bellum.empire.combat.state import Combat
 from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, UnitNote, said, transcript
-from bellum.empire.odds._sides import SideGraph, SideShape, TooManyStates, side_graph, side_shape
+from bellum.empire.odds._sides import (
+    SideGraph,
+    SideMoves,
+    SideShape,
+    TooManyStates,
+    side_graph,
+    side_shape,
+)
 from bellum.empire.odds._solver import GraphEnds, kernel_ends, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, pick, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
@@ -374,15 +381,21 @@ def _side_key(c: Combat, defender: bool) -> Hashable:
 
 
 class _Shared:
-    """Side shapes and solved fights, shared by every odds of one world in this process
-    (a sweep's plans, the ``--need`` search, a web page asking again): their keys hold
+    """Side shapes, graphs and moves and solved fights, shared by every odds of one world
+    in this process (a sweep's plans, the ``--need`` search, a web page asking again, the
+    planner's options of one target, which share their defender): their keys hold
     everything they depend on, so a plan meets the work of the plans before it."""
 
     #: Entries kept of each kind before the oldest half is dropped.
     LIMIT = 4096
+    #: Sides whose moves are kept (each holds up to ``SideMoves.LIMIT`` states).
+    MOVES = 256
 
     def __init__(self) -> None:
         self.shapes: dict[Hashable, SideShape | None] = _Bounded(self.LIMIT)
+        self.graphs: dict[Hashable, SideGraph | None] = _Bounded(self.LIMIT)
+        self.too_big: dict[Hashable, float] = _Bounded(self.LIMIT)
+        self.moves: dict[Hashable, SideMoves] = _Bounded(self.MOVES)
         self.fights: dict[Hashable, FightOutcome | None] = _Bounded(self.LIMIT)
         self.ends: dict[Hashable, tuple[Any, Any, float]] = _Bounded(self.LIMIT)
 
@@ -426,7 +439,10 @@ class _Solver:
     """Solves the fights of leaves, sharing side graphs and fights between equal leaves.
 
     Each side is explored once per :func:`_side_key` (its shape), and its graph
-    under each support multiplier taken from that shape.  A fight is solved
+    under each support multiplier taken from that shape; a side too big for a shape
+    keeps its lost rounds (:class:`~bellum.empire.odds._sides.SideMoves`) for its graphs
+    and drawn morale histories.  All of it is the world's (:class:`_Shared`), so the
+    options of one target explore their defender once.  A fight is solved
     exactly when its pairs of states are at most ``exact_pairs``
     (``CHAIN_PAIRS`` when neither side has a morale draw, since sampling would
     only repeat the same fight), within ``max_pairs``.  A sampled fight (one
@@ -450,8 +466,9 @@ class _Solver:
         self.progress = progress
         shared = shared if shared is not None else _Shared()
         self.shapes = shared.shapes
-        self.graphs: dict[tuple[Hashable, float], SideGraph | None] = {}
-        self.too_big: dict[Hashable, float] = {}
+        self.graphs = shared.graphs
+        self.too_big = shared.too_big
+        self.moves = shared.moves
         self.fights = shared.fights
         self.ends = shared.ends
         self.settings = (model, tau, exact_pairs, self.chain_pairs)
@@ -465,12 +482,22 @@ class _Solver:
         self.used: set[Hashable] = set()
         self.monte_carlo = 0
 
+    def _moves(self, key: Hashable, c: Combat) -> SideMoves:
+        """What is known of the side's lost rounds (kept for every exploration of it)."""
+        full = (c.rules, key)
+        moves = self.moves.get(full)
+        if moves is None:
+            moves = self.moves[full] = SideMoves()
+        return moves
+
     def _shape(self, key: Hashable, c: Combat, defender: bool) -> SideShape | None:
         """The side's shape, ``None`` when it has more states than an exact fight could use."""
         full = (c.rules, self.exact_pairs, key)
         if full not in self.shapes:
             try:
-                self.shapes[full] = side_shape(c, defender, max_states=self.exact_pairs)
+                self.shapes[full] = side_shape(
+                    c, defender, max_states=self.exact_pairs, moves=self._moves(key, c)
+                )
             except TooManyStates:
                 self.shapes[full] = None
         return self.shapes[full]
@@ -482,19 +509,22 @@ class _Solver:
         too big under one multiplier it is under every bigger one (``too_big``).
         """
         mult = c.dsup if defender else c.osup
-        if (key, mult) not in self.graphs:
+        side = (c.rules, self.exact_pairs, key)
+        if (side, mult) not in self.graphs:
             shape = self._shape(key, c, defender)
             graph = None
             try:
                 if shape is not None:
                     graph = shape.graph(mult, max_states=self.exact_pairs)
-                elif mult < self.too_big.get(key, math.inf):
+                elif mult < self.too_big.get(side, math.inf):
                     # Too big down to the last soldier: this multiplier may end it sooner.
-                    graph = side_graph(c, defender, max_states=self.exact_pairs)
+                    graph = side_graph(
+                        c, defender, max_states=self.exact_pairs, moves=self._moves(key, c)
+                    )
             except TooManyStates:
-                self.too_big[key] = min(mult, self.too_big.get(key, math.inf))
-            self.graphs[(key, mult)] = graph
-        return self.graphs[(key, mult)]
+                self.too_big[side] = min(mult, self.too_big.get(side, math.inf))
+            self.graphs[(side, mult)] = graph
+        return self.graphs[(side, mult)]
 
     def exact(self, leaf: Leaf) -> FightOutcome | None:
         """The leaf's outcome, exactly; ``None`` when its fight is too big to solve so."""
@@ -557,9 +587,10 @@ class _Solver:
 
     def _history(self, c: Combat, defender: bool, rng: np.random.Generator) -> SideGraph:
         """One morale history of a side, drawn from its shape when it has one."""
-        shape = self._shape(_side_key(c, defender), c, defender)
+        key = _side_key(c, defender)
+        shape = self._shape(key, c, defender)
         if shape is None:
-            return side_graph(c, defender, rng=rng)
+            return side_graph(c, defender, rng=rng, moves=self._moves(key, c))
         return shape.sample(c.dsup if defender else c.osup, rng)
 
     def sampled(self, leaves: list[Leaf], rng: np.random.Generator) -> list[FightOutcome]:

@@ -30,6 +30,7 @@ from bellum.empire.odds import Plan, plan_odds
 from bellum.empire.odds.engine import world_model
 from bellum.empire.plan.precision import FULL, PLANNING, SCREENING, Precision
 from bellum.empire.rules import Rules
+from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import World
 from bellum.errors import BellumError, CommandError
 
@@ -96,18 +97,24 @@ def rules_digest(rules: Rules) -> str:
 
 
 def solve_point(
-    world: World, country: int, plan: Plan, seed: int, precision: Precision = PLANNING
+    world: World,
+    country: int,
+    plan: Plan,
+    seed: int,
+    precision: Precision = PLANNING,
+    template: WorldTemplate | None = None,
 ) -> Point | None:
-    """One plan's odds; ``None`` when the command refuses it (the option is dropped)."""
+    """One plan's odds; ``None`` when the command refuses it (the option is dropped).
+    ``template``: ``world`` frozen, to run the command on (else the engine freezes it)."""
     try:
         o = plan_odds(world, country, plan, seed=seed, samples=precision.samples,
-                      max_samples=precision.max_runs,
-                      max_memory=precision.memory_bytes)  # fmt: skip
+                      max_samples=precision.max_runs, max_memory=precision.memory_bytes,
+                      template=template)  # fmt: skip
     except BellumError:
         return None
     if precision.samples is not None and o.leaves == 1 < precision.samples:
         # One path to the fight: the planning figure costs no more than the screen did.
-        return solve_point(world, country, plan, seed, precision.planning())
+        return solve_point(world, country, plan, seed, precision.planning(), template)
     return Point(o.p_success, o.standard_error, o.expected("attacker"), o.expected("defender"),
                  o.method, o.expected_errors.get("attacker", 0.0),
                  precision.samples is not None)  # fmt: skip
@@ -128,8 +135,9 @@ class _ReadOnlyWorld(World):
         return self
 
 
-#: Worlds unpickled in this process, by their pickle's digest (the latest few).
-_WORLDS: OrderedDict[str, World] = OrderedDict()
+#: Worlds unpickled in this process, by their pickle's digest (the latest few), each with
+#: the template its runs start from.
+_WORLDS: OrderedDict[str, tuple[World, WorldTemplate]] = OrderedDict()
 _KEEP = 4
 
 
@@ -151,19 +159,21 @@ class WorldPickle:
         return cls(hashlib.sha256(data).hexdigest(), data)
 
 
-def _world(digest: str, source: bytes | str) -> World:
+def _world(digest: str, source: bytes | str) -> tuple[World, WorldTemplate]:
     """The world named ``digest`` - from ``source``, its pickle or the path of a file
-    holding it - unpickled once per process and kept while among the last few used."""
+    holding it - unpickled once per process and kept while among the last few used;
+    and its template, made once: the runs of every option start from it, where each
+    answer made its own (a pickle of its nations, units, ships and planes per option)."""
     if digest in _WORLDS:
         _WORLDS.move_to_end(digest)
         return _WORLDS[digest]
     data = Path(source).read_bytes() if isinstance(source, str) else source
     world: World = pickle.loads(data)
     world.__class__ = _ReadOnlyWorld
-    _WORLDS[digest] = world
+    _WORLDS[digest] = (world, WorldTemplate(world))
     while len(_WORLDS) > _KEEP:
         _WORLDS.popitem(last=False)
-    return world
+    return _WORLDS[digest]
 
 
 def solve_chunk(
@@ -174,8 +184,8 @@ def solve_chunk(
     seed: int,
     precision: Precision,
 ) -> list[Point | None]:  # run in a worker
-    world = _world(digest, source)
-    return [solve_point(world, country, p, seed, precision) for p in plans]
+    world, template = _world(digest, source)
+    return [solve_point(world, country, p, seed, precision, template) for p in plans]
 
 
 #: One piece of work: the index of its world, the country that gives the orders, the plans.
