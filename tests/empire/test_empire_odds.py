@@ -27,7 +27,13 @@ from bellum.empire.odds import engine, make_plan, plan_odds, resolver_runs
 from bellum.empire.odds._sides import SideGraph
 from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
-from bellum.empire.odds.engine import TRUSTED_SAMPLES, FightOutcome, Mixture, check_plan
+from bellum.empire.odds.engine import (
+    TRUSTED_SAMPLES,
+    FightOutcome,
+    Mixture,
+    _block,
+    check_plan,
+)
 from bellum.empire.odds.plan import Plan
 from bellum.empire.odds.questions import as_seen, sources_in_order
 from bellum.empire.odds.report import z_scores
@@ -148,6 +154,23 @@ def test_scratch_worlds_share_no_mutable_value_with_the_template() -> None:
                     assert isinstance(value, int | float | str | tuple | None) or (
                         type(value).__module__ == "bellum.empire.tables"
                     )
+
+
+def test_scratch_worlds_unpickle_what_a_shallow_copy_would_share() -> None:
+    """A unit holding a list, or options holding a dict: the copy is the pickle's again."""
+    for change in ("unit", "options"):
+        world = load_world(EXAMPLES / "reaction.toml")
+        if change == "unit":
+            vars(world.units[2])["orders"] = [1]
+        else:
+            world.options["nested"] = {"a": 1}
+        template = WorldTemplate(world)
+        w = template.scratch()
+        assert w.units == template.frozen.units and w.options == template.frozen.options
+        if change == "unit":
+            assert vars(w.units[2])["orders"] is not vars(template.frozen.units[2])["orders"]
+        else:
+            assert w.options["nested"] is not template.frozen.options["nested"]
 
 
 def test_scratch_worlds_list_a_ring_of_sectors_as_a_world_does() -> None:
@@ -581,6 +604,17 @@ def test_few_samples_stop_on_the_largest_error_their_mean_allows() -> None:
     assert _mixture([1.0] * 20).stop_error() == 0.0
     many = _mixture([1.0] * (TRUSTED_SAMPLES - 1) + [0.8])
     assert many.stop_error() == pytest.approx(float(np.std([1.0] * 99 + [0.8], ddof=1) / 10))
+
+
+def test_sampling_reads_the_spread_at_the_trusted_count_before_drawing_more() -> None:
+    """Below TRUSTED_SAMPLES the error sampling stops on is a bound, which asks for far
+    more samples than the spread will: the blocks stop there (80 -> 100, not 160); from
+    there on the spread says how many more the goal needs."""
+    wins = [1.0, 0.9, 0.8, 0.95] * 20
+    assert _block(80, 500, _mixture(wins), 0.01) == TRUSTED_SAMPLES - 80
+    assert _block(40, 500, _mixture(wins[:40]), 0.01) == 40
+    assert _block(100, 500, _mixture(wins + wins[:20]), 0.01) == 10  # a tenth more
+    assert _block(80, 500, _mixture(wins), None) == 80  # a count asked for: as many again
 
 
 def test_few_samples_bound_the_losses_error_by_the_losses_range() -> None:

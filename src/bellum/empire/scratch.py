@@ -15,13 +15,11 @@ import io
 import pickle
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from typing import Any, TypeVar
+from typing import Any
 
 from bellum.empire import tables as _tables
 from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.world import Sector, World
-
-T = TypeVar("T")
 
 _SHARED = (
     _tables.SectorType,
@@ -155,15 +153,34 @@ def _flat(obj: object) -> bool:
     return True
 
 
-def _clone(obj: T) -> T:
-    """A copy of a :func:`_flat` object, its dicts copied and the rest shared."""
-    new = object.__new__(type(obj))
-    attrs = dict(vars(obj))
-    for k, v in attrs.items():
-        if type(v) is dict:
-            attrs[k] = dict(v)
-    new.__dict__ = attrs
-    return new
+#: One kind of a template's objects (its units, say) as :func:`_copies` copies them: each
+#: with its key and the names of its dict attributes.
+Copying = list[tuple[Any, Any, tuple[str, ...]]]
+
+
+def _copying(objects: dict[Any, Any]) -> Copying | None:
+    """How :func:`_copies` copies ``objects``; ``None`` if one of them is not :func:`_flat`."""
+    if not all(_flat(o) for o in objects.values()):
+        return None
+    return [
+        (k, o, tuple(name for name, v in vars(o).items() if type(v) is dict))
+        for k, o in objects.items()
+    ]
+
+
+def _copies(copying: Copying) -> dict[Any, Any]:
+    """A copy of each object, its dicts copied and the rest shared (three times faster
+    than a generic attribute-by-attribute copy, which looks for the dicts every time)."""
+    out = {}
+    new = object.__new__
+    for k, obj, dicts in copying:
+        copy = new(type(obj))
+        attrs = obj.__dict__.copy()
+        for name in dicts:
+            attrs[name] = attrs[name].copy()
+        copy.__dict__ = attrs
+        out[k] = copy
+    return out
 
 
 class WorldTemplate:
@@ -174,13 +191,18 @@ class WorldTemplate:
         self._shared: dict[int, object] = {}
         self._rings: dict[tuple[Coord, int], list[tuple[Coord, Sector]]] = {}
         w = self.frozen
-        objects = (w.nations, w.units, w.ships, w.planes)
-        #: Whether the nations, units, ships and planes are copied by :func:`_clone`
-        #: (else they are unpickled with the options).
-        self._cloned = all(_flat(o) for kind in objects for o in kind.values())
-        buf = io.BytesIO()
-        _Pickler(buf, self._shared).dump(w.options if self._cloned else (w.options, *objects))
-        self._rest = buf.getvalue()
+        objects: tuple[dict[Any, Any], ...] = (w.nations, w.units, w.ships, w.planes)
+        copying = [c for c in map(_copying, objects) if c is not None]
+        #: How the nations, units, ships and planes are copied by :func:`_copies`
+        #: (``None``: they are unpickled with the options, which one of them holds
+        #: something a shallow copy would share).
+        self._copying = copying if len(copying) == len(objects) else None
+        self._options_flat = all(_immutable(k) and _immutable(v) for k, v in w.options.items())
+        self._rest = b""
+        if self._copying is None or not self._options_flat:
+            buf = io.BytesIO()
+            _Pickler(buf, self._shared).dump((w.options, *objects))
+            self._rest = buf.getvalue()
 
     def edited(self, edit: Callable[[World], object]) -> WorldTemplate:
         """The template of this world changed by ``edit``, frozen without copying the
@@ -204,14 +226,11 @@ class WorldTemplate:
     def scratch(self) -> World:
         """A world equal to the template's, sharing nothing a command can change."""
         w = self.frozen
-        rest = _Unpickler(io.BytesIO(self._rest), self._shared).load()
-        if self._cloned:
-            options = rest
-            nations = {k: _clone(n) for k, n in w.nations.items()}
-            units = {k: _clone(u) for k, u in w.units.items()}
-            ships = {k: _clone(sh) for k, sh in w.ships.items()}
-            planes = {k: _clone(p) for k, p in w.planes.items()}
+        if self._copying is not None and self._options_flat:
+            options = dict(w.options)
+            nations, units, ships, planes = (_copies(c) for c in self._copying)
         else:
+            rest = _Unpickler(io.BytesIO(self._rest), self._shared).load()
             options, nations, units, ships, planes = rest
         return World(
             geometry=w.geometry,

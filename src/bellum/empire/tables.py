@@ -17,10 +17,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+#: A C float, packed and unpacked.
+_F32 = struct.Struct("f")
+
 
 def f32(x: float) -> float:
     """``x`` rounded to the nearest 32-bit float, widened back to a double."""
-    result: float = struct.unpack("f", struct.pack("f", x))[0]
+    result: float = _F32.unpack(_F32.pack(x))[0]
     return result
 
 
@@ -316,13 +319,27 @@ def _surplus(tech: float, build_tech: int) -> float:
 
 
 def land_att(t: LandType, tech: float) -> float:
-    s = _surplus(tech, t.tech)
-    return f32(min(127.0, t.att * (1 + math.sqrt(s) / 100 * 4)))
+    return _land_value(t.att, t.tech, tech)
 
 
 def land_def(t: LandType, tech: float) -> float:
-    s = _surplus(tech, t.tech)
-    return f32(min(127.0, t.defense * (1 + math.sqrt(s) / 100 * 4)))
+    return _land_value(t.defense, t.tech, tech)
+
+
+#: :func:`_land_value`'s answers: a side's odds ask them for every unit in every state.
+_LAND_VALUES: dict[tuple[float, int, float], float] = {}
+
+
+def _land_value(base: float, build_tech: int, tech: float) -> float:
+    """A land unit's attack or defense ``base`` at ``tech`` (a C float)."""
+    key = (base, build_tech, tech)
+    value = _LAND_VALUES.get(key)
+    if value is None:
+        if len(_LAND_VALUES) >= 4096:
+            _LAND_VALUES.clear()
+        s = _surplus(tech, build_tech)
+        value = _LAND_VALUES[key] = f32(min(127.0, base * (1 + math.sqrt(s) / 100 * 4)))
+    return value
 
 
 def land_spd(t: LandType, tech: float) -> int:

@@ -515,7 +515,10 @@ class World:
 
     def units_at(self, c: Coord) -> list[LandUnit]:
         """Land units at ``c`` in ascending uid order."""
-        return [u for _, u in sorted(self.units.items()) if u.xy == c]
+        x, y = c
+        return [
+            u for _, u in sorted((k, u) for k, u in self.units.items() if u.x == x and u.y == y)
+        ]
 
     def fmt(self, c: Coord, viewer: int) -> str:
         """``x,y`` as country ``viewer`` sees it (the deity sees absolute coordinates; a

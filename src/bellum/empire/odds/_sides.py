@@ -160,7 +160,7 @@ class SideMoves:
     side key).  At most :data:`LIMIT` states are kept; past them, rounds are run again.
     """
 
-    LIMIT = 50_000
+    LIMIT = 20_000
 
     def __init__(self) -> None:
         self._ends: dict[tuple[Any, ...], list[tuple[End, float]]] = {}
