@@ -18,11 +18,11 @@ import pytest
 from conftest import world_from
 
 from bellum.dice import ServerRandom
-from bellum.empire.combat import support
+from bellum.empire.combat import support, volleys
 from bellum.empire.combat.commands import COMMANDS
 from bellum.empire.combat.state import Combat, Mode
 from bellum.empire.combat.volleys import Chain, Salvo, Shot
-from bellum.empire.odds.branching import BranchingDice, enumerate_runs
+from bellum.empire.odds.branching import BranchingDice, enumerate_runs, outcomes
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.world import Relation, World
@@ -304,6 +304,28 @@ def test_a_sides_salvos_as_one_choice() -> None:
             into[v] = into.get(v, 0.0) + p
         assert not collapse or len(runs) == len(into)
     _same(dp, brute)
+
+
+def test_a_sides_chain_under_other_gates_gives_what_it_gives_alone() -> None:
+    # The states after each salvo are kept by which states before it fired, so chains
+    # whose gates differ (the defender's moves with the attack) share them: each gate
+    # gives what it gives worked out alone, to the last bit.
+    forts = Salvo("fort", [_Die(4, 10), _Die(3, 15)], 0, operator.add, support._reached(80), int)
+    ships = Salvo("ship", [_Die(3, 30), _Die(2, 25)], 1.0, *SHIP_RULES)
+    units = Salvo("unit", [_Die(5, 4)], 0, operator.add, support._never, int)
+
+    def chain(most: float) -> Chain:
+        return Chain([forts, ships, units], lambda x: x < most, most)
+
+    gates = [1.05, 1.2, 1.3, 1.31, 1.6, 2.5]
+    alone = {}
+    for most in gates:
+        volleys._KNOWN.clear()
+        alone[most] = chain(most).outcomes(outcomes)
+    volleys._KNOWN.clear()
+    for most in gates + gates[::-1]:
+        assert chain(most).outcomes(outcomes) == alone[most]
+    assert any(k[0] == "stages" for k in volleys._KNOWN)
 
 
 def test_a_ship_that_planes_fly_from_is_drawn_one_by_one() -> None:

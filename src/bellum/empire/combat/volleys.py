@@ -155,10 +155,16 @@ class Chain:
 
     @property
     def key(self) -> Hashable | None:
+        keys = self._keys()
+        return None if keys is None else ("chain", self.gate, keys)
+
+    def _keys(self) -> tuple[Hashable, ...] | None:
+        """The salvos' keys (``None`` for a salvo that does not fire); ``None`` when a
+        salvo has none."""
         keys = tuple(None if s is None else s.key for s in self.salvos)
         if any(k is None for k, s in zip(keys, self.salvos, strict=True) if s is not None):
             return None
-        return ("chain", self.gate, keys)
+        return keys
 
     def _open(self, i: int, x: float) -> bool:
         return i == 0 or self.fires(x)
@@ -176,29 +182,44 @@ class Chain:
 
     def outcomes(self, draws: Draws) -> list[tuple[tuple[float, ...], float, Stages]]:
         """Each distinct (multiplier, owners turned hostile) with its probability and the
-        likeliest path to it (once per key, as :meth:`Salvo.outcomes`)."""
-        key = self.key
+        likeliest path to it (once per key, as :meth:`Salvo.outcomes`).
+
+        The states after each salvo depend on the gate only through which of the states
+        before it fire: they are kept by the salvos' keys and those choices, so that the
+        defender's chain, whose gate moves with the attack it meets, is worked out again
+        only where a new attack opens or closes a salvo to other multipliers."""
+        keys = self._keys()
+        key = None if keys is None else ("chain", self.gate, keys)
         if key is not None and key in _KNOWN:
             known: list[tuple[tuple[float, ...], float, Stages]] = _KNOWN[key]
             return known
         states: dict[tuple[float, frozenset[int]], tuple[float, Stages]] = {
             (1.0, frozenset()): (1.0, ())
         }
+        trail: tuple[tuple[bool, ...], ...] = ()
         for i, salvo in enumerate(self.salvos):
+            opens = tuple(salvo is not None and self._open(i, x) for x, _ in states)
+            trail = (*trail, opens)
+            stage = None if keys is None else ("stages", keys, trail)
+            if stage is not None and stage in _KNOWN:
+                states = _KNOWN[stage]
+                continue
             # Each outcome with the owners its news turned hostile, worked out once.
             outs = [
                 (total, q, path, frozenset(shot[1] for _, shot in path if shot[1]))
                 for total, q, path in ([] if salvo is None else salvo.outcomes(draws))
             ]
             new: dict[tuple[float, frozenset[int]], tuple[float, Stages]] = {}
-            for (x, turned), (p, stages) in states.items():
-                if salvo is None or not self._open(i, x):
+            for fires, ((x, turned), (p, stages)) in zip(opens, states.items(), strict=True):
+                if not fires:
                     _merge(new, (x, turned), p, (*stages, (None, ())))
                     continue
                 for total, q, path, hostile in outs:
                     after = (x + total / 100, turned | hostile if hostile else turned)
                     _merge(new, after, p * q, (*stages, (total, path)))
             states = new
+            if stage is not None:
+                _remember(_KNOWN, stage, new)
         out = [(_shares(stages), p, stages) for p, stages in states.values()]
         if key is not None:
             _remember(_KNOWN, key, out)
