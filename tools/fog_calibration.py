@@ -5,6 +5,8 @@
         --svg docs/fog-reliability.svg
     python tools/fog_calibration.py --rescore build/fog-calibration.jsonl \
         --out build/rescored.jsonl
+    python tools/fog_calibration.py --no-play --attacks 100 --seed 3001 --out build/np.jsonl
+    python tools/fog_calibration.py --gap build/np.jsonl
 
 For each mid-game (``tools/midgame.py``, one per seed from ``--seed`` on, until
 ``--attacks`` attacks are recorded):
@@ -31,6 +33,12 @@ of prior is tried on the recorded attacks in minutes.  ``--report`` reads such a
 and prints the reliability diagram (10 bins, each with the 95 % interval of its
 observed frequency under calibration) and the Brier scores, as Markdown for
 docs/fog.md; ``--svg`` draws the diagram.
+
+``--no-play`` draws the attacks as above, with the same random numbers, and records each
+one's fog-aware and god's-eye P without playing it (the views and the deity's world
+kept in ``--worlds``); ``--gap`` prints such a file's E[(f − g)²], the Brier gap without
+the outcomes' noise where the god's-eye odds are calibrated (``tools/fog_gap.py`` splits
+it by the belief's groups of unknowns).
 """
 
 from __future__ import annotations
