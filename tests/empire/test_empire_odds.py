@@ -186,7 +186,7 @@ def test_scratch_worlds_list_a_ring_of_sectors_as_a_world_does() -> None:
     mine.mil += 7
     ring = w.peek_within(target, 8)
     assert ring[1][1] is mine and ring[0][1] is template.frozen.sector(plain[0][0])
-    assert template.scratch().peek_within(target, 8) == plain
+    assert list(template.scratch().peek_within(target, 8)) == plain
 
 
 # (example world, command, --mil, --unit): every example, every command, some close fights.

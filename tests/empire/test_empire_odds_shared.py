@@ -12,6 +12,7 @@ defender, forts and artillery, reserve units), whose plans are sampled.
 from __future__ import annotations
 
 import sys
+import threading
 from functools import cache
 from pathlib import Path
 
@@ -21,7 +22,7 @@ import pytest
 from bellum.empire.combat.state import roundint10
 from bellum.empire.odds import Plan, Request, Sweep, engine, plan_odds, study
 from bellum.empire.odds.branching import BranchingDice
-from bellum.empire.odds.engine import PlanRunner
+from bellum.empire.odds.engine import PlanRunner, _Bounded
 from bellum.empire.odds.questions import OFFSETS, as_seen
 from bellum.empire.orders import Order
 from bellum.empire.scratch import WorldTemplate
@@ -193,3 +194,32 @@ def test_a_process_running_other_threads_forks_no_worker(monkeypatch: pytest.Mon
     finally:
         stop.set()
         other.join()
+
+
+def test_the_shared_caches_take_stores_from_several_threads() -> None:
+    """The web server answers odds from a thread pool on one world, so its caches of
+    shared work are stored into by several threads at once: eviction must not trip over
+    another thread's (it raised KeyError within a few thousand stores before it was
+    locked)."""
+    shared = _Bounded(4)
+    errors: list[BaseException] = []
+
+    def store(base: int) -> None:
+        try:
+            for i in range(20_000):
+                shared[(base, i)] = i
+        except Exception as exc:  # any failure is the finding
+            errors.append(exc)
+
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=store, args=(k,)) for k in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert errors == []
+    assert len(shared) <= 4

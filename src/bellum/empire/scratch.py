@@ -4,8 +4,9 @@
 command touches a few dozen sectors at most, so a :class:`WorldTemplate`
 freezes the world once and hands out scratch worlds whose sectors are copied
 from the template only when the command first looks at them; nations, units,
-ships and planes (few, and all of them may change) are unpickled per copy,
-sharing the immutable rules tables with the template.  Nothing a run can
+ships and planes (few, and all of them may change) are copied per scratch world,
+attribute by attribute where they hold only immutable values and dicts of them (else
+unpickled), sharing the immutable rules tables with the template.  Nothing a run can
 change is shared between runs.
 """
 
@@ -13,7 +14,7 @@ from __future__ import annotations
 
 import io
 import pickle
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -69,7 +70,7 @@ class _LazySectors(dict[Coord, Sector]):
     def __init__(
         self,
         template: dict[Coord, Sector],
-        rings: dict[tuple[Coord, int], list[tuple[Coord, Sector]]],
+        rings: dict[tuple[Coord, int], tuple[tuple[Coord, Sector], ...]],
     ) -> None:
         super().__init__()
         self._template = template
@@ -85,7 +86,9 @@ class _LazySectors(dict[Coord, Sector]):
         own: Sector | None = dict.get(self, key)  # unlike [], never calls __missing__
         return own if own is not None else self._template[key]
 
-    def peek_ring(self, geometry: Geometry, p: Coord, d: int) -> list[tuple[Coord, Sector]] | None:
+    def peek_ring(
+        self, geometry: Geometry, p: Coord, d: int
+    ) -> Sequence[tuple[Coord, Sector]] | None:
         """:meth:`peek` of every sector within ``d`` of ``p``, in the server's scan order
         (``None`` when one is unknown): the template's list, made once for every scratch
         world, with this world's own copies in place of its sectors (a support fire's
@@ -95,11 +98,11 @@ class _LazySectors(dict[Coord, Sector]):
             coords = list(geometry.within(p, d))
             if not all(xy in self._template for xy in coords):
                 return None
-            ring = self._rings[(p, d)] = [(xy, self._template[xy]) for xy in coords]
+            ring = self._rings[(p, d)] = tuple((xy, self._template[xy]) for xy in coords)
         if not dict.__len__(self):
             return ring
         own = dict.get
-        return [(xy, own(self, xy) or s) for xy, s in ring]
+        return [(xy, s if (mine := own(self, xy)) is None else mine) for xy, s in ring]
 
     def get(self, key: Coord, default: Any = None) -> Any:
         if key in self._template:
@@ -142,7 +145,7 @@ def _immutable(x: object) -> bool:
 
 
 def _flat(obj: object) -> bool:
-    """Whether :func:`_clone` copies ``obj`` deeply: its attributes immutable, or dicts
+    """Whether :func:`_copies` copies ``obj`` deeply: its attributes immutable, or dicts
     of immutable keys and values."""
     for v in vars(obj).values():
         if type(v) is dict:
@@ -189,7 +192,7 @@ class WorldTemplate:
     def __init__(self, world: World, *, frozen: bool = False) -> None:
         self.frozen = world if frozen else world.copy()
         self._shared: dict[int, object] = {}
-        self._rings: dict[tuple[Coord, int], list[tuple[Coord, Sector]]] = {}
+        self._rings: dict[tuple[Coord, int], tuple[tuple[Coord, Sector], ...]] = {}
         w = self.frozen
         objects: tuple[dict[Any, Any], ...] = (w.nations, w.units, w.ships, w.planes)
         copying = [c for c in map(_copying, objects) if c is not None]

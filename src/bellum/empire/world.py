@@ -9,6 +9,7 @@ is that player's view of the game, and its :class:`Fog` says what it leaves out.
 from __future__ import annotations
 
 import pickle
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, TypeVar
@@ -461,11 +462,11 @@ class World:
             return self.sector(xy)  # names the unknown sector
         return sector
 
-    def peek_within(self, p: Coord, d: int) -> list[tuple[Coord, Sector]]:
+    def peek_within(self, p: Coord, d: int) -> Sequence[tuple[Coord, Sector]]:
         """Every sector within ``d`` of ``p`` to read (:meth:`peek`), in the server's scan
         order; a scratch world lists them from its template's list, made once."""
         ring = getattr(self.sectors, "peek_ring", None)
-        found: list[tuple[Coord, Sector]] | None = None
+        found: Sequence[tuple[Coord, Sector]] | None = None
         if ring is not None:
             found = ring(self.geometry, p, d)
         if found is not None:

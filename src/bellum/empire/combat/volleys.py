@@ -96,8 +96,8 @@ class Salvo(Generic[S]):
         the likeliest path to it, over the firers in order (``draws`` lists one firer's
         shots with their probabilities)."""
         key = self.key
-        if key is not None and key in _KNOWN:
-            known: list[tuple[int, float, Path]] = _KNOWN[key]
+        known: list[tuple[int, float, Path]] | None = None if key is None else _KNOWN.get(key)
+        if known is not None:
             return known  # a side's chain meets its salvos again under other gates
         states: dict[tuple[S, frozenset[int]], tuple[float, Path]] = {
             (self.start, frozenset()): (1.0, ())
@@ -190,8 +190,10 @@ class Chain:
         only where a new attack opens or closes a salvo to other multipliers."""
         keys = self._keys()
         key = None if keys is None else ("chain", self.gate, keys)
-        if key is not None and key in _KNOWN:
-            known: list[tuple[tuple[float, ...], float, Stages]] = _KNOWN[key]
+        known: list[tuple[tuple[float, ...], float, Stages]] | None = (
+            None if key is None else _KNOWN.get(key)
+        )
+        if known is not None:
             return known
         states: dict[tuple[float, frozenset[int]], tuple[float, Stages]] = {
             (1.0, frozenset()): (1.0, ())
@@ -201,8 +203,9 @@ class Chain:
             opens = tuple(salvo is not None and self._open(i, x) for x, _ in states)
             trail = (*trail, opens)
             stage = None if keys is None else ("stages", keys, trail)
-            if stage is not None and stage in _KNOWN:
-                states = _KNOWN[stage]
+            seen = None if stage is None else _KNOWN.get(stage)
+            if seen is not None:
+                states = seen
                 continue
             # Each outcome with the owners its news turned hostile, worked out once.
             outs = [
@@ -236,8 +239,10 @@ def _shares(stages: Stages) -> tuple[float, ...]:
 
 
 #: What the odds have worked out, by key (everything it depends on): each salvo's and
-#: each chain's outcomes, and each firer's shots, for the life of the process (each
-#: cache cleared when full: one rule, :func:`_remember`).
+#: each chain's outcomes, a chain's states after each of its salvos, and each firer's
+#: shots, for the life of the process (each cache cleared when full: one rule,
+#: :func:`_remember`; readers use ``get``, since another thread may clear it between a
+#: test and a read).
 _KNOWN: dict[Hashable, Any] = {}
 _SHOTS: dict[Hashable, list[tuple[Hashable, float]]] = {}
 _LIMIT = 4096

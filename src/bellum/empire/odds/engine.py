@@ -27,6 +27,7 @@ averages (one per leaf drawn), ``None`` when nothing was drawn.
 from __future__ import annotations
 
 import math
+import threading
 import time
 import weakref
 from collections.abc import Callable, Hashable, Sequence
@@ -401,18 +402,28 @@ class _Shared:
         self.ends: dict[Hashable, tuple[Any, Any, float]] = _Bounded(self.LIMIT)
 
 
+#: What a cache's ``get`` gives for a key it does not hold (``None`` is a value there).
+_UNKNOWN: Any = object()
+
+
 class _Bounded(dict[Hashable, Any]):
-    """A dict that forgets its oldest half when it grows past ``limit``."""
+    """A dict that forgets its oldest half when it grows past ``limit``.
+
+    The web server answers odds from a thread pool on one shared world, so two threads
+    may store at once: eviction is locked, and readers take what :meth:`get` gives them
+    (an entry may be forgotten between a store and a later read)."""
 
     def __init__(self, limit: int) -> None:
         super().__init__()
         self.limit = limit
+        self._lock = threading.Lock()
 
     def __setitem__(self, key: Hashable, value: Any) -> None:
-        if len(self) >= self.limit:
-            for old in list(self)[: self.limit // 2]:
-                del self[old]
-        super().__setitem__(key, value)
+        with self._lock:
+            if len(self) >= self.limit:
+                for old in list(self)[: self.limit // 2]:
+                    self.pop(old, None)
+            super().__setitem__(key, value)
 
 
 #: The shared work of each world still alive (by ``id``, with a weak reference to
@@ -494,14 +505,16 @@ class _Solver:
     def _shape(self, key: Hashable, c: Combat, defender: bool) -> SideShape | None:
         """The side's shape, ``None`` when it has more states than an exact fight could use."""
         full = (c.rules, self.exact_pairs, key)
-        if full not in self.shapes:
+        shape: SideShape | None = self.shapes.get(full, _UNKNOWN)
+        if shape is _UNKNOWN:
             try:
-                self.shapes[full] = side_shape(
+                shape = side_shape(
                     c, defender, max_states=self.exact_pairs, moves=self._moves(key, c)
                 )
             except TooManyStates:
-                self.shapes[full] = None
-        return self.shapes[full]
+                shape = None
+            self.shapes[full] = shape
+        return shape
 
     def _graph(self, key: Hashable, c: Combat, defender: bool) -> SideGraph | None:
         """The side's graph under its multiplier; ``None`` when it has too many states.
@@ -511,7 +524,8 @@ class _Solver:
         """
         mult = c.dsup if defender else c.osup
         side = (c.rules, self.exact_pairs, key)
-        if (side, mult) not in self.graphs:
+        graph: SideGraph | None = self.graphs.get((side, mult), _UNKNOWN)
+        if graph is _UNKNOWN:
             shape = self._shape(key, c, defender)
             graph = None
             try:
@@ -525,7 +539,7 @@ class _Solver:
             except TooManyStates:
                 self.too_big[side] = min(mult, self.too_big.get(side, math.inf))
             self.graphs[(side, mult)] = graph
-        return self.graphs[(side, mult)]
+        return graph
 
     def exact(self, leaf: Leaf) -> FightOutcome | None:
         """The leaf's outcome, exactly; ``None`` when its fight is too big to solve so."""
@@ -535,7 +549,8 @@ class _Solver:
         extra = leaf.result.attacker_casualties
         ka, kd = _side_key(c, False), _side_key(c, True)
         key = (self.settings, c.rules, ka, c.osup, kd, c.dsup, extra)
-        if self.fights.get(key) is None and key not in self.given_up:
+        out = self.fights.get(key)
+        if out is None and key not in self.given_up:
             fits = self._fits(c, ka, kd)
             if fits is not None:
                 a, d = self._sides(c, ka, kd)
@@ -543,8 +558,7 @@ class _Solver:
                 if ends is None:
                     self.given_up.add(key)
                 else:
-                    self.fights[key] = _fight_outcome(ends, extra)
-        out = self.fights.get(key)
+                    out = self.fights[key] = _fight_outcome(ends, extra)
         if out is not None:
             self.used.add(key)
         return out
