@@ -306,12 +306,14 @@ def world_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: 
     return recorded
 
 
-def kept_views(seed: int, worlds: Path) -> Path:
+def kept_views(seed: int, worlds: Path, *, god: bool = False) -> Path:
     """The folder holding world ``seed``'s views (``view-N.db``) and the deity's world
     as read after them (``god.pickle``), made again from its seed on a test server the
-    first time, as :func:`world_attacks` made them."""
+    first time, as :func:`world_attacks` made them.  A folder kept without the deity's
+    world serves ``--rescore``, which needs only the views (no server), and is made
+    again only for ``god``."""
     folder = worlds / f"w{seed}"
-    if (folder / "done").exists() and (folder / "god.pickle").exists():
+    if (folder / "done").exists() and (not god or (folder / "god.pickle").exists()):
         return folder
     folder.mkdir(parents=True, exist_ok=True)
     game = EmpireGame(empire_install(), dict(SIZE))
@@ -337,7 +339,7 @@ def offline_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws
     recorded with its fog-aware P, its god's-eye P to :data:`OFFLINE_GOD_ERROR` and that
     error, and no outcome.  The mean of (fog P − god's P)², less the god's variance, is
     the Brier gap without the outcomes' noise (docs/fog.md)."""
-    folder = kept_views(seed, worlds)
+    folder = kept_views(seed, worlds, god=True)
     god = kept_god(folder)
     counts = dict.fromkeys(COMMANDS, 0)
     recorded = 0

@@ -144,7 +144,7 @@ def p_with(belief: Belief, rows: list[tuple[tuple[Any, ...], float]], country: i
 
 
 def decompose(r: dict[str, Any], worlds: Path, draws: int) -> dict[str, Any]:
-    folder = kept_views(r["world"], worlds)
+    folder = kept_views(r["world"], worlds, god=True)
     god = kept_god(folder)
     from bellum.empire.service import open_source
 
