@@ -34,11 +34,12 @@ and prints the reliability diagram (10 bins, each with the 95 % interval of its
 observed frequency under calibration) and the Brier scores, as Markdown for
 docs/fog.md; ``--svg`` draws the diagram.
 
-``--no-play`` draws the attacks as above, with the same random numbers, and records each
-one's fog-aware and god's-eye P without playing it (the views and the deity's world
-kept in ``--worlds``); ``--gap`` prints such a file's E[(f − g)²], the Brier gap without
-the outcomes' noise where the god's-eye odds are calibrated (``tools/fog_gap.py`` splits
-it by the belief's groups of unknowns).
+``--no-play`` draws the attacks as above, from the same random numbers (until an attack
+the server would refuse: a played run skips it unrecorded, an unplayed one records it, so
+the two part ways there), and records each one's fog-aware and god's-eye P without
+playing it (the views and the deity's world kept in ``--worlds``); ``--gap`` prints such
+a file's E[(f − g)²], the Brier gap without the outcomes' noise where the god's-eye odds
+are calibrated (``tools/fog_gap.py`` splits it by the belief's groups of unknowns).
 """
 
 from __future__ import annotations
@@ -335,7 +336,8 @@ def kept_god(folder: Path) -> World:
 def offline_attacks(seed: int, rng: random.Random, out: Path, wanted: int, draws: int,
                     worlds: Path) -> int:  # fmt: skip
     """:func:`world_attacks` without a server game after the views: the same attacks
-    drawn with the same random numbers (the seed shift a play would take included), each
+    drawn from the same random numbers (the seed shift a play would take included) up to
+    the first the server would have refused (module notes), each
     recorded with its fog-aware P, its god's-eye P to :data:`OFFLINE_GOD_ERROR` and that
     error, and no outcome.  The mean of (fog P − god's P)², less the god's variance, is
     the Brier gap without the outcomes' noise (docs/fog.md)."""
