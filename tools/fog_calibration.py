@@ -580,10 +580,11 @@ def report(records: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def squared_gaps(rows: list[dict[str, Any]]) -> list[float]:
-    """Each attack's (fog P − god's P)² less the god's variance: where the god's-eye odds
-    are calibrated, its mean is the Brier gap's, without the outcomes' noise."""
-    return [(r["p_fog"] - r["p_god"]) ** 2 - r.get("god_error", 0.0) ** 2 for r in rows]
+def squared_gaps(rows: list[dict[str, Any]], fog: str = "p_fog") -> list[float]:
+    """Each attack's (fog P − god's P)² less the god's variance (the fog P under the key
+    ``fog``): where the god's-eye odds are calibrated, its mean is the Brier gap's,
+    without the outcomes' noise."""
+    return [(r[fog] - r["p_god"]) ** 2 - r.get("god_error", 0.0) ** 2 for r in rows]
 
 
 def gap_report(records: list[dict[str, Any]]) -> str:

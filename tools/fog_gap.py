@@ -29,6 +29,7 @@ from fog_calibration import (
     log,
     mean_interval,
     read_records,
+    squared_gaps,
 )
 
 from bellum.empire.geometry import Coord
@@ -181,7 +182,7 @@ def report(records: list[dict[str, Any]]) -> str:
     """Each group's share of E[(f − g)²] over the fresh attacks: the mean fall of the
     squared difference when the group is set to the truth."""
     n = len(records)
-    base = [(r["p_fog_again"] - r["p_god"]) ** 2 - r.get("god_error", 0.0) ** 2 for r in records]
+    base = squared_gaps(records, fog="p_fog_again")
     lines = [f"{n} fresh attacks; E[(f − g)²] {sum(base) / n:.4f}"
              f" (95 % bootstrap {mean_interval(base)[0]:.4f} to {mean_interval(base)[1]:.4f})",
              "", "| group | attacks where open | E[(f − g)²] with it true | fall (95 % bootstrap) |"

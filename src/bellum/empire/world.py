@@ -9,7 +9,7 @@ is that player's view of the game, and its :class:`Fog` says what it leaves out.
 from __future__ import annotations
 
 import pickle
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import IntEnum
 from typing import Any, TypeVar
@@ -494,7 +494,7 @@ class World:
     def helpers(self, friend: int, foe: int) -> dict[int, bool]:
         """:meth:`helps` of each country, looked up once: ``helpers(friend, foe)[c]``
         (for scans over many sectors or units while the relations do not change)."""
-        return _Helps(self, friend, foe)
+        return Answers(lambda c: self.helps(c, friend, foe))
 
     def name_of(self, cnum: int) -> str:
         """A country's name; country 0 is the deity (``POGO`` in a new 4.4.1 game, so an
@@ -569,13 +569,14 @@ MISSIONS = (
 )
 
 
-class _Helps(dict[int, bool]):
-    """:meth:`World.helps` for one pair of sides, each country's answer kept."""
+class Answers(dict[int, bool]):
+    """Each country's answer to ``ask``, asked once (for scans over many sectors or units
+    while the relations it reads do not change)."""
 
-    def __init__(self, world: World, friend: int, foe: int) -> None:
+    def __init__(self, ask: Callable[[int], bool]) -> None:
         super().__init__()
-        self.world, self.friend, self.foe = world, friend, foe
+        self.ask = ask
 
-    def __missing__(self, c: int) -> bool:
-        answer = self[c] = self.world.helps(c, self.friend, self.foe)
+    def __missing__(self, cnum: int) -> bool:
+        answer = self[cnum] = self.ask(cnum)
         return answer

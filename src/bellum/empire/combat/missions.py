@@ -33,7 +33,7 @@ from bellum.empire.tables import (
     ship_frange,
     techfact,
 )
-from bellum.empire.world import LandUnit, Plane, Relation, Ship, World
+from bellum.empire.world import Answers, LandUnit, Plane, Relation, Ship, World
 
 Mission = Literal["support", "osupport", "dsupport", "interdiction"]
 Item = LandUnit | Ship | Plane
@@ -101,10 +101,11 @@ def mission_lists(
     looked at by number; each one found goes to the front of its owner's list.
     """
     w = c.world
+    asked = Answers(acts)
     kinds: list[tuple[list[Item], dict[int, bool]]] = [
-        ([u for _, u in sorted(w.units.items())], _Asked(acts)),
-        ([sh for _, sh in sorted(w.ships.items())], _Asked(acts)),
-        ([p for _, p in sorted(w.planes.items())], _Asked(planes_act or acts)),
+        ([u for _, u in sorted(w.units.items())], asked),
+        ([sh for _, sh in sorted(w.ships.items())], asked),
+        ([p for _, p in sorted(w.planes.items())], Answers(planes_act or acts)),
     ]
     lists: dict[int, list[Item]] = {}
     for mission in missions:
@@ -116,19 +117,6 @@ def mission_lists(
                     continue
                 lists.setdefault(item.owner, []).insert(0, item)
     return dict(sorted(lists.items()))
-
-
-class _Asked(dict[int, bool]):
-    """A country's answer to ``acts``, asked once (the relations do not change while the
-    lists are made)."""
-
-    def __init__(self, acts: Callable[[int], bool]) -> None:
-        super().__init__()
-        self.acts = acts
-
-    def __missing__(self, cn: int) -> bool:
-        answer = self[cn] = self.acts(cn)
-        return answer
 
 
 # -- performing a mission ----------------------------------------------------------------
