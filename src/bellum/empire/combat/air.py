@@ -32,7 +32,6 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Hashable, Iterator, Sequence
-from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import cached_property, partial
 from typing import Any, Literal, cast
@@ -1086,11 +1085,3 @@ class _Scripted(ServerRandom):
     def roll0(self, n: int) -> int:
         self.draws += 1
         return 0 if n == 1 else int(self._take())
-
-    @contextmanager
-    def text_only(self) -> Iterator[None]:
-        self._text += 1
-        try:
-            yield
-        finally:
-            self._text -= 1
