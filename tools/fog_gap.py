@@ -44,7 +44,7 @@ DRAWS = 32
 
 #: The groups of unknowns, by the pattern of their names.
 GROUPS: list[tuple[str, str]] = [
-    ("sector numbers", r"^-?\d+,-?\d+\.(mil|eff|defense|gun|shell)$"),
+    ("sector numbers", r"^-?\d+,-?\d+\.(mil|eff|defense|gun|shell|petrol)$"),
     ("mines", r"\.mines$"),
     ("units a lookout cannot show", r"\.units$"),
     ("sectors never seen", r"\.like$"),
@@ -94,7 +94,7 @@ class Truth:
     def _sector(self, world: World, xy: Coord, field: str) -> None:
         truth = self.god.sectors[self.abs(xy)]
         sect = world.sectors[xy]
-        if field in ("mil", "gun", "shell"):
+        if field in ("mil", "gun", "shell", "petrol"):
             sect.put(field, truth.get(field))
         elif field in ("eff", "defense", "mines"):
             setattr(sect, field, getattr(truth, field))

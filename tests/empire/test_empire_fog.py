@@ -490,3 +490,45 @@ def test_a_seen_units_fortification_is_as_the_countrys_own_as_far_from_a_frontie
     # from it, as its 44,0 (not fortified); its two units together weigh one
     assert fort((2, 0), "unit#7.fort") == pytest.approx({0: 1 / 4, 100: 3 / 4})
     assert fort((24, 0), "unit#8.fort") == pytest.approx({0: 3 / 4, 100: 1 / 4})
+
+
+def test_an_airfield_a_lookout_saw_holds_its_planes_fuel_and_bombs() -> None:
+    """lookout shows an airfield's mil, not its petrol or shells, yet the planes based
+    there fly a mission only with their fuel and bombs from it: both are unknowns (any
+    stock up to 100 without any airfield to go by, as a spy counted it where one did),
+    and the world drawn with them at the truth is the whole world, odds and all.  Before
+    they were taken as none: the defenders' bombers stayed home, and the attack looked
+    certain."""
+    world = load_world(EXAMPLES / "air-support.toml")
+    field = world.sector((4, 2))
+    field.owner = field.oldowner = 2
+    for p in world.planes.values():  # as the belief places a plane seen
+        p.owner, p.mob, p.tech = 2, 127, float(p.type.tech)
+        p.op_center, p.op_radius = p.xy, p.type.range
+    plan = make_plan(world, 1, Order.parse("attack 2,0"), ["0,0=100"], [])
+    god = plan_odds(world, 1, plan, seed=1)
+    dry = world.copy()
+    dry.sector((4, 2)).items["petrol"] = 0
+    assert god.p_success < 0.6 < 0.99 < plan_odds(dry, 1, plan, seed=1).p_success
+    v = view(world, 1)
+    target = spied(world, (2, 0), exact=True)
+    target.fields["mines"] = Seen(0, TURN, 0, "deity")
+    target.fields["civ"] = Seen(100, TURN, 0, "spy")
+    v.observations[target.key] = target
+    v.observations["nation 2"] = seen_by("report", "nation", "2", tech=100)
+    v.observations["sector 4,2"] = seen_by("lookout", "sector", "4,2", owner=2, type="airfield",
+                                           mil=20, eff=100)  # fmt: skip
+    for p in world.planes.values():
+        v.observations[f"plane {p.uid}"] = seen_by("lookout", "plane", str(p.uid), owner=2,
+                                                   type="mb", at="4,2")  # fmt: skip
+    b = believe(v, 1, (2, 0))
+    stock = {u.name: u for u in b.unknowns if u.name.startswith("4,2.")}
+    assert stock["4,2.petrol"].dist.values == tuple(range(101))
+    assert stock["4,2.shell"].info.status == "unknown"
+    truth = {"2,0.mines": 0, "4,2.petrol": 50, "4,2.shell": 40}
+    drawn = b.world([truth.get(u.name, u.dist.values[0]) for u in b.open])
+    assert plan_odds(drawn, 1, plan, seed=1).p_success == god.p_success
+    # a spy's count is the count, rounded
+    v.observations["sector 4,2"].fields["petrol"] = Seen(50, TURN, 0, "spy", 45, 54, "rounded")
+    (petrol,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "4,2.petrol"]
+    assert petrol.dist.values == tuple(range(45, 55))

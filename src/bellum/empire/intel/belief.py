@@ -18,7 +18,8 @@ The priors (docs/fog.md says why each was chosen):
   ``(1 + drift) ** a`` both ways (``drift`` 0.25 by default: ``--assume
   drift=...``); one seen since the last update is taken as seen.
 * **What no report shows** (missions, a unit's fortification, efficiency and
-  load, a ship's guns, a fort's guns and shells where no spy counted them):
+  load, a ship's guns, a fort's guns and shells, an airfield's petrol and shells
+  where no spy counted them):
   like the country's own objects, each as likely; a load as a share of what the
   type holds, the own objects of the same type weighing one each
   against all the others and any share together (Laplace's rule for a number);
@@ -60,7 +61,7 @@ import numpy as np
 from bellum.empire.combat.state import ldround
 from bellum.empire.geometry import Coord
 from bellum.empire.intel.model import Observation, Seen
-from bellum.empire.tables import LandType, ShipType, techfact
+from bellum.empire.tables import LandType, SectorType, ShipType, techfact
 from bellum.empire.world import (
     ITEMS,
     LandUnit,
@@ -81,6 +82,8 @@ DRIFT = 0.25
 #: How far from the target foreign objects matter (sectors): forts, reserves, ships
 #: and artillery in range of it.
 REACH = 8
+#: The designation planes fly their missions from (combat/air.py).
+AIRFIELD = "airfield"
 #: Most distinct values of one unknown kept (wider ranges are thinned evenly).
 MAX_VALUES = 101
 
@@ -512,6 +515,10 @@ class _Own:
         forts = [s for s in world.sectors.values() if s.owner == country and s.type.has("fortress")]
         own.values["fort gun"] = [s.get("gun") for s in forts]
         own.values["fort shell"] = [s.get("shell") for s in forts]
+        airfields = [s for s in world.sectors.values()
+                     if s.owner == country and s.type.name == AIRFIELD]  # fmt: skip
+        for item in ("petrol", "shell"):
+            own.values[f"airfield {item}"] = [s.get(item) for s in airfields]
         own.values["defense"] = [s.defense for s in world.sectors.values() if s.owner == country]
         return own
 
@@ -655,6 +662,11 @@ def _sector_seen(b: _Builder, o: Observation) -> None:
         for item in ("gun", "shell"):
             b.number(f"{at}.{item}", o.get(item), _item_prior(b, owner, item), setter(item),
                      f"the {item}s of the owner's forts seen", 32767)  # fmt: skip
+    if kind.name == AIRFIELD:
+        for item in ("petrol", "shell"):
+            b.number(f"{at}.{item}", o.get(item), _airfield_prior(b, owner, item), setter(item),
+                     f"the {item} of the owner's airfields seen, else of the country's own"
+                     " (its planes' fuel and bombs)", 32767)  # fmt: skip
     if is_target:
         _mines(b, at, xy, owner, s.oldowner)
 
@@ -701,15 +713,24 @@ def _mil_prior(b: _Builder, owner: int) -> Dist:
 
 def _item_prior(b: _Builder, owner: int, item: str) -> Dist:
     fallback = b.own.like(f"fort {item}", Dist.uniform(0, 50 if item == "gun" else 100))
-    return _like_seen(b, owner, item, fallback, forts=True)
+    return _like_seen(b, owner, item, fallback, lambda t: t.has("fortress"))
 
 
-def _like_seen(b: _Builder, owner: int, item: str, fallback: Dist, forts: bool = False) -> Dist:
+def _airfield_prior(b: _Builder, owner: int, item: str) -> Dist:
+    """An airfield's petrol or shells: a lookout shows neither, yet its planes fly a
+    mission only with their fuel and bombs from it (``_arm``, combat/missions.py)."""
+    fallback = b.own.like(f"airfield {item}", Dist.uniform(0, 100))
+    return _like_seen(b, owner, item, fallback, lambda t: t.name == AIRFIELD)
+
+
+def _like_seen(b: _Builder, owner: int, item: str, fallback: Dist,
+               kind: Callable[[SectorType], bool] | None = None) -> Dist:  # fmt: skip
+    """The values of ``item`` shown in the owner's sectors seen (of ``kind``)."""
     values = []
     for o in b.world.observations.values():
         if o.kind != "sector" or int(_seen_value(o, "owner", -1)) != owner:
             continue
-        if forts and not b.world.tables.sector(str(_seen_value(o, "type", "sea"))).has("fortress"):
+        if kind and not kind(b.world.tables.sector(str(_seen_value(o, "type", "sea")))):
             continue
         v = o.get(item)
         if v is not None and isinstance(v.value, int):
