@@ -158,9 +158,11 @@ def test_a_sector_a_lookout_saw_may_hold_units_it_does_not_show(world: World) ->
     b = believe(v, 1, (2, 0), assume=Assumptions(missions=0.25))
     (units,) = [u for u in b.unknowns if u.name == "2,0.units"]
     # 2,0 is on the frontier (next to the viewer's 0,0); the one frontier sector whose
-    # units the country knows is its own 0,0, empty: (0 + 1) / (1 + 2), Laplace's
+    # units the country knows is its own 0,0, empty: (0 + 1) / (1 + 2), Laplace's; and
+    # 0,0, one from a frontier as 2,0 is, empty, weighs one against the spied garrisons
     chances = dict(zip(units.dist.values, units.dist.weights, strict=True))
-    assert chances == pytest.approx({(-1, False): 2 / 3, (0, True): 1 / 12, (0, False): 1 / 4})
+    assert chances == pytest.approx({(-1, False): (2 / 3 + 1) / 2, (0, True): 1 / 24,
+                                     (0, False): 1 / 8})  # fmt: skip
     assert "lookout shows no units): on a frontier" in units.info.treatment
     drawn = b.world([(0, True) if u is units else u.dist.values[0] for u in b.open])
     (copy,) = [u for u in drawn.units.values() if u.xy == (2, 0)]
@@ -198,7 +200,9 @@ def test_what_the_countrys_units_would_have_shown_is_not_there(world: World) -> 
     v.units[8].eff = 50
     units = units_at_2_0()
     chances = dict(zip(units.dist.values, units.dist.weights, strict=True))
-    assert chances[(-1, False)] / sum(chances.values()) == pytest.approx(1 / 3)
+    # (the spied garrison and the viewer's own 0,0, as far from a frontier, weigh one
+    # each: 0,0 holds units, and the frontier's chance is (1 + 1) / (1 + 2))
+    assert chances[(-1, False)] / sum(chances.values()) == pytest.approx(1 / 3 / 2)
     # a spy in a garrison is seen only by chance: never taken as shown
     v.units[8].eff = 100
     v.observations.pop("unit 7")
@@ -240,13 +244,14 @@ def test_a_hidden_garrison_is_on_reserve_as_the_countrys_own_garrisons_are(
     ) in units.info.treatment
 
 
-def test_a_seen_units_mission_is_as_the_countrys_own_of_its_type_and_place(
+def test_a_seen_units_mission_is_as_the_countrys_own_of_its_type_and_depth(
     world: World,
 ) -> None:
     """A reserve reacts only inside its radius and with the mobility for the path
-    (attsub.c), so it waits behind a frontier: a unit seen is on reserve as the viewer's
-    own units that react in the same kind of place are (Laplace's rule), and within
-    those as its own of the same type are, the place's chance weighing one."""
+    (attsub.c), so it waits at a set distance behind a frontier: a unit seen is on
+    reserve as the viewer's own units that react as far from a frontier are (Laplace's
+    rule), and within those as its own of the same type are, the depth's chance weighing
+    one."""
     land = world.tables.land
     own = ((10, "inf", 0, ""), (11, "inf", 0, ""), (12, "cav", 44, "reserve"),
            (13, "inf", 44, ""))  # fmt: skip
@@ -264,14 +269,14 @@ def test_a_seen_units_mission_is_as_the_countrys_own_of_its_type_and_place(
     chance = {u.name: dict(zip(u.dist.values, u.dist.weights, strict=True))["reserve"]
               for at in ((2, 0), (24, 0)) for u in believe(v, 1, at).unknowns
               if u.name.endswith(".mission")}  # fmt: skip
-    # away from any frontier (24,0 as the viewer's 44,0): 1 of 2 on reserve, (1 + 1) /
-    # (2 + 2); its one cavalry there on reserve: (1 + 1/2) / (1 + 1)
+    # three or more from a frontier (24,0 as the viewer's 44,0): 1 of 2 on reserve,
+    # (1 + 1) / (2 + 2); its one cavalry there on reserve: (1 + 1/2) / (1 + 1)
     assert chance["unit#7.mission"] == pytest.approx(3 / 4)
-    # on the frontier (2,0 as the viewer's 0,0): none of 2, 1/4; its 2 infantry: 1/12
+    # one from a frontier (2,0 as the viewer's 0,0): none of 2, 1/4; its 2 infantry: 1/12
     assert chance["unit#8.mission"] == pytest.approx(1 / 12)
     (why,) = [u.info.treatment for u in believe(v, 1, (2, 0)).unknowns
               if u.name == "unit#8.mission"]  # fmt: skip
-    assert "the country's own 2 units that react on a frontier, 0 on reserve" in why
+    assert "the country's own 2 units that react 1 from a frontier, 0 on reserve" in why
 
 
 def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> None:
@@ -298,8 +303,11 @@ def test_a_frontier_is_judged_by_frontiers_a_coast_by_coasts(world: World) -> No
     }  # fmt: skip
     # frontier: the viewer's 0,0, with a unit: (1 + 1) / (1 + 2); a coast (6,0, next to
     # the viewer's ship at sea): none known, 1/2; inland: the viewer's 44,0 and the spied
-    # 24,0, both with units: (2 + 1) / (2 + 2)
-    assert chance == pytest.approx({"2,0.units": 2 / 3, "6,0.units": 1 / 2, "10,0.units": 3 / 4})
+    # 24,0, both with units: (2 + 1) / (2 + 2); each of those weighing one against the
+    # viewer's own sector as far from a frontier, which holds units (0,0 for 2,0, one
+    # from a frontier; 44,0 for 6,0 and 10,0, three or more)
+    assert chance == pytest.approx({"2,0.units": (2 / 3 + 1) / 2, "6,0.units": (1 / 2 + 1) / 2,
+                                    "10,0.units": (3 / 4 + 1) / 2})  # fmt: skip
     (coast,) = [u for u in b.unknowns if u.name == "6,0.units"]
     assert "on a coast away from any frontier, like the 0 sectors" in coast.info.treatment
 
@@ -420,3 +428,65 @@ def test_the_command_line_lists_the_inputs(world: World, tmp_path) -> None:  # t
     r = bellum("empire", "odds", "attack", "2,0", "--world", str(EXAMPLES / "vector-a.toml"),
                "--as", "1", "--assume", "2,0.mil=40")  # fmt: skip
     assert r.returncode == 2 and "--assume goes with a player's view" in r.stderr
+
+
+def test_a_hidden_sector_may_hold_a_garrison_like_the_countrys_own_as_far_from_a_frontier(
+    world: World,
+) -> None:
+    """A reserve reacts only within its radius and with the mobility for the path
+    (attsub.c), so reserves wait at a set distance behind the frontier they guard: a
+    sector never seen may hold the garrison of one of the viewer's own sectors as far from
+    a frontier, each weighing one, copied with its units' missions for the owner, at the
+    owner's tech; the garrisons a spy saw weigh one in all."""
+    world.sectors[(62, 0)].owner = 1  # two from 2,0, the other country's land
+    world.units[7] = LandUnit(uid=7, type=world.tables.land["cav"], owner=1, x=62, y=0,
+                              mob=99, items={"mil": 20}, mission="reserve",
+                              op_center=(62, 0), op_radius=3)  # fmt: skip
+    v = view(world, 1)
+    v.bmaps[1] = BMap.blank(1, v.geometry)
+    v.bmaps[1].put((4, 0), "?")
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    band = Seen(None, TURN, 0, "report", lo=140, hi=160, how="band")
+    v.observations["nation 2"] = Observation("nation", "2", {"tech": band})
+    b = believe(v, 1, (2, 0))
+    (like,) = [u for u in b.unknowns if u.name == "4,0.like"]
+    total = sum(like.dist.weights)
+    chances = {v: w / total for v, w in zip(like.dist.values, like.dist.weights, strict=True)}
+    # 4,0 is two from the viewer's 0,0, as its 62,0 is from 2,0: that garrison weighs
+    # one, no spied garrison the other (the sector then empty)
+    assert chances == pytest.approx({(0, -1, False): 1 / 2, (0, 0, "own"): 1 / 2})
+    assert "own 1 sectors 2 from a frontier, each weighing one, 1 with units" in (
+        like.info.treatment
+    )
+    drawn = b.world([(0, 0, "own") if u is like else u.dist.values[0] for u in b.open])
+    (copy,) = [u for u in drawn.units.values() if u.xy == (4, 0)]
+    assert (copy.owner, copy.type.name, copy.mission) == (2, "cavalry", "reserve")
+    assert (copy.op_center, copy.op_radius, copy.tech) == ((4, 0), 3, 150.0)
+    assert drawn.units[7].xy == (62, 0) and drawn.units[7].owner == 1
+
+
+def test_a_seen_units_fortification_is_as_the_countrys_own_as_far_from_a_frontier(
+    world: World,
+) -> None:
+    """No report shows a unit's fortification; units fortify where they hold a line, so a
+    unit seen is fortified as the viewer's own units as far from a frontier are, each
+    weighing one, and all its units together weighing one."""
+    inf = world.tables.land["inf"]
+    for uid, x, fort, owner in ((10, 0, 100, 1), (11, 44, 0, 1), (7, 2, 0, 2), (8, 24, 0, 2)):
+        world.units[uid] = LandUnit(uid=uid, type=inf, owner=owner, x=x, y=0, mob=99,
+                                    items={"mil": 100}, fort=fort)  # fmt: skip
+    v = view(world, 1)
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="2,0")
+    v.observations["unit 8"] = seen_by("spy", "unit", "8", type="inf", owner=2, at="24,0")
+
+    def fort(at: tuple[int, int], name: str) -> dict[object, float]:
+        (u,) = [u for u in believe(v, 1, at).unknowns if u.name == name]
+        total = sum(u.dist.weights)
+        return {k: w / total for k, w in zip(u.dist.values, u.dist.weights, strict=True)}
+
+    # 2,0 is on the frontier, as the viewer's 0,0 (fortified 100); 24,0 three or more
+    # from it, as its 44,0 (not fortified); its two units together weigh one
+    assert fort((2, 0), "unit#7.fort") == pytest.approx({0: 1 / 4, 100: 3 / 4})
+    assert fort((24, 0), "unit#8.fort") == pytest.approx({0: 3 / 4, 100: 1 / 4})

@@ -22,22 +22,27 @@ The priors (docs/fog.md says why each was chosen):
   like the country's own objects, each as likely; a load as a share of what the
   type holds, the own objects of the same type weighing one each
   against all the others and any share together (Laplace's rule for a number);
-  a country plays as its enemies do more than any other guess says.  Without
-  own objects to go by: what the type allows, uniformly (missions: 1/2).
+  a country plays as its enemies do more than any other guess says.  A unit's
+  mission and fortification as the own units' as far behind a frontier (a
+  reserve reacts only within its radius, with the mobility for the path, so
+  where it waits is doctrine).  Without own objects to go by: what the type
+  allows, uniformly (missions: 1/2).
 * **A foreign ship's crew**: loaded by the number from a sector, so the lesser of
   what the type holds and the mil of one of the owner's sectors seen, or any crew,
   weighing one; at sea a type without civ has a mil at least.
 * **The units in a sector a lookout saw**, where no unit was seen: ``lookout``
   shows none, where ``spy`` lists them all; so units with the chance that a
   sector of its kind (on a frontier, a coast or inland) whose units the country
-  knows held any (Laplace's rule), those of one spied sector of its kind; but not
-  those the country's own units would have shown (``llookout``).  The target's
+  knows held any (Laplace's rule), those of one spied sector of its kind; or,
+  each weighing one, what one of the country's own sectors as far from a frontier
+  holds, its units' missions included; but not those the country's own units
+  would have shown (``llookout``).  The target's
   **mines**: laid with the chance that a sector of its kind holds an engineer (only
   engineers lay them), as many as one ``lmine`` lays (1..127), counted up to 20.
 * **The tech** of another country: its ``report`` band.
 * **Sectors never seen** near the target are like the sectors of the same
-  owner that were seen (a random one of them), holding units as a sector of
-  their kind does: where the bmap shows land, and where it shows nothing (close
+  owner that were seen (a random one of them), holding units as a sector a
+  lookout saw does: where the bmap shows land, and where it shows nothing (close
   to the target) with the chance that a sector it shows is land.
 
 ``--assume NAME=VALUE`` (:func:`parse_assumptions`) fixes any of them.
@@ -769,9 +774,8 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
                  put_unit("mil"), own.why_share("unit mil", lt.name), lt.milit)  # fmt: skip
         b.number(f"{name}.tech", tech_seen, _tech_prior(b, owner, lt.tech), put_unit("tech"),
                  "the owner's tech as report shows it", 1000)  # fmt: skip
-        fort = own.like("unit fort", Dist.uniform(0, 127))
-        b.add(f"{name}.fort", fort, put_unit("fort"), None,
-              f"never shown: {own.why('unit fort', 'uniform 0..127')}")  # fmt: skip
+        fort, why = _fort_prior(b, xy, owner)
+        b.add(f"{name}.fort", fort, put_unit("fort"), None, f"never shown: {why}")
         if lt.rad > 0 and not lt.has("spy"):
             p, why = _reserve_chance(b, lt, xy, owner)
             b.add(f"{name}.mission", Dist(("reserve", ""), (p, 1 - p)), put_unit("mission"), None,
@@ -826,28 +830,51 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
 
 
 def _reserve_chance(b: _Builder, lt: LandType, xy: Coord, owner: int) -> tuple[float, str]:
-    """That a foreign unit seen is on reserve: as the viewer's own units that react in
-    the same kind of place (:data:`PLACES`) are, by Laplace's rule, and within those as
-    its own of the same type are, the place's chance weighing one.  A reserve reacts only
-    inside its mission's radius and with the mobility for the path (``attsub.c``), so
-    whether a unit is held back depends on where it stands and what it is: a frontier's
-    fortified infantry is not a reserve, the mechanised unit behind it may be.  Pooled
-    over every unit, the chance put reserves on the frontier and too few behind it."""
+    """That a foreign unit seen is on reserve: as the viewer's own units that react at
+    the same depth behind a frontier (:meth:`_Garrisons.depth`) are, by Laplace's rule,
+    and within those as its own of the same type are, the depth's chance weighing one.
+    A reserve reacts only inside its mission's radius and with the mobility for the path
+    (``attsub.c``), so it waits at a set distance behind the frontier it guards, where
+    the frontier's own fortified infantry is no reserve: pooled over every unit, the
+    chance put reserves on the frontier and too few behind it."""
     if b.assume.missions is not None:
         return b.assume.missions, "--assume missions"
     g = b.garrisons
-    place = g.kind(b, xy, owner)
+    depth = g.depth(b, xy, owner)
     here = [u for u in b.world.units.values()
             if u.owner == b.country and not u.loaded and u.type.rad > 0
-            and not u.type.has("spy") and g.kind(b, u.xy, b.country) == place]  # fmt: skip
+            and not u.type.has("spy") and g.depth(b, u.xy, b.country) == depth]  # fmt: skip
     k = sum(u.mission == "reserve" for u in here)
     p_place = (k + 1) / (len(here) + 2)
     typed = [u for u in here if u.type.name == lt.name]
     kt = sum(u.mission == "reserve" for u in typed)
     p = (kt + p_place) / (len(typed) + 1)
-    why = (f"like the country's own {len(here)} units that react {PLACES[place]}, {k} on"
-           f" reserve, and of those its {len(typed)} of the type, {kt} on reserve")  # fmt: skip
+    why = (f"like the country's own {len(here)} units that react {_far(depth)},"
+           f" {k} on reserve, and of those its {len(typed)} of the type,"
+           f" {kt} on reserve")  # fmt: skip
     return p, why
+
+
+def _fort_prior(b: _Builder, xy: Coord, owner: int) -> tuple[Dist, str]:
+    """A foreign unit's fortification, never shown: as the viewer's own units' at the same
+    depth behind a frontier (:meth:`_Garrisons.depth`), each weighing one, and all its
+    units' together weighing one.  Units fortify where they hold a line (``fortify``
+    costs the mobility a reserve needs to react), so a frontier's defenders are
+    fortified as the country's own frontier is, not as its units are on average."""
+    pooled = b.own.like("unit fort", Dist.uniform(0, 127))
+    g = b.garrisons
+    depth = g.depth(b, xy, owner)
+    here = [
+        u.fort
+        for u in b.world.units.values()
+        if u.owner == b.country and not u.loaded and g.depth(b, u.xy, b.country) == depth
+    ]
+    dist = _mixed([(pooled, 1.0), *((Dist.fixed(f), 1.0) for f in here)])
+    n = len(b.own.values.get("unit fort", []))
+    pool = f"its {n} units" if n else "any fortification (0..127)"
+    why = (f"like the country's own {len(here)} units {_far(depth)}, each weighing"
+           f" one, and {pool} weighing one in all")  # fmt: skip
+    return dist, why
 
 
 def _crew_prior(b: _Builder, owner: int, st: ShipType, xy: Coord) -> tuple[Dist, str]:
@@ -1003,11 +1030,9 @@ def _unseen(b: _Builder) -> None:
         p_held = g.chance(front) if g.held else 0.0
         p_reserve = _garrison_reserve(b, front)
         pool = g.pool(front)
-        garrison: list[tuple[tuple[int, bool], float]] = [((-1, False), 1 - p_held)]
-        for j in range(len(pool)):
-            garrison += [((j, True), p_held * p_reserve / len(pool)),
-                         ((j, False), p_held * (1 - p_reserve) / len(pool))]  # fmt: skip
-        choices: list[tuple[int, int, bool]] = [(-1, -1, False)] if share < 1 else []
+        depth = g.depth(b, xy, owner)
+        garrison = _garrison_choices(g, pool, depth, p_held, p_reserve)
+        choices: list[tuple[int, int, bool | str]] = [(-1, -1, False)] if share < 1 else []
         weights: list[float] = [1 - share] if share < 1 else []
         for i in range(len(seen)):
             for (j, reserve), p in garrison:
@@ -1016,7 +1041,7 @@ def _unseen(b: _Builder) -> None:
                     weights.append(share / len(seen) * p)
 
         def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner,
-                pool: list[str] = pool) -> None:  # fmt: skip
+                pool: list[str] = pool, depth: int = depth) -> None:  # fmt: skip
             i, j, reserve = pick
             if i < 0:
                 world.sectors[xy] = Sector(x=xy[0], y=xy[1], type=world.tables.sector("sea"))
@@ -1030,14 +1055,14 @@ def _unseen(b: _Builder) -> None:
                 if v is not None and isinstance(v.value, int):
                     sect.put(item, v.value)
             world.sectors[xy] = sect
-            if j >= 0:
-                _copy_units(world, units_at.get(pool[j], []), xy, reserve, owner)
+            _garrison_put(b, world, (j, reserve), xy, owner, units_at, pool, depth)
 
         where = f"{mark!r} on the bmap" if not blank else f"land {share:.0%}, like the bmap's"
         b.add(f"{at}.like", Dist(tuple(choices), tuple(weights)), put, None,
               f"never seen ({where}): like one of the {len(seen)} sectors of"
               f" {w.name_of(owner)} seen; units {g.why(front)}: with probability"
-              f" {p_held:.2f}, {_on_reserve(b, p_reserve, front)}")  # fmt: skip
+              f" {p_held:.2f}, {_on_reserve(b, p_reserve, front)};"
+              f" {g.why_depth(depth)}")  # fmt: skip
         if xy == b.target:
             _mines(b, at, xy, owner, None)
 
@@ -1066,6 +1091,18 @@ def _spied(o: Observation) -> bool:
     return any(s.source == "spy" for s in o.fields.values())
 
 
+#: The depths from a frontier told apart (:meth:`_Garrisons.depth`): 1 (on one), 2 (the
+#: row behind, where reserves wait), and beyond.
+DEPTHS = 3
+
+
+def _far(depth: int) -> str:
+    """A depth (:meth:`_Garrisons.depth`) in the list's words."""
+    if depth == 0:
+        return "inside another country's land"
+    return f"{depth}{' or more' if depth == DEPTHS else ''} from a frontier"
+
+
 #: The kinds of a sector, as :class:`_Garrisons` tells them, in the list's words.
 PLACES = {
     "frontier": "on a frontier",
@@ -1089,6 +1126,10 @@ class _Garrisons:
     counts: dict[str, list[int]]
     #: The foreign sectors a spy saw holding units, with their kind.
     held: dict[str, str]
+    #: The country's own land sectors by their depth (:meth:`depth`): each one's units
+    #: (spies aside), empty where it holds none.
+    own_at: dict[int, list[list[int]]] = field(default_factory=dict)
+    _depths: dict[tuple[Coord, int], int] = field(default_factory=dict)
 
     @classmethod
     def of(cls, b: _Builder) -> _Garrisons:
@@ -1109,6 +1150,11 @@ class _Garrisons:
                 c[0] += 1
                 c[1] += xy in own_units
                 c[2] += xy in own_engineers
+        for xy, s in sorted(b.world.sectors.items()):
+            if s.owner == b.country and not s.type.is_sea:
+                g.own_at.setdefault(g.depth(b, xy, b.country), []).append(
+                    [u.uid for u in own if u.xy == xy and not u.type.has("spy")]
+                )
         units_at = _units_seen_at(b)
         base = b.belief.base.units
         for o in b.world.observations.values():
@@ -1130,6 +1176,22 @@ class _Garrisons:
         if any(self.holders.get(n) not in (None, 0, owner) for n in around):
             return "frontier"
         return "coast" if any(n in self.sea for n in around) else "inland"
+
+    def depth(self, b: _Builder, xy: Coord, owner: int) -> int:
+        """How far ``xy`` lies from the land another country holds, as far as the
+        country knows (1: on a frontier), counted up to :data:`DEPTHS`."""
+        got = self._depths.get((xy, owner))
+        if got is None:
+            got = min([DEPTHS] + [b.geo.mapdist(xy, h) for h, who in self.holders.items()
+                                  if who not in (None, 0, owner)])  # fmt: skip
+            self._depths[(xy, owner)] = got
+        return got
+
+    def why_depth(self, depth: int) -> str:
+        own = self.own_at.get(depth, [])
+        return (f"or like one of the country's own {len(own)} sectors {_far(depth)},"
+                f" each weighing one, {sum(bool(u) for u in own)} with units, copied with"
+                " their missions")  # fmt: skip
 
     def chance(self, kind: str) -> float:
         """That a sector of this kind holds units: Laplace's rule, ``(k + 1) / (n + 2)``
@@ -1157,17 +1219,15 @@ class _Garrisons:
 
 def _hidden_units(b: _Builder) -> None:
     """The units a foreign sector near the target may hold unseen.  One seen only by a
-    lookout, with no unit seen in it, holds units with the chance that a sector of its
-    kind held any (:class:`_Garrisons`): those of one of the spied sectors of its kind
-    that held any (of any kind where none did), each as likely, on reserve with the
-    chance of a mission.  Taking an empty lookout sighting for no units would drop only
-    what helps the defender; taking a coast for a frontier would add what defends
-    frontiers.  Where the country's own units looked (``llookout``, :func:`_lookers`),
-    the units they would have shown are not there: only the garrisons none of whose
-    units they could see remain (each as likely as before)."""
+    lookout, with no unit seen in it, holds units as a sector never seen does
+    (:func:`_garrison_choices`: those of a spied sector of its kind, or of one of the
+    country's own sectors as far from a frontier).  Taking an empty lookout sighting for
+    no units would drop only what helps the defender; taking a coast for a frontier
+    would add what defends frontiers.  Where the country's own units looked
+    (``llookout``, :func:`_lookers`), the units they would have shown are not there:
+    only the garrisons none of whose units they could see remain (Bayes: the others
+    are out, the rest keep their odds)."""
     g = b.garrisons
-    if not g.held:
-        return
     units_at = _units_seen_at(b)
     lookers = _lookers(b)
     base = b.belief.base.units
@@ -1179,37 +1239,99 @@ def _hidden_units(b: _Builder) -> None:
         if owner in (0, b.country) or not b.near(xy):
             continue
         front = g.kind(b, xy, owner)
-        p_held = g.chance(front)
         p_reserve = _garrison_reserve(b, front)
         pool = g.pool(front)
-        hidden = [i for i in range(len(pool))
-                  if not any(_shown_to(lookers, b, xy, base[u].type)
-                             for u in units_at.get(pool[i], []) if u in base)]  # fmt: skip
-        # Bayes: the garrisons the lookers would have shown are out, the rest as likely
-        p_held *= len(hidden) / len(pool)
-        p_held /= 1 - g.chance(front) + p_held
-        choices: list[tuple[int, bool]] = [(-1, False)]
-        weights = [1 - p_held]
-        for i in hidden:
-            choices += [(i, True), (i, False)]
-            weights += [p_held * p_reserve / len(hidden), p_held * (1 - p_reserve) / len(hidden)]
+        depth = g.depth(b, xy, owner)
+        prior = _garrison_choices(g, pool, depth, g.chance(front) if g.held else 0.0, p_reserve)
+        if len(prior) == 1:
+            continue
+
+        def shown(pick: tuple[int, bool | str], pool: list[str] = pool,
+                  depth: int = depth, xy: Coord = xy) -> bool:  # fmt: skip
+            j, mode = pick
+            if j < 0:
+                return False
+            uids = g.own_at[depth][j] if mode == "own" else units_at.get(pool[j], [])
+            world = b.world.units if mode == "own" else base
+            return any(_shown_to(lookers, b, xy, world[u].type) for u in uids if u in world)
+
+        kept = [(pick, p) for pick, p in prior if not shown(pick)]
+        total = sum(p for _, p in kept)
+        p_held = 1 - kept[0][1] / total
+        choices = tuple(pick for pick, _ in kept)
+        weights = tuple(p / total for _, p in kept)
 
         def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner,
-                pool: list[str] = pool) -> None:  # fmt: skip
-            i, reserve = pick
-            if i >= 0:
-                _copy_units(world, units_at.get(pool[i], []), xy, reserve, owner)
+                pool: list[str] = pool, depth: int = depth) -> None:  # fmt: skip
+            _garrison_put(b, world, pick, xy, owner, units_at, pool, depth)
 
         source = o.get("owner") or o.get("type")
-        shown = source.source if source is not None else "a sighting"
+        what = source.source if source is not None else "a sighting"
         at = b.world.fmt(xy, b.country)
-        seen_out = len(pool) - len(hidden)
+        seen_out = sum(j >= 0 and mode is True for (j, mode), _ in prior) - sum(
+            j >= 0 and mode is True for j, mode in choices
+        )
         looked = (f" ({seen_out} of the {len(pool)} garrisons it may hold the"
                   " country's units looking at it would have shown: llookout)"
                   ) if seen_out else ""  # fmt: skip
-        b.add(f"{at}.units", Dist(tuple(choices), tuple(weights)), put, None,
-              f"never shown ({shown} shows no units): {g.why(front)}: units with"
-              f" probability {p_held:.2f}{looked}, {_on_reserve(b, p_reserve, front)}")  # fmt: skip
+        b.add(f"{at}.units", Dist(choices, weights), put, None,
+              f"never shown ({what} shows no units): {g.why(front)}: units with"
+              f" probability {p_held:.2f}{looked}, {_on_reserve(b, p_reserve, front)};"
+              f" {g.why_depth(depth)}")  # fmt: skip
+
+
+def _garrison_choices(g: _Garrisons, pool: list[str], depth: int, p_held: float,
+                      p_reserve: float) -> list[tuple[tuple[int, bool | str], float]]:  # fmt: skip
+    """What a hidden sector holds, as ``((j, mode), probability)`` with the empty sector
+    first (``j`` -1).  Two sources of evidence, each weighing as the sectors it rests
+    on: one of the country's own sectors as far from a frontier (:meth:`_Garrisons.depth`)
+    as it is, each weighing one, copied whole with the missions its units have (``mode``
+    ``"own"``: a reserve reacts only within its radius and with the mobility for the
+    path, ``attsub.c``, so reserves stand at a set distance behind the frontier they
+    guard, and how far is the owner's doctrine, of which the country's own is the best
+    evidence); and, weighing one in all, the garrisons of its kind a spy saw, on reserve
+    or not (``mode`` True or False) with the chance of its kind of place."""
+    spied: list[tuple[tuple[int, bool | str], float]] = [((-1, False), 1 - p_held)]
+    for j in range(len(pool)):
+        spied += [((j, True), p_held * p_reserve / len(pool)),
+                  ((j, False), p_held * (1 - p_reserve) / len(pool))]  # fmt: skip
+    own = g.own_at.get(depth, [])
+    n = len(own) + 1
+    out: list[tuple[tuple[int, bool | str], float]] = [(pick, p / n) for pick, p in spied]
+    out[0] = (out[0][0], out[0][1] + sum(not units for units in own) / n)
+    out += [((k, "own"), 1 / n) for k, units in enumerate(own) if units]
+    return [(pick, p) for pick, p in out if p > 0 or pick[0] < 0]
+
+
+def _garrison_put(b: _Builder, world: World, pick: tuple[int, bool | str], xy: Coord,
+                  owner: int, units_at: dict[str, list[int]], pool: list[str],
+                  depth: int) -> None:  # fmt: skip
+    """Puts the garrison ``pick`` of :func:`_garrison_choices` at ``xy`` for ``owner``."""
+    j, mode = pick
+    if j < 0:
+        return
+    if mode == "own":
+        _copy_own(b, world, b.garrisons.own_at[depth][j], xy, owner)
+    else:
+        _copy_units(world, units_at.get(pool[j], []), xy, bool(mode), owner)
+
+
+def _copy_own(b: _Builder, world: World, units: list[int], xy: Coord, owner: int) -> None:
+    """Copies of the country's own ``units`` at ``xy`` for ``owner``, with their
+    missions (centred where they now stand) and the owner's tech as ``report`` shows it
+    (the middle of its band)."""
+    tech = _tech_prior(b, owner, 0)
+    for n, unit in enumerate(units):
+        own = world.units.get(unit)
+        if own is None:
+            continue
+        uid = COPY_UIDS + len(world.units) + n
+        u = replace(own, uid=uid, x=xy[0], y=xy[1], items=dict(own.items), owner=owner)
+        u.tech = float(max(u.type.tech, tech.values[len(tech.values) // 2]))
+        reserve = own.mission == "reserve"
+        u.mission = "reserve" if reserve else ""
+        u.op_center, u.op_radius = (u.xy, own.op_radius or u.type.rad) if reserve else (None, 0)
+        world.units[uid] = u
 
 
 def _own_garrisons(b: _Builder, place: str) -> tuple[int, int]:
