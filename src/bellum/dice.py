@@ -129,10 +129,18 @@ class ServerRandom:
         f = math.floor(x)
         return int(f) + (1 if self.chance(x - f) else 0)
 
+    #: How many :meth:`text_only` blocks are open (the odds' dice give their draws there
+    #: the likeliest outcome; the server's draw as always).
+    _text = 0
+
     @contextmanager
     def text_only(self) -> Iterator[None]:
         """Mark draws whose outcome changes only the text (scouts' reports, spec §4.4)."""
-        yield
+        self._text += 1
+        try:
+            yield
+        finally:
+            self._text -= 1
 
     def damage(self, amount: int, pct: float) -> int:
         """``amount`` reduced by ``pct`` percent, randomly rounded (no draw if amount <= 0)."""

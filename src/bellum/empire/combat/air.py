@@ -29,9 +29,14 @@ Rules code here never prints: it reports through the combat's ``say`` and
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Literal
+import itertools
+import math
+from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import dataclass, field
+from functools import cached_property, partial
+from typing import Any, Literal, cast
 
+from bellum.dice import Draws, ServerRandom
 from bellum.empire.combat.state import Combat, ldround
 from bellum.empire.events import PlaneStatus
 from bellum.empire.geometry import Coord
@@ -46,6 +51,7 @@ from bellum.empire.tables import (
     techfact,
 )
 from bellum.empire.world import LandUnit, Plane, Relation, Sector, Ship, World
+from bellum.formulas import chance_probability
 
 #: The flak multipliers by the volley's margin over the plane's defense (§16.5).
 FLAK_TABLE = tuple(
@@ -368,9 +374,16 @@ def flak_damage(c: Combat, guns: int, p: Plane) -> int:
     """One plane's share of a volley of ``guns`` (one ``roll(8)``), as ``ac_flak_dam``
     computes it: ``mult`` is a C ``float``, so ``(roll(8) + 2) * mult`` is a float product
     too (10 x 1.4f is 14.0f, not 13.99999976 in double; checked on the server)."""
+    return flak_hit(c.dice.roll(8), flak_mult(c, guns, p))
+
+
+def flak_mult(c: Combat, guns: int, p: Plane) -> float:
     margin = guns - plane_def(p.type, p.tech) - (0 if p.type.has("tactical") else 1)
-    mult = f32(FLAK_TABLE[max(-8, min(9, margin)) + 8] * c.rules.flakscale)
-    return min(100, int(f32((c.dice.roll(8) + 2) * mult)))
+    return f32(FLAK_TABLE[max(-8, min(9, margin)) + 8] * c.rules.flakscale)
+
+
+def flak_hit(roll: int, mult: float) -> int:
+    return min(100, int(f32((roll + 2) * mult)))
 
 
 def fire_flak(c: Combat, bombers: list[Flight], shooter: int, guns: int) -> None:
@@ -386,10 +399,8 @@ def fire_flak(c: Combat, bombers: list[Flight], shooter: int, guns: int) -> None
 
 def sector_flak(c: Combat, bombers: list[Flight], s: Sector) -> None:
     """The sector's own guns (only called when its owner is hostile)."""
-    w = c.world
     a = bombers[0].plane.owner
-    level = w.tech(s.owner)
-    g = c.dice.roundavg(techfact(level, 2.0 * min(FLAK_GUN_MAX, s.get("gun"))))
+    g = c.dice.roundavg(sector_guns(c, s))
     if g > 0:
         c.notify(a, f"firing {g} flak guns in {c.at(s.xy, a)}...")
         c.notify(s.owner, f"firing {g} flak guns in {c.at(s.xy, s.owner)}...")
@@ -400,9 +411,17 @@ def sector_flak(c: Combat, bombers: list[Flight], s: Sector) -> None:
 Battery = tuple[int, float, float, str]
 
 
+def sector_guns(c: Combat, s: Sector) -> float:
+    """The guns a sector fires, before their ``roundavg``."""
+    return techfact(c.world.tech(s.owner), 2.0 * min(FLAK_GUN_MAX, s.get("gun")))
+
+
 def unit_flak(c: Combat, bombers: list[Flight], at: Coord) -> None:
     """Hostile flak units in the sector (one ``roundavg`` even when none fires)."""
-    a = bombers[0].plane.owner
+    _volley(c, bombers, unit_batteries(c, bombers[0].plane.owner, at), "Land units")
+
+
+def unit_batteries(c: Combat, a: int, at: Coord) -> list[Battery]:
     batteries: list[Battery] = []
     for u in c.world.units_at(at):
         if u.owner in (0, a):
@@ -412,14 +431,22 @@ def unit_flak(c: Combat, bombers: list[Flight], at: Coord) -> None:
             continue
         note = f"firing flak guns from unit {u.name()} (AA rating {aaf})"
         batteries.append((u.owner, u.tech, aaf * 1.5 * u.eff / 100.0, note))
-    _volley(c, bombers, batteries, "Land units")
+    return batteries
 
 
 def ship_flak(c: Combat, bombers: list[Flight], at: Coord) -> None:
     """Hostile surface ships in the sector (one ``roundavg`` even when none fires)."""
-    a = bombers[0].plane.owner
+    _volley(c, bombers, ship_batteries(c, bombers[0].plane.owner, at), "Ships")
+
+
+def ship_batteries(
+    c: Combat, a: int, at: Coord, ships: Sequence[Ship] | None = None
+) -> list[Battery]:
+    """``ships``: those at ``at`` by number, when known (else all are looked at)."""
     batteries: list[Battery] = []
-    for _, sh in sorted(c.world.ships.items()):
+    if ships is None:
+        ships = [sh for _, sh in sorted(c.world.ships.items())]
+    for sh in ships:
         if sh.xy != at or sh.owner in (0, a) or sh.type.has("sub") or not hostile(c, sh.owner, a):
             continue
         guns = min(ship_glim(sh.type, sh.tech), sh.items.get("gun", 0))
@@ -428,24 +455,32 @@ def ship_flak(c: Combat, bombers: list[Flight], at: Coord) -> None:
             batteries.append(
                 (sh.owner, sh.tech, flak, f"firing {flak:.0f} flak guns from {sh.title()}...")
             )
-    _volley(c, bombers, batteries, "Ships")
+    return batteries
 
 
 def _volley(c: Combat, bombers: list[Flight], batteries: list[Battery], who: str) -> None:
     """Units' or ships' flak together: at most 14 guns' worth of their average tech."""
-    raw = total = 0.0
-    shooter = 0
-    for owner, tech, flak, note in batteries:
-        raw += flak
-        total += techfact(int(tech), flak * 2.0)
+    for owner, _, _, note in batteries:
         c.notify(owner, note)
-        shooter = owner
-    if raw > FLAK_GUN_MAX:
-        total *= FLAK_GUN_MAX / raw
+    total, shooter = volley_guns(batteries)
     g = c.dice.roundavg(total)
     if g > 0:
         c.notify(bombers[0].plane.owner, f"Flak!  {who} firing {g} flak guns...")
         fire_flak(c, bombers, shooter, g)
+
+
+def volley_guns(batteries: list[Battery]) -> tuple[float, int]:
+    """The guns the batteries fire together, before their ``roundavg``, and who fires
+    (the last battery's owner)."""
+    raw = total = 0.0
+    shooter = 0
+    for owner, tech, flak, _ in batteries:
+        raw += flak
+        total += techfact(int(tech), flak * 2.0)
+        shooter = owner
+    if raw > FLAK_GUN_MAX:
+        total *= FLAK_GUN_MAX / raw
+    return total, shooter
 
 
 # -- interception ---------------------------------------------------------------------
@@ -689,52 +724,364 @@ def fly(
     bombers: list[Flight],
     escorts: list[Flight],
     launched: set[int],
+    *,
+    through: bool = False,
 ) -> None:
     """Fly the mission from ``start`` along ``path`` (direction keys), air combat and all.
 
     The lists lose the planes shot down or turned back; the flight stops
-    early when no bomber is left.
+    early when no bomber is left.  ``through``: the caller reads only which bombers got
+    through (a paradrop's transports), so the odds' dice may draw the flight as one
+    choice among those (:class:`Through`).
     """
     w = c.world
     a = bombers[0].plane.owner
     pools = interceptors(c, a, launched)
-    overflown: dict[int, int] = {}
-    here = w.geometry.norm(*start)
-    steps = iter(path)
-    while True:
-        s = w.sector(here)
-        ships = {sh.owner for sh in w.ships.values() if sh.xy == here and not sh.type.has("sub")}
-        units = {u.owner for u in w.units_at(here) if not u.loaded}
-        c.notify(a, f"flying over {s.type.name} at {c.at(here, a)}")
-        stealth = min(f.plane.type.stealth for f in bombers + escorts)
-        if not c.dice.chance(stealth / 100.0):
-            overflown[s.owner] = overflown.get(s.owner, 0) + 1
-            for cn in sorted(w.nations):
-                if w.rel(cn, a) == Relation.ALLIED:
-                    continue
-                if cn == s.owner or cn in ships or cn in units:
-                    c.notify(cn, f"{c.name(a)} planes spotted over {c.at(here, cn)}")
-            if hostile(c, s.owner, a):
-                sector_flak(c, bombers, s)
-            if bombers:
-                unit_flak(c, bombers, here)
-            if bombers:
-                ship_flak(c, bombers, here)
-            if not bombers:
-                break
-            for cn in sorted(w.nations):
-                if not bombers:
-                    break
-                if not hostile(c, cn, a):
-                    continue
-                present = cn == s.owner or cn in ships or cn in units
-                defence = Defence(a, cn, here, pools.get(cn, []), not present, launched)
-                intercept(c, defence, bombers, escorts)
-        key = next(steps, None)
-        if key is None or not bombers:
-            break
-        here = w.geometry.step(here, key)
-    for cn, times in sorted(overflown.items()):
+    route = Route(c, w.geometry.norm(*start), path, bombers, escorts, launched, pools)
+    if through:
+        c.dice.block(Through(route))
+    else:
+        route.fly()
+    for cn, times in sorted(route.overflown.items()):
         if cn and w.rel(cn, a) != Relation.ALLIED:
             text = f"{c.name(a)} violates {c.name(cn)} airspace"
             c.news(cn, text, OVERFLY_GOODWILL * times, actor=a)
+
+
+@dataclass(eq=False)
+class Route:
+    """A mission over its route: the sectors from ``start`` along ``path``, the lists and
+    the interceptors ready (``pools``); ``overflown`` counts the sectors of each owner
+    where the planes were seen."""
+
+    c: Combat
+    start: Coord
+    path: str
+    bombers: list[Flight]
+    escorts: list[Flight]
+    launched: set[int]
+    pools: dict[int, list[Flight]]
+    overflown: dict[int, int] = field(default_factory=dict)
+
+    def sectors(self) -> Iterator[Coord]:
+        here = self.start
+        yield here
+        for key in self.path:
+            here = self.c.world.geometry.step(here, key)
+            yield here
+
+    def fly(self) -> None:
+        """Over each sector until the route or the bombers run out: flak, then every
+        hostile country's interceptors."""
+        c, w, bombers, escorts = self.c, self.c.world, self.bombers, self.escorts
+        a = bombers[0].plane.owner
+        for here in self.sectors():
+            s = w.sector(here)
+            ships = {
+                sh.owner for sh in w.ships.values() if sh.xy == here and not sh.type.has("sub")
+            }
+            units = {u.owner for u in w.units_at(here) if not u.loaded}
+            c.notify(a, f"flying over {s.type.name} at {c.at(here, a)}")
+            stealth = min(f.plane.type.stealth for f in bombers + escorts)
+            if not c.dice.chance(stealth / 100.0):
+                self.overflown[s.owner] = self.overflown.get(s.owner, 0) + 1
+                for cn in sorted(w.nations):
+                    if w.rel(cn, a) == Relation.ALLIED:
+                        continue
+                    if cn == s.owner or cn in ships or cn in units:
+                        c.notify(cn, f"{c.name(a)} planes spotted over {c.at(here, cn)}")
+                if hostile(c, s.owner, a):
+                    sector_flak(c, bombers, s)
+                if bombers:
+                    unit_flak(c, bombers, here)
+                if bombers:
+                    ship_flak(c, bombers, here)
+                if not bombers:
+                    break
+                for cn in sorted(w.nations):
+                    if not bombers:
+                        break
+                    if not hostile(c, cn, a):
+                        continue
+                    present = cn == s.owner or cn in ships or cn in units
+                    pool = self.pools.get(cn, [])
+                    intercept(
+                        c, Defence(a, cn, here, pool, not present, self.launched), bombers, escorts
+                    )
+            if not bombers:
+                break
+
+
+#: A set of transports through (one flag per bomber, in the list's order) and the script
+#: of draws of its likeliest path.
+Passage = tuple[tuple[bool, ...], tuple[bool | int, ...]]
+#: One bomber's steps on a path: (volley, roll(8), turned back or ``None`` when not drawn).
+Steps = tuple[tuple[int, int, bool | None], ...]
+#: Most combinations of the volleys' gun counts :class:`Through` sums over.
+MOST_VOLLEY_COUNTS = 256
+_GONE = -1
+_THROUGH: dict[Hashable, list[tuple[None, float, Passage]]] = {}
+_THROUGH_LIMIT = 1024
+
+
+class Through:
+    """The flak over a route no interceptor can reach, as one choice among the sets of
+    bombers that get through (for a caller that reads nothing else of the flight: the
+    paradrop, whose fight reads the paratroopers dropped, not their planes).
+
+    The volleys are known before the flight (the guns of each hostile sector, and of its
+    flak units and ships, each count one ``roundavg``).  Given the counts, each bomber's
+    fate is its own draws: a ``roll(8)`` per volley while it flies and, hit below 80 %,
+    its chance to turn back.  So the chance of a set is a sum over the counts of a
+    product over the bombers, each bomber a chain over its efficiency.  A set's side
+    effects (efficiency, mobility, telegrams, news) are those of its likeliest path, the
+    flight itself replayed on that path's draws.  Only where no interceptor can reach the
+    route (whatever rises is in range and, off its own ground, on a mission), with planes
+    that cannot slip through unseen (stealth 0) and when no plane shot down can turn its
+    owner hostile (the owner already is): otherwise ``key`` is ``None`` and the flight is
+    drawn draw by draw.
+    """
+
+    def __init__(self, route: Route) -> None:
+        self.route = route
+
+    def run(self, dice: ServerRandom) -> None:
+        self.route.fly()
+
+    @cached_property
+    def volleys(self) -> list[tuple[int, float]] | None:
+        """Each volley that can fire over the route, in order: who fires, the guns before
+        their ``roundavg``; ``None`` when :class:`Through` does not apply."""
+        r = self.route
+        c, w = r.c, r.c.world
+        a = r.bombers[0].plane.owner
+        if min(f.plane.type.stealth for f in r.bombers + r.escorts) or self._interceptable():
+            return None
+        at_sea: dict[Coord, list[Ship]] = {}
+        for _, sh in sorted(w.ships.items()):
+            at_sea.setdefault(sh.xy, []).append(sh)
+        out: list[tuple[int, float]] = []
+        for here in r.sectors():
+            s = w.sector(here)
+            ships = at_sea.get(here, [])
+            if hostile(c, s.owner, a):
+                out.append((s.owner, sector_guns(c, s)))
+            for batteries in (unit_batteries(c, a, here), ship_batteries(c, a, here, ships)):
+                total, shooter = volley_guns(batteries)
+                out.append((shooter, total))
+        out = [(who, x) for who, x in out if x > 0]
+        if any(c.may_turn_hostile(a, who) for who, _ in out):
+            return None
+        if 2 ** sum(x != math.floor(x) for _, x in out) > MOST_VOLLEY_COUNTS:
+            return None
+        return out
+
+    def _interceptable(self) -> bool:
+        """Whether a SAM or a fighter of the pools could rise over a sector of the route
+        (:func:`intercept`'s reach, before its checks of equipment)."""
+        r = self.route
+        ready = [(cn, f.plane) for cn, pool in r.pools.items() for f in pool]
+        if not ready:
+            return False
+        w, geo = r.c.world, r.c.world.geometry
+        for here in r.sectors():
+            for cn, p in ready:
+                dist = geo.mapdist(here, p.xy) * (1 if p.type.has("missile") else 2)
+                if plane_range(p.type, p.tech) < dist or not _in_op_area(r.c, p, here):
+                    continue
+                # Off its own country's ground only a plane on a mission rises (Defence).
+                if p.mission or cn == w.sector(here).owner:
+                    return True
+                if any(u.owner == cn and not u.loaded for u in w.units_at(here)):
+                    return True
+                if any(
+                    sh.owner == cn and sh.xy == here and not sh.type.has("sub")
+                    for sh in w.ships.values()
+                ):
+                    return True
+        return False
+
+    @cached_property
+    def key(self) -> Hashable | None:
+        volleys = self.volleys
+        if volleys is None:
+            return None
+        planes = tuple(
+            (f.plane.eff, f.plane.type.name, f.plane.tech, f.plane.type.has("tactical"))
+            for f in self.route.bombers
+        )
+        return (tuple(volleys), planes, self.route.c.rules.flakscale)
+
+    def outcomes(self, draws: Draws) -> list[tuple[None, float, Passage]]:
+        """Each set of bombers through with its exact probability and likeliest path."""
+        key = self.key
+        assert key is not None and self.volleys is not None
+        known = _THROUGH.get(key)
+        if known is not None:
+            return known
+        counts = [draws(partial(_roundavg, x)) for _, x in self.volleys]
+        rolls = [(cast(int, r), p) for r, p in draws(partial(_roll, 8))]
+        sets: dict[tuple[bool, ...], list[Any]] = {}
+        for combo in itertools.product(*counts):
+            p_combo = math.prod(p for _, p in combo)
+            guns = [cast(int, g) for g, _ in combo]
+            fates = [self._fates(f.plane, guns, rolls, draws) for f in self.route.bombers]
+            for pick in itertools.product(*(sorted(x.items()) for x in fates)):
+                through = tuple(ok for ok, _ in pick)
+                p = p_combo * math.prod(v[0] for _, v in pick)
+                best = p_combo * math.prod(v[1] for _, v in pick)
+                entry = sets.setdefault(through, [0.0, -1.0, None])
+                entry[0] += p
+                if best > entry[1]:
+                    script = self._script(counts, guns, through, [v[2] for _, v in pick])
+                    entry[1], entry[2] = best, (through, script)
+        out = [(None, p, path) for _, (p, _, path) in sorted(sets.items(), reverse=True) if p > 0]
+        if len(_THROUGH) >= _THROUGH_LIMIT:
+            _THROUGH.clear()
+        _THROUGH[key] = out
+        return out
+
+    def _fates(
+        self, p: Plane, guns: list[int], rolls: list[tuple[int, float]], draws: Draws
+    ) -> dict[bool, tuple[float, float, Steps]]:
+        """The bomber's chance to get through (True) or not, given the volleys' counts,
+        with the likeliest steps to each."""
+        states: dict[int, tuple[float, float, Steps]] = {p.eff: (1.0, 1.0, ())}
+        for i, g in enumerate(guns):
+            if g <= 0:
+                continue
+            mult = flak_mult(self.route.c, g, p)
+            after: dict[int, tuple[float, float, Steps]] = {}
+            for eff, (q, best, steps) in states.items():
+                if eff == _GONE:
+                    _merge(after, _GONE, q, best, steps)
+                    continue
+                for r, pr in rolls:
+                    n = flak_hit(r, mult)
+                    e2 = eff if n <= 0 else max(0, eff - n)
+                    step = (i, r, None)
+                    if n <= 0 or e2 >= 80:
+                        _merge(after, e2, q * pr, best * pr, (*steps, step))
+                    elif e2 < PLANE_MINEFF:
+                        _merge(after, _GONE, q * pr, best * pr, (*steps, step))
+                    else:
+                        back = draws(partial(_chance, (80 - e2) / 100.0))
+                        for turned, pb in back:
+                            drawn = bool(turned) if len(back) > 1 else None
+                            _merge(
+                                after,
+                                _GONE if turned else e2,
+                                q * pr * pb,
+                                best * pr * pb,
+                                (*steps, (i, r, drawn)),
+                            )
+            states = after
+        out: dict[bool, tuple[float, float, Steps]] = {}
+        for eff, (q, best, steps) in states.items():
+            ok = eff != _GONE
+            old = out.get(ok)
+            if old is None:
+                out[ok] = (q, best, steps)
+            else:
+                out[ok] = (old[0] + q, *((best, steps) if best > old[1] else old[1:]))
+        return out
+
+    def _script(
+        self,
+        counts: list[list[tuple[Hashable, float]]],
+        guns: list[int],
+        through: tuple[bool, ...],
+        steps: list[Steps],
+    ) -> tuple[bool | int, ...]:
+        """The draws of a path, in the flight's order: each volley's ``roundavg`` (when it
+        can go either way), then each bomber still flying: its ``roll(8)`` and whether it
+        turned back (when drawn)."""
+        assert self.volleys is not None
+        by_bomber = [{i: (r, back) for i, r, back in s} for s in steps]
+        # The volley each bomber left the flight in (its last), None if it got through.
+        gone = [None if ok else s[-1][0] for ok, s in zip(through, steps, strict=True)]
+        script: list[bool | int] = []
+        for i, ((_, x), g) in enumerate(zip(self.volleys, guns, strict=True)):
+            flying = [b for b, j in enumerate(gone) if j is None or j >= i]
+            if not flying:
+                break
+            if len(counts[i]) > 1:
+                script.append(g > math.floor(x))
+            if g <= 0:
+                continue
+            for b in flying:
+                r, back = by_bomber[b][i]
+                script.append(r - 1)
+                if back is not None:
+                    script.append(back)
+        return tuple(script)
+
+    def replay(self, path: Passage) -> None:
+        through, script = path
+        r = self.route
+        c = r.c
+        first = list(r.bombers)
+        dice, c.dice = c.dice, _Scripted(script)
+        try:
+            r.fly()
+            done = c.dice.done()
+        finally:
+            c.dice = dice
+        assert done and tuple(f in r.bombers for f in first) == through, "flak replay diverged"
+
+
+def _merge(
+    into: dict[int, tuple[float, float, Steps]], eff: int, p: float, best: float, steps: Steps
+) -> None:
+    """Add ``p`` to the state's chance, keeping the likelier path (``best``) to it."""
+    old = into.get(eff)
+    if old is None:
+        into[eff] = (p, best, steps)
+    else:
+        into[eff] = (old[0] + p, *((best, steps) if best > old[1] else old[1:]))
+
+
+def _roundavg(x: float, dice: ServerRandom) -> int:
+    return dice.roundavg(x)
+
+
+def _roll(n: int, dice: ServerRandom) -> int:
+    return dice.roll(n)
+
+
+def _chance(p: float, dice: ServerRandom) -> bool:
+    return dice.chance(p)
+
+
+class _Scripted(ServerRandom):
+    """Dice that take their values from a script, one per draw with more than one
+    outcome (as the odds' dice count them); text-only draws take their likelier one."""
+
+    def __init__(self, script: Sequence[bool | int]) -> None:
+        self.seed = 0
+        self.draws = 0
+        self._script = list(script)
+        self._next = 0
+        self._text = 0
+
+    def done(self) -> bool:
+        return self._next == len(self._script)
+
+    def _take(self) -> bool | int:
+        value = self._script[self._next]
+        self._next += 1
+        return value
+
+    def u32(self) -> int:
+        raise AssertionError("a scripted flight makes no raw draw")
+
+    def chance(self, p: float) -> bool:
+        self.draws += 1
+        q = chance_probability(p)
+        if q <= 0.0 or q >= 1.0 or self._text:
+            return q >= 1.0 - q
+        return bool(self._take())
+
+    def roll0(self, n: int) -> int:
+        self.draws += 1
+        return 0 if n == 1 else int(self._take())

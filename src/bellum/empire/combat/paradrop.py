@@ -123,7 +123,7 @@ def _flow(c: Combat, args: list[str | None], _: list[str], result: CombatResult)
     air.arm(c, guards, 2 * len(path), "escort", launched)
     result.world_changed = True
     loaded = sum(f.load for f in bombers)
-    air.fly(c, ap.xy, path, bombers, guards, launched)
+    air.fly(c, ap.xy, path, bombers, guards, launched, through=True)
     troops = sum(f.load for f in bombers)
     if not bombers:
         c.say("No planes got through fighter defenses")

@@ -31,7 +31,6 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Hashable, Iterator, Sequence
-from contextlib import contextmanager
 from typing import TypeVar
 
 import numpy as np
@@ -137,14 +136,6 @@ class BranchingDice(ServerRandom):
         value, _, path = outs[self._choose([(i, p) for i, (_, p, _) in enumerate(outs)])]
         block.replay(path)
         return value
-
-    @contextmanager
-    def text_only(self) -> Iterator[None]:
-        self._text += 1
-        try:
-            yield
-        finally:
-            self._text -= 1
 
 
 @functools.cache
