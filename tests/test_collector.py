@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import gc
+import os
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+import bellum.collector as collector
 from bellum.collector import THRESHOLDS, fewer_collections
 from bellum.empire import load_world
 from bellum.empire.odds import plan_odds
@@ -67,6 +70,23 @@ def test_threads_overlapping_restore_the_first_setting() -> None:
         t.join(10)
     assert seen == [THRESHOLDS]  # still raised while B runs, after A left
     assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_a_child_forked_while_another_thread_holds_the_lock_can_enter() -> None:
+    with collector._lock:  # as another thread entering or leaving a block at the fork
+        pid = os.fork()
+        if pid == 0:  # the child: entering must not wait for the parent's thread
+            with fewer_collections():
+                entered = gc.get_threshold() == THRESHOLDS
+            os._exit(0 if entered else 1)
+        deadline = time.monotonic() + 20
+        while (done := os.waitpid(pid, os.WNOHANG))[0] == 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if done[0] == 0:
+            os.kill(pid, 9)
+            os.waitpid(pid, 0)
+    assert done[0] == pid, "the child waited for a lock no thread of it holds"
+    assert os.waitstatus_to_exitcode(done[1]) == 0
 
 
 def test_odds_are_solved_with_fewer_collections_and_leave_the_setting(

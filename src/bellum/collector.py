@@ -13,6 +13,7 @@ garbage in cycles is still collected, later.
 from __future__ import annotations
 
 import gc
+import os
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +26,16 @@ THRESHOLDS = (50_000, 20, 100)
 _lock = threading.Lock()
 _depth = 0
 _saved: tuple[int, int, int] = gc.get_threshold()
+
+
+def _new_lock_after_fork() -> None:
+    """A forked child (an odds study's worker) gets a free lock: another thread of the
+    parent may have held it at the fork, and would never release the child's copy."""
+    global _lock
+    _lock = threading.Lock()
+
+
+os.register_at_fork(after_in_child=_new_lock_after_fork)
 
 
 @contextmanager
