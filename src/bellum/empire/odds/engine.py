@@ -36,6 +36,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
+from bellum.collector import fewer_collections
 from bellum.dice import new_seed
 from bellum.empire.combat.dispatch import run_order
 from bellum.empire.combat.flows import FightReached
@@ -842,6 +843,7 @@ def world_model(rules: Rules) -> str:
     return "per-casualty" if rules.info_fight else "server"
 
 
+@fewer_collections()
 def plan_odds(
     world: World,
     country: int,
