@@ -121,7 +121,8 @@ def test_storage_knows_worlds_not_commands(name: str, path: Path) -> None:
 @pytest.mark.parametrize(
     ("packages", "forbidden"),
     [
-        (("bellum.budget", "bellum.dice", "bellum.errors", "bellum.fileio", "bellum.formulas",
+        (("bellum.budget", "bellum.collector", "bellum.dice", "bellum.errors", "bellum.fileio",
+          "bellum.formulas",
           "bellum.numbers", "bellum.term"),
          ("bellum.empire", "bellum.panzer", "bellum.odds")),
         (("bellum.odds",), ("bellum.empire", "bellum.panzer")),

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from bellum.formulas import JITTERS, chance_probability, jitter
 from bellum.odds import Side, _kernels, fight_odds
-from bellum.odds._common import jittered_probabilities, numba_wanted
+from bellum.odds._common import jittered_probabilities, jittered_probability, numba_wanted
 from bellum.odds.exact import _ABSORB, _DEPOSIT, per_casualty_exact, server_exact
 from bellum.odds.result import FightEndStates
 
@@ -331,6 +331,11 @@ def test_vectorised_jitter_matches_the_scalar_server_helpers() -> None:
         for j, offset in enumerate(JITTERS):
             assert table[i, j] == chance_probability(jitter(float(o), offset))
             assert table[i, j] == float(server_p(float(o), 1.0 - float(o), j + 1)) or o in (0, 1)
+    for j in range(len(JITTERS)):
+        at = jittered_probability(odds, np.full(odds.size, j, dtype=np.int64))
+        assert at.tolist() == table[:, j].tolist()
+    mixed = np.arange(odds.size, dtype=np.int64) % len(JITTERS)
+    assert jittered_probability(odds, mixed).tolist() == table[np.arange(odds.size), mixed].tolist()
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

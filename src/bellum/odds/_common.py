@@ -38,6 +38,17 @@ def numba_importable() -> str | None:
     return None
 
 
+#: :data:`~bellum.formulas.JITTERS` as an array, indexed by the jitter chosen (0 to 10).
+_JITTERS = np.asarray(JITTERS, dtype=np.float64)
+
+
+def _chance_probabilities(x: FloatArray) -> FloatArray:
+    """``chance_probability`` of :mod:`bellum.formulas` of jittered odds ``x``, in bulk."""
+    x = np.where(x < 0.0, 0.1, np.minimum(x, 1.0))
+    q = np.ceil(np.maximum(x, 0.0) * TWO32)
+    return np.minimum(q, TWO32) / TWO32
+
+
 def jittered_probabilities(odds: FloatArray) -> FloatArray:
     """``chance_probability(jitter(odds, j))`` of :mod:`bellum.formulas` for all 11
     jitters, in bulk.
@@ -46,10 +57,14 @@ def jittered_probabilities(odds: FloatArray) -> FloatArray:
     same doubles as the formulas (the operations are the same, array-wise; a test
     holds them to it).
     """
-    x = odds[..., None] + np.asarray(JITTERS, dtype=np.float64)
-    x = np.where(x < 0.0, 0.1, np.minimum(x, 1.0))
-    q = np.ceil(np.maximum(x, 0.0) * TWO32)
-    return np.minimum(q, TWO32) / TWO32
+    return _chance_probabilities(odds[..., None] + _JITTERS)
+
+
+def jittered_probability(odds: FloatArray, choice: npt.NDArray[np.int64]) -> FloatArray:
+    """:func:`jittered_probabilities` of each of ``odds`` at its jitter ``choice`` (0 to
+    10) only, the same doubles (a Monte Carlo round draws one jitter per run, and
+    working out the other ten was a twentieth of a plan's time)."""
+    return _chance_probabilities(odds + _JITTERS[choice])
 
 
 def binomial_table(n: int) -> FloatArray:

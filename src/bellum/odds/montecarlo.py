@@ -36,7 +36,7 @@ from bellum.formulas import (
     odds,
 )
 from bellum.odds import _kernels
-from bellum.odds._common import FloatArray, jittered_probabilities
+from bellum.odds._common import FloatArray, jittered_probability
 from bellum.odds.exact import resolve_backend
 from bellum.odds.limits import DEFAULT_MAX_RUNS, Model
 from bellum.odds.result import FightEndStates, IntArray
@@ -273,9 +273,8 @@ def _rounds(
             new = np.flatnonzero(left == 0)
             if new.size:
                 odds = sa[a[new]] / (sa[a[new]] + sd[d[new]])
-                table = jittered_probabilities(odds)
                 pick = rng.integers(0, JITTER_CHOICES, size=new.size)
-                p[new] = table[np.arange(new.size), pick]
+                p[new] = jittered_probability(odds, pick)
                 left[new] = rng.integers(WINDOW_MIN, WINDOW_MAX + 1, size=new.size)
             left -= 1
         else:

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from bellum.budget import check_repeats
+from bellum.collector import fewer_collections
 from bellum.dice import new_seed
 from bellum.empire.odds.engine import EmpireOdds, MoreThanAsked, check_plan, plan_odds
 from bellum.empire.odds.plan import MilSource, Plan, parse_mil, parse_units
@@ -257,6 +258,7 @@ class Prepared:
     #: ``world`` frozen once for every run of the command the study makes on it.
     template: WorldTemplate | None = field(default=None, repr=False, compare=False)
 
+    @fewer_collections()
     def run(self, progress: Progress | None = None) -> Study:
         """Solve the plans (or search the force needed), then play the real command."""
         r = self.request

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
+from bellum.collector import fewer_collections
 from bellum.empire.odds import Plan, plan_odds
 from bellum.empire.odds.engine import world_model
 from bellum.empire.plan.precision import FULL, PLANNING, SCREENING, Precision
@@ -176,6 +177,7 @@ def _world(digest: str, source: bytes | str) -> tuple[World, WorldTemplate]:
     return _WORLDS[digest]
 
 
+@fewer_collections()
 def solve_chunk(
     digest: str,
     source: bytes | str,

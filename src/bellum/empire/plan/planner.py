@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bellum.collector import fewer_collections
 from bellum.dice import SEED_MAX, ServerRandom
 from bellum.empire.combat.commands import spec_of
 from bellum.empire.combat.dispatch import run_order
@@ -562,6 +563,7 @@ def play_wave(world: World, country: int, wave: Wave) -> None:
         run_order(world, a.order, country, ServerRandom(a.seed), _Player(a.plan), rules=rules)
 
 
+@fewer_collections()
 def plan_turn(
     world: World,
     country: int,

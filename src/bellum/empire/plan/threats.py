@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from bellum.collector import fewer_collections
 from bellum.empire.geometry import Coord
 from bellum.empire.intel.belief import REACH, Assumptions, Input, believe
 from bellum.empire.odds import Plan
@@ -116,6 +117,7 @@ def enemies_of(world: World, country: int) -> list[int]:
     )
 
 
+@fewer_collections()
 def threat_map(
     world: World,
     country: int,
