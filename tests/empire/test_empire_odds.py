@@ -25,7 +25,7 @@ from bellum.empire import run_command
 from bellum.empire.io.toml import load_world, parse_world
 from bellum.empire.odds import engine, make_plan, plan_odds, resolver_runs
 from bellum.empire.odds._sides import SideGraph
-from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends, tried_ends
+from bellum.empire.odds._solver import GraphEnds, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, tree_size
 from bellum.empire.odds.engine import (
     TRUSTED_SAMPLES,
@@ -256,32 +256,6 @@ def test_odds_agree_under_the_info_page_profile(
     runs = resolver_runs(world, 1, plan, RUNS, seed=13)
     for figure, z in z_scores(odds, runs).items():
         assert abs(z) <= 4, f"{figure}: z = {z:.2f}"
-
-
-def test_a_fight_over_the_pairs_bound_is_tried_within_its_work() -> None:
-    """A fight with a few more pairs of states than ``exact_pairs`` is tried by the numpy
-    sweep, which gives up past ``exact_pairs`` window-start pairs (its live work): done, it
-    is the sweep's own answer, bit for bit."""
-    world = load_world(EXAMPLES / "vector-b.toml")
-    plan = make_plan(world, 1, Order.parse("attack 2,0"), ["0,0=150"], [])
-    leaf = engine.PlanRunner(world, 1, plan)(BranchingDice())
-    c = leaf.combat
-    assert c is not None
-    solver = engine._Solver("server", engine.TAU, 10**6, 10**6, None)
-    a, d = solver._sides(c, engine._side_key(c, False), engine._side_key(c, True))
-    pairs = a.size * d.size
-    assert not (a.is_chain and d.is_chain)
-    whole = plan_odds(world, 1, plan)
-    fresh = load_world(EXAMPLES / "vector-b.toml")  # none of the first one's solved fights
-    tried = plan_odds(fresh, 1, plan, exact_pairs=pairs - 1)
-    assert whole.method == tried.method == "exact"
-    assert tried.odds.outcomes == whole.odds.outcomes
-    for side in ("attacker", "defender"):
-        assert np.array_equal(tried.odds.losses[side].probs, whole.odds.losses[side].probs)
-    ends = server_ends(a, d, tau=engine.TAU, backend="numpy")
-    again = tried_ends(a, d, tau=engine.TAU, budget=pairs)
-    assert again is not None and np.array_equal(again.attacker_wins, ends.attacker_wins)
-    assert tried_ends(a, d, tau=engine.TAU, budget=1) is None
 
 
 def test_the_defender_retreats_in_the_odds_too() -> None:

@@ -261,29 +261,6 @@ def server_ends(
     return GraphEnds(a, d, wins_a, wins_d, pruned)
 
 
-def tried_ends(a: SideGraph, d: SideGraph, *, tau: float, budget: int) -> GraphEnds | None:
-    """:func:`server_ends` by the numpy sweep, ``None`` once it has met more than
-    ``budget`` window-start pairs above ``tau`` (a fight's work is its live pairs, which
-    may be far fewer than its pairs of states: a side sure to lose loses fast)."""
-    _check_size(a, d)
-    na, nd = a.size, d.size
-    ca, cd = _Cones(a, WINDOW_MAX), _Cones(d, WINDOW_MAX)
-    mass = np.zeros((na, nd))
-    mass[0, 0] = 1.0
-    wins_a = np.zeros((na, nd))
-    wins_d = np.zeros((na, nd))
-    try:
-        with one_thread():
-            pruned = _sweep(a, d, ca, cd, mass, wins_a, wins_d, tau, None, budget)
-    except _OverBudget:
-        return None
-    return GraphEnds(a, d, wins_a, wins_d, pruned)
-
-
-class _OverBudget(Exception):
-    """The sweep met more window-start pairs than it was given."""
-
-
 def kernel_ends(
     a: SideGraph,
     d: SideGraph,
@@ -336,10 +313,8 @@ def _sweep(
     wins_d: FloatArray,
     tau: float,
     progress: Callable[[float], None] | None,
-    budget: int | None = None,
 ) -> float:
-    """Every window, in order of the depth sum where it starts; returns the pruned mass
-    (raises :class:`_OverBudget` past ``budget`` window-start pairs)."""
+    """Every window, in order of the depth sum where it starts; returns the pruned mass."""
     flat = mass.ravel()
     order, bounds = _order(a, d)
     depth_sum = (a.depth[:, None] + d.depth[None, :]).ravel()
@@ -357,10 +332,6 @@ def _sweep(
         if small.any():
             pruned += float(m[small].sum())
             states, m = states[~small], m[~small]
-        if budget is not None:
-            budget -= states.size
-            if budget < 0:
-                raise _OverBudget
         for i in range(0, states.size, _GROUP):
             group = slice(i, i + _GROUP)
             chunk = states[group]

@@ -52,13 +52,7 @@ from bellum.empire.odds._sides import (
     side_graph,
     side_shape,
 )
-from bellum.empire.odds._solver import (
-    GraphEnds,
-    kernel_ends,
-    per_casualty_ends,
-    server_ends,
-    tried_ends,
-)
+from bellum.empire.odds._solver import GraphEnds, kernel_ends, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, pick, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.rules import Rules
@@ -94,12 +88,6 @@ SAMPLE_PAIRS = 2_000
 #: support varies has tens to hundreds of them: those stay sampled).
 BIG_PAIRS = 1_000_000
 BIG_FIGHTS = 2
-#: A fight of up to this many times ``exact_pairs`` pairs of states (not two chains) is
-#: tried by the numpy sweep, given up once it meets more than ``exact_pairs`` window-start
-#: pairs above ``TAU``: the work of a fight is its live pairs (w48x24-paradrop-2: 13,080
-#: pairs, 0.04 s, a side sure to lose losing fast).  Once given up for two sides, it is not
-#: tried again for them under other multipliers.
-TRY_PAIRS = 2
 #: Cone products after which the kernel gives up on a big fight and the plan is sampled
 #: (its cost per pair varies twentyfold with the width of the morale graphs: 2·10⁸ are
 #: w128x64-assault-2's whole fight, 0.8 s; a wider one of 10⁶ pairs took 17 s).
@@ -501,10 +489,8 @@ class _Solver:
         #: :meth:`allow_big` once the plan's distinct big fights are known to be few.
         self.big_pairs = 0
         self.max_pairs = max_pairs
-        #: Big fights the kernel gave up on (past ``BIG_WORK``), or the sweep (``TRY_PAIRS``).
+        #: Big fights the kernel gave up on (past ``BIG_WORK``).
         self.given_up: set[Hashable] = set()
-        #: The pairs of sides (keys without multipliers) the sweep gave up on.
-        self.tried_out: set[tuple[Hashable, Hashable]] = set()
         #: The fights this answer used that are solved exactly (now or before).
         self.used: set[Hashable] = set()
         self.monte_carlo = 0
@@ -569,12 +555,7 @@ class _Solver:
             fits = self._fits(c, ka, kd)
             if fits is not None:
                 a, d = self._sides(c, ka, kd)
-                if fits == "try":
-                    ends = self._tried_ends(a, d)
-                    if ends is None:
-                        self.tried_out.add((ka, kd))
-                else:
-                    ends = self._ends(a, d) if fits == "small" else self._big_ends(a, d)
+                ends = self._ends(a, d) if fits == "small" else self._big_ends(a, d)
                 if ends is None:
                     self.given_up.add(key)
                 else:
@@ -591,7 +572,7 @@ class _Solver:
         if c is None or self.model != "server" or most <= self.exact_pairs or not numba_wanted():
             return None
         ka, kd = _side_key(c, False), _side_key(c, True)
-        if self._fits(c, ka, kd, most) in (None, "small", "try"):
+        if self._fits(c, ka, kd, most) in (None, "small"):
             return None
         return (c.rules, ka, c.osup, kd, c.dsup)
 
@@ -608,9 +589,8 @@ class _Solver:
         return a, d
 
     def _fits(self, c: Combat, ka: Hashable, kd: Hashable, big: int = 0) -> str | None:
-        """``small`` when the fight is solved exactly as it comes, ``try`` when the sweep
-        may try it (``TRY_PAIRS``), ``big`` when only under the limit ``big`` (or
-        ``big_pairs``), ``None`` when it is too big to solve."""
+        """``small`` when the fight is solved exactly as it comes, ``big`` when only under
+        the limit ``big`` (or ``big_pairs``), ``None`` when it is too big to solve."""
         a = self._graph(ka, c, False)
         d = self._graph(kd, c, True) if a is not None else None
         if a is None or d is None:
@@ -619,25 +599,7 @@ class _Solver:
         # Without morale draws sampling would only repeat the same fight: solve it.
         if pairs <= (self.chain_pairs if a.is_chain and d.is_chain else self.exact_pairs):
             return "small"
-        if (
-            self.model == "server"
-            and pairs <= min(TRY_PAIRS * self.exact_pairs, self.max_pairs)
-            and (ka, kd) not in self.tried_out
-        ):
-            return "try"
         return "big" if pairs <= max(big, self.big_pairs) else None
-
-    def _tried_ends(self, a: SideGraph, d: SideGraph) -> GraphEnds | None:
-        """A fight over ``exact_pairs`` by the numpy sweep, ``None`` past ``exact_pairs``
-        window-start pairs (:data:`TRY_PAIRS`)."""
-        key = self._ends_key(a, d)
-        known = self.ends.get(key)
-        if known is not None:
-            return GraphEnds(a, d, *known)
-        ends = tried_ends(a, d, tau=self.tau, budget=self.exact_pairs)
-        if ends is not None:
-            self.ends[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
-        return ends
 
     def _history(self, c: Combat, defender: bool, rng: np.random.Generator) -> SideGraph:
         """One morale history of a side, drawn from its shape when it has one."""
