@@ -116,3 +116,43 @@ def test_a_stealthy_flight_keeps_the_draws() -> None:
     finally:
         air.Through.outcomes = real  # type: ignore[method-assign]
     assert route == []
+
+
+def _spied_routes(world: World, transports: int) -> list[air.Through]:
+    """The flights whose flak one run sums over as sets through."""
+    runner = PlanRunner(world, 1, make_plan(world, 1, order(transports), [], []))
+    routes: list[air.Through] = []
+    real = air.Through.outcomes
+
+    def spy(self: air.Through, draws: Any) -> Any:
+        routes.append(self)
+        return real(self, draws)
+
+    air.Through.outcomes = spy  # type: ignore[method-assign]
+    try:
+        runner(BranchingDice())
+    finally:
+        air.Through.outcomes = real  # type: ignore[method-assign]
+    return routes
+
+
+def test_a_stealthy_bomber_beside_a_plain_one_keeps_the_draws() -> None:
+    """Once flak takes the stealth-0 transport, the stealthy one may slip past the next
+    volley unseen: the sum over sets through would miss that draw."""
+    world = flak_world((0, 14), 2, eff=60, stealth=40)
+    world.planes[0].type = replace(world.planes[0].type, stealth=0)
+    assert _spied_routes(world, 2) == []
+    brute = ends(world, 2, collapse=False)
+    merged = ends(world, 2, collapse=True)
+    assert merged == pytest.approx(brute, abs=1e-15)
+    odds = plan_odds(world, 1, make_plan(world, 1, order(2), [], []), seed=1)
+    assert sum(odds.odds.outcomes.values()) == pytest.approx(1.0)
+
+
+def test_a_big_drop_keeps_the_draws(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The sum's work doubles with each transport: past MOST_THROUGH_TERMS the flight is
+    drawn draw by draw (the example's airfield flies 10 transports at most, so the
+    bound is lowered to meet them)."""
+    monkeypatch.setattr(air, "MOST_THROUGH_TERMS", 2**9)
+    assert [len(r.route.bombers) for r in _spied_routes(flak_world((0, 14), 9, 60), 9)] == [9]
+    assert _spied_routes(flak_world((0, 14), 10, eff=60), 10) == []

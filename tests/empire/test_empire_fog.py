@@ -9,7 +9,13 @@ import json
 import pytest
 from conftest import EXAMPLES
 
-from bellum.empire.intel.belief import Assumptions, Unknown, believe, parse_assumptions
+from bellum.empire.intel.belief import (
+    COPY_UIDS,
+    Assumptions,
+    Unknown,
+    believe,
+    parse_assumptions,
+)
 from bellum.empire.intel.model import Observation, Seen
 from bellum.empire.io.toml import dumps, load_world, world_to_data
 from bellum.empire.odds import make_plan, plan_odds
@@ -532,3 +538,38 @@ def test_an_airfield_a_lookout_saw_holds_its_planes_fuel_and_bombs() -> None:
     v.observations["sector 4,2"].fields["petrol"] = Seen(50, TURN, 0, "spy", 45, 54, "rounded")
     (petrol,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "4,2.petrol"]
     assert petrol.dist.values == tuple(range(45, 55))
+
+
+def test_each_hidden_garrison_copied_keeps_all_its_units() -> None:
+    """Hidden sectors drawn with the viewer's own garrison of two units hold two copies
+    each: no copy takes the uid of another garrison's copy."""
+    world = load_world(EXAMPLES / "vector-a.toml")
+    world.sectors[(62, 0)].owner = 1
+    for uid, t in ((7, "cav"), (9, "inf")):
+        world.units[uid] = LandUnit(uid=uid, type=world.tables.land[t], owner=1, x=62, y=0,
+                                    mob=99, items={"mil": 20}, mission="reserve",
+                                    op_center=(62, 0), op_radius=3)  # fmt: skip
+    v = view(world, 1)
+    v.bmaps[1] = BMap.blank(1, v.geometry)
+    for xy in ((4, 0), (3, 1), (3, -1)):
+        v.bmaps[1].put(xy, "?")
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.observations["nation 2"] = Observation(
+        "nation", "2", {"tech": Seen(None, TURN, 0, "report", lo=140, hi=160, how="band")}
+    )
+    b = believe(v, 1, (2, 0))
+    likes = {u.name for u in b.unknowns if u.name.endswith(".like")}
+
+    def own(values: tuple[object, ...]) -> list[object]:
+        return [x for x in values if isinstance(x, tuple) and len(x) == 3 and x[2] == "own"]
+
+    picks = [
+        own(u.dist.values)[0] if u.name in likes and own(u.dist.values) else u.dist.values[0]
+        for u in b.open
+    ]
+    garrisons = sum(1 for u in b.unknowns if u.name in likes and own(u.dist.values))
+    drawn = b.world(picks)
+    copies = [u for u in drawn.units.values() if u.uid >= COPY_UIDS]
+    assert garrisons > 1
+    assert len(copies) == 2 * garrisons
+    assert sum(u.type.name == "infantry" for u in copies) == garrisons

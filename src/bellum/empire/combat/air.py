@@ -819,6 +819,9 @@ Passage = tuple[tuple[bool, ...], tuple[bool | int, ...]]
 Steps = tuple[tuple[int, int, bool | None], ...]
 #: Most combinations of the volleys' gun counts :class:`Through` sums over.
 MOST_VOLLEY_COUNTS = 256
+#: Most sets of bombers through times combinations of gun counts: the sum's work doubles
+#: with each bomber (a bigger drop is drawn draw by draw, as before).
+MOST_THROUGH_TERMS = 4096
 _GONE = -1
 _THROUGH: dict[Hashable, list[tuple[None, float, Passage]]] = {}
 _THROUGH_LIMIT = 1024
@@ -855,7 +858,13 @@ class Through:
         r = self.route
         c, w = r.c, r.c.world
         a = r.bombers[0].plane.owner
-        if min(f.plane.type.stealth for f in r.bombers + r.escorts) or self._interceptable():
+        # A stealthy flight may slip past a volley unseen (a draw in ``Route.fly``): the
+        # sum holds only while a stealth-0 plane stays with it, an escort (no interceptor
+        # can take one) or every bomber.
+        seen = all(f.plane.type.stealth == 0 for f in r.bombers) or any(
+            f.plane.type.stealth == 0 for f in r.escorts
+        )
+        if not seen or self._interceptable():
             return None
         at_sea: dict[Coord, list[Ship]] = {}
         for _, sh in sorted(w.ships.items()):
@@ -872,7 +881,10 @@ class Through:
         out = [(who, x) for who, x in out if x > 0]
         if any(c.may_turn_hostile(a, who) for who, _ in out):
             return None
-        if 2 ** sum(x != math.floor(x) for _, x in out) > MOST_VOLLEY_COUNTS:
+        fractional = sum(x != math.floor(x) for _, x in out)
+        if 2**fractional > MOST_VOLLEY_COUNTS:
+            return None
+        if 2 ** (fractional + len(r.bombers)) > MOST_THROUGH_TERMS:
             return None
         return out
 

@@ -1088,16 +1088,23 @@ def _unseen(b: _Builder) -> None:
             _mines(b, at, xy, owner, None)
 
 
+def _copy_uid(world: World) -> int:
+    """A uid no unit of ``world`` holds, above the copies' range start (one per copy: a
+    count of units plus the copy's place in its list repeated uids across garrisons, and a
+    later copy replaced an earlier one)."""
+    return max(COPY_UIDS, max(world.units, default=0) + 1)
+
+
 def _copy_units(
     world: World, units: list[int], xy: Coord, reserve: bool, owner: int | None = None
 ) -> None:
     """Copies of ``units`` (as drawn in ``world``) put at ``xy``, on reserve or not, and
     given to ``owner`` (default: their own)."""
-    for n, unit in enumerate(units):
+    for unit in units:
         copy = world.units.get(unit)
         if copy is None:
             continue
-        uid = COPY_UIDS + len(world.units) + n
+        uid = _copy_uid(world)
         u = replace(copy, uid=uid, x=xy[0], y=xy[1], items=dict(copy.items))
         u.owner = copy.owner if owner is None else owner
         u.mission = "reserve" if reserve else ""
@@ -1342,11 +1349,11 @@ def _copy_own(b: _Builder, world: World, units: list[int], xy: Coord, owner: int
     missions (centred where they now stand) and the owner's tech as ``report`` shows it
     (the middle of its band)."""
     tech = _tech_prior(b, owner, 0)
-    for n, unit in enumerate(units):
+    for unit in units:
         own = world.units.get(unit)
         if own is None:
             continue
-        uid = COPY_UIDS + len(world.units) + n
+        uid = _copy_uid(world)
         u = replace(own, uid=uid, x=xy[0], y=xy[1], items=dict(own.items), owner=owner)
         u.tech = float(max(u.type.tech, tech.values[len(tech.values) // 2]))
         reserve = own.mission == "reserve"
