@@ -108,3 +108,30 @@ def test_odds_are_solved_with_fewer_collections_and_leave_the_setting(
     assert plan_odds(world, 1, plan, seed=1).method == "exact"
     assert during and set(during) == {THRESHOLDS}
     assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_a_child_forked_inside_another_threads_block_gets_the_default_back() -> None:
+    """The parent's thread never leaves its block in the child: the child must not keep
+    the raised thresholds once its own block ends."""
+    inside, release = threading.Event(), threading.Event()
+
+    def study() -> None:
+        with fewer_collections():
+            inside.set()
+            release.wait(10)
+
+    t = threading.Thread(target=study)
+    t.start()
+    inside.wait(5)
+    try:
+        pid = os.fork()
+        if pid == 0:
+            with fewer_collections():
+                pass
+            os._exit(0 if gc.get_threshold() == (700, 10, 10) else 1)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        release.set()
+        t.join(10)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert gc.get_threshold() == (700, 10, 10)

@@ -29,10 +29,15 @@ _saved: tuple[int, int, int] = gc.get_threshold()
 
 
 def _new_lock_after_fork() -> None:
-    """A forked child (an odds study's worker) gets a free lock: another thread of the
-    parent may have held it at the fork, and would never release the child's copy."""
-    global _lock
+    """A forked child (an odds study's worker) gets a free lock and no open blocks:
+    another thread of the parent may have held the lock, or been inside a block, at the
+    fork, and would never release the child's copy (whose thresholds would then stay
+    raised for its whole life); the child's own blocks raise them as they need."""
+    global _lock, _depth
     _lock = threading.Lock()
+    if _depth:
+        _depth = 0
+        gc.set_threshold(*_saved)
 
 
 os.register_at_fork(after_in_child=_new_lock_after_fork)
