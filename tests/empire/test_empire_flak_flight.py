@@ -101,21 +101,7 @@ def test_the_odds_walk_the_sets_through_not_the_draws() -> None:
 def test_a_stealthy_flight_keeps_the_draws() -> None:
     """A flight that may slip through unseen counts the sectors it was seen over, and the
     news of each is a draw after the flight: the merged choice would mix those counts."""
-    world = flak_world(stealth=40)
-    runner = PlanRunner(world, 1, make_plan(world, 1, order(2), [], []))
-    route: list[air.Through] = []
-    real = air.Through.outcomes
-
-    def spy(self: air.Through, draws: Any) -> Any:
-        route.append(self)
-        return real(self, draws)
-
-    air.Through.outcomes = spy  # type: ignore[method-assign]
-    try:
-        runner(BranchingDice())
-    finally:
-        air.Through.outcomes = real  # type: ignore[method-assign]
-    assert route == []
+    assert _spied_routes(flak_world(stealth=40), 2) == []
 
 
 def _spied_routes(world: World, transports: int) -> list[air.Through]:
