@@ -26,12 +26,14 @@ fixed).
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -197,6 +199,25 @@ def solve(
     return Allocation(chosen, value, "milp (HiGHS)", seconds, bound, status)
 
 
+def _import_solver() -> None:
+    with suppress(ImportError):  # the allocation's own import will say so
+        for name in ("scipy.optimize", "scipy.sparse"):
+            importlib.import_module(name)
+
+
+def warm() -> threading.Thread | None:
+    """Import the solver (``scipy.optimize``: about 0.4 s) in a background thread, so
+    that the first :func:`solve` does not wait for it; for a caller whose main thread
+    is about to wait on other processes (the planner, once its pool's workers are
+    started: a process forked during an import could inherit its lock).  Returns the
+    thread, or ``None`` when the solver is imported already."""
+    if "scipy.optimize" in sys.modules:
+        return None
+    thread = threading.Thread(target=_import_solver, name="import-highs", daemon=True)
+    thread.start()
+    return thread
+
+
 def _milp(
     problem: Problem,
     idx: list[int],
@@ -269,4 +290,5 @@ __all__ = [
     "Problem",
     "greedy",
     "solve",
+    "warm",
 ]
