@@ -41,8 +41,8 @@ Progress = Callable[[float], None]
 #: others queued behind it (a task costs a path and its plans to send, not its world).
 CHUNK = 4
 #: Tasks a run is cut into at least, where it has that many plans: a refining batch of 8
-#: options went as two or three tasks of one target each, the last of them run by one
-#: worker while the other waited (w96x48: 1.1 s for 1.9 CPU s on 2 cores).
+#: options of two targets went as two tasks of four, one worker waiting for the other
+#: whenever one target's fights were the longer.
 MIN_TASKS = 8
 #: Bump when the figures for the same plan would change (the cache keys carry it).
 CURVE_VERSION = "5"
