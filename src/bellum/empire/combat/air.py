@@ -416,19 +416,15 @@ def sector_guns(c: Combat, s: Sector) -> float:
     return techfact(c.world.tech(s.owner), 2.0 * min(FLAK_GUN_MAX, s.get("gun")))
 
 
-def unit_flak(
-    c: Combat, bombers: list[Flight], at: Coord, units: Sequence[LandUnit] | None = None
-) -> None:
-    """Hostile flak units in the sector (one ``roundavg`` even when none fires)."""
-    _volley(c, bombers, unit_batteries(c, bombers[0].plane.owner, at, units), "Land units")
+def unit_flak(c: Combat, bombers: list[Flight], units: Sequence[LandUnit]) -> None:
+    """Hostile flak units among ``units``, the sector's by number (one ``roundavg`` even
+    when none fires)."""
+    _volley(c, bombers, unit_batteries(c, bombers[0].plane.owner, units), "Land units")
 
 
-def unit_batteries(
-    c: Combat, a: int, at: Coord, units: Sequence[LandUnit] | None = None
-) -> list[Battery]:
-    """``units``: those at ``at`` by number, when known (else the world is searched)."""
+def unit_batteries(c: Combat, a: int, units: Sequence[LandUnit]) -> list[Battery]:
     batteries: list[Battery] = []
-    for u in c.world.units_at(at) if units is None else units:
+    for u in units:
         if u.owner in (0, a):
             continue
         aaf = land_aaf(u.type, u.tech)
@@ -439,22 +435,16 @@ def unit_batteries(
     return batteries
 
 
-def ship_flak(
-    c: Combat, bombers: list[Flight], at: Coord, ships: Sequence[Ship] | None = None
-) -> None:
-    """Hostile surface ships in the sector (one ``roundavg`` even when none fires)."""
-    _volley(c, bombers, ship_batteries(c, bombers[0].plane.owner, at, ships), "Ships")
+def ship_flak(c: Combat, bombers: list[Flight], ships: Sequence[Ship]) -> None:
+    """Hostile surface ships among ``ships``, the sector's by number (one ``roundavg``
+    even when none fires)."""
+    _volley(c, bombers, ship_batteries(c, bombers[0].plane.owner, ships), "Ships")
 
 
-def ship_batteries(
-    c: Combat, a: int, at: Coord, ships: Sequence[Ship] | None = None
-) -> list[Battery]:
-    """``ships``: those at ``at`` by number, when known (else all are looked at)."""
+def ship_batteries(c: Combat, a: int, ships: Sequence[Ship]) -> list[Battery]:
     batteries: list[Battery] = []
-    if ships is None:
-        ships = [sh for _, sh in sorted(c.world.ships.items())]
     for sh in ships:
-        if sh.xy != at or sh.owner in (0, a) or sh.type.has("sub") or not hostile(c, sh.owner, a):
+        if sh.owner in (0, a) or sh.type.has("sub") or not hostile(c, sh.owner, a):
             continue
         guns = min(ship_glim(sh.type, sh.tech), sh.items.get("gun", 0))
         if guns:
@@ -826,9 +816,9 @@ class Route:
                 if hostile(c, s.owner, a):
                     sector_flak(c, bombers, s)
                 if bombers:
-                    unit_flak(c, bombers, here, on_land)
+                    unit_flak(c, bombers, on_land)
                 if bombers:
-                    ship_flak(c, bombers, here, at_sea)
+                    ship_flak(c, bombers, at_sea)
                 if not bombers:
                     break
                 for cn in sorted(w.nations):
@@ -906,7 +896,7 @@ class Through:
             units, ships = present.units.get(here, ()), present.ships.get(here, ())
             if hostile(c, s.owner, a):
                 out.append((s.owner, sector_guns(c, s)))
-            for batteries in (unit_batteries(c, a, here, units), ship_batteries(c, a, here, ships)):
+            for batteries in (unit_batteries(c, a, units), ship_batteries(c, a, ships)):
                 total, shooter = volley_guns(batteries)
                 out.append((shooter, total))
         out = [(who, x) for who, x in out if x > 0]
