@@ -57,15 +57,20 @@ def test_few_plans_go_one_a_task_and_many_in_chunks_of_one_order() -> None:
     assert max(len(c) for _, c in chunks) == CHUNK
 
 
-def test_warm_imports_the_solver_in_the_background() -> None:
+def test_warm_imports_the_solver_in_the_background_and_a_fork_waits_for_it() -> None:
     code = textwrap.dedent(
         """
-        import sys
+        import os, sys
         from bellum.empire.plan.allocate import warm
         assert "scipy.optimize" not in sys.modules
         thread = warm()
-        assert thread is not None and thread.daemon
-        thread.join()
+        assert thread is not None and thread.daemon and thread.is_alive()
+        child = os.fork()  # at once, in the middle of the import
+        if child == 0:  # the import was whole before the fork
+            from scipy.optimize import milp
+            os._exit(0 if callable(milp) and not thread.is_alive() else 3)
+        assert not thread.is_alive()
+        assert os.waitpid(child, 0)[1] == 0
         assert "scipy.optimize" in sys.modules and "scipy.sparse" in sys.modules
         assert warm() is None
         """

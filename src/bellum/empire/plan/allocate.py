@@ -205,17 +205,32 @@ def _import_solver() -> None:
             importlib.import_module(name)
 
 
+_warming: threading.Thread | None = None
+
+
 def warm() -> threading.Thread | None:
     """Import the solver (``scipy.optimize``: about 0.4 s) in a background thread, so
-    that the first :func:`solve` does not wait for it; for a caller whose main thread
-    is about to wait on other processes (the planner, once its pool's workers are
-    started: a process forked during an import could inherit its lock).  Returns the
-    thread, or ``None`` when the solver is imported already."""
+    that the first :func:`solve` does not wait for it (the planner starts it once its
+    pool's workers are screening).  Returns the thread, or ``None`` when the solver is
+    imported (or being imported) already."""
+    global _warming
     if "scipy.optimize" in sys.modules:
         return None
-    thread = threading.Thread(target=_import_solver, name="import-highs", daemon=True)
-    thread.start()
-    return thread
+    _warming = threading.Thread(target=_import_solver, name="import-highs", daemon=True)
+    _warming.start()
+    return _warming
+
+
+def _settle() -> None:
+    """Before a fork, let the import finish: the child would inherit the locks of the
+    modules being imported, held by a thread it does not have (a worker that then
+    imported one of them would wait forever)."""
+    thread = _warming
+    if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+        thread.join()
+
+
+os.register_at_fork(before=_settle)
 
 
 def _milp(
