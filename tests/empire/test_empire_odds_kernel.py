@@ -16,7 +16,7 @@ import pytest
 from bellum.empire.io.toml import load_world
 from bellum.empire.odds import engine, make_plan, plan_odds
 from bellum.empire.odds._sides import SideGraph
-from bellum.empire.odds._solver import GraphEnds, kernel_ends, server_ends
+from bellum.empire.odds._solver import GraphEnds, _Cones, _simple, kernel_ends, server_ends
 from bellum.empire.orders import Order
 from bellum.formulas import (
     JITTER_CHOICES,
@@ -135,6 +135,19 @@ def test_the_kernel_s_loops_as_plain_python_match_the_numpy_sweep(seed: int) -> 
     got = kernel_ends(a, d, kernel=_kernels.graph_server_loops)
     _same(got, brute_force(a, d))
     _same(got, server_ends(a, d, backend="numpy"))
+
+
+def test_a_defender_chain_takes_the_kernel_s_contiguous_runs() -> None:
+    """A defender without morale draws: every node it has alive reaches node + h after h
+    steps, so the kernel deposits along a run of the pairs' array; the ends are still
+    the fight played round by round.  A branching defender has nodes of both kinds."""
+    rng = np.random.default_rng(7)
+    a = morale_graph(rng, 9, 2)
+    d = morale_graph(rng, 8, 1)
+    assert _simple(*_Cones(d, WINDOW_MAX).by_node()[:4])[~d.beaten].all()
+    _same(kernel_ends(a, d, kernel=_kernels.graph_server_loops), brute_force(a, d))
+    simple = _simple(*_Cones(a, WINDOW_MAX).by_node()[:4])[~a.beaten]
+    assert simple.any() and not simple.all()
 
 
 def test_a_state_no_path_reaches_does_not_make_a_side_look_like_a_chain() -> None:

@@ -99,6 +99,10 @@ class GraphEnds:
     pruned_mass: float
 
 
+#: A side's cones laid by node (:meth:`_Cones.by_node`): alive, then beaten.
+_ByNode = tuple[IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, FloatArray, IntArray]
+
+
 class _Cones:
     """For every node and every ``h <= 51``: the nodes ``h`` steps on, alive or just beaten.
 
@@ -148,15 +152,44 @@ class _Cones:
         self.start, self.count, self.to, self.p = _flatten(alive_parts, n)
         self.bstart, self.bcount, self.bto, self.bp = _flatten(beaten_parts, n)
 
-    def arrays(
+    def by_node(
         self,
-    ) -> tuple[IntArray, IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, FloatArray]:
-        """The cones as :func:`bellum.odds._kernels.graph_server_loops` takes them (by node,
-        then step)."""
-        start, count, bstart, bcount = (
-            np.ascontiguousarray(x.T) for x in (self.start, self.count, self.bstart, self.bcount)
+    ) -> tuple[IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, FloatArray, IntArray]:
+        """The cones as :func:`bellum.odds._kernels.graph_server_loops` takes them: one
+        node's entries after each other in order of steps, ``hs[n, h]:hs[n, h + 1]``
+        those ``h`` steps on, and each entry's step; alive, then beaten."""
+        return (
+            *_node_major(self.start, self.count, self.to, self.p),
+            *_node_major(self.bstart, self.bcount, self.bto, self.bp),
         )
-        return start, count, self.to, self.p, bstart, bcount, self.bto, self.bp
+
+
+def _node_major(
+    start: IntArray, count: IntArray, to: IntArray, p: FloatArray
+) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
+    """Cones stored by step (``start[h, n]``) re-laid by node: ``(hs, to, p, step)``."""
+    steps, n = count.shape
+    counts = np.zeros((n, _T), dtype=np.int64)
+    counts[:, :steps] = count.T
+    hs = np.zeros((n, _T + 1), dtype=np.int64)
+    hs[:, 1:] = np.cumsum(counts, axis=1)
+    hs += (np.cumsum(hs[:, -1]) - hs[:, -1])[:, None]
+    node, step = np.nonzero(counts)
+    size = counts[node, step]
+    rep = np.repeat(np.arange(node.size), size)
+    offset = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+    source = start[step, node][rep] + offset
+    return hs, to[source], p[source], step[rep]
+
+
+def _simple(hs: IntArray, to: IntArray, p: FloatArray, step: IntArray) -> npt.NDArray[np.bool_]:
+    """Nodes ``y`` that reach ``y + h`` after ``h`` steps for sure while they live (a chain
+    from there on), from :meth:`_Cones.by_node`'s alive arrays."""
+    n = hs.shape[0]
+    node = np.repeat(np.arange(n), np.diff(hs[:, [0, -1]], axis=1)[:, 0])
+    ok = (to == node + step) & (p == 1.0) & (step == np.arange(to.size) - hs[node, 0])
+    simple: npt.NDArray[np.bool_] = np.bincount(node[~ok], minlength=n) == 0
+    return simple
 
 
 def _flatten(
@@ -273,12 +306,12 @@ def kernel_ends(
     ``None`` when it gives up past ``budget`` cone products (``kernel`` runs other loops:
     the tests pass the plain Python ones)."""
     na, nd = a.size, d.size
-    ca, cd = _Cones(a, WINDOW_MAX), _Cones(d, WINDOW_MAX)
+    ca, cd = _Cones(a, WINDOW_MAX).by_node(), _Cones(d, WINDOW_MAX).by_node()
     flat = np.zeros((3, na * nd))
     flat[0, 0] = 1.0
     run = kernel if kernel is not None else _kernels.compiled("graph_server_loops")
     pruned, work = run(
-        a.strength, d.strength, *_by_depth(a), *_by_depth(d), ca.arrays(), cd.arrays(),
+        a.strength, d.strength, *_by_depth(a), *_by_depth(d), ca, cd, _simple(*cd[:4]),
         _DEPOSIT, _ABSORB, tau, budget, flat[0], flat[1], flat[2],
     )  # fmt: skip
     if work < 0:
