@@ -97,10 +97,14 @@ class GraphEnds:
     attacker_wins: FloatArray
     defender_wins: FloatArray
     pruned_mass: float
+    #: Cone products the compiled kernel made (0 from the other solvers).
+    work: float = 0.0
 
 
 #: A side's cones laid by node (:meth:`_Cones.by_node`): alive, then beaten.
 _ByNode = tuple[IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, FloatArray, IntArray]
+#: What :func:`kernel_cones` gives for a side.
+KernelCones = tuple[_ByNode, npt.NDArray[np.bool_]]
 
 
 class _Cones:
@@ -294,6 +298,14 @@ def server_ends(
     return GraphEnds(a, d, wins_a, wins_d, pruned)
 
 
+def kernel_cones(g: SideGraph) -> KernelCones:
+    """A side's cones as the compiled kernel takes them, and which of its nodes are
+    chains from there (:func:`_simple`): they depend on the graph's moves alone, so the
+    fights of one side under other multipliers can share them."""
+    cones = _Cones(g, WINDOW_MAX).by_node()
+    return cones, _simple(*cones[:4])
+
+
 def kernel_ends(
     a: SideGraph,
     d: SideGraph,
@@ -301,22 +313,26 @@ def kernel_ends(
     tau: float = DEFAULT_TAU,
     budget: float = math.inf,
     kernel: Callable[..., tuple[float, float]] | None = None,
+    cones: Callable[[SideGraph], KernelCones] = kernel_cones,
 ) -> GraphEnds | None:
     """:func:`server_ends` by :func:`bellum.odds._kernels.graph_server_loops`, compiled;
     ``None`` when it gives up past ``budget`` cone products (``kernel`` runs other loops:
-    the tests pass the plain Python ones)."""
+    the tests pass the plain Python ones; ``cones`` may take each side's from a cache)."""
     na, nd = a.size, d.size
-    ca, cd = _Cones(a, WINDOW_MAX).by_node(), _Cones(d, WINDOW_MAX).by_node()
+    (ca, _), (cd, simple) = cones(a), cones(d)
     flat = np.zeros((3, na * nd))
     flat[0, 0] = 1.0
     run = kernel if kernel is not None else _kernels.compiled("graph_server_loops")
     pruned, work = run(
-        a.strength, d.strength, *_by_depth(a), *_by_depth(d), ca, cd, _simple(*cd[:4]),
+        a.strength, d.strength, *_by_depth(a), *_by_depth(d), ca, cd, simple,
         _DEPOSIT, _ABSORB, tau, budget, flat[0], flat[1], flat[2],
     )  # fmt: skip
     if work < 0:
         return None
-    return GraphEnds(a, d, flat[1].reshape(na, nd), flat[2].reshape(na, nd), float(pruned))
+    na, nd = a.size, d.size
+    return GraphEnds(
+        a, d, flat[1].reshape(na, nd), flat[2].reshape(na, nd), float(pruned), float(work)
+    )
 
 
 def graph_backend(backend: Backend, pairs: int) -> Literal["numpy", "numba"]:
@@ -562,7 +578,9 @@ __all__ = [
     "DEFAULT_TAU",
     "MAX_PAIRS",
     "GraphEnds",
+    "KernelCones",
     "graph_backend",
+    "kernel_cones",
     "kernel_ends",
     "per_casualty_ends",
     "server_ends",
