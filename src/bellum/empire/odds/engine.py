@@ -97,7 +97,7 @@ BIG_PAIRS = 1_000_000
 BIG_FIGHTS = 2
 #: Cone products after which the kernel gives up on a big fight and the plan is sampled
 #: (its cost per pair varies twentyfold with the width of the morale graphs: 2·10⁸ are
-#: w128x64-assault-2's whole fight, 0.3 s; a wider one of 10⁶ pairs took 7 s).
+#: w128x64-assault-2's whole fight, 0.5 s at load 9; a wider one of 10⁶ pairs took 7 s).
 BIG_WORK = 3e8
 #: Cone products the kernel may spend on all the big fights of one answer when they are
 #: more than ``BIG_FIGHTS`` (about 0.15 s of CPU, what drawing the plan's samples costs):
@@ -916,11 +916,11 @@ def plan_odds(
     mix = Mixture()
     if leaves is not None and not forced:
         # Distinct fights too big for the numpy sweep: the compiled kernel, a few of them
-        # up to BIG_WORK each, more within what is left of ANSWER_WORK.
+        # up to BIG_WORK each, more within what the first fight left of ANSWER_WORK.
         big = {solver.big(leaf) for leaf, _ in leaves} - {None}
         if big and len(big) <= BIG_FIGHTS:
             solver.allow_big(BIG_WORK * len(big))
-        elif big:
+        elif big and solver.work_left > 0:
             solver.allow_big(solver.work_left)
         exact = [(solver.exact(leaf), p) for leaf, p in leaves]
         solver.forbid_big()
