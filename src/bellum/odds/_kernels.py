@@ -276,6 +276,30 @@ def server_loops(  # noqa: C901
     return pruned
 
 
+def spread(
+    out: Array,
+    nd: int,
+    coef: Array,
+    ap: Array,
+    ato: Array,
+    a0: int,
+    a1: int,
+    dp: Array,
+    dto: Array,
+    dstep: Array,
+    e0: int,
+    e1: int,
+) -> None:
+    """Add each pair of cone entries' chances, times ``coef`` at the defender entry's step,
+    to their cell of ``out``: the attacker's entries ``a0 .. a1`` by the defender's
+    ``e0 .. e1``."""
+    for i in range(a0, a1):
+        c = ap[i]
+        row = ato[i] * nd
+        for e in range(e0, e1):
+            out[row + dto[e]] += (coef[dstep[e]] * c) * dp[e]
+
+
 def graph_server_loops(  # noqa: C901, PLR0913
     sa: Array,
     sd: Array,
@@ -395,11 +419,9 @@ def graph_server_loops(  # noqa: C901, PLR0913
                                         for h in range(hlo, hlo + e1 - e0):
                                             mass[base + h] += coef[h] * c
                                 else:
-                                    for i in range(a0, a1):
-                                        c = a_p[i]
-                                        row = a_to[i] * nd
-                                        for e in range(e0, e1):
-                                            mass[row + d_to[e]] += (coef[d_step[e]] * c) * d_p[e]
+                                    spread(
+                                        mass, nd, coef, a_p, a_to, a0, a1, d_p, d_to, d_step, e0, e1
+                                    )
                                 work += (a1 - a0) * (e1 - e0)
                             # The defender beaten at its h-th step (few entries: each its own).
                             e0 = d_bhs[y, 1]
@@ -422,11 +444,9 @@ def graph_server_loops(  # noqa: C901, PLR0913
                             if e1 > e0:
                                 for h in range(last):
                                     coef[h] = (w0 * tri[h + k, k]) * abs_w[h + k, h]
-                                for i in range(b0, b1):
-                                    c = a_bp[i]
-                                    row = a_bto[i] * nd
-                                    for e in range(e0, e1):
-                                        wins_d[row + d_to[e]] += (coef[d_step[e]] * c) * d_p[e]
+                                spread(
+                                    wins_d, nd, coef, a_bp, a_bto, b0, b1, d_p, d_to, d_step, e0, e1
+                                )
                                 work += (b1 - b0) * (e1 - e0)
                     if work > budget:
                         return pruned, -1.0
@@ -475,7 +495,7 @@ def _formulas_jitable() -> None:
     """Let the kernels call :mod:`bellum.formulas` compiled: one copy of each formula."""
     from numba.extending import register_jitable
 
-    for formula in (share, jitter, offset_of, chance_probability, window_middle):
+    for formula in (share, jitter, offset_of, chance_probability, spread, window_middle):
         register_jitable(formula)
 
 
