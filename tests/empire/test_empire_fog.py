@@ -114,7 +114,7 @@ def test_a_sector_never_seen_is_like_those_seen(world: World) -> None:
     b = believe(v, 1, (2, 0))
     (like,) = [u for u in b.unknowns if u.name == "2,0.like"]
     assert like.dist.values == ((0, -1, False),) and like.info.status == "unknown"
-    assert "like one of the 1 sectors of 2 seen" in like.info.treatment
+    assert "or of its 1 seen, weighing one in all" in like.info.treatment
     drawn = b.world([u.dist.values[0] for u in b.open])
     assert drawn.sector((2, 0)).owner == 2 and drawn.sector((2, 0)).type.name == "capital"
 
@@ -459,8 +459,10 @@ def test_a_hidden_sector_may_hold_a_garrison_like_the_countrys_own_as_far_from_a
     total = sum(like.dist.weights)
     chances = {v: w / total for v, w in zip(like.dist.values, like.dist.weights, strict=True)}
     # 4,0 is two from the viewer's 0,0, as its 62,0 is from 2,0: that garrison weighs
-    # one, no spied garrison the other (the sector then empty)
-    assert chances == pytest.approx({(0, -1, False): 1 / 2, (0, 0, "own"): 1 / 2})
+    # one, no spied garrison the other (the sector then empty); and it is like 62,0 or
+    # like 2,0, the one sector of 2 seen (one from a frontier), each weighing one
+    assert chances == pytest.approx({(i, j, mode): 1 / 4 for i in (0, 1)
+                                     for j, mode in ((-1, False), (0, "own"))})  # fmt: skip
     assert "own 1 sectors 2 from a frontier, each weighing one, 1 with units" in (
         like.info.treatment
     )
@@ -573,3 +575,36 @@ def test_each_hidden_garrison_copied_keeps_all_its_units() -> None:
     assert garrisons > 1
     assert len(copies) == 2 * garrisons
     assert sum(u.type.name == "infantry" for u in copies) == garrisons
+
+
+def test_a_sector_never_seen_is_also_like_the_countrys_own_as_deep() -> None:
+    """The sectors seen of an enemy are mostly its frontier's, where the mil stand: a
+    sector never seen deep in its land is like one of them (all together weighing one),
+    one of those seen as far from a frontier, or one of the viewer's own as far (each
+    weighing one).  Taken like the frontier alone, an enemy's interior held the
+    frontier's hundreds of mil, and a paradrop onto a warehouse of 11 looked hopeless
+    (training world 4001: fog-aware 0.001 where the god's-eye odds were 1.00)."""
+    world = load_world(EXAMPLES / "vector-a.toml")
+    world.sectors[(2, 0)].mil = 300
+    v = view(world, 1)
+    v.bmaps[1] = BMap.blank(1, v.geometry)
+    v.bmaps[1].put((26, 0), "?")
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    (like,) = [u for u in believe(v, 1, (24, 0)).unknowns if u.name == "26,0.like"]
+    assert "seen 3 or more from a frontier or of the country's own 1 as deep" in (
+        like.info.treatment
+    )
+    # three or more from a frontier: 24,0 (seen) and the viewer's 44,0 each weigh one,
+    # the two seen one in all
+    looks = {0: 1 / 2 / 3, 1: (1 / 2 + 1) / 3, 2: 1 / 3}
+    total = sum(like.dist.weights)
+    for i, p in looks.items():
+        got = sum(w for v_, w in zip(like.dist.values, like.dist.weights, strict=True)
+                  if v_[0] == i)  # fmt: skip
+        assert got / total == pytest.approx(p)
+    own = next(v_ for v_ in like.dist.values if v_[0] == 2)
+    b = believe(v, 1, (24, 0))
+    drawn = b.world([own if u.name == "26,0.like" else u.dist.values[0] for u in b.open])
+    s = drawn.sectors[(26, 0)]
+    assert (s.owner, s.type.name, s.mil, s.eff) == (2, "capital", 10, 100)

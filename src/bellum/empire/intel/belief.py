@@ -1006,7 +1006,12 @@ def _unseen(b: _Builder) -> None:
     sectors would say the land behind is empty.  A sector the bmap shows as land of some
     use (``?`` or a designation) is such land; one it shows nothing of (within
     :data:`BLANK_REACH`) is land with the chance that a sector the bmap shows is land,
-    else sea."""
+    else sea.  Its designation and numbers (:class:`_Look`) are those of a seen sector of
+    the owner as far from a frontier (:meth:`_Garrisons.depth`) as it is, or of one of
+    the country's own as far, each weighing one, or of any seen sector of the owner,
+    all weighing one: the sectors seen are mostly a frontier's, with a frontier's mil,
+    where the interior holds few (a paradrop onto a warehouse of 11 mil looked hopeless,
+    its target drawn with the frontier's hundreds)."""
     w = b.belief.base
     target_seen = b.target in b.world.sectors or f"sector {b.target[0]},{b.target[1]}" in (
         b.world.observations
@@ -1033,6 +1038,8 @@ def _unseen(b: _Builder) -> None:
     units_at = _units_seen_at(b)
     g = b.garrisons
     afloat = _afloat(b.world)
+    looks = [_Look.seen(o) for o in seen]
+    depths = [g.depth(b, _xy_of(o.ident, b), owner) for o in seen]
     for xy in list(w.geometry.within(b.target, REACH)):
         if xy in b.world.sectors or f"sector {xy[0]},{xy[1]}" in b.world.observations:
             continue
@@ -1055,37 +1062,65 @@ def _unseen(b: _Builder) -> None:
         garrison = _garrison_choices(g, pool, depth, p_held, p_reserve)
         choices: list[tuple[int, int, bool | str]] = [(-1, -1, False)] if share < 1 else []
         weights: list[float] = [1 - share] if share < 1 else []
-        for i in range(len(seen)):
+        own = [_Look.own(w.sectors[o]) for o in g.own_xy.get(depth, [])]
+        kinds = looks + own
+        as_deep = depths.count(depth)
+        for i in range(len(kinds)):
+            like = (1 / len(seen) if i < len(seen) else 0.0) + (
+                i >= len(seen) or depths[i] == depth
+            )
             for (j, reserve), p in garrison:
                 if p > 0:
                     choices.append((i, j, reserve))
-                    weights.append(share / len(seen) * p)
+                    weights.append(share * like / (1 + as_deep + len(own)) * p)
 
         def put(world: World, pick: Any, xy: Coord = xy, owner: int = owner,
-                pool: list[str] = pool, depth: int = depth) -> None:  # fmt: skip
+                pool: list[str] = pool, depth: int = depth,
+                kinds: list[_Look] = kinds) -> None:  # fmt: skip
             i, j, reserve = pick
             if i < 0:
                 world.sectors[xy] = Sector(x=xy[0], y=xy[1], type=world.tables.sector("sea"))
                 return
-            src = seen[i]
-            kind = world.tables.sector(str(_seen_value(src, "type", "wilderness")))
-            sect = Sector(x=xy[0], y=xy[1], type=kind, owner=owner, oldowner=owner)
-            sect.eff = int(_seen_value(src, "eff", 100))
-            for item in ITEMS:
-                v = src.get(item)
-                if v is not None and isinstance(v.value, int):
-                    sect.put(item, v.value)
-            world.sectors[xy] = sect
+            world.sectors[xy] = kinds[i].sector(world, xy, owner)
             _garrison_put(b, world, (j, reserve), xy, owner, units_at, pool, depth)
 
         where = f"{mark!r} on the bmap" if not blank else f"land {share:.0%}, like the bmap's"
         b.add(f"{at}.like", Dist(tuple(choices), tuple(weights)), put, None,
-              f"never seen ({where}): like one of the {len(seen)} sectors of"
-              f" {w.name_of(owner)} seen; units {g.why(front)}: with probability"
-              f" {p_held:.2f}, {_on_reserve(b, p_reserve, front)};"
-              f" {g.why_depth(depth)}")  # fmt: skip
+              f"never seen ({where}): like one of the {as_deep} sectors of"
+              f" {w.name_of(owner)} seen {_far(depth)} or of the country's own {len(own)}"
+              f" as deep, each weighing one, or of its {len(seen)} seen, weighing one in all;"
+              f" units {g.why(front)}: with probability {p_held:.2f},"
+              f" {_on_reserve(b, p_reserve, front)}; {g.why_depth(depth)}")  # fmt: skip
         if xy == b.target:
             _mines(b, at, xy, owner, None)
+
+
+@dataclass(frozen=True)
+class _Look:
+    """What a sector never seen is drawn like: a designation, an efficiency and items."""
+
+    kind: str
+    eff: int
+    items: tuple[tuple[str, int], ...]
+
+    @classmethod
+    def seen(cls, o: Observation) -> _Look:
+        items = tuple((i, s.value) for i in ITEMS
+                      if (s := o.get(i)) is not None and isinstance(s.value, int))  # fmt: skip
+        return cls(str(_seen_value(o, "type", "wilderness")), int(_seen_value(o, "eff", 100)),
+                   items)  # fmt: skip
+
+    @classmethod
+    def own(cls, s: Sector) -> _Look:
+        return cls(s.type.name, s.eff, tuple((i, s.get(i)) for i in ITEMS if s.get(i)))
+
+    def sector(self, world: World, xy: Coord, owner: int) -> Sector:
+        sect = Sector(x=xy[0], y=xy[1], type=world.tables.sector(self.kind), owner=owner,
+                      oldowner=owner)  # fmt: skip
+        sect.eff = self.eff
+        for item, v in self.items:
+            sect.put(item, v)
+        return sect
 
 
 def _copy_uid(world: World) -> int:
@@ -1157,6 +1192,8 @@ class _Garrisons:
     #: The country's own land sectors by their depth (:meth:`depth`): each one's units
     #: (spies aside), empty where it holds none.
     own_at: dict[int, list[list[int]]] = field(default_factory=dict)
+    #: The same sectors' places, in the same order.
+    own_xy: dict[int, list[Coord]] = field(default_factory=dict)
     _depths: dict[tuple[Coord, int], int] = field(default_factory=dict)
 
     @classmethod
@@ -1180,9 +1217,11 @@ class _Garrisons:
                 c[2] += xy in own_engineers
         for xy, s in sorted(b.world.sectors.items()):
             if s.owner == b.country and not s.type.is_sea:
-                g.own_at.setdefault(g.depth(b, xy, b.country), []).append(
+                depth = g.depth(b, xy, b.country)
+                g.own_at.setdefault(depth, []).append(
                     [u.uid for u in own if u.xy == xy and not u.type.has("spy")]
                 )
+                g.own_xy.setdefault(depth, []).append(xy)
         units_at = _units_seen_at(b)
         base = b.belief.base.units
         for o in b.world.observations.values():
