@@ -187,6 +187,14 @@ def test_scratch_worlds_list_a_ring_of_sectors_as_a_world_does() -> None:
     ring = w.peek_within(target, 8)
     assert ring[1][1] is mine and ring[0][1] is template.frozen.sector(plain[0][0])
     assert list(template.scratch().peek_within(target, 8)) == plain
+    copied = {plain[k][0] for k in (0, 1, 5, len(plain) - 1)}
+    copied |= {xy for xy in world.sectors if xy not in dict(plain)}  # outside the ring too
+    for xy in copied:
+        w.sector(xy)
+    ring = w.peek_within(target, 8)
+    assert [xy for xy, _ in ring] == [xy for xy, _ in plain]
+    for xy, s in ring:
+        assert s is (w.sector(xy) if xy in copied else template.frozen.sector(xy))
 
 
 # (example world, command, --mil, --unit): every example, every command, some close fights.

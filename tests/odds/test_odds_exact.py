@@ -336,6 +336,14 @@ def test_vectorised_jitter_matches_the_scalar_server_helpers() -> None:
         assert at.tolist() == table[:, j].tolist()
     mixed = np.arange(odds.size, dtype=np.int64) % len(JITTERS)
     assert jittered_probability(odds, mixed).tolist() == table[np.arange(odds.size), mixed].tolist()
+    # Odds near 0 and 1, where a jitter takes the chance below 0 or above 1.
+    rng = np.random.default_rng(5)
+    many = np.concatenate([rng.random(2000), rng.random(2000) * 0.06, 1 - rng.random(2000) * 0.06])
+    picks = rng.integers(0, len(JITTERS), size=many.size)
+    got = jittered_probability(many, picks).tolist()
+    want = [chance_probability(jitter(float(o), JITTERS[int(j)]))
+            for o, j in zip(many.tolist(), picks.tolist(), strict=True)]  # fmt: skip
+    assert got == want
 
 
 @pytest.mark.parametrize("backend", BACKENDS)

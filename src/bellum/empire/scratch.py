@@ -64,14 +64,15 @@ def _copy_sector(s: Sector) -> Sector:
     return new
 
 
+#: The sectors within some distance of a place in the server's scan order, from the
+#: template, and the place of each in that list.
+Ring = tuple[tuple[tuple[Coord, Sector], ...], dict[Coord, int]]
+
+
 class _LazySectors(dict[Coord, Sector]):
     """A world's sectors, each copied from the template the first time it is read."""
 
-    def __init__(
-        self,
-        template: dict[Coord, Sector],
-        rings: dict[tuple[Coord, int], tuple[tuple[Coord, Sector], ...]],
-    ) -> None:
+    def __init__(self, template: dict[Coord, Sector], rings: dict[tuple[Coord, int], Ring]) -> None:
         super().__init__()
         self._template = template
         self._rings = rings
@@ -93,16 +94,23 @@ class _LazySectors(dict[Coord, Sector]):
         (``None`` when one is unknown): the template's list, made once for every scratch
         world, with this world's own copies in place of its sectors (a support fire's
         forts: 217 sectors within 8 listed on every run)."""
-        ring = self._rings.get((p, d))
-        if ring is None:
+        known = self._rings.get((p, d))
+        if known is None:
             coords = list(geometry.within(p, d))
             if not all(xy in self._template for xy in coords):
                 return None
-            ring = self._rings[(p, d)] = tuple((xy, self._template[xy]) for xy in coords)
+            ring = tuple((xy, self._template[xy]) for xy in coords)
+            known = self._rings[(p, d)] = (ring, {xy: k for k, xy in enumerate(coords)})
+        ring, place = known
         if not dict.__len__(self):
             return ring
-        own = dict.get
-        return [(xy, s if (mine := own(self, xy)) is None else mine) for xy, s in ring]
+        # A run copies a few dozen sectors at most: put them in the template's list.
+        out = list(ring)
+        for xy, mine in dict.items(self):
+            k = place.get(xy)
+            if k is not None:
+                out[k] = (xy, mine)
+        return out
 
     def get(self, key: Coord, default: Any = None) -> Any:
         if key in self._template:
@@ -192,7 +200,7 @@ class WorldTemplate:
     def __init__(self, world: World, *, frozen: bool = False) -> None:
         self.frozen = world if frozen else world.copy()
         self._shared: dict[int, object] = {}
-        self._rings: dict[tuple[Coord, int], tuple[tuple[Coord, Sector], ...]] = {}
+        self._rings: dict[tuple[Coord, int], Ring] = {}
         w = self.frozen
         objects: tuple[dict[Any, Any], ...] = (w.nations, w.units, w.ships, w.planes)
         copying = [c for c in map(_copying, objects) if c is not None]

@@ -43,10 +43,17 @@ _JITTERS = np.asarray(JITTERS, dtype=np.float64)
 
 
 def _chance_probabilities(x: FloatArray) -> FloatArray:
-    """``chance_probability`` of :mod:`bellum.formulas` of jittered odds ``x``, in bulk."""
-    x = np.where(x < 0.0, 0.1, np.minimum(x, 1.0))
-    q = np.ceil(np.maximum(x, 0.0) * TWO32)
-    return np.minimum(q, TWO32) / TWO32
+    """``chance_probability`` of :mod:`bellum.formulas` of jittered odds ``x``, in bulk,
+    in place (``x`` is a temporary of the caller's).  A negative chance is 0.1, one
+    above 1 is 1; then ``x`` ≤ 1, so ``x × 2³²`` (exact) is at most 2³² and needs no
+    clamp after its ceiling, and no clamp at 0 before it."""
+    negative = x < 0.0
+    np.minimum(x, 1.0, out=x)
+    x[negative] = 0.1
+    x *= TWO32
+    np.ceil(x, out=x)
+    x /= TWO32
+    return x
 
 
 def jittered_probabilities(odds: FloatArray) -> FloatArray:
@@ -64,7 +71,9 @@ def jittered_probability(odds: FloatArray, choice: npt.NDArray[np.int64]) -> Flo
     """:func:`jittered_probabilities` of each of ``odds`` at its jitter ``choice`` (0 to
     10) only, the same doubles (a Monte Carlo round draws one jitter per run, and
     working out the other ten was a twentieth of a plan's time)."""
-    return _chance_probabilities(odds + _JITTERS[choice])
+    x = _JITTERS[choice]
+    x += odds
+    return _chance_probabilities(x)
 
 
 def binomial_table(n: int) -> FloatArray:

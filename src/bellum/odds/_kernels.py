@@ -278,25 +278,26 @@ def server_loops(  # noqa: C901
 
 def spread(
     out: Array,
-    c: float,
     nd: int,
+    coef: Array,
     ap: Array,
     ato: Array,
     a0: int,
-    na: int,
+    a1: int,
     dp: Array,
     dto: Array,
-    d0: int,
-    nn: int,
-) -> int:
-    """Add ``c`` times each pair's chance to its cell of ``out``, the attacker's
-    states ``a0 .. a0 + na`` by the defender's ``d0 .. d0 + nn``; returns the pairs."""
-    for i in range(a0, a0 + na):
-        ci = c * ap[i]
-        base = ato[i] * nd
-        for e in range(d0, d0 + nn):
-            out[base + dto[e]] += ci * dp[e]
-    return na * nn
+    dstep: Array,
+    e0: int,
+    e1: int,
+) -> None:
+    """Add each pair of cone entries' chances, times ``coef`` at the defender entry's step,
+    to their cell of ``out``: the attacker's entries ``a0 .. a1`` by the defender's
+    ``e0 .. e1``."""
+    for i in range(a0, a1):
+        c = ap[i]
+        row = ato[i] * nd
+        for e in range(e0, e1):
+            out[row + dto[e]] += (coef[dstep[e]] * c) * dp[e]
 
 
 def graph_server_loops(  # noqa: C901, PLR0913
@@ -308,6 +309,7 @@ def graph_server_loops(  # noqa: C901, PLR0913
     d_nodes: Array,
     a_cones: tuple[Array, Array, Array, Array, Array, Array, Array, Array],
     d_cones: tuple[Array, Array, Array, Array, Array, Array, Array, Array],
+    d_simple: Array,
     dep_w: Array,
     abs_w: Array,
     tau: float,
@@ -321,11 +323,13 @@ def graph_server_loops(  # noqa: C901, PLR0913
 
     ``sa[x]``/``sd[y]`` are the nodes' strengths; ``a_nodes[a_first[n]:a_first[n+1]]``
     the attacker's nodes after ``n`` lost rounds (likewise the defender).  A side's
-    cones (:class:`bellum.empire.odds._solver._Cones`) are ``(start, count, to, p,
-    bstart, bcount, bto, bp)``: the nodes ``h`` steps on from node ``n``, alive, are
-    ``to[start[n, h]:start[n, h] + count[n, h]]`` with chances ``p``, and those reached
-    beaten at step ``h`` likewise from ``bstart``/``bcount``/``bto``/``bp`` (indexed by
-    node first: one node's 52 steps are next to each other in memory).
+    cones (:meth:`bellum.empire.odds._solver._Cones.by_node`) are ``(hs, to, p, step,
+    bhs, bto, bp, bstep)``, one node's entries after each other in order of steps: the
+    nodes ``h`` steps on from node ``n``, alive, are ``to[hs[n, h]:hs[n, h + 1]]`` with
+    chances ``p`` (``step`` is each entry's ``h``), and those reached beaten at step
+    ``h`` likewise from ``bhs``/``bto``/``bp``/``bstep``.  ``d_simple[y]``: the
+    defender's node ``y`` reaches node ``y + h`` after ``h`` steps, for sure, while it
+    lives (a chain from there: its deposits are one contiguous run of ``mass``).
 
     ``mass[x * nd + y]`` (``nd`` the defender's nodes; ``wins_a`` and ``wins_d`` are
     flat alike) holds the chance that a window starts at the pair ``(x, y)``
@@ -336,16 +340,20 @@ def graph_server_loops(  # noqa: C901, PLR0913
     rounds with ``k`` attacker hits puts ``M[t, k] * dep_w[t, k] / 11`` times each
     pair of cone nodes' chances on ``mass``, and a side beaten at its last step in
     round ``t`` puts ``abs_w`` times the same on ``wins_a``/``wins_d`` at the ending
-    pair of nodes.  Pairs below ``tau`` are dropped.  Returns the dropped mass and the
-    number of cone products made; past ``budget`` products it stops and returns -1 for
-    them (the caller samples instead: the arrays are then partial).
+    pair of nodes.  For one attacker step ``k`` the window's coefficients over the
+    defender's steps are formed once, then each attacker node of the step runs down
+    the defender's entries in one loop (no test per cell).  Pairs below ``tau`` are
+    dropped.  Returns the dropped mass and the number of cone products made; past
+    ``budget`` products it stops and returns -1 for them (the caller samples instead:
+    the arrays are then partial).
     """
-    a_start, a_count, a_to, a_p, a_bstart, a_bcount, a_bto, a_bp = a_cones
-    d_start, d_count, d_to, d_p, d_bstart, d_bcount, d_bto, d_bp = d_cones
+    a_hs, a_to, a_p, _, a_bhs, a_bto, a_bp, _ = a_cones
+    d_hs, d_to, d_p, d_step, d_bhs, d_bto, d_bp, d_bstep = d_cones
     depths_a = a_first.size - 1
     depths_d = d_first.size - 1
     nd = sd.size
     tri = np.zeros((_W_MAX + 2, _W_MAX + 2))
+    coef = np.zeros(_W_MAX + 1)
     pruned = 0.0
     work = 0.0
     for n0 in range(depths_a + depths_d - 1):
@@ -392,70 +400,54 @@ def graph_server_loops(  # noqa: C901, PLR0913
                         for k in range(t + 1):
                             tri[t, k] = tri[t + 1, k] + tri[t + 1, k + 1]
                     w0 = m / JITTER_CHOICES
-                    reach = 0  # the defender's last step within a window, alive or beaten
-                    for h in range(_W_MAX + 1):
-                        if d_count[y, h] > 0 or d_bcount[y, h] > 0:
-                            reach = h
                     for k in range(_W_MAX + 1):
-                        ca = a_count[x, k]
-                        ba = a_bcount[x, k] if k >= 1 else 0
-                        if ca == 0 and ba == 0:
-                            continue
-                        a0 = a_start[x, k]
-                        b0 = a_bstart[x, k]
-                        for h in range(max(0, 1 - k), min(_W_MAX - k, reach) + 1):
-                            t = h + k
-                            v = w0 * tri[t, k]
-                            if v == 0.0:
-                                continue
-                            cd = d_count[y, h]
-                            if ca == 1 and cd == 1 and t >= _W_MIN:  # one state each: most
-                                e = d_start[y, h]
-                                mass[a_to[a0] * nd + d_to[e]] += v * dep_w[t, k] * a_p[a0] * d_p[e]
-                                work += 1
-                            elif ca > 0 and cd > 0 and t >= _W_MIN:
-                                work += spread(
-                                    mass,
-                                    v * dep_w[t, k],
-                                    nd,
-                                    a_p,
-                                    a_to,
-                                    a0,
-                                    ca,
-                                    d_p,
-                                    d_to,
-                                    d_start[y, h],
-                                    cd,
+                        a0 = a_hs[x, k]
+                        a1 = a_hs[x, k + 1]
+                        last = _W_MAX - k + 1  # the defender's steps h < last
+                        if a1 > a0:
+                            # Windows that end normally: t = h + k >= 9 rounds.
+                            hlo = max(0, _W_MIN - k)
+                            e0 = d_hs[y, hlo]
+                            e1 = d_hs[y, last]
+                            if e1 > e0:
+                                for h in range(hlo, last):
+                                    coef[h] = (w0 * tri[h + k, k]) * dep_w[h + k, k]
+                                if d_simple[y]:
+                                    for i in range(a0, a1):
+                                        c = a_p[i]
+                                        base = a_to[i] * nd + y
+                                        for h in range(hlo, hlo + e1 - e0):
+                                            mass[base + h] += coef[h] * c
+                                else:
+                                    spread(
+                                        mass, nd, coef, a_p, a_to, a0, a1, d_p, d_to, d_step, e0, e1
+                                    )
+                                work += (a1 - a0) * (e1 - e0)
+                            # The defender beaten at its h-th step (few entries: each its own).
+                            e0 = d_bhs[y, 1]
+                            e1 = d_bhs[y, last]
+                            if e1 > e0:
+                                for i in range(a0, a1):
+                                    c = a_p[i]
+                                    row = a_to[i] * nd
+                                    for e in range(e0, e1):
+                                        t = d_bstep[e] + k
+                                        v = (w0 * tri[t, k]) * abs_w[t, k]
+                                        wins_a[row + d_bto[e]] += (v * c) * d_bp[e]
+                                work += (a1 - a0) * (e1 - e0)
+                        b0 = a_bhs[x, k]
+                        b1 = a_bhs[x, k + 1]
+                        if k >= 1 and b1 > b0:
+                            # The attacker beaten at its k-th step, the defender h on.
+                            e0 = d_hs[y, 0]
+                            e1 = d_hs[y, last]
+                            if e1 > e0:
+                                for h in range(last):
+                                    coef[h] = (w0 * tri[h + k, k]) * abs_w[h + k, h]
+                                spread(
+                                    wins_d, nd, coef, a_bp, a_bto, b0, b1, d_p, d_to, d_step, e0, e1
                                 )
-                            cb = d_bcount[y, h] if h >= 1 else 0
-                            if ca > 0 and cb > 0:
-                                work += spread(
-                                    wins_a,
-                                    v * abs_w[t, k],
-                                    nd,
-                                    a_p,
-                                    a_to,
-                                    a0,
-                                    ca,
-                                    d_bp,
-                                    d_bto,
-                                    d_bstart[y, h],
-                                    cb,
-                                )
-                            if ba > 0 and cd > 0:
-                                work += spread(
-                                    wins_d,
-                                    v * abs_w[t, h],
-                                    nd,
-                                    a_bp,
-                                    a_bto,
-                                    b0,
-                                    ba,
-                                    d_p,
-                                    d_to,
-                                    d_start[y, h],
-                                    cd,
-                                )
+                                work += (b1 - b0) * (e1 - e0)
                     if work > budget:
                         return pruned, -1.0
     return pruned, work

@@ -272,7 +272,8 @@ def _rounds(
         if server:
             new = np.flatnonzero(left == 0)
             if new.size:
-                odds = sa[a[new]] / (sa[a[new]] + sd[d[new]])
+                s = sa[a[new]]
+                odds = s / (s + sd[d[new]])
                 pick = rng.integers(0, JITTER_CHOICES, size=new.size)
                 p[new] = jittered_probability(odds, pick)
                 left[new] = rng.integers(WINDOW_MIN, WINDOW_MAX + 1, size=new.size)

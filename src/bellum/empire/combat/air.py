@@ -416,14 +416,15 @@ def sector_guns(c: Combat, s: Sector) -> float:
     return techfact(c.world.tech(s.owner), 2.0 * min(FLAK_GUN_MAX, s.get("gun")))
 
 
-def unit_flak(c: Combat, bombers: list[Flight], at: Coord) -> None:
-    """Hostile flak units in the sector (one ``roundavg`` even when none fires)."""
-    _volley(c, bombers, unit_batteries(c, bombers[0].plane.owner, at), "Land units")
+def unit_flak(c: Combat, bombers: list[Flight], units: Sequence[LandUnit]) -> None:
+    """Hostile flak units among ``units``, the sector's by number (one ``roundavg`` even
+    when none fires)."""
+    _volley(c, bombers, unit_batteries(c, bombers[0].plane.owner, units), "Land units")
 
 
-def unit_batteries(c: Combat, a: int, at: Coord) -> list[Battery]:
+def unit_batteries(c: Combat, a: int, units: Sequence[LandUnit]) -> list[Battery]:
     batteries: list[Battery] = []
-    for u in c.world.units_at(at):
+    for u in units:
         if u.owner in (0, a):
             continue
         aaf = land_aaf(u.type, u.tech)
@@ -434,20 +435,16 @@ def unit_batteries(c: Combat, a: int, at: Coord) -> list[Battery]:
     return batteries
 
 
-def ship_flak(c: Combat, bombers: list[Flight], at: Coord) -> None:
-    """Hostile surface ships in the sector (one ``roundavg`` even when none fires)."""
-    _volley(c, bombers, ship_batteries(c, bombers[0].plane.owner, at), "Ships")
+def ship_flak(c: Combat, bombers: list[Flight], ships: Sequence[Ship]) -> None:
+    """Hostile surface ships among ``ships``, the sector's by number (one ``roundavg``
+    even when none fires)."""
+    _volley(c, bombers, ship_batteries(c, bombers[0].plane.owner, ships), "Ships")
 
 
-def ship_batteries(
-    c: Combat, a: int, at: Coord, ships: Sequence[Ship] | None = None
-) -> list[Battery]:
-    """``ships``: those at ``at`` by number, when known (else all are looked at)."""
+def ship_batteries(c: Combat, a: int, ships: Sequence[Ship]) -> list[Battery]:
     batteries: list[Battery] = []
-    if ships is None:
-        ships = [sh for _, sh in sorted(c.world.ships.items())]
     for sh in ships:
-        if sh.xy != at or sh.owner in (0, a) or sh.type.has("sub") or not hostile(c, sh.owner, a):
+        if sh.owner in (0, a) or sh.type.has("sub") or not hostile(c, sh.owner, a):
             continue
         guns = min(ship_glim(sh.type, sh.tech), sh.items.get("gun", 0))
         if guns:
@@ -748,6 +745,26 @@ def fly(
             c.news(cn, text, OVERFLY_GOODWILL * times, actor=a)
 
 
+@dataclass(frozen=True)
+class Present:
+    """The land units and the ships in each sector, by number (as
+    :meth:`World.units_at` lists them): one pass over the world for a flight, where each
+    sector of its route looked at every unit and ship, twice."""
+
+    units: dict[Coord, list[LandUnit]]
+    ships: dict[Coord, list[Ship]]
+
+    @classmethod
+    def of(cls, w: World) -> Present:
+        units: dict[Coord, list[LandUnit]] = {}
+        for _, u in sorted(w.units.items()):
+            units.setdefault(u.xy, []).append(u)
+        ships: dict[Coord, list[Ship]] = {}
+        for _, sh in sorted(w.ships.items()):
+            ships.setdefault(sh.xy, []).append(sh)
+        return cls(units, ships)
+
+
 @dataclass(eq=False)
 class Route:
     """A mission over its route: the sectors from ``start`` along ``path``, the lists and
@@ -770,17 +787,23 @@ class Route:
             here = self.c.world.geometry.step(here, key)
             yield here
 
+    @cached_property
+    def present(self) -> Present:
+        """The land units and ships in each sector: read over every sector of the route,
+        where nothing in the air moves them."""
+        return Present.of(self.c.world)
+
     def fly(self) -> None:
         """Over each sector until the route or the bombers run out: flak, then every
         hostile country's interceptors."""
         c, w, bombers, escorts = self.c, self.c.world, self.bombers, self.escorts
         a = bombers[0].plane.owner
+        there = self.present
         for here in self.sectors():
             s = w.sector(here)
-            ships = {
-                sh.owner for sh in w.ships.values() if sh.xy == here and not sh.type.has("sub")
-            }
-            units = {u.owner for u in w.units_at(here) if not u.loaded}
+            at_sea, on_land = there.ships.get(here, ()), there.units.get(here, ())
+            ships = {sh.owner for sh in at_sea if not sh.type.has("sub")}
+            units = {u.owner for u in on_land if not u.loaded}
             c.notify(a, f"flying over {s.type.name} at {c.at(here, a)}")
             stealth = min(f.plane.type.stealth for f in bombers + escorts)
             if not c.dice.chance(stealth / 100.0):
@@ -793,9 +816,9 @@ class Route:
                 if hostile(c, s.owner, a):
                     sector_flak(c, bombers, s)
                 if bombers:
-                    unit_flak(c, bombers, here)
+                    unit_flak(c, bombers, on_land)
                 if bombers:
-                    ship_flak(c, bombers, here)
+                    ship_flak(c, bombers, at_sea)
                 if not bombers:
                     break
                 for cn in sorted(w.nations):
@@ -866,16 +889,14 @@ class Through:
         )
         if not seen or self._interceptable():
             return None
-        at_sea: dict[Coord, list[Ship]] = {}
-        for _, sh in sorted(w.ships.items()):
-            at_sea.setdefault(sh.xy, []).append(sh)
+        present = r.present
         out: list[tuple[int, float]] = []
         for here in r.sectors():
             s = w.sector(here)
-            ships = at_sea.get(here, [])
+            units, ships = present.units.get(here, ()), present.ships.get(here, ())
             if hostile(c, s.owner, a):
                 out.append((s.owner, sector_guns(c, s)))
-            for batteries in (unit_batteries(c, a, here), ship_batteries(c, a, here, ships)):
+            for batteries in (unit_batteries(c, a, units), ship_batteries(c, a, ships)):
                 total, shooter = volley_guns(batteries)
                 out.append((shooter, total))
         out = [(who, x) for who, x in out if x > 0]
@@ -895,7 +916,7 @@ class Through:
         ready = [(cn, f.plane) for cn, pool in r.pools.items() for f in pool]
         if not ready:
             return False
-        w, geo = r.c.world, r.c.world.geometry
+        w, geo, present = r.c.world, r.c.world.geometry, r.present
         for here in r.sectors():
             for cn, p in ready:
                 dist = geo.mapdist(here, p.xy) * (1 if p.type.has("missile") else 2)
@@ -904,11 +925,10 @@ class Through:
                 # Off its own country's ground only a plane on a mission rises (Defence).
                 if p.mission or cn == w.sector(here).owner:
                     return True
-                if any(u.owner == cn and not u.loaded for u in w.units_at(here)):
+                if any(u.owner == cn and not u.loaded for u in present.units.get(here, ())):
                     return True
                 if any(
-                    sh.owner == cn and sh.xy == here and not sh.type.has("sub")
-                    for sh in w.ships.values()
+                    sh.owner == cn and not sh.type.has("sub") for sh in present.ships.get(here, ())
                 ):
                     return True
         return False

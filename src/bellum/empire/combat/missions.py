@@ -19,7 +19,7 @@ after an attack is :func:`ground_interdict`, of land units
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Literal
 
 from bellum.empire.combat import air, damage, guns
@@ -102,18 +102,19 @@ def mission_lists(
     """
     w = c.world
     asked = Answers(acts)
-    kinds: list[tuple[list[Item], dict[int, bool]]] = [
-        ([u for _, u in sorted(w.units.items())], asked),
-        ([sh for _, sh in sorted(w.ships.items())], asked),
-        ([p for _, p in sorted(w.planes.items())], Answers(planes_act or acts)),
+    kinds: list[tuple[Mapping[int, Item], dict[int, bool]]] = [
+        (w.units, asked),
+        (w.ships, asked),
+        (w.planes, Answers(planes_act or acts)),
     ]
     lists: dict[int, list[Item]] = {}
     for mission in missions:
         for objects, act in kinds:
-            for item in objects:
+            # Only the few on this mission are sorted (``acts`` only reads relations).
+            for _, item in sorted((k, o) for k, o in objects.items() if o.mission == mission):
                 if not item.owner or not act[item.owner] or item.mob < 1:
                     continue
-                if item.mission != mission or not in_oparea(w, item, at):
+                if not in_oparea(w, item, at):
                     continue
                 lists.setdefault(item.owner, []).insert(0, item)
     return dict(sorted(lists.items()))

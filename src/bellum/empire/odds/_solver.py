@@ -97,6 +97,14 @@ class GraphEnds:
     attacker_wins: FloatArray
     defender_wins: FloatArray
     pruned_mass: float
+    #: Cone products the compiled kernel made (0 from the other solvers).
+    work: float = 0.0
+
+
+#: A side's cones laid by node (:meth:`_Cones.by_node`): alive, then beaten.
+_ByNode = tuple[IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, FloatArray, IntArray]
+#: What :func:`kernel_cones` gives for a side.
+KernelCones = tuple[_ByNode, npt.NDArray[np.bool_]]
 
 
 class _Cones:
@@ -148,15 +156,44 @@ class _Cones:
         self.start, self.count, self.to, self.p = _flatten(alive_parts, n)
         self.bstart, self.bcount, self.bto, self.bp = _flatten(beaten_parts, n)
 
-    def arrays(
+    def by_node(
         self,
-    ) -> tuple[IntArray, IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, FloatArray]:
-        """The cones as :func:`bellum.odds._kernels.graph_server_loops` takes them (by node,
-        then step)."""
-        start, count, bstart, bcount = (
-            np.ascontiguousarray(x.T) for x in (self.start, self.count, self.bstart, self.bcount)
+    ) -> tuple[IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, FloatArray, IntArray]:
+        """The cones as :func:`bellum.odds._kernels.graph_server_loops` takes them: one
+        node's entries after each other in order of steps, ``hs[n, h]:hs[n, h + 1]``
+        those ``h`` steps on, and each entry's step; alive, then beaten."""
+        return (
+            *_node_major(self.start, self.count, self.to, self.p),
+            *_node_major(self.bstart, self.bcount, self.bto, self.bp),
         )
-        return start, count, self.to, self.p, bstart, bcount, self.bto, self.bp
+
+
+def _node_major(
+    start: IntArray, count: IntArray, to: IntArray, p: FloatArray
+) -> tuple[IntArray, IntArray, FloatArray, IntArray]:
+    """Cones stored by step (``start[h, n]``) re-laid by node: ``(hs, to, p, step)``."""
+    steps, n = count.shape
+    counts = np.zeros((n, _T), dtype=np.int64)
+    counts[:, :steps] = count.T
+    hs = np.zeros((n, _T + 1), dtype=np.int64)
+    hs[:, 1:] = np.cumsum(counts, axis=1)
+    hs += (np.cumsum(hs[:, -1]) - hs[:, -1])[:, None]
+    node, step = np.nonzero(counts)
+    size = counts[node, step]
+    rep = np.repeat(np.arange(node.size), size)
+    offset = np.arange(int(size.sum())) - np.repeat(np.cumsum(size) - size, size)
+    source = start[step, node][rep] + offset
+    return hs, to[source], p[source], step[rep]
+
+
+def _simple(hs: IntArray, to: IntArray, p: FloatArray, step: IntArray) -> npt.NDArray[np.bool_]:
+    """Nodes ``y`` that reach ``y + h`` after ``h`` steps for sure while they live (a chain
+    from there on), from :meth:`_Cones.by_node`'s alive arrays."""
+    n = hs.shape[0]
+    node = np.repeat(np.arange(n), np.diff(hs[:, [0, -1]], axis=1)[:, 0])
+    ok = (to == node + step) & (p == 1.0) & (step == np.arange(to.size) - hs[node, 0])
+    simple: npt.NDArray[np.bool_] = np.bincount(node[~ok], minlength=n) == 0
+    return simple
 
 
 def _flatten(
@@ -261,6 +298,14 @@ def server_ends(
     return GraphEnds(a, d, wins_a, wins_d, pruned)
 
 
+def kernel_cones(g: SideGraph) -> KernelCones:
+    """A side's cones as the compiled kernel takes them, and which of its nodes are
+    chains from there (:func:`_simple`): they depend on the graph's moves alone, so the
+    fights of one side under other multipliers can share them."""
+    cones = _Cones(g, WINDOW_MAX).by_node()
+    return cones, _simple(*cones[:4])
+
+
 def kernel_ends(
     a: SideGraph,
     d: SideGraph,
@@ -268,22 +313,26 @@ def kernel_ends(
     tau: float = DEFAULT_TAU,
     budget: float = math.inf,
     kernel: Callable[..., tuple[float, float]] | None = None,
+    cones: Callable[[SideGraph], KernelCones] = kernel_cones,
 ) -> GraphEnds | None:
     """:func:`server_ends` by :func:`bellum.odds._kernels.graph_server_loops`, compiled;
     ``None`` when it gives up past ``budget`` cone products (``kernel`` runs other loops:
-    the tests pass the plain Python ones)."""
+    the tests pass the plain Python ones; ``cones`` may take each side's from a cache)."""
     na, nd = a.size, d.size
-    ca, cd = _Cones(a, WINDOW_MAX), _Cones(d, WINDOW_MAX)
+    (ca, _), (cd, simple) = cones(a), cones(d)
     flat = np.zeros((3, na * nd))
     flat[0, 0] = 1.0
     run = kernel if kernel is not None else _kernels.compiled("graph_server_loops")
     pruned, work = run(
-        a.strength, d.strength, *_by_depth(a), *_by_depth(d), ca.arrays(), cd.arrays(),
+        a.strength, d.strength, *_by_depth(a), *_by_depth(d), ca, cd, simple,
         _DEPOSIT, _ABSORB, tau, budget, flat[0], flat[1], flat[2],
     )  # fmt: skip
     if work < 0:
         return None
-    return GraphEnds(a, d, flat[1].reshape(na, nd), flat[2].reshape(na, nd), float(pruned))
+    na, nd = a.size, d.size
+    return GraphEnds(
+        a, d, flat[1].reshape(na, nd), flat[2].reshape(na, nd), float(pruned), float(work)
+    )
 
 
 def graph_backend(backend: Backend, pairs: int) -> Literal["numpy", "numba"]:
@@ -529,7 +578,9 @@ __all__ = [
     "DEFAULT_TAU",
     "MAX_PAIRS",
     "GraphEnds",
+    "KernelCones",
     "graph_backend",
+    "kernel_cones",
     "kernel_ends",
     "per_casualty_ends",
     "server_ends",

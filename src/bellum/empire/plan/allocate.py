@@ -26,12 +26,14 @@ fixed).
 
 from __future__ import annotations
 
+import importlib
 import math
 import os
 import sys
+import threading
 import time
 from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -197,6 +199,40 @@ def solve(
     return Allocation(chosen, value, "milp (HiGHS)", seconds, bound, status)
 
 
+def _import_solver() -> None:
+    with suppress(ImportError):  # the allocation's own import will say so
+        for name in ("scipy.optimize", "scipy.sparse"):
+            importlib.import_module(name)
+
+
+_warming: threading.Thread | None = None
+
+
+def warm() -> threading.Thread | None:
+    """Import the solver (``scipy.optimize``: about 0.4 s) in a background thread, so
+    that the first :func:`solve` does not wait for it (the planner starts it once its
+    pool's workers are screening).  Returns the thread, or ``None`` when the solver is
+    imported (or being imported) already."""
+    global _warming
+    if "scipy.optimize" in sys.modules:
+        return None
+    _warming = threading.Thread(target=_import_solver, name="import-highs", daemon=True)
+    _warming.start()
+    return _warming
+
+
+def _settle() -> None:
+    """Before a fork, let the import finish: the child would inherit the locks of the
+    modules being imported, held by a thread it does not have (a worker that then
+    imported one of them would wait forever)."""
+    thread = _warming
+    if thread is not None and thread.is_alive() and thread is not threading.current_thread():
+        thread.join()
+
+
+os.register_at_fork(before=_settle)
+
+
 def _milp(
     problem: Problem,
     idx: list[int],
@@ -269,4 +305,5 @@ __all__ = [
     "Problem",
     "greedy",
     "solve",
+    "warm",
 ]

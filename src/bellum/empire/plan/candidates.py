@@ -25,6 +25,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
 
+from bellum.collector import fewer_collections
 from bellum.empire.combat import air
 from bellum.empire.combat.air import paratroopers
 from bellum.empire.combat.commands import COMMANDS, CommandSpec, spec_of
@@ -36,6 +37,8 @@ from bellum.empire.movement import MoveKind, attcost
 from bellum.empire.odds.branching import BranchingDice
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.orders import SYNTAX, Order
+from bellum.empire.plan.curves import Pool, Task, WorldPickle, world_of
+from bellum.empire.plan.precision import PLANNING, Precision
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate
 from bellum.empire.tables import plane_range
@@ -44,6 +47,8 @@ from bellum.errors import BellumError
 
 #: Force levels tried per source set: these fractions of every source's most.
 DEFAULT_LEVELS = 4
+#: Orders probed per task where a pool probes them.
+PROBES_PER_TASK = 8
 
 
 @dataclass(frozen=True)
@@ -215,21 +220,52 @@ def probe(
 
 
 def candidates(
-    world: World, country: int, rules: Rules, targets: set[str] | None = None
+    world: World,
+    country: int,
+    rules: Rules,
+    targets: set[str] | None = None,
+    *,
+    pool: Pool | None = None,
 ) -> list[Candidate]:
     """Every target ``country`` can fight for this turn under ``rules`` (only ``targets``,
-    by key, when given), one candidate per order."""
-    template = WorldTemplate(world)
-    out = []
+    by key, when given), one candidate per order.  With ``pool`` its workers probe the
+    orders (the same candidates, in the same order: each probe is one run of its own)."""
+    todo: list[tuple[Order, str]] = []
     seen: set[Order] = set()
     for order, target in orders(world, country):
         if order in seen or (targets is not None and target not in targets):
             continue
         seen.add(order)
-        c = probe(world, template, country, order, target, rules)
-        if c is not None:
-            out.append(c)
-    return out
+        todo.append((order, target))
+    found: list[Candidate | None]
+    if pool is None:
+        template = WorldTemplate(world)
+        found = [probe(world, template, country, order, target, rules) for order, target in todo]
+    else:
+        found = [None] * len(todo)
+        n = PROBES_PER_TASK
+        tasks: list[Task] = [
+            (0, country, [(order, target, rules) for order, target in todo[i : i + n]])
+            for i in range(0, len(todo), n)
+        ]
+        for k, out in pool.run([WorldPickle.of(world)], tasks, 0, PLANNING, job=probe_chunk):
+            found[k * n : k * n + len(out)] = out
+    return [c for c in found if c is not None]
+
+
+def probe_chunk(
+    digest: str,
+    source: bytes | str,
+    country: int,
+    items: list[tuple[Order, str, Rules]],
+    _seed: int,
+    _precision: Precision,
+) -> list[Candidate | None]:  # run in a worker
+    """:func:`probe` of each order and target, on the world named ``digest`` (a pool's
+    :data:`~bellum.empire.plan.curves.Job`)."""
+    world, template = world_of(digest, source)
+    with fewer_collections():
+        return [probe(world, template, country, order, target, r) for order, target, r in items]
 
 
 def _uids(order: Order) -> list[int]:

@@ -40,6 +40,10 @@ Progress = Callable[[float], None]
 #: Plans per task sent to a worker at most: few, so that one slow fight does not hold back
 #: others queued behind it (a task costs a path and its plans to send, not its world).
 CHUNK = 4
+#: Tasks a run is cut into at least, where it has that many plans: a refining batch of 8
+#: options of two targets went as two tasks of four, one worker waiting for the other
+#: whenever one target's fights were the longer.
+MIN_TASKS = 8
 #: Bump when the figures for the same plan would change (the cache keys carry it).
 CURVE_VERSION = "5"
 
@@ -160,7 +164,7 @@ class WorldPickle:
         return cls(hashlib.sha256(data).hexdigest(), data)
 
 
-def _world(digest: str, source: bytes | str) -> tuple[World, WorldTemplate]:
+def world_of(digest: str, source: bytes | str) -> tuple[World, WorldTemplate]:
     """The world named ``digest`` - from ``source``, its pickle or the path of a file
     holding it - unpickled once per process and kept while among the last few used;
     and its template, made once: the runs of every option start from it, where each
@@ -186,17 +190,22 @@ def solve_chunk(
     seed: int,
     precision: Precision,
 ) -> list[Point | None]:  # run in a worker
-    world, template = _world(digest, source)
+    world, template = world_of(digest, source)
     return [solve_point(world, country, p, seed, precision, template) for p in plans]
 
 
 #: One piece of work: the index of its world, the country that gives the orders, the plans.
-Task = tuple[int, int, list[Plan]]
+Task = tuple[int, int, list[Any]]
+#: What a worker runs for a task: :func:`solve_chunk`, or another function of the same
+#: arguments (its world's digest and pickle or file, the country, the task's items, the
+#: seed and precision), returning one result per item.
+Job = Callable[[str, bytes | str, int, list[Any], int, Precision], list[Any]]
 
 
 class Pool(Protocol):
-    """Runs tasks somewhere and yields ``(index, points)`` as they finish; each task's
-    world is one of ``worlds``, given by its index."""
+    """Runs tasks somewhere and yields ``(index, results)`` as they finish; each task's
+    world is one of ``worlds``, given by its index.  ``job`` is what runs each task
+    (:func:`solve_chunk`: its plans' points)."""
 
     def run(
         self,
@@ -204,7 +213,8 @@ class Pool(Protocol):
         tasks: Sequence[Task],
         seed: int,
         precision: Precision,
-    ) -> Iterator[tuple[int, list[Point | None]]]: ...
+        job: Job = solve_chunk,
+    ) -> Iterator[tuple[int, list[Any]]]: ...
 
 
 @dataclass
@@ -249,20 +259,20 @@ class LocalPool:
         tasks: Sequence[Task],
         seed: int,
         precision: Precision,
-    ) -> Iterator[tuple[int, list[Point | None]]]:
+        job: Job = solve_chunk,
+    ) -> Iterator[tuple[int, list[Any]]]:
         jobs = self.jobs or os.cpu_count() or 1
         if jobs == 1 or len(tasks) == 1:
             for i, (w, country, plans) in enumerate(tasks):
                 world = worlds[w]
-                yield i, solve_chunk(world.digest, world.data, country, plans, seed, precision)
+                yield i, job(world.digest, world.data, country, plans, seed, precision)
             return
         if self._executor is None:
             self._executor = ProcessPoolExecutor(max_workers=jobs)
         ex = self._executor
         paths = [self._path(w) for w in worlds]
         futures = {
-            ex.submit(solve_chunk, worlds[w].digest, paths[w], country, plans, seed,
-                      precision): i
+            ex.submit(job, worlds[w].digest, paths[w], country, plans, seed, precision): i
             for i, (w, country, plans) in enumerate(tasks)
         }  # fmt: skip
         try:
@@ -327,7 +337,8 @@ class DaskPool:
         tasks: Sequence[Task],
         seed: int,
         precision: Precision,
-    ) -> Iterator[tuple[int, list[Point | None]]]:
+        job: Job = solve_chunk,
+    ) -> Iterator[tuple[int, list[Any]]]:
         import distributed
 
         finished: Any = distributed.as_completed
@@ -337,7 +348,7 @@ class DaskPool:
                 self._scattered[w.digest] = client.scatter(w.data, broadcast=True)
         sources = [self._scattered[w.digest] for w in worlds]
         futures = client.map(
-            solve_chunk, [worlds[w].digest for w, _, _ in tasks], [sources[w] for w, _, _ in tasks],
+            job, [worlds[w].digest for w, _, _ in tasks], [sources[w] for w, _, _ in tasks],
             [c for _, c, _ in tasks], [plans for _, _, plans in tasks], [seed] * len(tasks),
             [precision] * len(tasks), pure=False,
         )  # fmt: skip
@@ -352,10 +363,13 @@ class DaskPool:
 
 def _chunks(plans: Sequence[Plan]) -> Iterator[tuple[int, list[Plan]]]:
     """The plans in tasks of at most :data:`CHUNK`, each of one order (one target): the
-    options of a target share their defender, so a worker's engine cache serves them all."""
+    options of a target share their defender, so a worker's engine cache serves them all.
+    Fewer plans go in smaller tasks (at least :data:`MIN_TASKS` where there are as many
+    plans), so that the workers end together."""
+    size = max(1, min(CHUNK, len(plans) // MIN_TASKS))
     start = 0
     for i in range(1, len(plans) + 1):
-        if i == len(plans) or i - start == CHUNK or plans[i].order != plans[start].order:
+        if i == len(plans) or i - start == size or plans[i].order != plans[start].order:
             yield start, list(plans[start:i])
             start = i
 
@@ -472,13 +486,16 @@ __all__ = [
     "SCREENING",
     "CurveCache",
     "DaskPool",
+    "Job",
     "LocalPool",
     "OutOfTime",
     "Point",
     "Pool",
     "Precision",
+    "Task",
     "WorldPickle",
     "plan_key",
     "solve_batches",
     "solve_points",
+    "world_of",
 ]

@@ -38,6 +38,7 @@ from bellum.empire.plan.allocate import (
     Problem,
     greedy,
     solve,
+    warm,
 )
 from bellum.empire.plan.candidates import (
     DEFAULT_LEVELS,
@@ -378,6 +379,8 @@ class _Search:
             round_no += 1
             self._run(f"round {round_no}: {len(batch)} options", batch, self.rough,
                       self.screening)  # fmt: skip
+            if round_no == 1:  # the pool's workers are started: import the solver meanwhile
+                warm()
 
     def _bisect(self, todo: list[int]) -> list[int]:
         """Which of ``todo`` (a target's options to screen) to screen in this round: on
@@ -478,7 +481,7 @@ def _wave(
     progress: Progress | None,
 ) -> Wave:
     budget_end = None if s.budget is None else time.monotonic() + s.budget
-    cands = candidates(world, country, s.rules or Rules.of(world.options))
+    cands = candidates(world, country, s.rules or Rules.of(world.options), pool=pool)
     start = time.perf_counter()
     deadline = budget_end
 

@@ -1,0 +1,79 @@
+"""The planner's use of its pool: candidates probed by the workers, runs cut so that the
+workers end together, and the solver imported while they work."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+from planworlds import airborne, front
+
+from bellum.empire.odds import Plan
+from bellum.empire.orders import Order
+from bellum.empire.plan.candidates import candidates
+from bellum.empire.plan.curves import CHUNK, MIN_TASKS, LocalPool, _chunks
+from bellum.empire.rules import Rules
+from bellum.empire.world import World
+
+
+def _world() -> World:
+    """A front (attacks, land units) with transports behind it (paradrops)."""
+    world = airborne(3)
+    plain = front(3)
+    world.units.update(plain.units)
+    return world
+
+
+def test_a_pool_probes_the_same_candidates_in_the_same_order() -> None:
+    world = _world()
+    rules = Rules.of(world.options)
+    alone = candidates(world, 1, rules)
+    assert {c.order.name for c in alone} >= {"attack", "paradrop"}
+    assert any(c.units for c in alone)
+    with LocalPool(2) as pool:
+        pooled = candidates(world, 1, rules, pool=pool)
+    assert pooled == alone
+    with LocalPool(1) as pool:  # in this process: the same again
+        assert candidates(world, 1, rules, pool=pool) == alone
+    some = {alone[0].target, alone[-1].target}
+    with LocalPool(2) as pool:
+        assert candidates(world, 1, rules, some, pool=pool) == candidates(world, 1, rules, some)
+
+
+def _plans(orders: list[str]) -> list[Plan]:
+    return [Plan(Order.parse(o), {(0, 0): n}) for n, o in enumerate(orders)]
+
+
+def test_few_plans_go_one_a_task_and_many_in_chunks_of_one_order() -> None:
+    few = _plans(["attack 1,1"] * MIN_TASKS)
+    assert [len(c) for _, c in _chunks(few)] == [1] * MIN_TASKS
+    many = _plans(["attack 1,1"] * 9 + ["attack 3,1"] * 30 + ["attack 5,1"])
+    chunks = list(_chunks(many))
+    assert all(0 < len(c) <= CHUNK and len({p.order for p in c}) == 1 for _, c in chunks)
+    assert [p for _, c in chunks for p in c] == many
+    assert [start for start, _ in chunks] == [sum(len(c) for _, c in chunks[:k])
+                                              for k in range(len(chunks))]  # fmt: skip
+    assert max(len(c) for _, c in chunks) == CHUNK
+
+
+def test_warm_imports_the_solver_in_the_background_and_a_fork_waits_for_it() -> None:
+    code = textwrap.dedent(
+        """
+        import os, sys
+        from bellum.empire.plan.allocate import warm
+        assert "scipy.optimize" not in sys.modules
+        thread = warm()
+        assert thread is not None and thread.daemon and thread.is_alive()
+        child = os.fork()  # at once, in the middle of the import
+        if child == 0:  # the import was whole before the fork
+            from scipy.optimize import milp
+            os._exit(0 if callable(milp) and not thread.is_alive() else 3)
+        assert not thread.is_alive()
+        assert os.waitpid(child, 0)[1] == 0
+        assert "scipy.optimize" in sys.modules and "scipy.sparse" in sys.modules
+        assert warm() is None
+        """
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
