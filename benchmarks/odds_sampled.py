@@ -11,8 +11,7 @@ paths drawn with their chances, how many distinct fights they reach (and through
 which support multipliers, which side keys and losses before the fight), how many end
 without one; each side's states down to the last soldier (and whether it is a chain,
 without morale draws); and the bound that makes the engine sample (``reason``, as the
-engine decides with numba installed: a few big fights of a walkable plan go to its kernel,
-or more within the answer's budget).
+engine decides with numba installed: a few big fights of a walkable plan go to its kernel).
 ``--solve K`` also solves K of the distinct fights exactly, as the engine would if its
 bounds allowed (the compiled kernel with numba, else numpy), and gives their CPU
 seconds: what making the plan's fights exact would cost, fight by fight.
@@ -201,9 +200,7 @@ def reason(row: dict[str, Any]) -> str:
         if pairs is None or pairs > limit:
             big = pairs is not None and pairs <= engine.BIG_PAIRS and not chains
             few = row["fights"] <= engine.BIG_FIGHTS and walkable
-            # The first fight tried within its share of ANSWER_WORK (which may still say no).
-            tried = walkable and pairs is not None and pairs * row["tree"] <= engine.ANSWER_PAIRS
-            if not (big and (few or tried)):
+            if not (big and few):
                 shown = "?" if pairs is None else f"{pairs:,}"
                 why.append(f"fight {shown} pairs > {limit:,} ({row['fights']} distinct)")
     if not walkable:

@@ -18,7 +18,6 @@ from bellum.empire.odds import engine, make_plan, plan_odds
 from bellum.empire.odds._sides import SideGraph
 from bellum.empire.odds._solver import GraphEnds, _Cones, _simple, kernel_ends, server_ends
 from bellum.empire.orders import Order
-from bellum.empire.world import World
 from bellum.formulas import (
     JITTER_CHOICES,
     WINDOW_CHOICES,
@@ -210,61 +209,3 @@ def test_a_big_fight_the_kernel_gives_up_on_is_sampled(monkeypatch: pytest.Monke
     odds = plan_odds(world, 1, plan, exact_pairs=1_000, seed=3)
     assert odds.method.startswith("mixture (20 samples: ")
     assert "morale histories drawn in 20 of the 20 fights" in odds.method
-
-
-def _fort_world(tmp: Path) -> World:
-    """Vector B with a fortress of four guns at 4,0 behind the defender: its support
-    fire makes 18 paths to the fight, each a fight of 151 x 71 pairs of states (the
-    defender's infantry checks its morale)."""
-    text = (EXAMPLES / "vector-b.toml").read_text()
-    old = 'at = [4, 0]\ndes = "wilderness"\nowner = 2\neff = 100\nmob = 80\nciv = 300'
-    fort = 'at = [4, 0]\ndes = "fortress"\nowner = 2\neff = 100\nmob = 80\nmil = 50\nciv = 300'
-    assert old in text
-    path = tmp / "fort.toml"
-    path.write_text(text.replace(old, fort + "\nitems = { gun = 4, shell = 20 }"))
-    return load_world(path)
-
-
-@needs_numba
-def test_a_walkable_plan_whose_fights_only_the_kernel_solves_is_exact_within_its_budget(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """With ``exact_pairs`` below its fights, the plan's first fight fits its share of the
-    answer's budget, so every path is walked and each fight solved by the kernel: the
-    exact mixture the numpy sweep gives when its bound allows."""
-    world = _fort_world(tmp_path)
-    plan = make_plan(world, 1, Order.parse("attack 2,0"), ["0,0=150"], [])
-    engine._WORLDS.clear()
-    ref = plan_odds(world, 1, plan, seed=1)
-    monkeypatch.setattr(engine, "ANSWER_WORK", 2e8)
-    monkeypatch.setattr(engine, "ANSWER_PAIRS", 1_000_000)
-    engine._WORLDS.clear()
-    big = plan_odds(world, 1, plan, seed=1, exact_pairs=1_000)
-    assert ref.method == big.method == "exact mixture" and big.leaves == ref.leaves == 18
-    for k, v in ref.odds.outcomes.items():
-        assert big.odds.outcomes[k] == pytest.approx(v, abs=1e-12)
-    for side in ("attacker", "defender"):
-        assert big.expected(side) == pytest.approx(ref.expected(side), abs=1e-9)
-
-
-@needs_numba
-def test_past_the_answer_s_budget_a_plan_is_sampled_as_if_never_tried(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """The first fight needs about 7e6 cone products, more than its share of
-    ``ANSWER_WORK`` over 18 paths: the kernel gives up, and the plan draws the samples
-    it draws when the kernel is not tried at all (the tree is probed with dice of its
-    own), to the last digit."""
-    world = _fort_world(tmp_path)
-    plan = make_plan(world, 1, Order.parse("attack 2,0"), ["0,0=150"], [])
-    monkeypatch.setattr(engine, "ANSWER_PAIRS", 1_000_000)
-    engine._WORLDS.clear()
-    tried = plan_odds(world, 1, plan, seed=3, exact_pairs=1_000)
-    monkeypatch.setattr(engine, "ANSWER_PAIRS", 0)
-    engine._WORLDS.clear()
-    untried = plan_odds(world, 1, plan, seed=3, exact_pairs=1_000)
-    assert tried.method == untried.method
-    assert tried.method.startswith("mixture (20 samples: paths to the fight drawn, morale")
-    assert tried.odds.outcomes == untried.odds.outcomes
-    for side in ("attacker", "defender"):
-        assert tried.expected(side) == untried.expected(side)

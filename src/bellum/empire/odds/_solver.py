@@ -97,14 +97,10 @@ class GraphEnds:
     attacker_wins: FloatArray
     defender_wins: FloatArray
     pruned_mass: float
-    #: Cone products the compiled kernel made (0 from the other solvers).
-    work: float = 0.0
 
 
 #: A side's cones laid by node (:meth:`_Cones.by_node`): alive, then beaten.
 _ByNode = tuple[IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, FloatArray, IntArray]
-#: What :func:`kernel_cones` gives for a side.
-KernelCones = tuple[_ByNode, npt.NDArray[np.bool_]]
 
 
 class _Cones:
@@ -298,14 +294,6 @@ def server_ends(
     return GraphEnds(a, d, wins_a, wins_d, pruned)
 
 
-def kernel_cones(g: SideGraph) -> KernelCones:
-    """A side's cones as the compiled kernel takes them, and which of its nodes are
-    chains from there (:func:`_simple`): they depend on the graph's moves alone, so the
-    fights of one side under other multipliers can share them."""
-    cones = _Cones(g, WINDOW_MAX).by_node()
-    return cones, _simple(*cones[:4])
-
-
 def kernel_ends(
     a: SideGraph,
     d: SideGraph,
@@ -313,26 +301,22 @@ def kernel_ends(
     tau: float = DEFAULT_TAU,
     budget: float = math.inf,
     kernel: Callable[..., tuple[float, float]] | None = None,
-    cones: Callable[[SideGraph], KernelCones] = kernel_cones,
 ) -> GraphEnds | None:
     """:func:`server_ends` by :func:`bellum.odds._kernels.graph_server_loops`, compiled;
     ``None`` when it gives up past ``budget`` cone products (``kernel`` runs other loops:
-    the tests pass the plain Python ones; ``cones`` may take each side's from a cache)."""
+    the tests pass the plain Python ones)."""
     na, nd = a.size, d.size
-    (ca, _), (cd, simple) = cones(a), cones(d)
+    ca, cd = _Cones(a, WINDOW_MAX).by_node(), _Cones(d, WINDOW_MAX).by_node()
     flat = np.zeros((3, na * nd))
     flat[0, 0] = 1.0
     run = kernel if kernel is not None else _kernels.compiled("graph_server_loops")
     pruned, work = run(
-        a.strength, d.strength, *_by_depth(a), *_by_depth(d), ca, cd, simple,
+        a.strength, d.strength, *_by_depth(a), *_by_depth(d), ca, cd, _simple(*cd[:4]),
         _DEPOSIT, _ABSORB, tau, budget, flat[0], flat[1], flat[2],
     )  # fmt: skip
     if work < 0:
         return None
-    na, nd = a.size, d.size
-    return GraphEnds(
-        a, d, flat[1].reshape(na, nd), flat[2].reshape(na, nd), float(pruned), float(work)
-    )
+    return GraphEnds(a, d, flat[1].reshape(na, nd), flat[2].reshape(na, nd), float(pruned))
 
 
 def graph_backend(backend: Backend, pairs: int) -> Literal["numpy", "numba"]:
@@ -578,9 +562,7 @@ __all__ = [
     "DEFAULT_TAU",
     "MAX_PAIRS",
     "GraphEnds",
-    "KernelCones",
     "graph_backend",
-    "kernel_cones",
     "kernel_ends",
     "per_casualty_ends",
     "server_ends",

@@ -52,14 +52,7 @@ from bellum.empire.odds._sides import (
     side_graph,
     side_shape,
 )
-from bellum.empire.odds._solver import (
-    GraphEnds,
-    KernelCones,
-    kernel_cones,
-    kernel_ends,
-    per_casualty_ends,
-    server_ends,
-)
+from bellum.empire.odds._solver import GraphEnds, kernel_ends, per_casualty_ends, server_ends
 from bellum.empire.odds.branching import BranchingDice, enumerate_runs, pick, tree_size
 from bellum.empire.odds.plan import MilSource, Plan, PlanPrompter
 from bellum.empire.rules import Rules
@@ -99,17 +92,6 @@ BIG_FIGHTS = 2
 #: (its cost per pair varies twentyfold with the width of the morale graphs: 2·10⁸ are
 #: w128x64-assault-2's whole fight, 0.5 s at load 9; a wider one of 10⁶ pairs took 7 s).
 BIG_WORK = 3e8
-#: Cone products the kernel may spend on all the big fights of one answer when they are
-#: more than ``BIG_FIGHTS`` (about 0.15 s of CPU, what drawing the plan's samples costs):
-#: a plan whose paths can be walked tries its first fight with its share of this
-#: (the budget over the estimated number of paths) and is walked only if it fits; past
-#: the budget the plan is sampled as before, so the attempt costs at most this.
-ANSWER_WORK = 4e7
-#: Most pairs of states, the first path's fight's times the estimated paths, for which
-#: the first fight is tried at all (see ``ANSWER_WORK``): a window start costs about
-#: 1,400 products, so the budget serves some 30,000 of them, and a fight's pairs that
-#: carry mass are a half to a twentieth of them.
-ANSWER_PAIRS = 60_000
 #: Pairs of side states with less probability are dropped (their mass is ``pruned_mass``).
 TAU = 1e-18
 #: Bytes the exact solver needs per pair of side states (three arrays of doubles).
@@ -411,8 +393,6 @@ class _Shared:
     #: Sides whose moves are kept, each up to ``SideMoves.LIMIT`` states (w96x48's plan in one
     #: process: 18,000 states of 56 sides, 20 MB more at its peak; 256 sides kept 40,000).
     MOVES = 64
-    #: Sides whose cones the compiled kernel keeps (a wide morale graph's are tens of MB).
-    CONES = 8
 
     def __init__(self) -> None:
         self.shapes: dict[Hashable, SideShape | None] = _Bounded(self.LIMIT)
@@ -421,7 +401,6 @@ class _Shared:
         self.moves: dict[Hashable, SideMoves] = _Bounded(self.MOVES)
         self.fights: dict[Hashable, FightOutcome | None] = _Bounded(self.LIMIT)
         self.ends: dict[Hashable, tuple[Any, Any, float]] = _Bounded(self.LIMIT)
-        self.cones: dict[Hashable, KernelCones] = _Bounded(self.CONES)
 
 
 #: What a cache's ``get`` gives for a key it does not hold (``None`` is a value there).
@@ -505,13 +484,10 @@ class _Solver:
         self.moves = shared.moves
         self.fights = shared.fights
         self.ends = shared.ends
-        self.cones = shared.cones
         self.settings = (model, tau, exact_pairs, self.chain_pairs)
         #: Most pairs of a big fight the compiled kernel may solve (0: none), set by
         #: :meth:`allow_big` once the plan's distinct big fights are known to be few.
         self.big_pairs = 0
-        #: Cone products the kernel may still spend on this answer's big fights.
-        self.work_left = 0.0
         self.max_pairs = max_pairs
         #: Big fights the kernel gave up on (past ``BIG_WORK``).
         self.given_up: set[Hashable] = set()
@@ -588,13 +564,6 @@ class _Solver:
             self.used.add(key)
         return out
 
-    def pairs(self, leaf: Leaf) -> int:
-        """The pairs of states of the leaf's fight (its sides' graphs are known)."""
-        c = leaf.combat
-        assert c is not None
-        a, d = self._sides(c, _side_key(c, False), _side_key(c, True))
-        return a.size * d.size
-
     def big(self, leaf: Leaf) -> Hashable | None:
         """The key of the leaf's fight when only the compiled kernel could solve it: more
         pairs than ``exact_pairs`` (and not two chains), at most ``BIG_PAIRS``."""
@@ -607,33 +576,12 @@ class _Solver:
             return None
         return (c.rules, ka, c.osup, kd, c.dsup)
 
-    def allow_big(self, work: float) -> bool:
-        """Let the compiled kernel solve fights up to ``BIG_PAIRS`` (if numba imports),
-        ``work`` cone products in all."""
+    def allow_big(self) -> bool:
+        """Let the compiled kernel solve fights up to ``BIG_PAIRS`` (if numba imports)."""
         if numba_importable() is not None:
             return False
         self.big_pairs = min(BIG_PAIRS, self.max_pairs)
-        self.work_left = work
         return True
-
-    def forbid_big(self) -> None:
-        """No more big fights for the kernel (those solved stay known)."""
-        self.big_pairs = 0
-        self.work_left = 0.0
-
-    def try_first(self, leaf: Leaf, paths: float) -> bool:
-        """Whether the leaf's big fight fits its share of ``ANSWER_WORK`` (the budget
-        over ``paths``, the estimated number of the plan's paths, each of which may
-        need a fight as costly): the walk of every path is worth it only then.  The
-        budget left is the rest of ``ANSWER_WORK`` after it."""
-        if not self.allow_big(min(BIG_WORK, ANSWER_WORK / max(paths, 1.0))):
-            return False
-        solved = self.exact(leaf) is not None
-        spent = min(BIG_WORK, ANSWER_WORK / max(paths, 1.0)) - self.work_left
-        self.forbid_big()
-        if solved:
-            self.work_left = ANSWER_WORK - spent
-        return solved
 
     def _sides(self, c: Combat, ka: Hashable, kd: Hashable) -> tuple[SideGraph, SideGraph]:
         a, d = self._graph(ka, c, False), self._graph(kd, c, True)
@@ -719,24 +667,10 @@ class _Solver:
         known = self.ends.get(key)
         if known is not None:
             return GraphEnds(a, d, *known)
-        ends = kernel_ends(
-            a, d, tau=self.tau, budget=min(BIG_WORK, self.work_left), cones=self._cones
-        )
-        if ends is None:
-            self.work_left = 0.0
-        else:
-            self.work_left -= ends.work
+        ends = kernel_ends(a, d, tau=self.tau, budget=BIG_WORK)
+        if ends is not None:
             self.ends[key] = (ends.attacker_wins, ends.defender_wins, ends.pruned_mass)
         return ends
-
-    def _cones(self, g: SideGraph) -> KernelCones:
-        """The side's cones for the kernel, once per graph of moves: a plan's fights
-        differ by their support multipliers, not by the sides' moves."""
-        key = tuple(x.tobytes() for x in (g.ptr, g.to, g.p, g.beaten))
-        cones = self.cones.get(key)
-        if cones is None:
-            cones = self.cones[key] = kernel_cones(g)
-        return cones
 
     def _ends_key(self, a: SideGraph, d: SideGraph) -> Hashable:
         arrays = (x for g in (a, d) for x in (g.strength, g.depth, g.ptr, g.to, g.p))
@@ -911,19 +845,22 @@ def plan_odds(
     leaves: list[tuple[Leaf, float]] | None = None
     if first.branches == 0:
         leaves = [(first, 1.0)]
-    elif not forced and _walkable(solver, runner, first, rng, used_seed, max_leaves):
+    elif (
+        not forced
+        # A fight too big to solve exactly is sampled whatever the paths: walking them
+        # all first would only draw the same samples later (w96x48-assault-1: 2.4 s
+        # CPU walking 800 paths, 0.8 s drawing 20).
+        and solver.exact(first) is not None
+        and tree_size(runner, rng, PROBES, limit=max_leaves) <= max_leaves
+    ):
         leaves = enumerate_runs(runner, limit=4 * max_leaves)
     mix = Mixture()
     if leaves is not None and not forced:
-        # Distinct fights too big for the numpy sweep: the compiled kernel, a few of them
-        # up to BIG_WORK each, more within what the first fight left of ANSWER_WORK.
+        # A few distinct fights too big for the numpy sweep: the compiled kernel.
         big = {solver.big(leaf) for leaf, _ in leaves} - {None}
         if big and len(big) <= BIG_FIGHTS:
-            solver.allow_big(BIG_WORK * len(big))
-        elif big and solver.work_left > 0:
-            solver.allow_big(solver.work_left)
+            solver.allow_big()
         exact = [(solver.exact(leaf), p) for leaf, p in leaves]
-        solver.forbid_big()
         if all(f is not None for f, _ in exact):
             for f, p in exact:
                 assert f is not None
@@ -968,36 +905,6 @@ def plan_odds(
             f" reached {goal:g}"
         )
     return _finish(plan, mix, method, model, taken, solver, n, used_seed, start, notes)
-
-
-def _walkable(
-    solver: _Solver,
-    runner: PlanRunner,
-    first: Leaf,
-    rng: np.random.Generator,
-    seed: int,
-    max_leaves: int,
-) -> bool:
-    """Whether every path of the plan is walked (then its fights solved, each exactly if
-    it can be).  Not when the tree has more than ``max_leaves`` paths, nor when the first
-    path's fight cannot be solved exactly: a fight too big to solve is sampled whatever
-    the paths, and walking them all first would only draw the same samples later
-    (w96x48-assault-1: 2.4 s CPU walking 800 paths, 0.8 s drawing 20).  A fight only the
-    compiled kernel solves is tried only while its pairs of states times the paths are at
-    most ``ANSWER_PAIRS`` (the probing stops as soon as they are more: loading the kernel
-    alone costs what sampling such a plan does), then must fit its share of
-    ``ANSWER_WORK``; its tree is probed with dice of their own, so that a plan sampled
-    after all draws as before."""
-    if solver.exact(first) is not None:
-        return tree_size(runner, rng, PROBES, limit=max_leaves) <= max_leaves
-    if solver.big(first) is None:
-        return False
-    most = min(max_leaves, ANSWER_PAIRS / solver.pairs(first))
-    if most < 2:  # the first path branches: there are two paths at least
-        return False
-    probe = np.random.default_rng(np.random.SeedSequence(seed).spawn(1)[0])
-    paths = tree_size(runner, probe, PROBES, limit=most)
-    return paths <= most and solver.try_first(first, paths)
 
 
 def _block(n: int, want: int, mix: Mixture, goal: float | None) -> int:
