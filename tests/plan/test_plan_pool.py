@@ -77,3 +77,28 @@ def test_warm_imports_the_solver_in_the_background_and_a_fork_waits_for_it() -> 
     )
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0, ran.stderr
+
+
+def test_plans_side_by_side_start_one_import_between_them() -> None:
+    code = textwrap.dedent(
+        """
+        import sys, threading
+        from bellum.empire.plan.allocate import warm
+        assert "scipy.optimize" not in sys.modules
+        started, gate = [], threading.Barrier(8)
+        def plan():
+            gate.wait()
+            started.append(warm())
+        threads = [threading.Thread(target=plan) for _ in range(8)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        imports = [t for t in started if t is not None]
+        assert len(imports) == 1, started
+        imports[0].join()
+        assert "scipy.optimize" in sys.modules
+        """
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr

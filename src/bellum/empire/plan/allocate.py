@@ -206,6 +206,8 @@ def _import_solver() -> None:
 
 
 _warming: threading.Thread | None = None
+#: Plans run side by side (the web page's threads) start one import between them.
+_warm_lock = threading.Lock()
 
 
 def warm() -> threading.Thread | None:
@@ -214,11 +216,12 @@ def warm() -> threading.Thread | None:
     pool's workers are screening).  Returns the thread, or ``None`` when the solver is
     imported (or being imported) already."""
     global _warming
-    if "scipy.optimize" in sys.modules:
-        return None
-    _warming = threading.Thread(target=_import_solver, name="import-highs", daemon=True)
-    _warming.start()
-    return _warming
+    with _warm_lock:
+        if "scipy.optimize" in sys.modules or (_warming is not None and _warming.is_alive()):
+            return None
+        _warming = threading.Thread(target=_import_solver, name="import-highs", daemon=True)
+        _warming.start()
+        return _warming
 
 
 def _settle() -> None:
