@@ -18,8 +18,8 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "empire" / "air-sup
 
 
 def _scrambled() -> World:
-    """air-support.toml with more planes, land units and ships, some on missions, put in
-    the world's dicts out of number order."""
+    """air-support.toml with more planes, some on missions, put in the world's dicts out
+    of number order (the example has no land units or ships on missions)."""
     world = load_world(EXAMPLE)
     bomber = world.planes[0]
     planes = {uid: replace(bomber, uid=uid, mission=m) for uid, m in
@@ -56,13 +56,14 @@ def test_mission_lists_go_by_number_newest_first() -> None:
 
 
 def test_a_flight_finds_each_sectors_units_and_ships_by_number() -> None:
-    w = load_world(Path(__file__).resolve().parents[2] / "examples" / "empire" / "lboard.toml")
-    units = {u.uid: u for u in w.units.values()}
-    w.units = dict(reversed(list(units.items())))
-    w.ships = dict(reversed(list(w.ships.items())))
+    w = load_world(Path(__file__).resolve().parents[2] / "examples" / "empire" / "landing.toml")
+    unit, ship = next(iter(w.units.values())), next(iter(w.ships.values()))
+    w.units = {**{uid: replace(unit, uid=uid) for uid in (12, 10, 14, 11)}, **w.units}
+    w.ships = {**{uid: replace(ship, uid=uid) for uid in (9, 7, 8)}, **w.ships}
+    assert list(w.units) != sorted(w.units) and list(w.ships) != sorted(w.ships)
     present = air.Present.of(w)
     places = {u.xy for u in w.units.values()} | {s.xy for s in w.ships.values()}
-    assert places
+    assert max(map(len, present.units.values())) > 1 and max(map(len, present.ships.values())) > 1
     for xy in places:
         assert present.units.get(xy, []) == w.units_at(xy)
         assert present.ships.get(xy, []) == [s for _, s in sorted(w.ships.items()) if s.xy == xy]
