@@ -3,6 +3,7 @@ workers end together, and the solver imported while they work."""
 
 from __future__ import annotations
 
+import multiprocessing
 import subprocess
 import sys
 import textwrap
@@ -11,8 +12,8 @@ from planworlds import airborne, front
 
 from bellum.empire.odds import Plan
 from bellum.empire.orders import Order
-from bellum.empire.plan.candidates import candidates
-from bellum.empire.plan.curves import CHUNK, MIN_TASKS, LocalPool, _chunks
+from bellum.empire.plan.candidates import candidates, forces
+from bellum.empire.plan.curves import CHUNK, MIN_TASKS, LocalPool, _chunks, solve_points
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
 
@@ -102,3 +103,14 @@ def test_plans_side_by_side_start_one_import_between_them() -> None:
     )
     ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert ran.returncode == 0, ran.stderr
+
+
+def test_a_run_without_a_pool_leaves_no_worker_behind() -> None:
+    world = front(3)
+    plans = [f.plan for f in forces(candidates(world, 1, Rules.of(world.options)), 2)]
+    assert len(plans) > 1  # more than one task: the run starts worker processes
+    assert not multiprocessing.active_children()
+    alone, _ = solve_points(world, 1, plans, seed=3)
+    assert not multiprocessing.active_children()
+    with LocalPool(1) as pool:
+        assert solve_points(world, 1, plans, seed=3, pool=pool)[0] == alone

@@ -403,7 +403,10 @@ def solve_batches(
     out: list[list[Point | None]] = [[None] * len(plans) for _, _, plans in batches]
     total = sum(len(t[2]) for t in tasks)
     done = 0
-    run = (pool or LocalPool()).run(worlds, tasks, seed, precision)
+    own: LocalPool | None = None  # a pool made for this run ends with it, workers and files
+    if pool is None:
+        pool = own = LocalPool()
+    run = pool.run(worlds, tasks, seed, precision)
     try:
         for k, points in run:
             b, first = where[k]
@@ -420,6 +423,8 @@ def solve_batches(
         close = getattr(run, "close", None)  # a pool's generator cancels what has not run
         if close is not None:
             close()
+        if own is not None:
+            own.close()
     return out
 
 
