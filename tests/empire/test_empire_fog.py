@@ -608,3 +608,41 @@ def test_a_sector_never_seen_is_also_like_the_countrys_own_as_deep() -> None:
     drawn = b.world([own if u.name == "26,0.like" else u.dist.values[0] for u in b.open])
     s = drawn.sectors[(26, 0)]
     assert (s.owner, s.type.name, s.mil, s.eff) == (2, "capital", 10, 100)
+
+
+def test_llookout_shows_units_as_far_as_the_lookers_range() -> None:
+    """look_land (look.c) lists every foreign unit on land within ldround(vis * range /
+    20) of a looking unit, not only in the sectors next to it: a cavalry at tech 250
+    (spy 4: range ldround(4 * 300 / 450) = 3) shows an infantry (vis 15: ldround(2.25) =
+    2) two sectors away.  So a sector two away that a ship's lookout saw empty, and one
+    never seen, hold no garrison with an infantry; three away (beyond its 2) they may."""
+    world = load_world(EXAMPLES / "vector-a.toml")
+    tables = world.tables
+    world.sectors[(4, 0)].owner = 2
+    world.units[7] = LandUnit(uid=7, type=tables.land["inf"], owner=2, x=24, y=0, mob=99,
+                              items={"mil": 100})  # fmt: skip
+    world.units[8] = LandUnit(uid=8, type=tables.land["cav"], owner=1, x=0, y=0, mob=99,
+                              tech=250.0, items={"mil": 20})  # fmt: skip
+    v = view(world, 1)
+    v.bmaps[1] = BMap.blank(1, v.geometry)
+    v.bmaps[1].put((6, 0), "?")
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.observations["sector 4,0"] = seen_by("lookout", "sector", "4,0", owner=2,
+                                           type="wilderness", mil=40)  # fmt: skip
+
+    def held(name: str) -> bool:
+        (u,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == name]
+        return any(pick[-2] >= 0 for pick in u.dist.values)
+
+    assert not held("4,0.units")
+    # 6,0 is three from the cavalry: beyond what it shows of an infantry
+    assert held("6,0.like")
+    # 4,0 never seen, where the bmap shows land: two from the cavalry, so no infantry
+    del v.observations["sector 4,0"]
+    v.bmaps[1].put((4, 0), "?")
+    assert not held("4,0.like")
+    # at half efficiency the cavalry's range is 1 (ldround(1.33)), an infantry's 1
+    v.units[8].eff = 50
+    assert held("4,0.like")

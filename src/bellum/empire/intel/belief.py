@@ -1011,7 +1011,9 @@ def _unseen(b: _Builder) -> None:
     the country's own as far, each weighing one, or of any seen sector of the owner,
     all weighing one: the sectors seen are mostly a frontier's, with a frontier's mil,
     where the interior holds few (a paradrop onto a warehouse of 11 mil looked hopeless,
-    its target drawn with the frontier's hundreds)."""
+    its target drawn with the frontier's hundreds).  Garrisons the country's own units
+    looking would have shown (``llookout`` shows units as far as its range, look.c,
+    :func:`_shown_to`) are out (Bayes: sea, which holds none, gains their weight)."""
     w = b.belief.base
     target_seen = b.target in b.world.sectors or f"sector {b.target[0]},{b.target[1]}" in (
         b.world.observations
@@ -1038,6 +1040,7 @@ def _unseen(b: _Builder) -> None:
     units_at = _units_seen_at(b)
     g = b.garrisons
     afloat = _afloat(b.world)
+    lookers = _lookers(b)
     looks = [_Look.seen(o) for o in seen]
     depths = [g.depth(b, _xy_of(o.ident, b), owner) for o in seen]
     for xy in list(w.geometry.within(b.target, REACH)):
@@ -1060,6 +1063,9 @@ def _unseen(b: _Builder) -> None:
         pool = g.pool(front)
         depth = g.depth(b, xy, owner)
         garrison = _garrison_choices(g, pool, depth, p_held, p_reserve)
+        unshown = _unshown(b, lookers, xy, pool, depth, units_at)
+        out = sum(not unshown(pick) for pick, p in garrison if p > 0)
+        garrison = [(pick, p) for pick, p in garrison if unshown(pick)]
         choices: list[tuple[int, int, bool | str]] = [(-1, -1, False)] if share < 1 else []
         weights: list[float] = [1 - share] if share < 1 else []
         own = [_Look.own(w.sectors[o]) for o in g.own_xy.get(depth, [])]
@@ -1090,7 +1096,9 @@ def _unseen(b: _Builder) -> None:
               f" {w.name_of(owner)} seen {_far(depth)} or of the country's own {len(own)}"
               f" as deep, each weighing one, or of its {len(seen)} seen, weighing one in all;"
               f" units {g.why(front)}: with probability {p_held:.2f},"
-              f" {_on_reserve(b, p_reserve, front)}; {g.why_depth(depth)}")  # fmt: skip
+              f" {_on_reserve(b, p_reserve, front)}; {g.why_depth(depth)}"
+              + (f"; not the {out} garrisons the country's units looking would have"
+                 " shown (llookout)" if out else ""))  # fmt: skip
         if xy == b.target:
             _mines(b, at, xy, owner, None)
 
@@ -1297,7 +1305,6 @@ def _hidden_units(b: _Builder) -> None:
     g = b.garrisons
     units_at = _units_seen_at(b)
     lookers = _lookers(b)
-    base = b.belief.base.units
     for o in sorted(b.world.observations.values(), key=lambda o: o.ident):
         if o.kind != "sector" or _spied(o) or units_at.get(o.ident):
             continue
@@ -1313,16 +1320,8 @@ def _hidden_units(b: _Builder) -> None:
         if len(prior) == 1:
             continue
 
-        def shown(pick: tuple[int, bool | str], pool: list[str] = pool,
-                  depth: int = depth, xy: Coord = xy) -> bool:  # fmt: skip
-            j, mode = pick
-            if j < 0:
-                return False
-            uids = g.own_at[depth][j] if mode == "own" else units_at.get(pool[j], [])
-            world = b.world.units if mode == "own" else base
-            return any(_shown_to(lookers, b, xy, world[u].type) for u in uids if u in world)
-
-        kept = [(pick, p) for pick, p in prior if not shown(pick)]
+        unshown = _unshown(b, lookers, xy, pool, depth, units_at)
+        kept = [(pick, p) for pick, p in prior if unshown(pick)]
         total = sum(p for _, p in kept)
         p_held = 1 - kept[0][1] / total
         choices = tuple(pick for pick, _ in kept)
@@ -1447,13 +1446,35 @@ def _lookers(b: _Builder) -> list[tuple[Coord, int]]:
 
 
 def _shown_to(lookers: list[tuple[Coord, int]], b: _Builder, xy: Coord, kind: LandType) -> bool:
-    """Whether ``llookout`` shows a unit of type ``kind`` at ``xy``: the sectors it looks
-    at are within one of a looking unit, and it shows a unit within
-    ``ldround(vis * range / 20)`` of one (look.c; a spy only by chance: never counted)."""
+    """Whether ``llookout`` shows a unit of type ``kind`` at ``xy``.  ``look_land``
+    (look.c) lists every foreign unit on land within ``ldround(vis * range / 20)`` of a
+    looking unit, wherever that is: its range is not the one sector around the looker
+    whose land ``do_look`` describes (a cavalry at tech 200, range 3, shows an infantry
+    two away).  A spy only by chance (``LND_SPY_DETECT_CHANCE``): never counted."""
     if kind.has("spy"):
         return False
-    return any(b.geo.mapdist(at, xy) <= min(1, ldround(kind.vis * reach / 20))
+    return any(b.geo.mapdist(at, xy) <= ldround(kind.vis * reach / 20)
                for at, reach in lookers)  # fmt: skip
+
+
+Pick = tuple[int, bool | str]
+
+
+def _unshown(b: _Builder, lookers: list[tuple[Coord, int]], xy: Coord, pool: list[str],
+             depth: int, units_at: dict[str, list[int]]) -> Callable[[Pick], bool]:  # fmt: skip
+    """Whether a garrison pick of :func:`_garrison_choices` at ``xy`` is one the
+    country's own units looking would not have shown (:func:`_shown_to`)."""
+    base = b.belief.base.units
+
+    def unshown(pick: Pick) -> bool:
+        j, mode = pick
+        if j < 0:
+            return True
+        uids = b.garrisons.own_at[depth][j] if mode == "own" else units_at.get(pool[j], [])
+        world = b.world.units if mode == "own" else base
+        return not any(_shown_to(lookers, b, xy, world[u].type) for u in uids if u in world)
+
+    return unshown
 
 
 def _units_seen_at(b: _Builder) -> dict[str, list[int]]:
