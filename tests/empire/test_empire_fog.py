@@ -17,6 +17,7 @@ from bellum.empire.intel.belief import (
     parse_assumptions,
 )
 from bellum.empire.intel.model import Observation, Seen
+from bellum.empire.intel.reports import rounded
 from bellum.empire.io.toml import dumps, load_world, world_to_data
 from bellum.empire.odds import make_plan, plan_odds
 from bellum.empire.odds.fog import fog_odds, target_of
@@ -646,3 +647,28 @@ def test_llookout_shows_units_as_far_as_the_lookers_range() -> None:
     # at half efficiency the cavalry's range is 1 (ldround(1.33)), an infantry's 1
     v.units[8].eff = 50
     assert held("4,0.like")
+
+
+def test_a_units_rounded_mil_keeps_the_weights_of_its_prior() -> None:
+    """spy shows a unit's mil rounded to 10 (roundintby, spy.c): seen as 100, an
+    infantry (which holds 100) has 95..100.  The rounding rules the rest out and says
+    nothing of those six; their weights are the prior's, the viewer's own loads, here
+    all full.  Taken uniform, an lboard by a party as large as the unit holds (attsub.c
+    caps it there) came out at 0.62 where the fight is even (calibration world 9301)."""
+    world = load_world(EXAMPLES / "vector-a.toml")
+    inf = world.tables.land["inf"]
+    world.units[7] = LandUnit(uid=7, type=inf, owner=2, x=2, y=0, mob=99, items={"mil": 100})
+    for uid in (8, 9):
+        world.units[uid] = LandUnit(uid=uid, type=inf, owner=1, x=0, y=0, mob=99,
+                                    items={"mil": 100})  # fmt: skip
+    v = view(world, 1)
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.observations["unit 7"] = Observation("unit", "7", {
+        "type": Seen("inf", TURN, 0, "spy"), "owner": Seen(2, TURN, 0, "spy"),
+        "at": Seen("2,0", TURN, 0, "spy"),
+        "mil": Seen(100, TURN, 0, "spy", *rounded(100, 10), "rounded to 10")})  # fmt: skip
+    (mil,) = [u for u in believe(v, 1, (2, 0)).unknowns if u.name == "unit#7.mil"]
+    chances = dict(zip(mil.dist.values, mil.dist.weights, strict=True))
+    assert set(chances) == set(range(95, 101))
+    assert chances[100] / sum(chances.values()) > 0.95
+    assert "100 with 9" in mil.info.treatment

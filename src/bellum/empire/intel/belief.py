@@ -372,9 +372,21 @@ class _Builder:
         self.belief.unknowns.append(Unknown(name, dist, apply, info))
 
     def number(
-        self, name: str, seen: Seen | None, prior: Dist, apply: Apply, why: str, most: int
+        self,
+        name: str,
+        seen: Seen | None,
+        prior: Dist,
+        apply: Apply,
+        why: str,
+        most: int,
+        weighed: bool = False,
     ) -> None:
-        """A number: from its sighting (rounding, widened by age), else ``prior``."""
+        """A number: from its sighting (rounding, widened by age), else ``prior``.  With
+        ``weighed``, the values the sighting allows keep the prior's weights (Bayes: a
+        rounded sighting rules values out and says nothing of those it allows), where
+        the prior rests on exact numbers: a unit's mil, whose load is the owner's doing
+        and mostly full, seen as 100 (95..100) of 100 is 100 far more often than 95
+        (taken uniform, an lboard by a party of 100 was 0.62 where it is 0.50)."""
         if seen is None:
             self.add(name, prior, apply, None, f"never seen: {why}, {prior.describe()}")
             return
@@ -387,7 +399,33 @@ class _Builder:
         dist = Dist.uniform(int(lo2), int(max(lo2, hi2)))
         what = "as seen" if seen.exact and not age else f"seen as {_shown(seen)} ({seen.how})"
         aged = f", {age} update{'s' * (age != 1)} ago: widened {widen:.2f}x" if age else ""
+        inside = _within(prior, dist) if weighed and not dist.certain else None
+        if inside is not None:
+            top = max(zip(inside.weights, inside.values, strict=True))[1]
+            share = max(inside.weights) / sum(inside.weights)
+            self.add(name, inside, apply, seen, f"{what}{aged}: {inside.describe()}, {top}"
+                     f" with {share:.0%}, weighed {why}")  # fmt: skip
+            return
         self.add(name, dist, apply, seen, f"{what}{aged}: {dist.describe()}")
+
+
+def _within(prior: Dist, allowed: Dist) -> Dist | None:
+    """``prior`` on the values ``allowed`` holds, each weighing as ``prior`` has it (a
+    value ``prior`` lacks, as its nearest thinned neighbour does); ``None`` if it gives
+    them no weight."""
+    weight = dict(zip(prior.values, prior.weights, strict=True))
+    keys = sorted(weight)
+    out = []
+    for v in allowed.values:
+        if v in weight:
+            out.append(weight[v])
+            continue
+        near = min(keys, key=lambda k: abs(k - v))
+        out.append(weight[near] if abs(near - v) <= 1 else 0.0)
+    kept = [(v, w) for v, w in zip(allowed.values, out, strict=True) if w > 0]
+    if not kept:
+        return None
+    return Dist(tuple(v for v, _ in kept), tuple(w for _, w in kept))
 
 
 def _shown(seen: Seen) -> str:
@@ -792,7 +830,8 @@ def _thing_seen(b: _Builder, o: Observation) -> None:
         b.number(f"{name}.eff", o.get("eff"), eff, put_unit("eff"),
                  own.why("unit eff", "any efficiency a unit keeps"), 100)  # fmt: skip
         b.number(f"{name}.mil", o.get("mil"), own.share("unit mil", lt.name, lt.milit),
-                 put_unit("mil"), own.why_share("unit mil", lt.name), lt.milit)  # fmt: skip
+                 put_unit("mil"), own.why_share("unit mil", lt.name), lt.milit,
+                 weighed=True)  # fmt: skip
         b.number(f"{name}.tech", tech_seen, _tech_prior(b, owner, lt.tech), put_unit("tech"),
                  "the owner's tech as report shows it", 1000)  # fmt: skip
         fort, why = _fort_prior(b, xy, owner)
