@@ -672,3 +672,25 @@ def test_a_units_rounded_mil_keeps_the_weights_of_its_prior() -> None:
     assert set(chances) == set(range(95, 101))
     assert chances[100] / sum(chances.values()) > 0.95
     assert "100 with 9" in mil.info.treatment
+
+
+def test_a_sector_the_bmap_shows_as_land_of_some_use_is_no_mountain() -> None:
+    """map names a mountain, a wasteland and the sea wherever they are and draws any
+    other sector another country owns as ``?`` (map_char, maps.c); no player makes or
+    unmakes one (D_DEITY, desi.c).  A sector the bmap shows as ``?`` is never drawn like
+    the viewer's own mountain as deep; one it shows nothing of may be."""
+    world = load_world(EXAMPLES / "vector-a.toml")
+    world.sectors[(44, 0)].type = world.tables.sector("mountain")
+    v = view(world, 1)
+    v.bmaps[1] = BMap.blank(1, v.geometry)
+    v.bmaps[1].put((26, 0), "?")
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+
+    def looks(name: str) -> set[int]:
+        (like,) = [u for u in believe(v, 1, (24, 0)).unknowns if u.name == name]
+        return {pick[0] for pick in like.dist.values}
+
+    # 2,0 and 24,0 seen (a wilderness and a capital), the viewer's mountain 44,0 as deep
+    assert looks("26,0.like") == {0, 1}
+    assert 2 in looks("25,1.like")  # blank on the bmap, one from the target

@@ -1043,7 +1043,8 @@ def _unseen(b: _Builder) -> None:
     as a sector a lookout saw).  A reserve behind the frontier sits where no lookout
     reaches: a sector seen only by a lookout shows none, so the units seen in the owner's
     sectors would say the land behind is empty.  A sector the bmap shows as land of some
-    use (``?`` or a designation) is such land; one it shows nothing of (within
+    use (``?`` or a designation) is such land (``?``: none of :data:`MAP_NAMED`, so not
+    drawn like a mountain, the viewer's own or one seen); one it shows nothing of (within
     :data:`BLANK_REACH`) is land with the chance that a sector the bmap shows is land,
     else sea.  Its designation and numbers (:class:`_Look`) are those of a seen sector of
     the owner as far from a frontier (:meth:`_Garrisons.depth`) as it is, or of one of
@@ -1110,7 +1111,8 @@ def _unseen(b: _Builder) -> None:
         own = [_Look.own(w.sectors[o]) for o in g.own_xy.get(depth, [])]
         kinds = looks + own
         as_deep = depths.count(depth)
-        for i in range(len(kinds)):
+        hidden = [i for i, k in enumerate(kinds) if mark != "?" or k.kind not in MAP_NAMED]
+        for i in hidden or range(len(kinds)):
             like = (1 / len(seen) if i < len(seen) else 0.0) + (
                 i >= len(seen) or depths[i] == depth
             )
@@ -1140,6 +1142,13 @@ def _unseen(b: _Builder) -> None:
                  " shown (llookout)" if out else ""))  # fmt: skip
         if xy == b.target:
             _mines(b, at, xy, owner, None)
+
+
+#: The designations ``map`` names in a sector another country owns (``map_char`` in
+#: maps.c); it draws every other one as ``?``.  A player can designate none of them nor
+#: turn one into another (``D_DEITY``, desi.c), so a sector the bmap shows as ``?`` is
+#: none of them.
+MAP_NAMED = frozenset({"sea", "mountain", "wasteland"})
 
 
 @dataclass(frozen=True)
