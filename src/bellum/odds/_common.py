@@ -30,12 +30,44 @@ def numba_wanted() -> bool:
 
 @cache
 def numba_importable() -> str | None:
-    """``None`` if numba imports, else why not (an old numba rejects a new numpy)."""
+    """``None`` if numba imports, else why not (an old numba rejects a new numpy).
+    Imported here first, numba skips its probe for SciPy's BLAS (:func:`_skip_blas_probe`)."""
     try:
         import numba  # noqa: F401
     except ImportError as exc:
         return str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    _skip_blas_probe()
     return None
+
+
+def _skip_blas_probe() -> None:
+    """Import numba's array maths without its probe for SciPy's BLAS.
+
+    When its first kernel loads, even from the disk cache, numba imports
+    ``numba.np.arraymath``, which imports ``scipy.linalg`` to learn whether BLAS is
+    there, for the one product ``np.correlate`` and ``np.convolve`` use, which the
+    kernels never call: numba's import and its array maths took 0.16 + 0.20 s of CPU,
+    0.16 + 0.05 without the probe.  With that module hidden while it imports, numba
+    takes its own loop for that product; its linear algebra still imports SciPy when
+    used.  Done only where nothing could be importing SciPy at the same moment: its
+    linear algebra not imported yet, and no other thread (a planner's background import
+    of HiGHS) that could meet the hidden module.
+    """
+    import sys
+    import threading
+
+    blas = "scipy.linalg.cython_blas"
+    if (
+        "numba.np.arraymath" in sys.modules
+        or "scipy.linalg" in sys.modules
+        or threading.active_count() > 1
+    ):
+        return
+    sys.modules[blas] = None  # type: ignore[assignment]
+    try:
+        import numba.np.arraymath  # noqa: F401
+    finally:
+        del sys.modules[blas]
 
 
 #: :data:`~bellum.formulas.JITTERS` as an array, indexed by the jitter chosen (0 to 10).

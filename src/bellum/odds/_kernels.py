@@ -22,7 +22,7 @@ import numpy as np
 from bellum.formulas import JITTER_CHOICES, WINDOW_MAX, WINDOW_MIN, chance_probability, jitter
 from bellum.formulas import jitter_offset as offset_of
 from bellum.formulas import odds as share
-from bellum.odds._common import numba_wanted
+from bellum.odds._common import numba_importable, numba_wanted
 
 Array = np.ndarray[Any, Any]
 
@@ -510,6 +510,7 @@ def compiled(name: str) -> Callable[..., Any]:
     func: Callable[..., Any] = globals()[name]
     if not numba_wanted():
         return func
+    numba_importable()  # numba imported without its probe for SciPy's BLAS
     import numba
 
     _formulas_jitable()
