@@ -34,6 +34,7 @@ from bellum.cli.empire import (
 )
 from bellum.cli.options import RESOLVER_RUNS_MAX, SEED_MAX, Real, Whole, echo_json
 from bellum.cli.progress import DELAY, progress_fraction
+from bellum.collector import fewer_collections
 from bellum.empire.combat import COMMANDS
 from bellum.empire.orders import Order
 from bellum.empire.rules import Rules
@@ -200,6 +201,7 @@ def _sweep(text: str) -> Sweep:
     help="A player's view: solve at most N worlds drawn from the unknowns (default 40).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON document (docs/odds.md).")
+@fewer_collections()
 def odds_cmd(
     words: tuple[str, ...],
     world_path: Path | None,
