@@ -223,3 +223,26 @@ def test_the_shared_caches_take_stores_from_several_threads() -> None:
         sys.setswitchinterval(interval)
     assert errors == []
     assert len(shared) <= 4
+
+
+def test_a_big_fight_another_answer_solved_does_not_change_this_one(monkeypatch) -> None:
+    """An answer that may not solve a big fight exactly gets the same figures whether or
+    not an earlier answer in the process (planning precision, the compiled kernel) solved
+    it into the world's shared cache: same question, same seed, same answer.  The kernel
+    runs as plain Python here, so the test needs no numba."""
+    from bellum.empire.io.toml import load_world
+    from bellum.empire.odds import make_plan
+    from bellum.odds import _kernels
+
+    monkeypatch.setattr(engine, "numba_wanted", lambda: True)
+    monkeypatch.setattr(engine, "numba_importable", lambda: None)
+    monkeypatch.setattr(_kernels, "compiled", lambda name: getattr(_kernels, name))
+    examples = Path(__file__).resolve().parents[2] / "examples" / "empire"
+    w = load_world(examples / "vector-b.toml")
+    p = make_plan(w, 1, Order.parse("attack 2,0"), ["0,0=150"], [])
+    sampled = {"exact_pairs": 1_000, "samples": 8, "seed": 3}
+    before = plan_odds(w, 1, p, **sampled)
+    assert "drawn" in before.method  # the fight is too big for this answer's limits
+    planned = plan_odds(w, 1, p, exact_pairs=1_000)
+    assert planned.method == "exact"  # ... and one the kernel solves under the planner's
+    assert odds_doc(plan_odds(w, 1, p, **sampled)) == odds_doc(before)

@@ -550,18 +550,21 @@ class _Solver:
         extra = leaf.result.attacker_casualties
         ka, kd = _side_key(c, False), _side_key(c, True)
         key = (self.settings, c.rules, ka, c.osup, kd, c.dsup, extra)
+        # The shared cache may hold a big fight another answer was allowed to solve: this
+        # answer takes it only within its own limits, so its figures never depend on what
+        # was asked before (the graphs are cached, so asking costs two lookups).
+        fits = self._fits(c, ka, kd)
+        if fits is None or key in self.given_up:
+            return None
         out = self.fights.get(key)
-        if out is None and key not in self.given_up:
-            fits = self._fits(c, ka, kd)
-            if fits is not None:
-                a, d = self._sides(c, ka, kd)
-                ends = self._ends(a, d) if fits == "small" else self._big_ends(a, d)
-                if ends is None:
-                    self.given_up.add(key)
-                else:
-                    out = self.fights[key] = _fight_outcome(ends, extra)
-        if out is not None:
-            self.used.add(key)
+        if out is None:
+            a, d = self._sides(c, ka, kd)
+            ends = self._ends(a, d) if fits == "small" else self._big_ends(a, d)
+            if ends is None:
+                self.given_up.add(key)
+                return None
+            out = self.fights[key] = _fight_outcome(ends, extra)
+        self.used.add(key)
         return out
 
     def big(self, leaf: Leaf) -> Hashable | None:
