@@ -83,9 +83,15 @@ def test_warm_imports_the_solver_in_the_background_and_a_fork_waits_for_it() -> 
 def test_plans_side_by_side_start_one_import_between_them() -> None:
     code = textwrap.dedent(
         """
-        import sys, threading
+        import sys, threading, time
         from bellum.empire.plan.allocate import warm
         assert "scipy.optimize" not in sys.modules
+        start = threading.Thread.start
+        def slow_start(thread):  # widen the race: without the lock, several imports start
+            if thread.name == "import-highs":
+                time.sleep(0.02)
+            start(thread)
+        threading.Thread.start = slow_start
         started, gate = [], threading.Barrier(8)
         def plan():
             gate.wait()
@@ -105,7 +111,38 @@ def test_plans_side_by_side_start_one_import_between_them() -> None:
     assert ran.returncode == 0, ran.stderr
 
 
-def test_a_run_without_a_pool_leaves_no_worker_behind() -> None:
+def test_a_fork_while_the_import_is_being_started_waits_for_it() -> None:
+    """``warm`` names its thread before starting it; a fork from another thread in that
+    moment must still wait for the import (the thread is not alive yet)."""
+    code = textwrap.dedent(
+        """
+        import threading, time
+        from bellum.empire.plan import allocate
+        imported, settled, hooks = [], [], []
+        allocate._import_solver = lambda: (time.sleep(0.3), imported.append(True))
+        start = threading.Thread.start
+        def fork_hook():
+            allocate._settle()
+            settled.append(bool(imported))
+        def slow_start(thread):
+            if thread.name == "import-highs":  # warm's thread, named and not started yet
+                hooks.append(threading.Thread(target=fork_hook))
+                start(hooks[0])
+                time.sleep(0.1)
+            start(thread)
+        threading.Thread.start = slow_start
+        allocate.warm()
+        threading.Thread.start = start
+        hooks[0].join()
+        assert settled == [True], settled
+        """
+    )
+    ran = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert ran.returncode == 0, ran.stderr
+
+
+def test_a_run_without_a_pool_leaves_no_worker_behind(monkeypatch) -> None:
+    monkeypatch.setattr("os.cpu_count", lambda: 2)  # a pool of workers even on one core
     world = front(3)
     plans = [f.plan for f in forces(candidates(world, 1, Rules.of(world.options)), 2)]
     assert len(plans) > 1  # more than one task: the run starts worker processes

@@ -227,8 +227,10 @@ def warm() -> threading.Thread | None:
 def _settle() -> None:
     """Before a fork, let the import finish: the child would inherit the locks of the
     modules being imported, held by a thread it does not have (a worker that then
-    imported one of them would wait forever)."""
-    thread = _warming
+    imported one of them would wait forever).  The lock: :func:`warm` names the thread
+    before it starts it, and a thread not started yet is not alive."""
+    with _warm_lock:
+        thread = _warming
     if thread is not None and thread.is_alive() and thread is not threading.current_thread():
         thread.join()
 
