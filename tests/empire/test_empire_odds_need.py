@@ -63,7 +63,9 @@ def test_a_logistic_chance_takes_few_uncertain_plans(
 def test_every_search_ends_on_a_total_whose_neighbour_falls_short(width: int) -> None:
     """Whatever the chances (a jump from 0 to 1, noise that breaks the order, flat
     stretches), the total found reaches the target, the one below it was solved and falls
-    short, and the plans stay within three times halving's steps."""
+    short, and the steps stay within three times halving's.  With a worker (``width``
+    above 1) the search solves more totals a step but finds the same total as alone,
+    even where sampled chances wobble and several totals have that property."""
     rng = random.Random(7)
     for _ in range(400):
         most = rng.choice([1, 2, 5, 40, 300, 3000])
@@ -81,13 +83,14 @@ def test_every_search_ends_on_a_total_whose_neighbour_falls_short(width: int) ->
                 p = min(1.0, max(0.0, p + rng.gauss(0.0, 0.03)))
             table.append(p)
         total, solved = searched(table.__getitem__, most, target, width)
+        alone, steps = searched(table.__getitem__, most, target) if width > 1 else (total, solved)
+        assert total == alone
+        assert len(steps) <= 3 * math.log2(most + 1) + 3
         if total is None:
-            assert solved == [most] and table[most] < target
+            assert steps == [most] and table[most] < target
             continue
         assert table[total] >= target
         assert total == 0 or (total - 1 in solved and table[total - 1] < target)
-        steps = len(solved) if width == 1 else len(solved) / width
-        assert steps <= 3 * math.log2(most + 1) + 3
 
 
 def test_the_search_reports_rising_progress_that_ends_at_one() -> None:

@@ -173,42 +173,49 @@ def least_total(
     chance that jumps from 0 to 1, which the line fits worst).  This assumes more mil
     never lowers the chance (reserve units react to the attack's size, and sampled
     chances wobble, so this can fail by a little: another search may then find another
-    total with the same property).  With ``width`` above 1 a step solves the guess and
-    the totals just below it, or cuts a range it halves into ``width + 1`` parts.
+    total with the same property).  With ``width`` above 1 (a worker process to spare)
+    each step also solves the totals just below and above its probe, which the next
+    step often probes; the search itself is the same, so it finds the same total with
+    a worker as without.
     """
+    known: dict[int, C] = {}
     hi = most
-    short, p_short = -1, 0.0  # nothing fell short yet: below 0 mil, as if sure to
-    steps = cuts = 1
+    short = -1  # nothing fell short yet: below 0 mil, as if sure to
+    steps = 1
     widths = [hi - short]  # the range's width after each step
+
+    def answer(total: int) -> C:
+        """The answer at ``total``, solved with the neighbours a worker may take."""
+        if total not in known:
+            extra = (total - 1, total + 1)[: (1 if width is None else max(1, width())) - 1]
+            batch = [total, *(t for t in extra if short < t < hi and t not in known)]
+            known.update(zip(batch, solve(batch), strict=True))
+        return known[total]
 
     def step_done() -> None:
         """The steps done, of those done and, at most, left by halving."""
         if progress is not None:
-            left = math.log(hi - short, cuts + 1)
+            left = math.log2(hi - short)
             progress(min(1.0, steps / (steps + left)))
 
-    (best,) = solve([hi])
+    best = answer(hi)
     step_done()
     if best.p_success < target:
         return None, None, best
-    found = best
     while short + 1 < hi:
-        cuts = 1 if width is None else max(1, width())
-        lo = short + 1
         if len(widths) >= 3 and 2 * widths[-1] > widths[-3]:
-            totals = sorted({lo + (hi - lo) * j // (cuts + 1) for j in range(1, cuts + 1)})
+            total = (short + 1 + hi) // 2
         else:
-            guess = _guess(short, p_short, hi, found.p_success, target)
-            totals = sorted({max(lo, guess - j) for j in range(cuts)})
-        for total, o in zip(totals, solve(totals), strict=True):
-            if o.p_success >= target:
-                hi, found = total, o
-                break
-            short, p_short = total, o.p_success
+            p_short = 0.0 if short < 0 else known[short].p_success
+            total = _guess(short, p_short, hi, known[hi].p_success, target)
+        if answer(total).p_success >= target:
+            hi = total
+        else:
+            short = total
         widths.append(hi - short)
         steps += 1
         step_done()
-    return hi, found, best
+    return hi, known[hi], best
 
 
 def _guess(short: int, p_short: float, hi: int, p_hi: float, target: float) -> int:
