@@ -202,3 +202,29 @@ def test_the_screen_bisects_each_ladder() -> None:
 
 def _label(plan: Plan) -> str:
     return f"{plan.order.text()} {sorted((plan.mil or {}).items())} {sorted(plan.units or ())}"
+
+
+def test_a_screen_with_one_path_solves_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A plan with one path to its fight (every option of :func:`front`: no fort, ship or
+    plane fires) is screened at the planning precision at once: the same point as its
+    refinement, from one run of the odds engine, where the screen of 8 samples used to be
+    solved and then thrown away."""
+    from bellum.empire.odds import plan_odds
+    from bellum.empire.plan import curves
+    from bellum.empire.plan.precision import PLANNING, SCREENING
+
+    world = front(0)
+    f = forces(candidates(world, 1, Rules.of(world.options)), 4)[0]
+    calls: list[int | None] = []
+    real = plan_odds
+
+    def counted(*args: object, **kw: object) -> object:
+        calls.append(kw.get("samples"))  # type: ignore[arg-type]
+        return real(*args, **kw)  # type: ignore[arg-type]
+
+    monkeypatch.setattr("bellum.empire.plan.curves.plan_odds", counted)
+    screened = curves.solve_point(world, 1, f.plan, 7, SCREENING)
+    assert calls == [SCREENING.samples]
+    refined = curves.solve_point(world, 1, f.plan, 7, PLANNING)
+    assert screened is not None and not screened.screened
+    assert screened == refined

@@ -818,11 +818,11 @@ def plan_odds(
     samples: int | None = None,
     target_error: float | None = None,
     max_samples: int = 500,
-    max_leaves: int = MAX_LEAVES,
     exact_pairs: int = EXACT_PAIRS,
     max_memory: int = 1 << 30,
     progress: Progress | None = None,
     template: WorldTemplate | None = None,
+    branching_only: bool = False,
 ) -> EmpireOdds:
     """The odds of ``plan`` by ``country`` in ``world`` (see the module notes).
 
@@ -833,13 +833,18 @@ def plan_odds(
     sampling with that many samples; ``target_error`` samples until the standard error
     of P(success) is at most that (at most ``max_samples``).  Raises
     :class:`~bellum.errors.CommandError` with the command's own words when it
-    would refuse (answers it never asks for are notes).
+    would refuse (answers it never asks for are notes).  With ``branching_only``,
+    ``samples`` holds only where the paths to the fight branch: a plan with one path is
+    solved as without it (the planner's screen, which would solve such a plan again at
+    once; its ``leaves`` say 1).
     """
     start = (time.perf_counter(), time.process_time())
     model = world_model(plan.rules_in(world))
     runner = PlanRunner(world, country, plan, template)
     first = runner(BranchingDice())
     notes = _check_plan(world, country, plan, first)
+    if branching_only and first.branches == 0:
+        samples = None
     used_seed = seed if seed is not None else new_seed()
     rng = np.random.default_rng(np.random.SeedSequence(used_seed))
     max_pairs = max_memory // PAIR_BYTES
@@ -854,9 +859,9 @@ def plan_odds(
         # all first would only draw the same samples later (w96x48-assault-1: 2.4 s
         # CPU walking 800 paths, 0.8 s drawing 20).
         and solver.exact(first) is not None
-        and tree_size(runner, rng, PROBES, limit=max_leaves) <= max_leaves
+        and tree_size(runner, rng, PROBES, limit=MAX_LEAVES) <= MAX_LEAVES
     ):
-        leaves = enumerate_runs(runner, limit=4 * max_leaves)
+        leaves = enumerate_runs(runner, limit=4 * MAX_LEAVES)
     mix = Mixture()
     if leaves is not None and not forced:
         # A few distinct fights too big for the numpy sweep: the compiled kernel.

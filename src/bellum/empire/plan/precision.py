@@ -25,8 +25,8 @@ class Precision:
     draw exactly that many paths to the fight, skipping its probes of how many there are,
     for a rough figure with its standard error at a fraction of the cost.  Such figures
     only decide which options are solved again at the planning precision; none is printed.
-    Where the screen finds a single path to the fight, the option is solved at the
-    planning precision at once (it costs no more: the fight is already solved).
+    Where the option has a single path to the fight, its screen is its figure at the
+    planning precision (the engine's ``branching_only``: nothing to sample).
     """
 
     max_runs: int = 60
@@ -43,10 +43,6 @@ class Precision:
         if self.samples is not None:
             raise ValueError("screening figures are never printed")
         return ["--max-runs", str(self.max_runs), "--max-memory", f"{self.max_memory:g}"]
-
-    def planning(self) -> Precision:
-        """This precision without its screening samples."""
-        return Precision(self.max_runs, self.max_memory)
 
     def screening(self) -> Precision:
         """The screening pass of this precision: :data:`SCREENING`'s samples, this
