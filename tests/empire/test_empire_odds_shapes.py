@@ -166,3 +166,32 @@ def test_a_drawn_choice_takes_each_option_with_its_share() -> None:
     for w in weights:
         got = pick(w.tolist(), float(mine.random()))
         assert got == int(theirs.choice(w.size, p=w / w.sum()))
+
+
+@pytest.mark.parametrize("case", ["w48x24 fortress", "w32x16 units"])
+def test_a_side_too_big_for_its_shape_is_too_big_under_every_multiplier_it_keeps(
+    case: str,
+) -> None:
+    """An exploration down to the last soldier that outgrows the limit says the least
+    strength it had gone through; every multiplier that leaves that strength above 0
+    explores the same states in the same order, so outgrows the limit too (the engine
+    then skips that exploration)."""
+    from bellum.empire.combat.state import ldround
+    from bellum.empire.odds._sides import TooManyStates
+
+    c = CASES[case]()
+    whole = side_shape(c, False, max_states=20_000)
+    limit = whole.size // 3
+    with pytest.raises(TooManyStates) as raised:
+        side_shape(c, False, max_states=limit)
+    least = raised.value.least
+    assert least is not None and least > 0
+    kept = 0
+    for mult in (0.05, 0.3, 1.0, 2.2600000000000002):
+        c.osup = mult
+        if ldround(mult * least) <= 0:
+            continue
+        kept += 1
+        with pytest.raises(TooManyStates):
+            side_graph(c, False, max_states=limit)
+    assert kept >= 2

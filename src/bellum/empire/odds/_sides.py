@@ -60,7 +60,17 @@ MAX_SIDE_STATES = 20_000
 
 
 class TooManyStates(Exception):
-    """A side's state graph outgrew the limit (the caller samples instead)."""
+    """A side's state graph outgrew the limit (the caller samples instead).
+
+    ``least``, from an exploration down to the last soldier (:func:`side_shape`): the
+    least strength before the multiplier of the states whose lost rounds it had explored.
+    Under any multiplier that leaves that strength above 0, :func:`side_graph` explores
+    the same states in the same order and outgrows the limit at the same one.
+    """
+
+    def __init__(self, message: str, least: float | None = None) -> None:
+        super().__init__(message)
+        self.least = least
 
 
 def _unit_state(f: Fighter) -> tuple[Any, ...]:
@@ -457,7 +467,12 @@ class _Explorer:
         """Each state's successors by one lost round, until no new state appears."""
         n = 0
         while n < len(self.states):
-            self.succ.append(self._successors(n) if self.alive(n) else [])
+            try:
+                self.succ.append(self._successors(n) if self.alive(n) else [])
+            except TooManyStates as too_many:
+                if self.mult is None and self.rng is None:
+                    too_many.least = min(t for t in self.total[: n + 1] if t > 0)
+                raise
             n += 1
 
     def _successors(self, n: int) -> list[tuple[int, float]]:

@@ -41,7 +41,7 @@ from bellum.dice import new_seed
 from bellum.empire.combat.dispatch import run_order
 from bellum.empire.combat.flows import FightReached
 from bellum.empire.combat.result import CombatResult, Outcome
-from bellum.empire.combat.state import Combat
+from bellum.empire.combat.state import Combat, ldround
 from bellum.empire.combat.strength import target_multiplier
 from bellum.empire.events import Refusal, ScoutReport, UnitNote, said, transcript
 from bellum.empire.odds._sides import (
@@ -398,6 +398,7 @@ class _Shared:
         self.shapes: dict[Hashable, SideShape | None] = _Bounded(self.LIMIT)
         self.graphs: dict[Hashable, SideGraph | None] = _Bounded(self.LIMIT)
         self.too_big: dict[Hashable, float] = _Bounded(self.LIMIT)
+        self.least: dict[Hashable, float] = _Bounded(self.LIMIT)
         self.moves: dict[Hashable, SideMoves] = _Bounded(self.MOVES)
         self.fights: dict[Hashable, FightOutcome | None] = _Bounded(self.LIMIT)
         self.ends: dict[Hashable, tuple[Any, Any, float]] = _Bounded(self.LIMIT)
@@ -481,6 +482,7 @@ class _Solver:
         self.shapes = shared.shapes
         self.graphs = shared.graphs
         self.too_big = shared.too_big
+        self.least = shared.least
         self.moves = shared.moves
         self.fights = shared.fights
         self.ends = shared.ends
@@ -512,8 +514,10 @@ class _Solver:
                 shape = side_shape(
                     c, defender, max_states=self.exact_pairs, moves=self._moves(key, c)
                 )
-            except TooManyStates:
+            except TooManyStates as too_many:
                 shape = None
+                if too_many.least is not None:
+                    self.least[full] = too_many.least
             self.shapes[full] = shape
         return shape
 
@@ -521,7 +525,10 @@ class _Solver:
         """The side's graph under its multiplier; ``None`` when it has too many states.
 
         A bigger multiplier keeps every state a smaller one keeps, so once a side is
-        too big under one multiplier it is under every bigger one (``too_big``).
+        too big under one multiplier it is under every bigger one (``too_big``); and a
+        side too big for its shape is too big under every multiplier that keeps alive
+        the states its shape's exploration had gone through (``least``: that exploration
+        again, cut by nothing before the limit, which w96x48's plan ran 93 times).
         """
         mult = c.dsup if defender else c.osup
         side = (c.rules, self.exact_pairs, key)
@@ -534,6 +541,9 @@ class _Solver:
                     graph = shape.graph(mult, max_states=self.exact_pairs)
                 elif mult < self.too_big.get(side, math.inf):
                     # Too big down to the last soldier: this multiplier may end it sooner.
+                    least = self.least.get(side)
+                    if least is not None and ldround(mult * least) > 0:
+                        raise TooManyStates("cut by nothing before the shape's limit")
                     graph = side_graph(
                         c, defender, max_states=self.exact_pairs, moves=self._moves(key, c)
                     )
