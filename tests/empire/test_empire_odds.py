@@ -286,6 +286,18 @@ def test_paradrop_is_an_exact_mixture_over_the_route() -> None:
     assert 0.02 < odds.p_success < 0.2
 
 
+def test_paths_counts_the_distinct_paths_a_sampled_answer_met() -> None:
+    """``paths`` is one thing whether the answer walked the paths or drew them: the
+    route's 8 paths, drawn 40 times, are 8 paths, not 40 (it counted samples)."""
+    world = load_world(EXAMPLES / "paradrop.toml")
+    plan = make_plan(world, 1, Order.parse("paradrop 0 . 0,0 4,0"), [], [])
+    walked = plan_odds(world, 1, plan, seed=5)
+    drawn = plan_odds(world, 1, plan, seed=5, samples=40)
+    assert walked.samples is None and walked.leaves == 8
+    assert drawn.samples == 40 and drawn.leaves == 8
+    assert not walked.one_path and not drawn.one_path
+
+
 @pytest.mark.parametrize(
     ("name", "order", "words"),
     [

@@ -31,7 +31,7 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Hashable, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 import numpy as np
@@ -139,7 +139,9 @@ class EmpireOdds:
     the attacker wins (``captured`` or ``unoccupied``).  ``standard_error``
     is 0 for exact methods.  ``lines`` is what the command prints before its
     fight on its likeliest path; ``final`` the range of final strengths over
-    all paths.
+    all paths.  ``leaves`` counts the distinct paths to the fight the answer met: all
+    of them when it walked them, those drawn when it sampled (once the runner stops
+    keeping paths, where they hardly repeat, each sample after that is one).
     """
 
     plan: Plan
@@ -152,6 +154,8 @@ class EmpireOdds:
     leaves: int
     fights: int
     samples: int | None = None
+    #: The command never branches before its fight: every sample is the same path.
+    one_path: bool = False
     seed: int | None = None
     final: dict[str, tuple[int, int]] = field(default_factory=dict)
     notes: tuple[str, ...] = ()
@@ -208,9 +212,8 @@ class PlanRunner:
             node = self(dice)
             self.runs += 1
             self._keep(dice.path[: len(dice.widths)], dice.choices, node)
-        # A leaf of its own per sample: its fight (its combat borrowed as scratch space,
-        # and put back) is the same, and the count of leaves stays the count of samples.
-        return replace(node)
+        # A path met again is the same leaf: ``EmpireOdds.leaves`` counts distinct paths.
+        return node
 
     def _keep(
         self, path: list[int], choices: list[Sequence[tuple[Any, float]]], leaf: Leaf
@@ -860,6 +863,7 @@ def plan_odds(
     max_pairs = max_memory // PAIR_BYTES
     solver = _Solver(model, TAU, min(exact_pairs, max_pairs), max_pairs, progress, _shared(world))
     forced = samples is not None or target_error is not None
+    one = first.branches == 0
     leaves: list[tuple[Leaf, float]] | None = None
     if first.branches == 0:
         leaves = [(first, 1.0)]
@@ -884,7 +888,9 @@ def plan_odds(
                 assert f is not None
                 mix.add(f, p)
             method = "exact" if len(leaves) == 1 else "exact mixture"
-            return _finish(plan, mix, method, model, leaves, solver, None, used_seed, start, notes)
+            return _finish(
+                plan, mix, method, model, leaves, solver, None, used_seed, start, notes, one
+            )
         notes.append("morale histories sampled: the fight has too many states to solve exactly")
     goal = target_error if target_error is not None else (None if samples else DEFAULT_ERROR)
     want = samples or max_samples
@@ -922,7 +928,7 @@ def plan_odds(
             f"sampling stopped at {n} samples, before the standard error of P(success)"
             f" reached {goal:g}"
         )
-    return _finish(plan, mix, method, model, taken, solver, n, used_seed, start, notes)
+    return _finish(plan, mix, method, model, taken, solver, n, used_seed, start, notes, one)
 
 
 def _block(n: int, want: int, mix: Mixture, goal: float | None) -> int:
@@ -972,6 +978,7 @@ def _finish(
     seed: int | None,
     start: tuple[float, float],
     notes: list[str],
+    one_path: bool,
 ) -> EmpireOdds:
     order = [k for k in ("captured", "unoccupied", "reinforced", "landed", "defeated", "aborted")]
     names = order + sorted(k for k in mix.outcomes if k not in order)
@@ -1014,6 +1021,7 @@ def _finish(
         expected_errors=errs,
         lines=_lines(likeliest),
         leaves=len(leaves) if samples is None else len({id(x) for x, _ in leaves}),
+        one_path=one_path,
         fights=len(solver.used),
         samples=samples,
         seed=seed,

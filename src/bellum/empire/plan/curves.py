@@ -122,7 +122,7 @@ def solve_point(
         return None
     return Point(o.p_success, o.standard_error, o.expected("attacker"), o.expected("defender"),
                  o.method, o.expected_errors.get("attacker", 0.0),
-                 screen and o.leaves != 1)  # fmt: skip
+                 screen and not o.one_path)  # fmt: skip
 
 
 class _ReadOnlyWorld(World):
