@@ -228,3 +228,36 @@ def test_a_screen_with_one_path_solves_once(monkeypatch: pytest.MonkeyPatch) -> 
     refined = curves.solve_point(world, 1, f.plan, 7, PLANNING)
     assert screened is not None and not screened.screened
     assert screened == refined
+
+
+@pytest.mark.parametrize("world_seed", [0, 1, 2])
+def test_a_refining_round_adds_one_option_at_most_to_what_the_plans_want(
+    world_seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each refining round solves the options the allocation or greedy's want, filled up
+    to two (one per worker of a local pool) with the likeliest next ones; filled up to
+    eight, a late round that wanted one or two refined six on speculation (w48x24: 54
+    refinements where 33 make the same plan)."""
+    world = front(world_seed)
+    s = Settings(levels=3)
+    every = forces(candidates(world, 1, Rules.of(world.options)), s.levels)
+    worth = {id(f.candidate): prize(world, f.candidate.target, s.values) for f in every}
+    search = _Search(every, worth, s, _solver(_logistic(world_seed), 0.9, []))
+    search.screen()
+    caps = capacities(world, 1)
+    rounds: list[tuple[int, int]] = []
+    real = search._run
+
+    def run(
+        what: str, batch: list[int], into: dict[int, Point | None], precision: Precision
+    ) -> None:
+        problem, rows = search.problem(caps, fine_only=False)
+        chosen = (*solve(problem, s.objective, s.min_p).chosen,
+                  *greedy(problem, s.objective, s.min_p).chosen)  # fmt: skip
+        rounds.append((len({rows[k] for k in chosen} - search.fine.keys()), len(batch)))
+        real(what, batch, into, precision)
+
+    monkeypatch.setattr(search, "_run", run)
+    search.refine(caps)
+    assert rounds
+    assert all(wanted <= size <= max(wanted, 2) for wanted, size in rounds)

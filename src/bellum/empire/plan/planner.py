@@ -198,10 +198,11 @@ def _known_cost(f: Force, w: Weights) -> float:
 
 
 #: Options refined together at least (where that many could still be in the plan), so that
-#: the workers have work: a round's options of one target go to one worker as one task, so
-#: at 2 a round was often one task (w96x48: 38 s for 41 CPU s at load 2.9, against 24 s for
-#: 45 at 8).  The extra ones are refined on speculation (w48x24: 54 for 33 needed).
-BATCH = 8
+#: both workers of a local pool have work.  A refining batch goes one option a task
+#: (curves.MIN_TASKS), so two fill two workers; the extra ones are refined on speculation,
+#: and at 8 most of them never made it into a plan (refinements at 8 and at 2, the same
+#: plans: w48x24 54 and 33, w64x32 122 and 109, w96x48 170 and 163).
+BATCH = 2
 #: Standard errors either side of a screening figure that bound the planning figure: a
 #: normal error is beyond one of them about one time in six, and an option is then only
 #: lost where it also mattered to the plan (docs/plan.md: on the realistic worlds, none).
