@@ -145,8 +145,8 @@ def test_a_sweeps_rows_are_each_plan_studied_alone(
 def test_the_force_needed_with_a_worker_is_the_least_as_alone(
     targets: tuple[float, ...], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With a worker the search solves two plans a step (a range cut in three): the
-    total found is the least that reaches the chance, as one plan a step finds it."""
+    """With a worker the search also solves the totals beside each step's (ahead of need):
+    the total found is the least that reaches the chance, as one plan a step finds it."""
     from bellum.empire import load_world
 
     world_a = load_world(Path(__file__).resolve().parents[2] / "examples/empire/vector-a.toml")
