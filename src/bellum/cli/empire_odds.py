@@ -11,7 +11,6 @@ the work (:mod:`bellum.empire.odds`); this module reads options and prints.
 from __future__ import annotations
 
 import math
-import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from bellum.cli.app import one_blas_thread
 from bellum.cli.empire import (
     CoordCommand,
     _country,
@@ -252,7 +252,7 @@ def odds_cmd(
     when (docs/fog.md), and the report lists each input, seen or not.
     """
     order = _order(words)
-    _one_blas_thread()
+    one_blas_thread()
     # The odds engine (numpy, the solver) is imported once the command line is
     # known to be well formed: a mistyped order is refused without it.
     from bellum.empire.odds.engine import CommandUsage, MoreThanAsked
@@ -324,18 +324,6 @@ def odds_cmd(
 
         write_plot(done.odds.odds, plot, force=force)
     _echo(done, as_json=as_json, plot=plot)
-
-
-def _one_blas_thread() -> None:
-    """OpenBLAS on one thread unless the user asked otherwise, before numpy loads it.
-
-    The odds multiply small matrices, which the solver already does on one thread
-    (:mod:`bellum.empire.odds._blas`); but OpenBLAS starts its pool of threads when
-    numpy is imported, which cost 0.05 s of CPU of the 0.11 s of numpy's import and
-    about 0.07 s of a plan's 0.40 (w96x48-attack-1), for no product of the odds.
-    """
-    if "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 
 def _usage(

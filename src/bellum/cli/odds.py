@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from bellum.cli.app import cli
+from bellum.cli.app import cli, one_blas_thread
 from bellum.cli.options import Real, Whole, echo_json, seed_option
 from bellum.cli.progress import progress_fraction
 from bellum.errors import InputError, UsageError
@@ -127,6 +127,7 @@ def fight(
     if (force_exact or unpruned) and force_mc:
         exact_flag = "--exact-unpruned" if unpruned else "--exact"
         raise UsageError(f"choose one of {exact_flag} and --monte-carlo")
+    one_blas_thread()
     from bellum.odds.engine import fight_odds
     from bellum.odds.report import plot_format, render_text, to_json_dict, write_plot
 
