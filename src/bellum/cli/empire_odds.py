@@ -10,11 +10,14 @@ the work (:mod:`bellum.empire.odds`); this module reads options and prints.
 
 from __future__ import annotations
 
+import atexit
+import gc
 import math
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
+from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -253,6 +256,7 @@ def odds_cmd(
     """
     order = _order(words)
     one_blas_thread()
+    _freeze_at_exit()
     # The odds engine (numpy, the solver) is imported once the command line is
     # known to be well formed: a mistyped order is refused without it.
     from bellum.empire.odds.engine import CommandUsage, MoreThanAsked
@@ -324,6 +328,19 @@ def odds_cmd(
 
         write_plot(done.odds.odds, plot, force=force)
     _echo(done, as_json=as_json, plot=plot)
+
+
+@cache
+def _freeze_at_exit() -> None:
+    """Spare the process the collector's last passes when it exits.
+
+    Python's finalization passes the collector over every object left: the world, its
+    freeze and the engine's caches, 20-30 ms of CPU after the answer is printed
+    (w96x48-attack-1: 0.027-0.035 s after ``main``; 0.008-0.013 with the heap frozen).
+    Frozen at exit, they are freed with the process instead (exit handlers run last
+    registered first, so this runs before those that were there before the command).
+    """
+    atexit.register(gc.freeze)
 
 
 def _usage(
