@@ -125,14 +125,7 @@ def test_a_sector_never_seen_behind_the_target_may_hold_a_reserve(world: World) 
     the owner's sectors say nothing of the land behind: a sector never seen holds units
     as a sector of its kind does (away from any frontier here: the viewer's 44,0, empty,
     and the spied 24,0, with an infantry: (1 + 1) / (2 + 2)), on reserve or not."""
-    world.units[7] = LandUnit(uid=7, type=world.tables.land["inf"], owner=2, x=24, y=0, mob=99,
-                              items={"mil": 100})  # fmt: skip
-    v = view(world, 1)
-    v.bmaps[1] = BMap.blank(1, v.geometry)
-    v.bmaps[1].put((4, 0), "?")
-    v.observations["sector 24,0"] = spied(world, (24, 0))
-    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
-    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v = spied_infantry_view(world, unseen=(4, 0))
     b = believe(v, 1, (2, 0), assume=Assumptions(missions=1.0))
     (like,) = [u for u in b.unknowns if u.name == "4,0.like"]
     total = sum(like.dist.weights)
@@ -148,6 +141,20 @@ def test_a_sector_never_seen_behind_the_target_may_hold_a_reserve(world: World) 
 
 def seen_by(source: str, kind: str, ident: str, **fields: object) -> Observation:
     return Observation(kind, ident, {k: Seen(v, TURN, 0, source) for k, v in fields.items()})
+
+
+def spied_infantry_view(world: World, unseen: tuple[int, int]) -> World:
+    """Country 1's view where a spy saw country 2's 24,0 holding an infantry (unit 7, 100
+    mil) and the target 2,0, with the bmap showing only `unseen` as '?'."""
+    world.units[7] = LandUnit(uid=7, type=world.tables.land["inf"], owner=2, x=24, y=0, mob=99,
+                              items={"mil": 100})  # fmt: skip
+    v = view(world, 1)
+    v.bmaps[1] = BMap.blank(1, v.geometry)
+    v.bmaps[1].put(unseen, "?")
+    v.observations["sector 24,0"] = spied(world, (24, 0))
+    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
+    v.observations["sector 2,0"] = spied(world, (2, 0))
+    return v
 
 
 def test_a_sector_a_lookout_saw_may_hold_units_it_does_not_show(world: World) -> None:
@@ -620,16 +627,9 @@ def test_llookout_shows_units_as_far_as_the_lookers_range() -> None:
     world = load_world(EXAMPLES / "vector-a.toml")
     tables = world.tables
     world.sectors[(4, 0)].owner = 2
-    world.units[7] = LandUnit(uid=7, type=tables.land["inf"], owner=2, x=24, y=0, mob=99,
-                              items={"mil": 100})  # fmt: skip
     world.units[8] = LandUnit(uid=8, type=tables.land["cav"], owner=1, x=0, y=0, mob=99,
                               tech=250.0, items={"mil": 20})  # fmt: skip
-    v = view(world, 1)
-    v.bmaps[1] = BMap.blank(1, v.geometry)
-    v.bmaps[1].put((6, 0), "?")
-    v.observations["sector 24,0"] = spied(world, (24, 0))
-    v.observations["unit 7"] = seen_by("spy", "unit", "7", type="inf", owner=2, at="24,0")
-    v.observations["sector 2,0"] = spied(world, (2, 0))
+    v = spied_infantry_view(world, unseen=(6, 0))
     v.observations["sector 4,0"] = seen_by("lookout", "sector", "4,0", owner=2,
                                            type="wilderness", mil=40)  # fmt: skip
 
