@@ -7,13 +7,22 @@ import multiprocessing
 import subprocess
 import sys
 import textwrap
+from dataclasses import dataclass, field
 
 from planworlds import airborne, front
 
 from bellum.empire.odds import Plan
 from bellum.empire.orders import Order
 from bellum.empire.plan.candidates import candidates, forces
-from bellum.empire.plan.curves import CHUNK, MIN_TASKS, LocalPool, _chunks, solve_points
+from bellum.empire.plan.curves import (
+    CHUNK,
+    MIN_TASKS,
+    LocalPool,
+    _chunks,
+    solve_chunk,
+    solve_points,
+)
+from bellum.empire.plan.threats import threat_map
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
 
@@ -40,6 +49,28 @@ def test_a_pool_probes_the_same_candidates_in_the_same_order() -> None:
     some = {alone[0].target, alone[-1].target}
     with LocalPool(2) as pool:
         assert candidates(world, 1, rules, some, pool=pool) == candidates(world, 1, rules, some)
+
+
+@dataclass
+class _Watched(LocalPool):
+    """A pool that notes which job each of its runs did."""
+
+    jobs_run: list[str] = field(default_factory=list)
+
+    def run(self, worlds, tasks, seed, precision, job=solve_chunk):  # type: ignore[no-untyped-def, override]
+        self.jobs_run.append(job.__name__)
+        return super().run(worlds, tasks, seed, precision, job)
+
+
+def test_a_threat_maps_pool_probes_the_enemys_orders() -> None:
+    """The enemy's orders are probed by the pool's workers (a whole turn of them on a
+    real world is a third of the map's time), and the map is the one made without it."""
+    world = _world()
+    with _Watched(2) as pool:
+        pooled = threat_map(world, 2, pool=pool)
+    assert "probe_chunk" in pool.jobs_run and "solve_chunk" in pool.jobs_run
+    alone = threat_map(world, 2)
+    assert pooled.threats and pooled == alone
 
 
 def _plans(orders: list[str]) -> list[Plan]:

@@ -216,7 +216,8 @@ def _threat_map(
     best: dict[str, Threat] = {}
     strikes = solved = 0
     for enemy in enemies_of(view, country):
-        mine = [c for c in candidates(view, enemy, chosen) if _owner(view, c.target) == country]
+        found = candidates(view, enemy, chosen, pool=pool)
+        mine = [c for c in found if _owner(view, c.target) == country]
         plans = [Plan(c.order, rules=c.rules) for c in mine]
         strikes += len(plans)
 
