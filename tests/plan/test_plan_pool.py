@@ -4,9 +4,11 @@ workers end together, and the solver imported while they work."""
 from __future__ import annotations
 
 import multiprocessing
+import os
 import subprocess
 import sys
 import textwrap
+import time
 from dataclasses import dataclass, field
 
 from planworlds import airborne, front
@@ -18,10 +20,12 @@ from bellum.empire.plan.curves import (
     CHUNK,
     MIN_TASKS,
     LocalPool,
+    WorldPickle,
     _chunks,
     solve_chunk,
     solve_points,
 )
+from bellum.empire.plan.precision import PLANNING
 from bellum.empire.plan.threats import threat_map
 from bellum.empire.rules import Rules
 from bellum.empire.world import World
@@ -71,6 +75,29 @@ def test_a_threat_maps_pool_probes_the_enemys_orders() -> None:
     assert "probe_chunk" in pool.jobs_run and "solve_chunk" in pool.jobs_run
     alone = threat_map(world, 2)
     assert pooled.threats and pooled == alone
+
+
+def _sleepy(digest, source, country, plans, seed, precision):  # type: ignore[no-untyped-def]
+    """A pool job that takes ``plans[0]`` seconds."""
+    time.sleep(plans[0])
+    return [os.getpid()]
+
+
+def test_a_run_stopped_early_ends_its_workers_and_the_pool_goes_on() -> None:
+    """A caller that stops reading (the planner out of time, Ctrl-C) leaves no worker on
+    a task nobody will read: it would take a core from the next run and hold up the
+    exit.  The pool then starts new workers for its next run."""
+    world = WorldPickle.of(_world())
+    with LocalPool(2) as pool:
+        run = pool.run([world], [(0, 1, [0.0])] + [(0, 1, [60.0])] * 4, 0, PLANNING, _sleepy)
+        next(run)
+        old = set(multiprocessing.active_children())
+        assert len(old) == 2
+        run.close()
+        assert not set(multiprocessing.active_children()) & old
+        again = pool.run([world], [(0, 1, [0.0])] * 2, 0, PLANNING, _sleepy)
+        assert sorted(k for k, _ in again) == [0, 1]
+    assert not multiprocessing.active_children()
 
 
 def _plans(orders: list[str]) -> list[Plan]:

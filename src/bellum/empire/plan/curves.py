@@ -279,11 +279,20 @@ class LocalPool:
             for f in as_completed(futures):
                 yield futures[f], f.result()
         except BaseException:
-            for f in futures:
-                f.cancel()
-            self._executor = None  # Ctrl-C or a failure: the running tasks are dropped
-            ex.shutdown(wait=False, cancel_futures=True)
+            # Ctrl-C, a failure, or a caller that stops reading (out of time): the tasks
+            # still running are nobody's, so their workers end now rather than compete
+            # with the next run for the cores and hold up the process's exit.
+            self._executor = None
+            _stop(ex)
             raise
+
+
+def _stop(ex: ProcessPoolExecutor) -> None:
+    """End ``ex`` and its workers now, running tasks included (Python 3.14 has
+    ``terminate_workers``; before it the processes are only reachable privately)."""
+    for process in list((getattr(ex, "_processes", None) or {}).values()):
+        process.terminate()
+    ex.shutdown(wait=True, cancel_futures=True)
 
 
 @dataclass
