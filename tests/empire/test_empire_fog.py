@@ -368,10 +368,12 @@ def test_the_targets_mines_are_laid_where_engineers_are_held(world: World) -> No
 
 
 def test_a_ships_unseen_crew_is_loaded_by_the_number_from_the_owners_mil(world: World) -> None:
-    """A crew is what its owner loaded: the lesser of what the type holds and the mil of
-    one of the owner's sectors seen holding mil, or any crew, weighing one in all; a ship
-    at sea without civ has a mil at least (shp_may_nav).  The viewer's own crews count
-    for nothing."""
+    """A crew is what its owner loaded, by the number: like the viewer's own ships of the
+    type, one each, and all else weighing one in all: the lesser of what the type holds
+    and the mil of one of the owner's sectors seen holding mil, or any crew, weighing
+    one; a ship at sea without civ has a mil at least (shp_may_nav).  The viewer's crews
+    of other types count for nothing (a battleship's share says nothing of a cargo
+    ship's crew)."""
     tables = world.tables
     world.ships[1] = Ship(uid=1, type=tables.ships["cs"], owner=1, x=1, y=1, items={"mil": 10})
     world.ships[2] = Ship(uid=2, type=tables.ships["bb"], owner=1, x=1, y=1, items={"mil": 20})
@@ -391,16 +393,22 @@ def test_a_ships_unseen_crew_is_loaded_by_the_number_from_the_owners_mil(world: 
         d = unknowns[name].dist
         return {x: w / sum(d.weights) for x, w in zip(d.values, d.weights, strict=True)}
 
-    # a cargo ship holds 50 mil (and civ, so it may sail without mil): the sector of 40
-    # gives 40, the one of 120 gives 50, the one without mil nothing; any crew weighs one
+    # a cargo ship holds 50 mil (and civ, so it may sail without mil): the viewer's own
+    # cargo ship of 10 weighs one, all else one: the sector of 40 gives 40, the one of
+    # 120 gives 50, the one without mil nothing; any crew weighs one among those
     cs = chances("ship#3.mil")
     assert list(cs) == list(range(51))
-    assert cs[40] == pytest.approx(1 / 3 + 1 / 153) and cs[50] == pytest.approx(1 / 3 + 1 / 153)
-    assert cs[0] == cs[10] == pytest.approx(1 / 153)
-    assert "the mil of one of the owner's 2 sectors seen" in unknowns["ship#3.mil"].info.treatment
-    # a patrol boat holds 2 mil and no civ: at sea it has one at least
+    assert cs[10] == pytest.approx(1 / 2 + 1 / 306)
+    assert cs[40] == pytest.approx(1 / 6 + 1 / 306) and cs[50] == pytest.approx(1 / 6 + 1 / 306)
+    assert cs[0] == cs[11] == pytest.approx(1 / 306)
+    treatment = unknowns["ship#3.mil"].info.treatment
+    assert "like the country's own 1 of the type" in treatment
+    assert "the mil of one of the owner's 2 sectors seen" in treatment
+    # a patrol boat holds 2 mil and no civ: at sea it has one at least; the viewer has
+    # none, and its battleship's crew says nothing of it
     assert chances("ship#4.mil") == pytest.approx({1: 1 / 6, 2: 5 / 6})
     assert "at sea, so at least 1" in unknowns["ship#4.mil"].info.treatment
+    assert "of the type" not in unknowns["ship#4.mil"].info.treatment
 
 
 def test_a_sector_under_the_viewers_ship_is_sea(world: World) -> None:
