@@ -246,3 +246,23 @@ def test_a_big_fight_another_answer_solved_does_not_change_this_one(monkeypatch)
     planned = plan_odds(w, 1, p, exact_pairs=1_000)
     assert planned.method == "exact"  # ... and one the kernel solves under the planner's
     assert odds_doc(plan_odds(w, 1, p, **sampled)) == odds_doc(before)
+
+
+def test_a_fight_the_kernel_solved_does_not_change_the_numpy_answer(monkeypatch) -> None:
+    """The compiled kernel and numpy sum in different orders, so the same fight's ends
+    differ in their last bits: a fight one answer gave to the kernel (``exact_pairs``
+    under the fight's size) is not the fight another answer solves with numpy."""
+    from bellum.empire.io.toml import load_world
+    from bellum.empire.odds import make_plan
+    from bellum.odds import _kernels
+
+    monkeypatch.setattr(engine, "numba_wanted", lambda: True)
+    monkeypatch.setattr(engine, "numba_importable", lambda: None)
+    monkeypatch.setattr(_kernels, "compiled", lambda name: getattr(_kernels, name))
+    examples = Path(__file__).resolve().parents[2] / "examples" / "empire"
+    w, fresh = (load_world(examples / "vector-b.toml") for _ in range(2))
+    p = make_plan(w, 1, Order.parse("attack 2,0"), ["0,0=150"], [])
+    kernel = plan_odds(w, 1, p, exact_pairs=1_000, seed=3)
+    alone = odds_doc(plan_odds(fresh, 1, p, seed=3))
+    assert kernel.method == "exact" and odds_doc(kernel) != alone
+    assert odds_doc(plan_odds(w, 1, p, seed=3)) == alone

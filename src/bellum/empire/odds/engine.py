@@ -678,8 +678,9 @@ class _Solver:
 
     def _big_ends(self, a: SideGraph, d: SideGraph) -> GraphEnds | None:
         """A fight over ``exact_pairs`` by the compiled kernel (server model, morale draws);
-        ``None`` when it gives up past ``BIG_WORK`` cone products."""
-        key = self._ends_key(a, d)
+        ``None`` when it gives up past ``BIG_WORK`` cone products.  Kept apart from
+        :meth:`_ends`'s: the kernel sums in another order, so its last bits differ."""
+        key = ("kernel", self._ends_key(a, d))
         known = self.ends.get(key)
         if known is not None:
             return GraphEnds(a, d, *known)
