@@ -32,9 +32,16 @@ def one_blas_thread() -> None:
     (:mod:`bellum.empire.odds._blas`); but OpenBLAS starts its pool of threads when
     numpy is imported: 0.05 s of CPU of numpy's 0.11 s import, about 0.05-0.07 s of a
     plan's 0.40 (w96x48-attack-1), for no product of theirs.  Too late once numpy is in.
+    The environment is as it was afterwards: OpenBLAS reads it once, as numpy loads, and
+    a program that runs the command in its own process keeps its setting for its children.
     """
-    if "numpy" not in sys.modules:
-        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    if "numpy" in sys.modules or "OPENBLAS_NUM_THREADS" in os.environ:
+        return
+    os.environ["OPENBLAS_NUM_THREADS"] = "1"
+    try:
+        import numpy  # noqa: F401
+    finally:
+        del os.environ["OPENBLAS_NUM_THREADS"]
 
 
 #: ``name: (where the command object is, its one-line help)``.
