@@ -40,6 +40,7 @@ def test_dask_gives_the_local_figures(cluster: object) -> None:
     local, _ = solve_points(world, 1, plans, seed=3, pool=LocalPool(1))
     with distributed.Client(cluster) as client:
         remote, solved = solve_points(world, 1, plans, seed=3, pool=DaskPool(client))
+        assert DaskPool(client).workers() == 2  # the planner refines one option per worker
     assert solved == len(plans)
     assert remote == local
 

@@ -21,8 +21,8 @@ from planworlds import front
 from bellum.empire.odds import Plan
 from bellum.empire.plan.allocate import Option, Problem, greedy, solve
 from bellum.empire.plan.candidates import Force, candidates, capacities, forces, stronger
-from bellum.empire.plan.curves import Point
-from bellum.empire.plan.planner import Settings, _Bounds, _Search, cost, prize
+from bellum.empire.plan.curves import LocalPool, Point, workers_of
+from bellum.empire.plan.planner import BATCH, Settings, _Bounds, _Search, cost, prize
 from bellum.empire.plan.precision import Precision
 from bellum.empire.rules import Rules
 
@@ -261,3 +261,32 @@ def test_a_refining_round_adds_one_option_at_most_to_what_the_plans_want(
     search.refine(caps)
     assert rounds
     assert all(wanted <= size <= max(wanted, 2) for wanted, size in rounds)
+
+
+def test_a_refining_round_gives_every_worker_an_option() -> None:
+    """With more workers than :data:`BATCH` a refining round is topped up to one option
+    per worker (else the extra workers idle), and the plan is the same."""
+    world = front(2)
+    s = Settings()
+    every = forces(candidates(world, 1, Rules.of(world.options)), s.levels)
+    worth = {id(f.candidate): prize(world, f.candidate.target, s.values) for f in every}
+    values, rounds = [], []
+    solve_figures = _solver(_logistic(2), 0.5, [])
+    for batch in (BATCH, 6):
+
+        def logged(  # type: ignore[no-untyped-def]
+            what: str, plans: list[Plan], precision: Precision, batch: int = batch
+        ):
+            if precision.samples is None:
+                rounds.append((batch, len(plans)))
+            return solve_figures(what, plans, precision)
+
+        search = _Search(every, worth, s, logged, batch)
+        search.screen()
+        problem, _ = search.refine(capacities(world, 1))
+        values.append(solve(problem, s.objective, s.min_p).value)
+    assert values[0] == pytest.approx(values[1])
+    sizes = {b: [n for bb, n in rounds if bb == b] for b in (BATCH, 6)}
+    assert min(sizes[6]) >= 6 and min(sizes[BATCH]) < 6  # here: 6 3 2 2 2 2 2 and 6 6 6 6 6
+    with LocalPool(3) as pool:
+        assert workers_of(pool) == 3

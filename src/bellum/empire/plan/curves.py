@@ -216,6 +216,10 @@ class Pool(Protocol):
         job: Job = solve_chunk,
     ) -> Iterator[tuple[int, list[Any]]]: ...
 
+    def workers(self) -> int:
+        """How many tasks it runs at once."""
+        ...
+
 
 @dataclass
 class LocalPool:
@@ -244,6 +248,9 @@ class LocalPool:
         if self._files is not None:
             self._files.cleanup()
             self._files = None
+
+    def workers(self) -> int:
+        return self.jobs or os.cpu_count() or 1
 
     def _path(self, world: WorldPickle) -> str:
         if self._files is None:
@@ -340,6 +347,9 @@ class DaskPool:
                     ) from None
         return self._client
 
+    def workers(self) -> int:
+        return max(1, sum(int(n) for n in self._connect().nthreads().values()))
+
     def run(
         self,
         worlds: Sequence[WorldPickle],
@@ -368,6 +378,11 @@ class DaskPool:
         except BaseException:
             client.cancel(futures)
             raise
+
+
+def workers_of(pool: Pool | None) -> int:
+    """How many tasks ``pool`` runs at once (``None``: the local pool a run makes)."""
+    return (pool or LocalPool()).workers()
 
 
 def _chunks(plans: Sequence[Plan]) -> Iterator[tuple[int, list[Plan]]]:

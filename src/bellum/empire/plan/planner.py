@@ -56,6 +56,7 @@ from bellum.empire.plan.curves import (
     Pool,
     Precision,
     solve_points,
+    workers_of,
 )
 from bellum.empire.plan.value import Weights, sector_value, ship_value, unit_value
 from bellum.empire.rules import Rules
@@ -197,11 +198,11 @@ def _known_cost(f: Force, w: Weights) -> float:
     return w.unit * units + w.btu * f.uses.get("btu", 0) + w.mob * mob
 
 
-#: Options refined together at least (where that many could still be in the plan), so that
-#: both workers of a local pool have work.  A refining batch goes one option a task
-#: (curves.MIN_TASKS), so two fill two workers; the extra ones are refined on speculation,
-#: and at 8 most of them never made it into a plan (refinements at 8 and at 2, the same
-#: plans: w48x24 54 and 33, w64x32 122 and 109, w96x48 170 and 163).
+#: Options refined together at least (where that many could still be in the plan), and at
+#: least one per worker of the pool, so that every worker has work.  A refining batch goes
+#: one option a task (curves.MIN_TASKS); the extra ones are refined on speculation, and at
+#: 8 on two workers most of them never made it into a plan (refinements at 8 and at 2, the
+#: same plans: w48x24 54 and 33, w64x32 122 and 109, w96x48 170 and 163).
 BATCH = 2
 #: Standard errors either side of a screening figure that bound the planning figure: a
 #: normal error is beyond one of them about one time in six, and an option is then only
@@ -270,9 +271,15 @@ class _Search:
     """
 
     def __init__(
-        self, options: list[Force], worth_of: Mapping[int, float], s: Settings, solve: Solver
+        self,
+        options: list[Force],
+        worth_of: Mapping[int, float],
+        s: Settings,
+        solve: Solver,
+        batch: int = BATCH,
     ) -> None:
         self.options, self.worth_of, self.s, self._solve = options, worth_of, s, solve
+        self.batch = batch
         self.screening = s.precision.screening()
         self.rough: dict[int, Point | None] = {}
         self.fine: dict[int, Point | None] = {}
@@ -448,7 +455,7 @@ class _Search:
 
         The allocation (and greedy's) over every option at its most (refined ones at
         their figures) is solved; the unrefined options either chooses are refined, and
-        the batch is filled up to :data:`BATCH` with the unrefined options of highest
+        the batch is filled up to ``batch`` with the unrefined options of highest
         most (so that the workers have work); again,
         until both choose only refined options.  Then no unrefined option could better
         either plan, unless its figure lies beyond its bounds.  Returns that last problem
@@ -464,7 +471,7 @@ class _Search:
                 return problem, rows
             rest = sorted((k for k, i in enumerate(rows) if i not in self.fine and i not in todo),
                           key=lambda k: -problem.options[k].value)  # fmt: skip
-            todo.update(rows[k] for k in rest[: max(0, BATCH - len(todo))]
+            todo.update(rows[k] for k in rest[: max(0, self.batch - len(todo))]
                         if problem.options[k].value > 0)  # fmt: skip
             self._run(f"refining {len(todo)} options", sorted(todo), self.fine, s.precision)
 
@@ -499,7 +506,7 @@ def _wave(
 
     worth_of = {id(c): prize(world, c.target, s.values) for c in cands}
     options = forces(cands, s.levels)
-    search = _Search(options, worth_of, s, solved_points)
+    search = _Search(options, worth_of, s, solved_points, max(BATCH, workers_of(pool)))
     caps = capacities(world, country)
     out_of_time = False
     try:
