@@ -20,7 +20,7 @@ from bellum.dice import ServerRandom
 from bellum.empire.movement import MoveKind, path_cost
 from bellum.empire.rules import Rules
 from bellum.empire.tables import techfact
-from bellum.empire.world import LandUnit, Sector, Ship, World
+from bellum.empire.world import LandUnit, Sector, Ship, World, peek_items
 
 SOURCE_TYPES = ("harbor", "warehouse", "headquarters")
 PACKING = {"norm": "normal", "ware": "warehouse", "urban": "urban", "bank": "bank"}
@@ -73,31 +73,35 @@ def _sources(world: World, u: LandUnit, rules: Rules) -> Iterator[_Source]:
     reach = int(techfact(int(world.tech(u.owner)), 10))
     geo = world.geometry
     harbors = []
+    # What is passed over is read where it is (a scratch world copies nothing for it).
     for xy in geo.within(u.xy, reach):
-        s = world.sector(xy)
+        s = world.peek(xy)
         if s.owner != u.owner or xy == u.xy or s.type.name not in SOURCE_TYPES or s.eff < 60:
             continue
         if s.type.name == "headquarters" and s.dist == s.xy:
             continue
+        s = world.sector(xy)
         pc = path_cost(world, xy, u.xy, u.owner, MoveKind.MOVE, rules=rules)
         if pc < 0:
             continue
         if s.type.name == "harbor":
             harbors.append((s, pc))
         yield _Source(s, s.items, s, pc)
-    for _, sh in sorted(world.ships.items()):
+    for k, sh in sorted(peek_items(world.ships)):
         if sh.owner != u.owner or not sh.type.has("supply") or sh.type.has("sub"):
             continue
         for s, pc in harbors:
             if s.xy == sh.xy and s.eff >= 2:
+                sh = world.ships[k]
                 yield _Source(sh, sh.items, s, pc)
-    for _, v in sorted(world.units.items()):
+    for k, v in sorted(peek_items(world.units)):
         if v.uid == u.uid or v.owner != u.owner or not v.type.has("supply") or v.loaded:
             continue
         if geo.mapdist(v.xy, u.xy) > reach:
             continue
         pc = path_cost(world, v.xy, u.xy, u.owner, MoveKind.MOVE, rules=rules)
         if pc >= 0:
+            v = world.units[k]
             yield _Source(v, v.items, v, pc)
 
 

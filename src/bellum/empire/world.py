@@ -30,6 +30,8 @@ from bellum.errors import CommandError, InputError
 from bellum.numbers import to_int
 
 T = TypeVar("T")
+K = TypeVar("K")
+V = TypeVar("V")
 
 #: Commodity names as stored in worlds (the server's item names, short forms).
 ITEMS = (
@@ -516,10 +518,8 @@ class World:
 
     def units_at(self, c: Coord) -> list[LandUnit]:
         """Land units at ``c`` in ascending uid order."""
-        x, y = c
-        return [
-            u for _, u in sorted((k, u) for k, u in self.units.items() if u.x == x and u.y == y)
-        ]
+        here = sorted(k for k, _ in peek_where(self.units, "xy", tuple(c)))
+        return [self.units[k] for k in here]
 
     def fmt(self, c: Coord, viewer: int) -> str:
         """``x,y`` as country ``viewer`` sees it (the deity sees absolute coordinates; a
@@ -567,6 +567,23 @@ MISSIONS = (
     "escort",
     "air-defense",
 )
+
+
+def peek_items(objects: dict[K, V]) -> Sequence[tuple[K, V]]:
+    """A world's units, ships or planes to read, never to change (a scratch world,
+    :mod:`bellum.empire.scratch`, copies an object the first time ``items`` or ``[]``
+    hands it out; scans that change nothing read through here and copy nothing)."""
+    peek: Callable[[], Sequence[tuple[K, V]]] | None = getattr(objects, "peek_items", None)
+    return list(objects.items()) if peek is None else peek()
+
+
+def peek_where(objects: dict[K, V], attr: str, value: Any) -> Sequence[tuple[K, V]]:
+    """:func:`peek_items` of the objects whose ``attr`` equals ``value``, in no particular
+    order (a scratch world's from an index of its template's)."""
+    where: Callable[[str, Any], Sequence[tuple[K, V]]] | None = getattr(objects, "peek_where", None)
+    if where is None:
+        return [(k, o) for k, o in objects.items() if getattr(o, attr) == value]
+    return where(attr, value)
 
 
 class Answers(dict[int, bool]):

@@ -50,7 +50,7 @@ from bellum.empire.tables import (
     ship_glim,
     techfact,
 )
-from bellum.empire.world import LandUnit, Plane, Relation, Sector, Ship, World
+from bellum.empire.world import LandUnit, Plane, Relation, Sector, Ship, World, peek_items
 from bellum.formulas import chance_probability
 
 #: The flak multipliers by the volley's margin over the plane's defense (§16.5).
@@ -491,14 +491,15 @@ def interceptors(c: Combat, intruder: int, launched: set[int]) -> dict[int, list
     """
     w = c.world
     pools: dict[int, list[Flight]] = {}
-    for _, p in sorted(w.planes.items()):
+    # Read where they are; the world's own planes go in the pools.
+    for k, p in sorted(peek_items(w.planes)):
         if not hostile(c, p.owner, intruder) or not p.type.has("intercept") or p.uid in launched:
             continue
         if p.mission not in ("", "air-defense") or p.mob <= 0 or p.eff < 40:
             continue
         if not airbase_ok(c, p, oneway=False, noisy=False):
             continue
-        pools.setdefault(p.owner, []).insert(0, Flight(p))
+        pools.setdefault(p.owner, []).insert(0, Flight(w.planes[k]))
     return pools
 
 
@@ -749,7 +750,8 @@ def fly(
 class Present:
     """The land units and the ships in each sector, by number (as
     :meth:`World.units_at` lists them): one pass over the world for a flight, where each
-    sector of its route looked at every unit and ship, twice."""
+    sector of its route looked at every unit and ship, twice.  Read only (flak reads
+    them; nothing in the air changes them), so a scratch world copies none of them."""
 
     units: dict[Coord, list[LandUnit]]
     ships: dict[Coord, list[Ship]]
@@ -757,10 +759,10 @@ class Present:
     @classmethod
     def of(cls, w: World) -> Present:
         units: dict[Coord, list[LandUnit]] = {}
-        for _, u in sorted(w.units.items()):
+        for _, u in sorted(peek_items(w.units)):
             units.setdefault(u.xy, []).append(u)
         ships: dict[Coord, list[Ship]] = {}
-        for _, sh in sorted(w.ships.items()):
+        for _, sh in sorted(peek_items(w.ships)):
             ships.setdefault(sh.xy, []).append(sh)
         return cls(units, ships)
 

@@ -11,7 +11,7 @@ from bellum.empire.movement import path_cost, unit_kind, unitcost
 from bellum.empire.rules import Rules
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_def
-from bellum.empire.world import LandUnit, Sector, World
+from bellum.empire.world import LandUnit, Sector, World, peek_items
 
 
 def report(c: Combat, dest: int, u: LandUnit, spy: int, prefix: str) -> None:
@@ -107,13 +107,7 @@ def reaction_cost(
     the HQ and reserve bonuses, and an ``lrange`` of 0 keeps the unit home.
     """
     info = rules.info_reaction
-    if u.owner != defender or u.xy == t.xy or u.loaded:
-        return None
-    if not info and u.mission != "reserve":
-        return None
-    if info and u.eff <= u.retreat:
-        return None
-    if defense_value(u, rules.land_mob_max) < 1 or u.type.has("supply"):
+    if not may_react(u, t, defender, rules):
         return None
     if not in_supply(w, u, resupply, dice, rules=rules):
         return None
@@ -137,6 +131,18 @@ def reaction_cost(
     return unitcost(u, pc)
 
 
+def may_react(u: LandUnit, t: Sector, defender: int, rules: Rules) -> bool:
+    """§4.2 items 1-4, which read ``u`` only (no draw, no supply): whether
+    :func:`reaction_cost` looks further."""
+    if u.owner != defender or u.xy == t.xy or u.loaded:
+        return False
+    if not rules.info_reaction and u.mission != "reserve":
+        return False
+    if rules.info_reaction and u.eff <= u.retreat:
+        return False
+    return not (defense_value(u, rules.land_mob_max) < 1 or u.type.has("supply"))
+
+
 def react(c: Combat) -> None:
     """§4.2: reserve units within reach march to the target until 1.2 x the attack."""
     assert c.target is not None
@@ -147,9 +153,13 @@ def react(c: Combat) -> None:
     e = target_multiplier(c)
     limit = 1.2 * c.ototal
     added = 0.0
-    for _, u in sorted(c.world.units.items()):
+    # Units that cannot react are passed over where they are (nothing read changes).
+    units = c.world.units
+    able = [k for k, u in peek_items(units) if may_react(u, t, c.defender, c.rules)]
+    for k in sorted(able):
         if not dtotal0 + added * e < limit:
             break
+        u = units[k]
         cost = reaction_cost(c.world, u, t, c.defender, resupply=True, dice=c.dice, rules=c.rules)
         if cost is None:
             continue

@@ -19,8 +19,8 @@ after an attack is :func:`ground_interdict`, of land units
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Literal
+from collections.abc import Callable
+from typing import Any, Literal
 
 from bellum.empire.combat import air, damage, guns
 from bellum.empire.combat.state import Combat, ldround
@@ -33,7 +33,15 @@ from bellum.empire.tables import (
     ship_frange,
     techfact,
 )
-from bellum.empire.world import Answers, LandUnit, Plane, Relation, Ship, World
+from bellum.empire.world import (
+    Answers,
+    LandUnit,
+    Plane,
+    Relation,
+    Ship,
+    World,
+    peek_where,
+)
 
 Mission = Literal["support", "osupport", "dsupport", "interdiction"]
 Item = LandUnit | Ship | Plane
@@ -102,7 +110,7 @@ def mission_lists(
     """
     w = c.world
     asked = Answers(acts)
-    kinds: list[tuple[Mapping[int, Item], dict[int, bool]]] = [
+    kinds: list[tuple[dict[int, Any], dict[int, bool]]] = [
         (w.units, asked),
         (w.ships, asked),
         (w.planes, Answers(planes_act or acts)),
@@ -110,13 +118,15 @@ def mission_lists(
     lists: dict[int, list[Item]] = {}
     for mission in missions:
         for objects, act in kinds:
-            # Only the few on this mission are sorted (``acts`` only reads relations).
-            for _, item in sorted((k, o) for k, o in objects.items() if o.mission == mission):
+            # Only the few on this mission are sorted (``acts`` only reads relations);
+            # they are read where they are, and the world's own taken for the list.
+            on = sorted(peek_where(objects, "mission", mission))
+            for k, item in on:
                 if not item.owner or not act[item.owner] or item.mob < 1:
                     continue
                 if not in_oparea(w, item, at):
                     continue
-                lists.setdefault(item.owner, []).insert(0, item)
+                lists.setdefault(item.owner, []).insert(0, objects[k])
     return dict(sorted(lists.items()))
 
 
@@ -243,9 +253,9 @@ def _bomb(
         return dam
     owner = bombers[0].owner
     escorts = [
-        p
-        for _, p in sorted(w.planes.items(), reverse=True)
-        if p.owner == owner and p.mission == "escort" and in_oparea(w, p, at)
+        w.planes[k]
+        for k, p in sorted(peek_where(w.planes, "mission", "escort"), reverse=True)
+        if p.owner == owner and in_oparea(w, p, at)
     ]
     bombers = [p for p in bombers if _usable(c, p, escort=False)]
     escorts = [p for p in escorts if _usable(c, p, escort=True)]

@@ -36,7 +36,7 @@ from bellum.empire.events import Prompt, Prompter, PromptKind, Sink
 from bellum.empire.geometry import Coord
 from bellum.empire.rules import Rules
 from bellum.empire.selection import parse_xy, select
-from bellum.empire.world import Plane, Relation, Sector, World
+from bellum.empire.world import Plane, Relation, Sector, World, peek_where
 
 PARADROP_USAGE = "Usage: paradrop <cargo-PLANES> <fighter-PLANES> <ap-SECT> <PATH|DESTINATION>"
 NO_SUPPORT = (False, False, False, False)
@@ -202,7 +202,7 @@ def _assembly_point(c: Combat, given: str | None) -> Sector:
     def friend(owner: int) -> bool:
         return w.rel(owner, c.aggressor) == Relation.ALLIED
 
-    ships = [sh.owner for sh in w.ships.values() if sh.xy == xy and sh.owner]
+    ships = [sh.owner for _, sh in peek_where(w.ships, "xy", xy) if sh.owner]
     if friend(s.owner) or any(friend(owner) for owner in ships):
         return s
     raise UsageFailure(PARADROP_USAGE, reason="Assembly point not owned by you or an ally!")

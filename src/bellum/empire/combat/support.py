@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import itertools
 import operator
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -19,11 +20,13 @@ from bellum.empire.combat.guns import (
 )
 from bellum.empire.combat.state import BELL, Combat, ldround, news_chance
 from bellum.empire.combat.strength import defense_sum, defense_total, offense_total
-from bellum.empire.combat.volleys import Chain, Salvo, Shot
+from bellum.empire.combat.volleys import Chain, Firer, Salvo, Shot
 from bellum.empire.geometry import Coord
+from bellum.empire.rules import Rules
+from bellum.empire.scratch import WorldTemplate, changed, own_copies, pristine
 from bellum.empire.supply import basic_load, in_supply
 from bellum.empire.tables import land_acc, techfact
-from bellum.empire.world import LandUnit, Sector, Ship
+from bellum.empire.world import LandUnit, Sector, Ship, peek_items
 
 #: The news of support fire (§5.3), by who fires, when helping the aggressor: each
 #: item may turn the victim hostile.  Fire in defense is news that never does.
@@ -86,6 +89,138 @@ def fort_range(c: Combat, s: Sector) -> float:
     return rng + (1 if s.eff >= 60 else 0)
 
 
+@dataclass
+class _Fire(Salvo[Any]):
+    """A salvo of this module.  Its firers hold nothing of the command but what they
+    were listed with, so that the runs on scratch worlds of one template can share them
+    (:func:`_listed`); the command (``c``) is handed to them when they draw or fire.
+    ``token`` stands for the salvo's key (:func:`_token`; ``None``: it has none)."""
+
+    c: Any = None
+    token: Hashable | None = None
+
+    @property
+    def key(self) -> Hashable | None:
+        return self.token
+
+    def _draw(self, f: Firer, dice: ServerRandom) -> Shot | None:
+        shot: Shot | None = f.draw(dice, self.c)  # type: ignore[call-arg]
+        return shot
+
+    def _apply(self, f: Firer, shot: Shot) -> None:
+        f.apply(shot, self.c)  # type: ignore[call-arg]
+
+
+_UNSET: Any = object()
+
+
+def _same_rules(a: Rules, b: Rules) -> bool:
+    """Whether firers listed under rules ``a`` are those of rules ``b`` (a study's runs
+    share one object; each command line makes its own)."""
+    return a is b or a == b
+
+
+#: A salvo's rules: how a shot adds to its state, when it stops, and its total.
+Rules3 = tuple[Callable[[Any, int], Any], Callable[[Any], bool], Callable[[Any], int]]
+
+
+def _salvo_key(kind: str, start: Any, firers: Sequence[Firer]) -> Hashable | None:
+    """:attr:`Salvo.key` of these firers."""
+    keys = tuple(f.key for f in firers)
+    if any(k is None for k in keys):
+        return None
+    return (kind, start, keys)
+
+
+#: A short, equal stand-in for each salvo key met (:func:`_token`), and the next one's
+#: number (never reused: a stand-in dropped when the table is cleared is not given to
+#: another key).
+_TOKENS: dict[Hashable, Hashable] = {}
+_NEXT = itertools.count()
+
+
+def _token(key: Hashable | None) -> Hashable | None:
+    """A stand-in for ``key`` that is equal for equal keys and for no other: a chain's
+    key and its stages' keys (:mod:`.volleys`) are hashed on every run, and a salvo's
+    own key lists every firer of the side (a hundred tuples)."""
+    if key is None:
+        return None
+    token = _TOKENS.get(key)
+    if token is None:
+        if len(_TOKENS) >= 4 * _LIMIT:
+            _TOKENS.clear()
+        token = _TOKENS[key] = ("salvo", next(_NEXT))
+    return token
+
+
+_LIMIT = 4096
+
+
+def _fire(
+    kind: str,
+    firers: Sequence[Firer],
+    c: Combat,
+    rules: Rules3,
+    token: Any = _UNSET,
+) -> _Fire:
+    """The salvo of ``firers`` (its key's token worked out here unless given)."""
+    start = _STARTS[kind]
+    if token is _UNSET:
+        token = _token(_salvo_key(kind, start, firers))
+    assert token is not _UNSET
+    return _Fire(kind, firers, start, *rules, c=c, token=token)
+
+
+#: Each salvo's running state before its first volley: damage for forts and units, the
+#: factor left for ships.
+_STARTS: dict[str, Any] = {"fort": 0, "ship": 1.0, "unit": 0}
+
+
+@dataclass(frozen=True)
+class _Listed:
+    """The firers of one salvo listed on a template's objects (:func:`_listed`): the
+    rules they were listed under, the keys of the objects listed, the firers and the
+    salvo's key."""
+
+    rules: Rules
+    keys: frozenset[Any]
+    firers: tuple[Firer, ...]
+    token: Hashable | None
+
+
+def _listed(
+    c: Combat,
+    t: WorldTemplate | None,
+    key: Hashable,
+    kind: str,
+    listed: Callable[[Any], bool],
+    make: Callable[[Sequence[tuple[Any, Any]]], list[tuple[Any, Firer]]],
+) -> tuple[Sequence[Firer], Any]:
+    """The firers ``make`` lists from the world's ``kind`` (``units`` or ``ships``, in
+    order of their keys), each with its object's key, and their salvo key's token
+    (``_UNSET``: still to be worked out).
+
+    Listed once per template ``t`` (the scratch world is
+    :func:`~bellum.empire.scratch.pristine`) and ``key`` (everything else ``make``
+    reads), on the template's objects; taken as they are while none of the objects the
+    run changed was listed there or would be listed now (``listed``), else listed
+    again on the world's own."""
+    objects: dict[Any, Any] = getattr(c.world, kind)
+    if t is None:
+        return [f for _, f in make(sorted(peek_items(objects)))], _UNSET
+    known = t.memo.get(key)
+    if not isinstance(known, _Listed) or not _same_rules(known.rules, c.rules):
+        made = make(sorted(getattr(t.frozen, kind).items()))
+        firers = tuple(f for _, f in made)
+        token = _token(_salvo_key(key[0], _STARTS[key[0]], firers))  # type: ignore[index]
+        known = _Listed(c.rules, frozenset(k for k, _ in made), firers, token)
+        t.memo[key] = known
+    for k, obj in changed(objects):
+        if k in known.keys or (obj is not None and listed(obj)):
+            return [f for _, f in make(sorted(peek_items(objects)))], _UNSET
+    return known.firers, known.token
+
+
 @dataclass(frozen=True)
 class _Fort:
     """A helping sector within 8 of the target: it rolls its range, and fires if it is a
@@ -98,7 +233,6 @@ class _Fort:
     eff: int
     news: _News
     based: bool
-    c: Combat = field(compare=False)
     xy: Coord = field(compare=False)
     victim: int = field(compare=False)
     helped: int = field(compare=False)
@@ -116,7 +250,7 @@ class _Fort:
         dist = c.world.geometry.mapdist(xy, _target(c))
         news = _News.of(c, s.owner, victim, helped)
         based = ("sector", c.world.geometry.norm(*xy)) in bases
-        return cls(reach, dist, armed, guns, s.eff, news, based, c, xy, victim, helped)
+        return cls(reach, dist, armed, guns, s.eff, news, based, xy, victim, helped)
 
     @property
     def key(self) -> Hashable | None:
@@ -124,14 +258,15 @@ class _Fort:
             return None
         return (self.reach, self.dist, self.armed, min(self.guns, 7), self.eff, *self.news.key)
 
-    def draw(self, dice: ServerRandom) -> Shot | None:
+    def draw(self, dice: ServerRandom, c: Combat | None = None) -> Shot | None:
         if dice.roundavg(self.reach) < self.dist or not self.armed:
             return None
         dmg = int((dice.roll(30) + 19) * min(self.guns, 7) / 7 * self.eff / 100)
         return dmg, self.news.draw(dice)
 
-    def apply(self, shot: Shot) -> None:
-        c, xy, victim, helped = self.c, self.xy, self.victim, self.helped
+    def apply(self, shot: Shot, c: Combat | None = None) -> None:
+        assert c is not None
+        xy, victim, helped = self.xy, self.victim, self.helped
         s = c.world.sector(xy)  # the fort fires: its own copy loses the shell
         s.put("shell", s.get("shell") - 1)
         if s.owner != helped:
@@ -151,11 +286,11 @@ class _Idle:
     def key(self) -> Hashable:
         return "idle"
 
-    def draw(self, dice: ServerRandom) -> Shot | None:
+    def draw(self, dice: ServerRandom, c: Combat | None = None) -> Shot | None:
         dice.roundavg(-1.0)
         return None
 
-    def apply(self, shot: Shot) -> None:
+    def apply(self, shot: Shot, c: Combat | None = None) -> None:
         raise AssertionError("a sector that is no fort does not fire")
 
 
@@ -168,22 +303,97 @@ def fort_damage(c: Combat, victim: int, helped: int) -> int:
     return c.dice.block(_fort_salvo(c, victim, helped))
 
 
-def _fort_salvo(c: Combat, victim: int, helped: int, bases: Bases | None = None) -> Salvo[int]:
+def _fort_salvo(
+    c: Combat,
+    victim: int,
+    helped: int,
+    bases: Bases | None = None,
+    t: Any = _UNSET,
+) -> _Fire:
+    """``t``: :func:`~bellum.empire.scratch.pristine` of the command's world, if known."""
     w = c.world
-    firers: list[_Fort | _Idle] = []
-    if not (c.rules.NO_FORT_FIRE or helped == 0 or victim == helped):
-        bases = _plane_bases(c) if bases is None else bases
+    if c.rules.NO_FORT_FIRE or helped == 0 or victim == helped:
+        return _fire("fort", [], c, FORT_RULES)
+    tpl = pristine(w) if t is _UNSET else t
+    assert tpl is None or isinstance(tpl, WorldTemplate)
+    bases = _plane_bases(c, tpl) if bases is None else bases
+    p = _target(c)
+
+    def make(ring: Sequence[tuple[Coord, Sector]]) -> list[tuple[int, Firer]]:
         helps = w.helpers(helped, victim)
-        firers = [
-            _Fort.at(c, xy, s, victim, helped, bases)
-            for xy, s in w.peek_within(_target(c), 8)
+        return [
+            (k, _Fort.at(c, xy, s, victim, helped, bases))
+            for k, (xy, s) in enumerate(ring)
             if helps[s.owner]
         ]
-    return Salvo("fort", firers, 0, operator.add, _reached(80), int)
+
+    key = ("fort", p, victim, helped, c.aggressor, c.defender)
+    known = None if tpl is None else tpl.memo.get(key)
+    if tpl is not None and not (isinstance(known, _Forts) and _same_rules(known.rules, c.rules)):
+        known = _forts_of(tpl, c.rules, p, key, make)
+    if tpl is None or known is None:
+        return _fire("fort", [f for _, f in make(w.peek_within(p, 8))], c, FORT_RULES)
+    # The sectors the run changed are listed again, in their places among the template's.
+    sectors = tpl.frozen.sectors
+    mine = [
+        (k, xy, s)
+        for xy, s in own_copies(w)
+        if (k := known.place.get(xy)) is not None and s.__dict__ != sectors[xy].__dict__
+    ]
+    if not mine:
+        return _fire("fort", known.firers, c, FORT_RULES, known.token)
+    helps = w.helpers(helped, victim)
+    by_place = dict(known.by_place)
+    for k, xy, s in mine:
+        if helps[s.owner]:
+            by_place[k] = _Fort.at(c, xy, s, victim, helped, bases)
+        else:
+            by_place.pop(k, None)
+    return _fire("fort", [by_place[k] for k in sorted(by_place)], c, FORT_RULES)
+
+
+def _forts_of(
+    tpl: WorldTemplate,
+    rules: Rules,
+    p: Coord,
+    key: Hashable,
+    make: Callable[[Sequence[tuple[Coord, Sector]]], list[tuple[int, Firer]]],
+) -> _Forts | None:
+    """The forts ``make`` lists from the template's sectors within 8 of ``p`` under
+    ``rules``, kept in its memo under ``key``; ``None`` when one of those sectors is
+    unknown (the scan of the world itself names it)."""
+    sectors = tpl.frozen.sectors
+    coords = list(tpl.frozen.geometry.within(p, 8))
+    if not all(xy in sectors for xy in coords):
+        return None
+    ring = tuple((xy, sectors[xy]) for xy in coords)
+    listed = make(ring)
+    firers = tuple(f for _, f in listed)
+    known = _Forts(
+        rules,
+        dict(listed),
+        {xy: k for k, (xy, _) in enumerate(ring)},
+        firers,
+        _token(_salvo_key("fort", 0, firers)),
+    )
+    tpl.memo[key] = known
+    return known
 
 
 def _reached(most: int) -> Callable[[int], bool]:
     return lambda total: total >= most
+
+
+@dataclass(frozen=True)
+class _Forts:
+    """The forts of one salvo listed on a template's sectors: each by its place in the
+    ring of sectors within 8, the places, and the salvo's firers and key as listed."""
+
+    rules: Rules
+    by_place: dict[int, Firer]
+    place: dict[Coord, int]
+    firers: tuple[Firer, ...]
+    token: Hashable | None
 
 
 @dataclass(frozen=True)
@@ -197,8 +407,7 @@ class _Ship:
     eff: int
     news: _News
     based: bool
-    c: Combat = field(compare=False)
-    sh: Ship = field(compare=False)
+    uid: int = field(compare=False)
     at: Coord = field(compare=False)
     victim: int = field(compare=False)
     helped: int = field(compare=False)
@@ -212,7 +421,7 @@ class _Ship:
         news = _News.of(c, sh.owner, victim, helped)
         guns, based = ship_guns(sh), ("ship", sh.uid) in bases
         return cls(
-            ship_reach(sh), dist, guns, sh.eff, news, based, c, sh, at, victim, helped, approach
+            ship_reach(sh), dist, guns, sh.eff, news, based, sh.uid, at, victim, helped, approach
         )
 
     @property
@@ -221,13 +430,14 @@ class _Ship:
             return None
         return (self.reach, self.dist, self.guns, self.eff, *self.news.key)
 
-    def draw(self, dice: ServerRandom) -> Shot | None:
+    def draw(self, dice: ServerRandom, c: Combat | None = None) -> Shot | None:
         if dice.roundavg(self.reach) < self.dist or self.guns <= 0:
             return None
         return ship_volley(dice, self.guns, self.eff), self.news.draw(dice)
 
-    def apply(self, shot: Shot) -> None:
-        c, sh, victim, helped = self.c, self.sh, self.victim, self.helped
+    def apply(self, shot: Shot, c: Combat | None = None) -> None:
+        assert c is not None
+        sh, victim, helped = c.world.ships[self.uid], self.victim, self.helped
         dmg = shot[0]
         sh.items["shell"] = sh.items.get("shell", 0) - (self.guns + 1) // 2
         _support_news(c, "ship", sh.owner, victim, helped, hit=bool(shot[1]))
@@ -272,22 +482,36 @@ def _ship_salvo(
     at: Coord | None = None,
     approach: bool = False,
     bases: Bases | None = None,
-) -> Salvo[float]:
+    t: Any = _UNSET,
+) -> _Fire:
     w = c.world
     p = _target(c) if at is None else at
-    firers: list[_Ship] = []
-    if not (helped == 0 or victim == helped):
-        bases = _plane_bases(c) if bases is None else bases
-        helps = w.helpers(helped, victim)
-        firers = [
-            _Ship.of(c, sh, p, victim, helped, approach, bases)
-            for _, sh in sorted(w.ships.items())
-            if w.geometry.mapdist(sh.xy, p) <= 8
+    if helped == 0 or victim == helped:
+        return _fire("ship", [], c, SHIP_RULES)
+    tpl = pristine(w) if t is _UNSET else t
+    assert tpl is None or isinstance(tpl, WorldTemplate)
+    bases = _plane_bases(c, tpl) if bases is None else bases
+
+    helps = w.helpers(helped, victim)
+
+    def listed(sh: Ship) -> bool:
+        return (
+            w.geometry.mapdist(sh.xy, p) <= 8
             and helps[sh.owner]
             and (approach or not sh.type.has("sub"))
             and not (sh.mission and c.rules.info_mission_fire)
+        )
+
+    def make(ships: Sequence[tuple[int, Ship]]) -> list[tuple[Any, Firer]]:
+        return [
+            (k, _Ship.of(c, sh, p, victim, helped, approach, bases))
+            for k, sh in ships
+            if listed(sh)
         ]
-    return Salvo("ship", firers, 1.0, _hit, _factor_spent, _percent)
+
+    key = ("ship", p, victim, helped, approach, c.aggressor, c.defender)
+    firers, token = _listed(c, tpl, key, "ships", listed, make)
+    return _fire("ship", firers, c, SHIP_RULES, token)
 
 
 def _hit(f: float, dmg: int) -> float:
@@ -318,8 +542,7 @@ class _Unit:
     acc: float
     news: _News
     based: bool
-    c: Combat = field(compare=False)
-    u: LandUnit = field(compare=False)
+    uid: int = field(compare=False)
     victim: int = field(compare=False)
     helped: int = field(compare=False)
 
@@ -332,7 +555,7 @@ class _Unit:
             unit_reach(u), c.world.geometry.mapdist(u.xy, _target(c)), guns, u.eff,
             None if live else u.items.get("shell", 0), u.type.ammo,
             land_acc(u.type, u.tech) - 1, _News.of(c, u.owner, victim, helped),
-            ("unit", u.uid) in bases, c, u, victim, helped,
+            ("unit", u.uid) in bases, u.uid, victim, helped,
         )  # fmt: skip
 
     @property
@@ -342,13 +565,15 @@ class _Unit:
         return (self.reach, self.dist, self.guns, self.eff, self.shells, self.ammo, self.acc,
                 *self.news.key)  # fmt: skip
 
-    def draw(self, dice: ServerRandom) -> Shot | None:
+    def draw(self, dice: ServerRandom, c: Combat | None = None) -> Shot | None:
         if self.dist > dice.roundavg(self.reach) or self.guns <= 0:
             return None
         shells = self.shells
         if shells is None:
-            in_supply(self.c.world, self.u, dice=dice, rules=self.c.rules)
-            shells = self.u.items.get("shell", 0)
+            assert c is not None
+            u = c.world.units[self.uid]
+            in_supply(c.world, u, dice=dice, rules=c.rules)
+            shells = u.items.get("shell", 0)
         if shells <= 0:
             return None
         d2 = unit_volley(dice, self.guns, self.eff, shells, self.ammo)
@@ -357,8 +582,9 @@ class _Unit:
             d2 //= 2
         return d2, turned
 
-    def apply(self, shot: Shot) -> None:
-        c, u, victim, helped = self.c, self.u, self.victim, self.helped
+    def apply(self, shot: Shot, c: Combat | None = None) -> None:
+        assert c is not None
+        u, victim, helped = c.world.units[self.uid], self.victim, self.helped
         u.items["shell"] = max(0, u.items.get("shell", 0) - self.ammo)
         _support_news(c, "unit", u.owner, victim, helped, hit=bool(shot[1]))
         if u.owner != helped:
@@ -376,26 +602,33 @@ class _Ranger:
     def key(self) -> Hashable:
         return ("range", self.reach)
 
-    def draw(self, dice: ServerRandom) -> Shot | None:
+    def draw(self, dice: ServerRandom, c: Combat | None = None) -> Shot | None:
         dice.roundavg(self.reach)
         return None
 
-    def apply(self, shot: Shot) -> None:
+    def apply(self, shot: Shot, c: Combat | None = None) -> None:
         raise AssertionError("a land unit that cannot fire does not")
 
 
-def _plane_bases(c: Combat) -> Bases:
+def _plane_bases(c: Combat, t: WorldTemplate | None = None) -> Bases:
     """Where planes take their bombs from (:func:`~bellum.empire.combat.air.base_of`): a
     firer there is drawn volley by volley, since the planes that fly later in the command
-    read the shells its volley leaves."""
+    read the shells its volley leaves.  ``t``: the command's world is a pristine scratch
+    world of ``t`` (its planes are the template's)."""
+    if t is not None:
+        known = t.memo.get("bases")
+        if isinstance(known, frozenset):
+            return set(known)
     bases: set[tuple[str, Any]] = set()
-    for p in c.world.planes.values():
+    for _, p in peek_items(c.world.planes):
         if p.ship is not None:
             bases.add(("ship", p.ship))
         elif p.land is not None:
             bases.add(("unit", p.land))
         else:
             bases.add(("sector", c.world.geometry.norm(*p.xy)))
+    if t is not None:
+        t.memo["bases"] = frozenset(bases)
     return bases
 
 
@@ -416,29 +649,47 @@ def unit_damage(c: Combat, victim: int, helped: int) -> int:
     return c.dice.block(_unit_salvo(c, victim, helped))
 
 
-def _unit_salvo(c: Combat, victim: int, helped: int, bases: Bases | None = None) -> Salvo[int]:
+def _unit_salvo(
+    c: Combat,
+    victim: int,
+    helped: int,
+    bases: Bases | None = None,
+    t: Any = _UNSET,
+) -> _Fire:
     w = c.world
     p = _target(c)
+    tpl = pristine(w) if t is _UNSET else t
+    assert tpl is None or isinstance(tpl, WorldTemplate)
+    bases = _plane_bases(c, tpl) if bases is None else bases
+
     helps = w.helpers(helped, victim)
-    units = [
-        u
-        for _, u in sorted(w.units.items())
-        if u.xy != p and helps[u.owner] and not (u.mission and c.rules.info_mission_fire)
-    ]
-    # One unit's resupply may take from another's spare: then every unit reads its
-    # shells as it fires, draw by draw.
-    guns = [unit_guns(u) for u in units]
-    live = any(g > 0 and not _has_load(c, u) for u, g in zip(units, guns, strict=True))
-    bases = _plane_bases(c) if bases is None else bases
-    firers = [
-        _Unit.of(c, u, g, victim, helped, live, bases) if g > 0 else _Ranger(unit_reach(u))
-        for u, g in zip(units, guns, strict=True)
-    ]
-    return Salvo("unit", firers, 0, operator.add, _never, int)
+
+    def listed(u: LandUnit) -> bool:
+        return u.xy != p and helps[u.owner] and not (u.mission and c.rules.info_mission_fire)
+
+    def make(everyone: Sequence[tuple[int, LandUnit]]) -> list[tuple[Any, Firer]]:
+        units = [(k, u) for k, u in everyone if listed(u)]
+        # One unit's resupply may take from another's spare: then every unit reads its
+        # shells as it fires, draw by draw.
+        guns = [unit_guns(u) for _, u in units]
+        live = any(g > 0 and not _has_load(c, u) for (_, u), g in zip(units, guns, strict=True))
+        return [
+            (k, _Unit.of(c, u, g, victim, helped, live, bases) if g > 0 else _Ranger(unit_reach(u)))
+            for (k, u), g in zip(units, guns, strict=True)
+        ]
+
+    key = ("unit", p, victim, helped, c.aggressor, c.defender)
+    firers, token = _listed(c, tpl, key, "units", listed, make)
+    return _fire("unit", firers, c, UNIT_RULES, token)
 
 
 def _never(total: int) -> bool:
     return False
+
+
+FORT_RULES: Rules3 = (operator.add, _reached(80), int)
+SHIP_RULES: Rules3 = (_hit, _factor_spent, _percent)
+UNIT_RULES: Rules3 = (operator.add, _never, int)
 
 
 def _always(x: float) -> bool:
@@ -451,9 +702,10 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
     assert c.target is not None
     salvos: tuple[Callable[..., Salvo[Any]], ...] = (_fort_salvo, _ship_salvo, _unit_salvo)
     # A side's salvos are listed before any fires: the planes' bases are the same for all.
-    bases = _plane_bases(c)
+    t = pristine(c.world)
+    bases = _plane_bases(c, t)
     ours = [
-        make(c, d, a, bases=bases) if want else None
+        make(c, d, a, bases=bases, t=t) if want else None
         for make, want in zip(salvos, wanted, strict=False)
     ]
     af, as_, au = c.dice.block(Chain(ours, _always, None))
@@ -473,8 +725,9 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
         computed = True
         # Each fire after the forts only while the defense is below 1.2 times the offense.
         dsum, most = defense_sum(c), 1.2 * c.ototal
-        bases = _plane_bases(c)  # the support planes have flown since
-        theirs = [make(c, a, d, bases=bases) for make in salvos]
+        t = pristine(c.world)  # the support planes have flown since
+        bases = _plane_bases(c, t)
+        theirs = [make(c, a, d, bases=bases, t=t) for make in salvos]
         chain = Chain(theirs, lambda x: ldround(x * dsum) < most, (dsum, most))
         df, ds, du = c.dice.block(chain)
         c.dsup = 1 + df + ds + du

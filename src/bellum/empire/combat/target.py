@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bellum.empire.combat.state import Aborted, Combat, Failure, Mode, roundint10
 from bellum.empire.events import Prompt, PromptKind
-from bellum.empire.world import Relation, Sector, known
+from bellum.empire.world import Relation, Sector, known, peek_items
 
 
 def check_attack_target(c: Combat, target: Sector) -> None:
@@ -12,8 +12,8 @@ def check_attack_target(c: Combat, target: Sector) -> None:
     w = c.world
     a = c.aggressor
     neigh = w.geometry.neighbours(target.xy)
-    adjacent = any(w.sector(n).owner == a for n in neigh) or any(
-        u.owner == a and u.xy in neigh for u in w.units.values()
+    adjacent = any(w.peek(n).owner == a for n in neigh) or any(
+        u.owner == a and u.xy in neigh for _, u in peek_items(w.units)
     )
     if not adjacent:
         raise Failure(f"You are not adjacent to {c.at(target.xy)}")

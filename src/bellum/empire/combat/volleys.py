@@ -85,11 +85,19 @@ class Salvo(Generic[S]):
         for f in self.firers:
             if self.done(state):
                 break
-            shot = f.draw(dice)
+            shot = self._draw(f, dice)
             if shot is not None:
-                f.apply(shot)
+                self._apply(f, shot)
                 state = self.add(state, shot[0])
         return self.total(state)
+
+    def _draw(self, f: Firer, dice: ServerRandom) -> Shot | None:
+        """``f``'s draws (a salvo whose firers need the command's state passes it)."""
+        return f.draw(dice)
+
+    def _apply(self, f: Firer, shot: Shot) -> None:
+        """What ``f``'s shot does (a salvo whose firers need the command's state passes it)."""
+        f.apply(shot)
 
     def outcomes(self, draws: Draws) -> list[tuple[int, float, Path]]:
         """Each distinct (result, owners turned hostile) with its exact probability and
@@ -130,7 +138,7 @@ class Salvo(Generic[S]):
 
     def replay(self, path: Path) -> None:
         for i, shot in path:
-            self.firers[i].apply(shot)
+            self._apply(self.firers[i], shot)
 
 
 #: A path through a :class:`Chain`: each salvo's total and path (``None``: it did not fire).

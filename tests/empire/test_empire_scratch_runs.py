@@ -1,0 +1,183 @@
+"""Runs on scratch worlds of one template are the command's own runs (``bellum.empire.scratch``).
+
+A scratch world copies a sector, unit, ship or plane only when a run hands it out, and
+the support fire lists its firers once per template (``bellum.empire.combat.support``),
+taking them again while nothing they read has changed.  Each test here plays the
+realistic plans of w32x16 (the five commands, every kind of support) both ways, with
+the server's generator and the same seeds: on scratch worlds of one template, one after
+another, and on plain copies of the world.  Transcripts, results and the worlds left
+behind must be the same, including when a run begins on a scratch world already changed
+in what the firers read; and the template must come out of it all untouched.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from functools import cache
+
+import pytest
+from realistic import DEFAULT_OUT, PlanPrompter, load_plans, load_world, plan_order
+
+from bellum.empire import run_command
+from bellum.empire.combat import support
+from bellum.empire.combat.result import CombatResult
+from bellum.empire.scratch import WorldTemplate, changed, pristine
+from bellum.empire.world import World, peek_items, peek_where
+
+WORLDS, PLANS = load_plans()
+SMALL = [p for p in PLANS if p.world == "w32x16"]
+SEEDS = range(6)
+
+
+@cache
+def _world() -> World:
+    return load_world(DEFAULT_OUT / WORLDS["w32x16"]["dump"])
+
+
+def _play(world: World, plan_id: str, seed: int) -> CombatResult:
+    plan = next(p for p in SMALL if p.id == plan_id)
+    order, cnum, named = plan_order(world, plan)
+    return run_command(
+        world, order, country=cnum, seed=seed, prompter=PlanPrompter(named, strict=False)
+    )
+
+
+def _state(w: World) -> bytes:
+    """Everything a run can leave behind in ``w``, as bytes to compare."""
+    objects = (
+        sorted(w.nations.items()),
+        sorted(dict(w.sectors.items()).items()),
+        sorted(w.units.items()),
+        sorted(w.ships.items()),
+        sorted(w.planes.items()),
+        w.telegrams,
+        w.news,
+    )
+    return pickle.dumps(objects, pickle.HIGHEST_PROTOCOL)
+
+
+def _same_run(a: CombatResult, b: CombatResult) -> None:
+    assert a.transcript() == b.transcript()
+    assert (a.outcome, a.attacker_casualties, a.defender_casualties) == (
+        b.outcome,
+        b.attacker_casualties,
+        b.defender_casualties,
+    )
+
+
+def test_the_plans_cover_the_commands_and_support() -> None:
+    assert {p.id.split("-")[1] for p in SMALL} >= {"attack", "assault", "paradrop"}
+    assert {k for p in SMALL for k in p.kinds} >= {"fort", "ship", "unit"}
+
+
+@pytest.mark.parametrize("plan_id", [p.id for p in SMALL])
+def test_runs_on_a_template_are_runs_on_copies(plan_id: str) -> None:
+    world = _world()
+    template = WorldTemplate(world)
+    before = _state(template.frozen)
+    for seed in SEEDS:
+        scratch = template.scratch()
+        alone = world.copy()
+        _same_run(_play(scratch, plan_id, seed), _play(alone, plan_id, seed))
+        assert _state(scratch) == _state(alone)
+    assert _state(template.frozen) == before  # nothing a run changed reached the template
+
+
+def _forts(w: World, cnum: int) -> None:
+    for xy in list(w.sectors.keys()):
+        s = w.peek(xy)
+        if s.type.has("fortress") and s.owner != cnum and s.get("gun"):
+            w.sector(xy).put("gun", 0)
+
+
+def _artillery(w: World, cnum: int) -> None:
+    for k, u in peek_items(w.units):
+        if u.owner != cnum and u.items.get("shell"):
+            w.units[k].items["shell"] = 0
+
+
+def _ships(w: World, cnum: int) -> None:
+    for k, sh in peek_items(w.ships):
+        if sh.owner != cnum and sh.items.get("gun"):
+            w.ships[k].items["gun"] = 0
+
+
+def _own_ships(w: World, cnum: int) -> None:
+    for k, sh in peek_items(w.ships):
+        if sh.owner == cnum:
+            w.ships[k].y = (sh.y + 8) % w.geometry.height
+
+
+#: Changes made to a scratch world before its run, each to something the support fire's
+#: firers read (``cnum`` attacks): the other countries' forts lose their guns, their
+#: artillery its shells, their ships their guns; the attacker's ships sail away.
+EDITS: dict[str, Callable[[World, int], None]] = {
+    "forts": _forts,
+    "artillery": _artillery,
+    "ships": _ships,
+    "own ships": _own_ships,
+}
+
+
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_a_changed_scratch_world_is_not_read_as_its_template(edit: str) -> None:
+    world = _world()
+    template = WorldTemplate(world)
+    changes = 0
+    for plan in SMALL:
+        cnum = plan_order(world.copy(), plan)[1]
+        for seed in SEEDS:
+            _play(template.scratch(), plan.id, seed)  # the template's firers listed
+            scratch, alone = template.scratch(), world.copy()
+            EDITS[edit](scratch, cnum)
+            EDITS[edit](alone, cnum)
+            edited = _play(scratch, plan.id, seed)
+            _same_run(edited, _play(alone, plan.id, seed))
+            assert _state(scratch) == _state(alone)
+            changes += edited.transcript() != _play(world.copy(), plan.id, seed).transcript()
+    assert changes > 0  # the edit changes some run: the test can tell a stale list
+
+
+def test_a_scratch_worlds_objects_are_copied_when_handed_out() -> None:
+    world = _world()
+    template = WorldTemplate(world)
+    w = template.scratch()
+    first, second = sorted(world.units)[:2]
+    assert pristine(w) is template and changed(w.units) == []
+    assert dict.__len__(w.units) == 0 and len(peek_items(w.units)) == len(world.units)
+    w.units[first].mob += 1  # a copy, changed
+    assert w.units[first] is not template.frozen.units[first]
+    assert template.frozen.units[first].mob == world.units[first].mob
+    assert changed(w.units) == [(first, w.units[first])]
+    w.units.get(second)  # a copy, unchanged
+    assert [k for k, _ in changed(w.units)] == [first]
+    del w.units[second]
+    assert second not in w.units and len(w.units) == len(world.units) - 1
+    assert (second, None) in changed(w.units)
+    assert w.units.pop(second, "gone") == "gone"
+    with pytest.raises(KeyError):
+        w.units[second]
+    w.units[second] = template.frozen.units[second]
+    assert list(w.units)[-1] == second  # set again: last, as in a plain dict
+    here = template.frozen.units[first].xy
+    at = sorted(k for k, _ in peek_where(w.units, "xy", here))
+    assert at == sorted(k for k, u in world.units.items() if u.xy == here)
+    w.units[first].x += 1
+    assert first not in [k for k, _ in peek_where(w.units, "xy", here)]
+    p = next(iter(w.planes))
+    w.planes[p].mob -= 1
+    assert pristine(w) is None  # the support planes' bases may have moved
+    assert pristine(world) is None and pristine(template.scratch()) is template
+
+
+def test_a_salvos_firers_are_listed_once_per_template() -> None:
+    world = _world()
+    template = WorldTemplate(world)
+    plan = next(p for p in SMALL if "unit" in p.kinds and "fort" in p.kinds)
+    _play(template.scratch(), plan.id, 0)
+    listed = {k: v for k, v in template.memo.items() if isinstance(v, support._Listed)}
+    assert listed
+    _play(template.scratch(), plan.id, 1)
+    again = {k: v for k, v in template.memo.items() if isinstance(v, support._Listed)}
+    assert all(again[k] is v for k, v in listed.items())
