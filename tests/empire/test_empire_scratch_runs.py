@@ -167,7 +167,9 @@ def test_a_scratch_worlds_objects_are_copied_when_handed_out() -> None:
     assert first not in [k for k, _ in peek_where(w.units, "xy", here)]
     p = next(iter(w.planes))
     w.planes[p].mob -= 1
-    assert pristine(w) is None  # the support planes' bases may have moved
+    assert pristine(w) is template and [k for k, _ in changed(w.planes)] == [p]
+    w.nations[next(iter(w.nations))].tech += 1
+    assert pristine(w) is None  # a fort's range, say, is no longer the template's
     assert pristine(world) is None and pristine(template.scratch()) is template
 
 

@@ -459,18 +459,15 @@ def template_of(world: World) -> WorldTemplate | None:
 
 
 def pristine(world: World) -> WorldTemplate | None:
-    """The template of a scratch ``world`` whose planes are all still the template's
-    (none added or deleted, each copy a run made still equal to its original), and
-    whose nations' relations and tech are; ``None`` otherwise.  Its units and ships
-    may have changed: :func:`changed` says which."""
+    """The template of a scratch ``world`` whose nations' relations and tech are still
+    the template's; ``None`` otherwise.  Its units, ships and planes may have changed:
+    :func:`changed` says which."""
     t = template_of(world)
     if t is None:
         return None
-    planes = world.planes
-    if not isinstance(planes, _LazyObjects) or not planes.unchanged():
-        return None
-    if not isinstance(world.units, _LazyObjects) or not isinstance(world.ships, _LazyObjects):
-        return None
+    for objects in (world.units, world.ships, world.planes):
+        if not isinstance(objects, _LazyObjects):
+            return None
     mine, theirs = world.nations, t.frozen.nations
     if mine.keys() != theirs.keys():
         return None

@@ -50,7 +50,16 @@ from bellum.empire.tables import (
     ship_glim,
     techfact,
 )
-from bellum.empire.world import LandUnit, Plane, Relation, Sector, Ship, World, peek_items
+from bellum.empire.world import (
+    LandUnit,
+    Plane,
+    Relation,
+    Sector,
+    Ship,
+    World,
+    peek_items,
+    peek_where,
+)
 from bellum.formulas import chance_probability
 
 #: The flak multipliers by the volley's margin over the plane's defense (§16.5).
@@ -746,25 +755,78 @@ def fly(
             c.news(cn, text, OVERFLY_GOODWILL * times, actor=a)
 
 
+class _ByPlace(dict[Coord, list[Any]]):
+    """The objects (units or ships) of a world in each sector, by number: a sector is
+    looked up when asked for (:meth:`get`), the whole world only for a listing."""
+
+    def __init__(self, objects: dict[int, Any]) -> None:
+        super().__init__()
+        self._objects = objects
+        self._none: set[Coord] = set()
+        self._whole = False
+
+    def get(self, xy: Coord, default: Any = None) -> Any:
+        if self._whole or xy in self._none:
+            return dict.get(self, xy, default)
+        found = dict.get(self, xy)
+        if found is None:
+            found = [o for _, o in sorted(peek_where(self._objects, "xy", xy))]
+            if not found:
+                self._none.add(xy)
+                return default
+            self[xy] = found
+        return found
+
+    def _all(self) -> None:
+        if not self._whole:
+            self.clear()
+            for _, o in sorted(peek_items(self._objects)):
+                self.setdefault(o.xy, []).append(o)
+            self._whole = True
+
+    def __getitem__(self, xy: Coord) -> list[Any]:
+        found = self.get(xy)
+        if found is None:
+            raise KeyError(xy)
+        return found  # type: ignore[no-any-return]
+
+    def __contains__(self, xy: object) -> bool:
+        return isinstance(xy, tuple) and self.get(xy) is not None
+
+    def __iter__(self) -> Iterator[Coord]:
+        self._all()
+        return super().__iter__()
+
+    def __len__(self) -> int:
+        self._all()
+        return super().__len__()
+
+    def keys(self) -> Any:
+        self._all()
+        return super().keys()
+
+    def values(self) -> Any:
+        self._all()
+        return super().values()
+
+    def items(self) -> Any:
+        self._all()
+        return super().items()
+
+
 @dataclass(frozen=True)
 class Present:
     """The land units and the ships in each sector, by number (as
-    :meth:`World.units_at` lists them): one pass over the world for a flight, where each
-    sector of its route looked at every unit and ship, twice.  Read only (flak reads
-    them; nothing in the air changes them), so a scratch world copies none of them."""
+    :meth:`World.units_at` lists them): each sector of a flight's route looked up once,
+    where each looked at every unit and ship, twice.  Read only (flak reads them;
+    nothing in the air moves them), so a scratch world copies none of them."""
 
     units: dict[Coord, list[LandUnit]]
     ships: dict[Coord, list[Ship]]
 
     @classmethod
     def of(cls, w: World) -> Present:
-        units: dict[Coord, list[LandUnit]] = {}
-        for _, u in sorted(peek_items(w.units)):
-            units.setdefault(u.xy, []).append(u)
-        ships: dict[Coord, list[Ship]] = {}
-        for _, sh in sorted(peek_items(w.ships)):
-            ships.setdefault(sh.xy, []).append(sh)
-        return cls(units, ships)
+        return cls(_ByPlace(w.units), _ByPlace(w.ships))
 
 
 @dataclass(eq=False)
@@ -828,8 +890,10 @@ class Route:
                         break
                     if not hostile(c, cn, a):
                         continue
+                    pool = self.pools.get(cn)
+                    if not pool:
+                        continue  # nothing to rise: no SAM, no fighter, no draw
                     present = cn == s.owner or cn in ships or cn in units
-                    pool = self.pools.get(cn, [])
                     intercept(
                         c, Defence(a, cn, here, pool, not present, self.launched), bombers, escorts
                     )

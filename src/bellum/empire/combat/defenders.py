@@ -11,7 +11,7 @@ from bellum.empire.movement import path_cost, unit_kind, unitcost
 from bellum.empire.rules import Rules
 from bellum.empire.supply import in_supply
 from bellum.empire.tables import land_def
-from bellum.empire.world import LandUnit, Sector, World, peek_items
+from bellum.empire.world import LandUnit, Sector, World, peek_items, peek_where
 
 
 def report(c: Combat, dest: int, u: LandUnit, spy: int, prefix: str) -> None:
@@ -155,7 +155,9 @@ def react(c: Combat) -> None:
     added = 0.0
     # Units that cannot react are passed over where they are (nothing read changes).
     units = c.world.units
-    able = [k for k, u in peek_items(units) if may_react(u, t, c.defender, c.rules)]
+    # Without the info page's reactions only reserve units react (:func:`may_react`).
+    some = peek_items(units) if c.rules.info_reaction else peek_where(units, "mission", "reserve")
+    able = [k for k, u in some if may_react(u, t, c.defender, c.rules)]
     for k in sorted(able):
         if not dtotal0 + added * e < limit:
             break

@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import operator
 from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,12 +22,12 @@ from bellum.empire.combat.guns import (
 from bellum.empire.combat.state import BELL, Combat, ldround, news_chance
 from bellum.empire.combat.strength import defense_sum, defense_total, offense_total
 from bellum.empire.combat.volleys import Chain, Firer, Salvo, Shot
-from bellum.empire.geometry import Coord
+from bellum.empire.geometry import Coord, Geometry
 from bellum.empire.rules import Rules
 from bellum.empire.scratch import WorldTemplate, changed, own_copies, pristine
 from bellum.empire.supply import basic_load, in_supply
 from bellum.empire.tables import land_acc, techfact
-from bellum.empire.world import LandUnit, Sector, Ship, peek_items
+from bellum.empire.world import LandUnit, Plane, Sector, Ship, peek_items
 
 #: The news of support fire (§5.3), by who fires, when helping the aggressor: each
 #: item may turn the victim hostile.  Fire in defense is news that never does.
@@ -37,7 +38,7 @@ SUPPORT_NEWS = {
 }
 SELF_DEFENSE_NEWS = "gunners fire on {} in self-defense"
 #: Where planes are based: ("sector", xy), ("ship", uid) or ("unit", uid).
-Bases = set[tuple[str, Any]]
+Bases = AbstractSet[tuple[str, Any]]
 
 
 def _goodwill(c: Combat, victim: int, helped: int) -> int:
@@ -200,8 +201,7 @@ def _listed(
     order of their keys), each with its object's key, and their salvo key's token
     (``_UNSET``: still to be worked out).
 
-    Listed once per template ``t`` (the scratch world is
-    :func:`~bellum.empire.scratch.pristine`) and ``key`` (everything else ``make``
+    Listed once per template ``t`` (:func:`_listing`) and ``key`` (everything else ``make``
     reads), on the template's objects; taken as they are while none of the objects the
     run changed was listed there or would be listed now (``listed``), else listed
     again on the world's own."""
@@ -310,13 +310,11 @@ def _fort_salvo(
     bases: Bases | None = None,
     t: Any = _UNSET,
 ) -> _Fire:
-    """``t``: :func:`~bellum.empire.scratch.pristine` of the command's world, if known."""
+    """``t`` and ``bases``: :func:`_listing` of the command's world, if known."""
     w = c.world
     if c.rules.NO_FORT_FIRE or helped == 0 or victim == helped:
         return _fire("fort", [], c, FORT_RULES)
-    tpl = pristine(w) if t is _UNSET else t
-    assert tpl is None or isinstance(tpl, WorldTemplate)
-    bases = _plane_bases(c, tpl) if bases is None else bases
+    tpl, bases = _given(c, t, bases)
     p = _target(c)
 
     def make(ring: Sequence[tuple[Coord, Sector]]) -> list[tuple[int, Firer]]:
@@ -488,9 +486,7 @@ def _ship_salvo(
     p = _target(c) if at is None else at
     if helped == 0 or victim == helped:
         return _fire("ship", [], c, SHIP_RULES)
-    tpl = pristine(w) if t is _UNSET else t
-    assert tpl is None or isinstance(tpl, WorldTemplate)
-    bases = _plane_bases(c, tpl) if bases is None else bases
+    tpl, bases = _given(c, t, bases)
 
     helps = w.helpers(helped, victim)
 
@@ -610,26 +606,52 @@ class _Ranger:
         raise AssertionError("a land unit that cannot fire does not")
 
 
-def _plane_bases(c: Combat, t: WorldTemplate | None = None) -> Bases:
+def _plane_bases(c: Combat) -> Bases:
     """Where planes take their bombs from (:func:`~bellum.empire.combat.air.base_of`): a
     firer there is drawn volley by volley, since the planes that fly later in the command
-    read the shells its volley leaves.  ``t``: the command's world is a pristine scratch
-    world of ``t`` (its planes are the template's)."""
-    if t is not None:
-        known = t.memo.get("bases")
-        if isinstance(known, frozenset):
-            return set(known)
+    read the shells its volley leaves."""
+    return _bases_of([p for _, p in peek_items(c.world.planes)], c.world.geometry)
+
+
+def _bases_of(planes: Sequence[Plane], geometry: Geometry) -> Bases:
     bases: set[tuple[str, Any]] = set()
-    for _, p in peek_items(c.world.planes):
+    for p in planes:
         if p.ship is not None:
             bases.add(("ship", p.ship))
         elif p.land is not None:
             bases.add(("unit", p.land))
         else:
-            bases.add(("sector", c.world.geometry.norm(*p.xy)))
-    if t is not None:
-        t.memo["bases"] = frozenset(bases)
-    return bases
+            bases.add(("sector", geometry.norm(*p.xy)))
+    return frozenset(bases)
+
+
+def _given(c: Combat, t: Any, bases: Bases | None) -> tuple[WorldTemplate | None, Bases]:
+    """A salvo's template and bases: those given, else :func:`_listing` (no template
+    when other bases are given)."""
+    if t is not _UNSET:
+        assert bases is not None
+        return t, bases
+    tpl, found = _listing(c)
+    if bases is not None and bases != found:
+        return None, bases
+    return tpl, found
+
+
+def _listing(c: Combat) -> tuple[WorldTemplate | None, Bases]:
+    """The template whose listed firers the command's world may take, if any (it is
+    :func:`~bellum.empire.scratch.pristine`, and its planes are based where the
+    template's are: the firers read the bases), and the planes' bases."""
+    t = pristine(c.world)
+    if t is None:
+        return None, _plane_bases(c)
+    known = t.memo.get("bases")
+    if not isinstance(known, frozenset):
+        known = _bases_of(list(t.frozen.planes.values()), t.frozen.geometry)
+        t.memo["bases"] = known
+    if not changed(c.world.planes):
+        return t, known
+    now = _plane_bases(c)
+    return (t if now == known else None), now
 
 
 def _target(c: Combat) -> Coord:
@@ -658,9 +680,7 @@ def _unit_salvo(
 ) -> _Fire:
     w = c.world
     p = _target(c)
-    tpl = pristine(w) if t is _UNSET else t
-    assert tpl is None or isinstance(tpl, WorldTemplate)
-    bases = _plane_bases(c, tpl) if bases is None else bases
+    tpl, bases = _given(c, t, bases)
 
     helps = w.helpers(helped, victim)
 
@@ -702,8 +722,7 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
     assert c.target is not None
     salvos: tuple[Callable[..., Salvo[Any]], ...] = (_fort_salvo, _ship_salvo, _unit_salvo)
     # A side's salvos are listed before any fires: the planes' bases are the same for all.
-    t = pristine(c.world)
-    bases = _plane_bases(c, t)
+    t, bases = _listing(c)
     ours = [
         make(c, d, a, bases=bases, t=t) if want else None
         for make, want in zip(salvos, wanted, strict=False)
@@ -725,8 +744,7 @@ def support(c: Combat, wanted: tuple[bool, bool, bool, bool]) -> None:
         computed = True
         # Each fire after the forts only while the defense is below 1.2 times the offense.
         dsum, most = defense_sum(c), 1.2 * c.ototal
-        t = pristine(c.world)  # the support planes have flown since
-        bases = _plane_bases(c, t)
+        t, bases = _listing(c)  # the support planes have flown since
         theirs = [make(c, a, d, bases=bases, t=t) for make in salvos]
         chain = Chain(theirs, lambda x: ldround(x * dsum) < most, (dsum, most))
         df, ds, du = c.dice.block(chain)
