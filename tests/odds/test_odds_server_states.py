@@ -112,16 +112,22 @@ def test_the_numpy_backend_takes_small_fights_all_at_once() -> None:
 
 
 def test_a_layout_numbers_each_move_once_and_in_order_of_its_state() -> None:
-    lay = _layout(24, 17)
+    ka, kd = 24, 17
+    lay = _layout(ka, kd)
     diagonal = lay.att + lay.dfd
     assert np.all(np.diff(diagonal) >= 0)
-    assert np.all(np.diff(lay.move_from) >= 0)
-    # Every window ends at least 9 diagonals on, and inside the lattice.
-    assert np.all(diagonal[lay.move_to] - diagonal[lay.move_from] >= 9)
-    assert np.all(lay.att[lay.move_to] >= lay.att[lay.move_from])
-    assert np.all(lay.dfd[lay.move_to] >= lay.dfd[lay.move_from])
-    pairs = lay.move_from * (24 * 17) + lay.move_to
+    assert lay.order.tolist() == (lay.att * kd + lay.dfd).tolist()
+    start = np.repeat(lay.order, lay.moves)  # each move's first cell
+    sa, sd = np.divmod(start, kd)
+    ta, td = np.divmod(lay.move_to, kd)
+    # Every window ends at least 9 diagonals on, inside the lattice, once per cell.
+    assert np.all(ta + td - sa - sd >= 9)
+    assert np.all((ta >= sa) & (td >= sd))
+    pairs = start * (ka * kd) + lay.move_to
     assert np.unique(pairs).size == pairs.size
     # Blocks of 9 diagonals: no window ends in the block it starts in.
-    block_of = np.searchsorted(lay.blocks, np.arange(24 * 17), side="right")
-    assert np.all(block_of[lay.move_to] > block_of[lay.move_from])
+    place = np.empty(ka * kd, dtype=np.int64)
+    place[lay.order] = np.arange(ka * kd)
+    block_of = np.searchsorted(lay.blocks, np.arange(ka * kd), side="right")
+    assert np.all(block_of[place[lay.move_to]] > block_of[place[start]])
+    assert lay.move_blocks[-1] == lay.move_to.size == lay.moves.sum()

@@ -369,24 +369,26 @@ _STAY, _BEAT = _window_coefficients()
 class _Layout(NamedTuple):
     """Where every number of :func:`_server_states` goes, for one size of fight.
 
-    States ``(a, d)`` (rounds lost by attacker, defender) are numbered in order of
-    diagonal ``a + d``, so that each block of :data:`WINDOW_MIN` diagonals is a
-    contiguous run.  A state's ``M[k, i]`` is entry ``(state * cols + k) * rows + i`` of
-    the flattened ``M``.  Each move (a window from one state to another, or one that
-    beats a side) is an entry of the arrays below, in order of its state.
+    A state ``(a, d)`` (rounds lost by attacker, defender) is cell ``a * D + d`` of the
+    masses; ``order`` lists the cells in order of diagonal ``a + d``, so that each block
+    of :data:`WINDOW_MIN` diagonals is a run of it.  A state's ``M[k, i]`` is entry
+    ``(n * cols + k) * rows + i`` of the flattened ``M``, ``n`` its place in ``order``.
+    Each move (a window from one state to a later one) is an entry of ``move_m`` and
+    ``move_to``, the moves of each state after each other, in ``order``.
     """
 
-    att: IntArray  #: ``a`` of each state
-    dfd: IntArray  #: ``d`` of each state
+    order: IntArray  #: the states' cells, by diagonal
+    att: IntArray  #: ``a`` of each state, in ``order``
+    dfd: IntArray  #: ``d`` of each state, in ``order``
     rows: int  #: ``M``'s defender hits ``i``: ``0 .. min(D, 51)``
     cols: int  #: ``M``'s attacker hits ``k``: ``0 .. min(A, 51)``
-    blocks: IntArray  #: first state of each block of diagonals, and the end
+    blocks: IntArray  #: the place in ``order`` of each block's first state, and the end
+    moves: IntArray  #: each state's number of moves, in ``order``
     move_blocks: IntArray  #: first move of each block, and the end
-    move_from: IntArray  #: the state a window starts at
-    move_to: IntArray  #: the state it ends at
-    move_m: IntArray  #: the entry of ``M`` it takes
+    move_m: IntArray  #: the entry of ``M`` a move takes
     move_c: FloatArray  #: and its coefficient (``_STAY``)
-    win_from: IntArray  #: the state of a window in which the defender is beaten
+    move_to: IntArray  #: the cell it ends at
+    win_from: IntArray  #: the state (place in ``order``) of a window that beats the defender
     win_m: IntArray
     win_c: FloatArray
     win_to: IntArray  #: the attacker's rounds lost at the end
@@ -396,34 +398,31 @@ class _Layout(NamedTuple):
     loss_to: IntArray  #: the defender's rounds lost at the end
 
 
-@lru_cache(maxsize=16)
+@lru_cache(maxsize=64)
 def _layout(ka: int, kd: int) -> _Layout:
-    """The :class:`_Layout` of an ``A = ka`` by ``D = kd`` fight (cached: the fights of a
-    plan come in few sizes)."""
+    """The :class:`_Layout` of an ``A = ka`` by ``D = kd`` fight (cached: most fights of
+    a plan come in few sizes, and a planner's worker meets a few dozen)."""
     size = ka * kd
     grid_a, grid_d = np.divmod(np.arange(size), kd)
     order = np.argsort((grid_a + grid_d) * ka + grid_a, kind="stable")
     pa, pd = grid_a[order], grid_d[order]
-    number = np.empty(size, dtype=np.int64)
-    number[order] = np.arange(size)
     rows = min(kd, WINDOW_MAX) + 1
     cols = min(ka, WINDOW_MAX) + 1
     ks = np.arange(min(ka - 1, WINDOW_MAX) + 1)
     hs = np.arange(min(kd - 1, WINDOW_MAX) + 1)
     # Windows that end normally inside the lattice: k < A - a attacker hits, i < D - d.
     cells = ks.size * hs.size
-    stay = _STAY[: hs.size, : ks.size].T.ravel()  # by (k, i)
+    k, i = np.divmod(np.arange(cells), hs.size)
     inside = (ks[None, :, None] < (ka - pa)[:, None, None]) & (
         hs[None, None, :] < (kd - pd)[:, None, None]
     )
-    inside &= (stay > 0.0).reshape(1, ks.size, hs.size)
+    inside &= (_STAY[: hs.size, : ks.size].T > 0.0)[None]
     flat = np.flatnonzero(inside)
-    s, cell = np.divmod(flat, cells)
-    k, i = np.divmod(np.arange(cells), hs.size)
-    # In grid numbering (a * D + d), a window's end is its start plus k * D + i.
-    move_to = number[order[s] + (k * kd + i)[cell]]
-    diagonal = pa + pd
-    blocks = np.searchsorted(diagonal, np.arange(0, ka + kd - 1 + WINDOW_MIN, WINDOW_MIN))
+    moves = np.count_nonzero(inside.reshape(size, cells), axis=1)
+    place = np.repeat(np.arange(size), moves)
+    cell = flat - place * cells
+    blocks = np.searchsorted(pa + pd, np.arange(0, ka + kd - 1 + WINDOW_MIN, WINDOW_MIN))
+    ends = np.concatenate([[0], np.cumsum(moves)])
     # The defender beaten at its hh-th loss after k < A - a attacker hits, hh + k <= 51.
     hh = kd - pd
     ws, wk = np.nonzero((ks[None, :] < (ka - pa)[:, None]) & (hh[:, None] + ks <= WINDOW_MAX))
@@ -431,16 +430,18 @@ def _layout(ka: int, kd: int) -> _Layout:
     kk = ka - pa
     ls, li = np.nonzero((hs[None, :] < (kd - pd)[:, None]) & (kk[:, None] + hs <= WINDOW_MAX))
     return _Layout(
+        order=order,
         att=pa,
         dfd=pd,
         rows=rows,
         cols=cols,
         blocks=blocks,
-        move_blocks=np.searchsorted(s, blocks),
-        move_from=s,
-        move_to=move_to,
-        move_m=s * (rows * cols) + (k * rows + i)[cell],
-        move_c=stay[cell],
+        moves=moves,
+        move_blocks=ends[blocks],
+        move_m=place * (rows * cols) + (k * rows + i)[cell],
+        move_c=_STAY[i, k][cell],
+        # In cells (a * D + d), a window's end is its start plus k * D + i.
+        move_to=np.repeat(order, moves) + (k * kd + i)[cell],
         win_from=ws,
         win_m=(ws * cols + wk) * rows + hh[ws],
         win_c=_BEAT[hh[ws], wk],
@@ -475,27 +476,31 @@ def _server_states(
     lay = _layout(ka, kd)
     x = sa[lay.att]
     p = jittered_probabilities(x / (x + sd[lay.dfd]))
-    # M[s, k, i] = Σ_j q_sj**k p_sj**i: one small product per state (on strided views,
+    # M[n, k, i] = Σ_j q_nj**k p_nj**i: one small product per state (on strided views,
     # which BLAS takes as they are: faster than copying the powers into place).
     qpow = _powers(1.0 - p, lay.cols).transpose(1, 0, 2)
     ppow = _powers(p, lay.rows).transpose(1, 2, 0)
-    m = np.matmul(qpow, ppow).ravel()
-    move = m[lay.move_m] * lay.move_c
+    m = np.matmul(qpow, ppow)
+    m = m.ravel()
+    stay = m[lay.move_m] * lay.move_c
     mass = np.zeros(ka * kd)
     mass[0] = 1.0
+    final = np.empty(ka * kd)  # the masses in order
     pruned = 0.0
     for b in range(lay.blocks.size - 1):
-        seg = mass[lay.blocks[b] : lay.blocks[b + 1]]
+        b0, b1 = lay.blocks[b], lay.blocks[b + 1]
+        seg = final[b0:b1]
+        np.take(mass, lay.order[b0:b1], out=seg)
         small = seg < tau
         if small.any():
             pruned += float(seg[small].sum())
             seg[small] = 0.0
         e0, e1 = lay.move_blocks[b], lay.move_blocks[b + 1]
         if e1 > e0:
-            w = move[e0:e1] * mass[lay.move_from[e0:e1]]
+            w = stay[e0:e1] * np.repeat(seg, lay.moves[b0:b1])
             mass += np.bincount(lay.move_to[e0:e1], weights=w, minlength=mass.size)
-    won = m[lay.win_m] * lay.win_c * mass[lay.win_from]
+    won = m[lay.win_m] * lay.win_c * final[lay.win_from]
     att_w += np.bincount(lay.win_to, weights=won, minlength=ka)
-    lost = m[lay.loss_m] * lay.loss_c * mass[lay.loss_from]
+    lost = m[lay.loss_m] * lay.loss_c * final[lay.loss_from]
     def_w += np.bincount(lay.loss_to, weights=lost, minlength=kd)
     return pruned
