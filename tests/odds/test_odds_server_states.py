@@ -10,12 +10,13 @@ value (relative; absolute below 1e-250, where the doubles are denormal).
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from bellum.odds import Side
+from bellum.odds import Side, exact
 from bellum.odds.exact import (
     _layout,
     _server_numpy,
@@ -131,3 +132,16 @@ def test_a_layout_numbers_each_move_once_and_in_order_of_its_state() -> None:
     block_of = np.searchsorted(lay.blocks, np.arange(ka * kd), side="right")
     assert np.all(block_of[place[lay.move_to]] > block_of[place[start]])
     assert lay.move_blocks[-1] == lay.move_to.size == lay.moves.sum()
+
+
+def test_the_layouts_kept_stay_within_their_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(exact, "LAYOUT_MOVES", 50_000)
+    monkeypatch.setattr(exact, "_LAYOUTS", OrderedDict())
+    sizes = [(24, 17), (16, 9), (30, 20), (24, 17), (8, 40)]
+    for ka, kd in sizes:
+        lay = _layout(ka, kd)
+        assert lay.dfd.size == ka * kd
+        kept = exact._LAYOUTS
+        assert sum(k.move_to.size for k in kept.values()) <= 50_000 or len(kept) == 1
+        assert next(reversed(kept)) == (ka, kd)  # the one just used is kept
+    assert _layout(8, 40) is _layout(8, 40)
