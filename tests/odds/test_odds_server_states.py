@@ -145,3 +145,18 @@ def test_the_layouts_kept_stay_within_their_budget(monkeypatch: pytest.MonkeyPat
         assert sum(k.move_to.size for k in kept.values()) <= 50_000 or len(kept) == 1
         assert next(reversed(kept)) == (ka, kd)  # the one just used is kept
     assert _layout(8, 40) is _layout(8, 40)
+
+
+def test_an_answer_does_not_depend_on_the_layouts_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A sweep's rows are held bit for bit to each plan alone: the same fight must give the
+    # same doubles whether its layout was just built, kept, or built after others.
+    att, dfd = Side.troops(24), Side.from_arrays([18, 16, 13, 10, 8, 5, 3, 0])
+    first, _ = server_exact(att, dfd, backend="numpy")
+    kept, _ = server_exact(att, dfd, backend="numpy")
+    monkeypatch.setattr(exact, "_LAYOUTS", OrderedDict())
+    for ka, kd in [(7, 24), (30, 20), (24, 8)]:
+        _layout(ka, kd)
+    again, _ = server_exact(att, dfd, backend="numpy")
+    for other in (kept, again):
+        assert other.attacker_wins.tolist() == first.attacker_wins.tolist()
+        assert other.defender_wins.tolist() == first.defender_wins.tolist()
