@@ -129,8 +129,8 @@ class _ReadOnlyWorld(World):
     """A world a worker only reads, so the odds engine need not freeze a copy of it.
 
     The engine's scratch worlds (:class:`~bellum.empire.scratch.WorldTemplate`) copy
-    what a run may change - a sector on first touch, the nations, units, ships and
-    planes per run - and read the rest from the template; the template itself is first
+    what a run may change - a sector on first touch, the nations per run, a unit, ship
+    or plane when the run takes it - and read the rest from the template; the template itself is first
     frozen with :meth:`World.copy`, a pickle of every sector, so that the caller may
     change its world later.  Nothing changes a worker's world, so its copy is itself:
     on a 256×128 world that copy was 85 % of an option's time.
@@ -168,7 +168,7 @@ def world_of(digest: str, source: bytes | str) -> tuple[World, WorldTemplate]:
     """The world named ``digest`` - from ``source``, its pickle or the path of a file
     holding it - unpickled once per process and kept while among the last few used;
     and its template, made once: the runs of every option start from it, where each
-    answer made its own (a pickle of its nations, units, ships and planes per option)."""
+    answer made its own (a freeze of the world per option)."""
     if digest in _WORLDS:
         _WORLDS.move_to_end(digest)
         return _WORLDS[digest]
