@@ -130,9 +130,9 @@ class _ReadOnlyWorld(World):
 
     The engine's scratch worlds (:class:`~bellum.empire.scratch.WorldTemplate`) copy
     what a run may change - a sector on first touch, the nations per run, a unit, ship
-    or plane when the run takes it - and read the rest from the template; the template itself is first
-    frozen with :meth:`World.copy`, a pickle of every sector, so that the caller may
-    change its world later.  Nothing changes a worker's world, so its copy is itself:
+    or plane when the run takes it - and read the rest from the template; the template
+    itself is first frozen with :meth:`World.copy`, a pickle of every sector, so that
+    the caller may change its world later.  Nothing changes a worker's world, so its copy is itself:
     on a 256×128 world that copy was 85 % of an option's time.
     """
 
