@@ -12,7 +12,9 @@ in what the firers read; and the template must come out of it all untouched.
 
 from __future__ import annotations
 
+import copy
 import pickle
+import random
 from collections.abc import Callable
 from functools import cache
 
@@ -23,7 +25,7 @@ from bellum.empire import run_command
 from bellum.empire.combat import support
 from bellum.empire.combat.result import CombatResult
 from bellum.empire.scratch import WorldTemplate, changed, pristine
-from bellum.empire.world import World, peek_items, peek_where
+from bellum.empire.world import Relation, World, peek_items, peek_where
 
 WORLDS, PLANS = load_plans()
 SMALL = [p for p in PLANS if p.world == "w32x16"]
@@ -183,3 +185,75 @@ def test_a_salvos_firers_are_listed_once_per_template() -> None:
     _play(template.scratch(), plan.id, 1)
     again = {k: v for k, v in template.memo.items() if isinstance(v, support._Listed)}
     assert all(again[k] is v for k, v in listed.items())
+
+
+def _random_edit(w: World, rng: random.Random) -> None:
+    """One change to what the support fire's firers read, drawn by ``rng``: relations,
+    an owner, a ship or unit moved or added where another unit stands, a mission, or a
+    plane's base (``rng`` draws the same on a scratch world and on a copy)."""
+    looked = dict(peek_items(w.units))  # read without copying
+    units = sorted(looked)
+    ships = sorted(k for k, _ in peek_items(w.ships))
+    planes = sorted(k for k, _ in peek_items(w.planes))
+    nations = sorted(w.nations)
+    kind = rng.choice(["relations", "owner", "move", "add", "mission", "base"])
+    if kind == "relations":
+        a, b = rng.sample(nations, 2)
+        w.nations[a].relations[b] = rng.choice(list(Relation))
+    elif kind == "owner":
+        objects, keys = (w.units, units) if rng.random() < 0.5 else (w.ships, ships)
+        objects[rng.choice(keys)].owner = rng.choice(nations)
+    elif kind == "move":
+        sh = w.ships[rng.choice(ships)]
+        sh.x, sh.y = looked[rng.choice(units)].xy
+    elif kind == "add":
+        new = copy.deepcopy(looked[rng.choice(units)])
+        new.uid = max(units) + 1
+        new.x, new.y = looked[rng.choice(units)].xy
+        w.units[new.uid] = new
+    elif kind == "mission":
+        objects, keys = (w.units, units) if rng.random() < 0.5 else (w.ships, ships)
+        objects[rng.choice(keys)].mission = rng.choice(["", "reserve", "support"])
+    else:
+        p = w.planes[rng.choice(planes)]
+        if rng.random() < 0.5:
+            p.ship, p.land = rng.choice(ships), None
+        else:
+            p.ship, p.land = None, rng.choice(units)
+
+
+def test_random_edits_never_leave_a_stale_firer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After random edits (relations, owners, moves, new units, missions, plane bases),
+    a run on a scratch world fires the same salvos, firer by firer, as on a plain copy
+    with the same edits: what was listed, what would be listed now, and where planes
+    are based all reach the lists (the review of c79589f broke each of these checks in
+    turn and the fixed edits above still passed)."""
+    fired: list[object] = []
+    fire = support._fire
+
+    def logged(kind, firers, *args, **kwargs):  # type: ignore[no-untyped-def]
+        fired.append((kind, [repr(f) for f in firers]))
+        return fire(kind, firers, *args, **kwargs)
+
+    monkeypatch.setattr(support, "_fire", logged)
+    world = _world()
+    template = WorldTemplate(world)
+    before = _state(template.frozen)
+    changes = 0
+    for i in range(240):
+        rng = random.Random(i)
+        plan, seed = rng.choice(SMALL), rng.randrange(len(SEEDS))
+        _play(template.scratch(), plan.id, seed)  # the template's firers listed
+        edits, runs = rng.randint(1, 3), []
+        for w in (template.scratch(), world.copy()):
+            drawn = random.Random(i + 1000)
+            for _ in range(edits):
+                _random_edit(w, drawn)
+            fired.clear()
+            runs.append((_play(w, plan.id, seed), list(fired), _state(w)))
+        (a, fired_a, state_a), (b, fired_b, state_b) = runs
+        _same_run(a, b)
+        assert fired_a == fired_b and state_a == state_b, (i, plan.id)
+        changes += a.transcript() != _play(world.copy(), plan.id, seed).transcript()
+    assert changes > 20  # the edits change many runs: the test can tell a stale list
+    assert _state(template.frozen) == before
