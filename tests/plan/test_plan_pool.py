@@ -70,9 +70,13 @@ def test_a_threat_maps_pool_probes_the_enemys_orders() -> None:
     """The enemy's orders are probed by the pool's workers (a whole turn of them on a
     real world is a third of the map's time), and the map is the one made without it."""
     world = _world()
+    heard: dict[str, list[float]] = {}
     with _Watched(2) as pool:
-        pooled = threat_map(world, 2, pool=pool)
+        pooled = threat_map(world, 2, pool=pool,
+                            progress=lambda what, f: heard.setdefault(what, []).append(f))  # fmt: skip
     assert "probe_chunk" in pool.jobs_run and "solve_chunk" in pool.jobs_run
+    probed = heard["orders of country 1"]  # the probes are a phase of their own on a terminal
+    assert probed == sorted(probed) and probed[-1] == 1.0 and heard["strikes of country 1"]
     alone = threat_map(world, 2)
     assert pooled.threats and pooled == alone
 

@@ -22,7 +22,7 @@ next to your sectors).
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 
 from bellum.collector import fewer_collections
@@ -226,10 +226,12 @@ def candidates(
     targets: set[str] | None = None,
     *,
     pool: Pool | None = None,
+    progress: Callable[[float], None] | None = None,
 ) -> list[Candidate]:
     """Every target ``country`` can fight for this turn under ``rules`` (only ``targets``,
     by key, when given), one candidate per order.  With ``pool`` its workers probe the
-    orders (the same candidates, in the same order: each probe is one run of its own)."""
+    orders (the same candidates, in the same order: each probe is one run of its own).
+    ``progress`` hears the fraction of the orders probed."""
     todo: list[tuple[Order, str]] = []
     seen: set[Order] = set()
     for order, target in orders(world, country):
@@ -240,7 +242,11 @@ def candidates(
     found: list[Candidate | None]
     if pool is None:
         template = WorldTemplate(world)
-        found = [probe(world, template, country, order, target, rules) for order, target in todo]
+        found = []
+        for order, target in todo:
+            found.append(probe(world, template, country, order, target, rules))
+            if progress is not None:
+                progress(len(found) / len(todo))
     else:
         found = [None] * len(todo)
         n = PROBES_PER_TASK
@@ -248,8 +254,12 @@ def candidates(
             (0, country, [(order, target, rules) for order, target in todo[i : i + n]])
             for i in range(0, len(todo), n)
         ]
+        done = 0
         for k, out in pool.run([WorldPickle.of(world)], tasks, 0, PLANNING, job=probe_chunk):
             found[k * n : k * n + len(out)] = out
+            done += len(out)
+            if progress is not None:
+                progress(done / len(todo))
     return [c for c in found if c is not None]
 
 

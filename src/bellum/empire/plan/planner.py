@@ -489,7 +489,13 @@ def _wave(
     progress: Progress | None,
 ) -> Wave:
     budget_end = None if s.budget is None else time.monotonic() + s.budget
-    cands = candidates(world, country, s.rules or Rules.of(world.options), pool=pool)
+
+    def probed(f: float) -> None:
+        if progress is not None:
+            progress(f"wave {number}, the orders", f)
+
+    cands = candidates(world, country, s.rules or Rules.of(world.options), pool=pool,
+                       progress=probed)  # fmt: skip
     start = time.perf_counter()
     deadline = budget_end
 

@@ -216,14 +216,19 @@ def _threat_map(
     best: dict[str, Threat] = {}
     strikes = solved = 0
     for enemy in enemies_of(view, country):
-        found = candidates(view, enemy, chosen, pool=pool)
-        mine = [c for c in found if _owner(view, c.target) == country]
-        plans = [Plan(c.order, rules=c.rules) for c in mine]
-        strikes += len(plans)
+
+        def probed(f: float, enemy: int = enemy) -> None:
+            if progress is not None:
+                progress(f"orders of country {enemy}", f)
 
         def tick(f: float, enemy: int = enemy) -> None:
             if progress is not None:
                 progress(f"strikes of country {enemy}", f)
+
+        found = candidates(view, enemy, chosen, pool=pool, progress=probed)
+        mine = [c for c in found if _owner(view, c.target) == country]
+        plans = [Plan(c.order, rules=c.rules) for c in mine]
+        strikes += len(plans)
 
         points, n = solve_points(view, enemy, plans, seed=seed, precision=precision,
                                  pool=pool, cache=cache, version=version,
